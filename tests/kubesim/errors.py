@@ -1,0 +1,110 @@
+"""Kubernetes `Status` errors, raised anywhere in kubesim and rendered by the HTTP layer."""
+
+
+def _kind_name(resource):
+    """'apps/deployments' -> ('apps', 'deployments')."""
+    group, _, plural = resource.rpartition('/')
+    return group, plural
+
+
+class ApiError(Exception):
+    def __init__(self, code, reason, message, details=None, headers=None):
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.details = details
+        self.headers = headers or {}
+
+    def status(self):
+        body = {'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Failure',
+                'message': self.message, 'reason': self.reason, 'code': self.code}
+        if self.details:
+            body['details'] = self.details
+        return body
+
+    @classmethod
+    def _about(cls, code, reason, resource, name, message, **extra):
+        group, plural = _kind_name(resource)
+        details = {'name': name, 'kind': plural}
+        if group:
+            details['group'] = group
+        details.update(extra)
+        return cls(code, reason, message, details)
+
+    @classmethod
+    def not_found(cls, resource, name):
+        group, plural = _kind_name(resource)
+        what = f'{plural}.{group}' if group else plural
+        return cls._about(404, 'NotFound', resource, name, f'{what} "{name}" not found')
+
+    @classmethod
+    def already_exists(cls, resource, name):
+        group, plural = _kind_name(resource)
+        what = f'{plural}.{group}' if group else plural
+        return cls._about(409, 'AlreadyExists', resource, name, f'{what} "{name}" already exists')
+
+    @classmethod
+    def conflict(cls, resource, name, message=None):
+        group, plural = _kind_name(resource)
+        what = f'{plural}.{group}' if group else plural
+        msg = (f'Operation cannot be fulfilled on {what} "{name}": '
+               + (message or 'the object has been modified; please apply your changes to the '
+                  'latest version and try again'))
+        return cls._about(409, 'Conflict', resource, name, msg)
+
+    @classmethod
+    def invalid(cls, resource, name, causes, kind=None):
+        """causes: [(field, reason_type, message)], e.g. ('spec.template.spec.containers[0].name',
+        'FieldValueRequired', 'Required value')."""
+        kind = kind or _kind_name(resource)[1]
+        text = ', '.join(f'{field}: {msg}' for field, _t, msg in causes)
+        return cls._about(422, 'Invalid', resource, name,
+                          f'{kind} "{name}" is invalid: {text}',
+                          causes=[{'reason': t, 'message': m, 'field': f} for f, t, m in causes])
+
+    @classmethod
+    def bad_request(cls, message):
+        return cls(400, 'BadRequest', message)
+
+    @classmethod
+    def unauthorized(cls):
+        return cls(401, 'Unauthorized', 'Unauthorized')
+
+    @classmethod
+    def forbidden(cls, user, verb, resource, namespace=None):
+        group, plural = _kind_name(resource)
+        scope = f' in the namespace "{namespace}"' if namespace else ' at the cluster scope'
+        return cls(403, 'Forbidden',
+                   f'{plural}{"." + group if group else ""} is forbidden: User "{user}" cannot '
+                   f'{verb} resource "{plural}" in API group "{group}"{scope}',
+                   {'kind': plural, **({'group': group} if group else {})})
+
+    @classmethod
+    def too_many_requests(cls, retry_after=1):
+        return cls(429, 'TooManyRequests', 'Too many requests, please try again later.',
+                   {'retryAfterSeconds': retry_after}, {'Retry-After': str(retry_after)})
+
+    @classmethod
+    def internal(cls, message='Internal error occurred: simulated fault'):
+        return cls(500, 'InternalError', message)
+
+    @classmethod
+    def unavailable(cls, message='the server is currently unable to handle the request'):
+        return cls(503, 'ServiceUnavailable', message)
+
+    @classmethod
+    def gone(cls, message='too old resource version'):
+        return cls(410, 'Expired', message)
+
+    @classmethod
+    def method_not_allowed(cls, message='the server does not allow this method on the requested '
+                           'resource'):
+        return cls(405, 'MethodNotAllowed', message)
+
+    @classmethod
+    def unsupported_media_type(cls, content_type):
+        return cls(415, 'UnsupportedMediaType',
+                   f'the body of the request was in an unknown format - accepted media types '
+                   f'include: application/json-patch+json, application/merge-patch+json, '
+                   f'application/strategic-merge-patch+json (got {content_type})')
