@@ -1,0 +1,41 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+
+class ModuleDocFragment(object):
+    # Which workloads a module acts on.
+    DOCUMENTATION = r'''
+options:
+  kind:
+    description:
+      - Kind of the workload.
+    type: str
+    required: true
+    choices: [ DaemonSet, Deployment, StatefulSet ]
+  name:
+    description:
+      - Name of the workload.
+      - A workload of that name that does not exist is a failure.
+      - Exactly one of I(name) and I(label_selectors) is required.
+    type: str
+  label_selectors:
+    description:
+      - Label selectors (for example C(app=web), C(tier in (front,back)), C(!canary)); a workload must
+        match all of them. Every matching workload of I(kind) in I(namespace) is acted on.
+      - A selection that matches nothing is not a failure; the result then has C(workloads=[]) and
+        C(changed=false).
+    type: list
+    elements: str
+  namespace:
+    description:
+      - Namespace of the workloads.
+      - Defaults to the namespace of the kubeconfig context (or of the in-cluster service account),
+        else V(default).
+    type: str
+'''

@@ -1,0 +1,30 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+
+class ModuleDocFragment(object):
+    # Waiting for the rollout after a change (the rules of kubeops.rollout.rollout_status).
+    DOCUMENTATION = r'''
+options:
+  wait:
+    description:
+      - After the change, wait until the rollout has finished, with the rules of
+        M(kubeops.rollout.rollout_status) (kubectl rollout status). The workload is followed with a
+        watch, not polled; several workloads are waited for at the same time.
+      - The task fails if the rollout does not finish within I(wait_timeout), if a Deployment exceeds
+        its progress deadline, or if it is paused.
+      - Not done in check mode.
+    type: bool
+    default: false
+  wait_timeout:
+    description:
+      - How long to wait, in seconds, when I(wait=true).
+    type: int
+    default: 300
+'''

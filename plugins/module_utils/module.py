@@ -1,0 +1,227 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Shared module scaffolding: argument specs, target resolution, waiting, results, error messages.
+
+A module builds a ``RolloutModule`` with its own options and calls ``run`` with a function
+``(client, workload) -> verbs.Outcome``; everything else (connecting, finding the workloads,
+check/diff results, waiting, turning errors into clear failures) happens here.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+
+from ansible_collections.kubeops.rollout.plugins.module_utils import client as client_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils import status as status_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import (
+    CONNECTION_ARG_SPEC,
+    ApiClient,
+    ApiError,
+    ConfigError,
+    ConnectionFailure,
+    KubeError,
+    load_connection,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.patches import UnknownContainer
+from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import RevisionNotFound
+from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
+    ROLLOUT_KINDS,
+    NotSupported,
+    Refused,
+)
+
+DEFAULT_NAMESPACE = 'default'
+DEFAULT_WAIT_TIMEOUT = 300
+
+TARGET_ARG_SPEC = {
+    'kind': {'type': 'str', 'required': True, 'choices': sorted(ROLLOUT_KINDS)},
+    'name': {'type': 'str'},
+    'label_selectors': {'type': 'list', 'elements': 'str'},
+    'namespace': {'type': 'str'},
+}
+
+
+def wait_arg_spec(default):
+    return {
+        'wait': {'type': 'bool', 'default': default},
+        'wait_timeout': {'type': 'int', 'default': DEFAULT_WAIT_TIMEOUT},
+    }
+
+
+# Errors that concern one workload and are the user's to fix; reported without a stack.
+USER_ERRORS = (NotSupported, Refused, RevisionNotFound, UnknownContainer)
+
+
+def describe_error(err, action, connection=None):
+    """A message for a KubeError that says what failed and what to do."""
+    if isinstance(err, ApiError):
+        if err.status == 401:
+            source = (' (credentials from %s)' % connection.source) if connection else ''
+            return ('%s: the API server rejected the credentials (401 Unauthorized)%s. Check api_key, the '
+                    'kubeconfig user token or client certificate, or K8S_AUTH_API_KEY.' % (action, source))
+        if err.status == 403:
+            return ('%s: forbidden (403): %s. Grant the RBAC verbs listed in the module notes (docs/rbac.md '
+                    'has a minimal Role).' % (action, err.message))
+        return '%s: %s (%s %s)' % (action, err.message, err.status, err.reason or 'error')
+    return '%s: %s' % (action, err.message)
+
+
+class RolloutModule:
+    """AnsibleModule plus the collection's common options and behaviour."""
+
+    def __init__(self, argument_spec=None, wait=None, kinds=None, **kwargs):
+        spec = dict(CONNECTION_ARG_SPEC)
+        spec.update(TARGET_ARG_SPEC)
+        if kinds:
+            spec['kind'] = dict(TARGET_ARG_SPEC['kind'], choices=list(kinds))
+        if wait is not None:
+            spec.update(wait_arg_spec(wait))
+        spec.update(argument_spec or {})
+        self.module = AnsibleModule(
+            argument_spec=spec,
+            supports_check_mode=True,
+            mutually_exclusive=[('name', 'label_selectors')] + kwargs.pop('mutually_exclusive', []),
+            required_one_of=[('name', 'label_selectors')] + kwargs.pop('required_one_of', []),
+            **kwargs)
+        if not client_mod.HAS_URLLIB3:
+            self.module.fail_json(msg=missing_required_lib('urllib3'),
+                                  exception=client_mod.URLLIB3_IMPORT_ERROR)
+        self.params = self.module.params
+        self.kind = ROLLOUT_KINDS[self.params['kind']]
+        self._client = None
+        self._connection = None
+        self._status_inline = False
+
+    # -- connection
+    @property
+    def connection(self):
+        if self._connection is None:
+            try:
+                self._connection = load_connection(self.params)
+            except ConfigError as e:
+                self.fail('cannot configure the Kubernetes connection: %s' % e.message)
+            # Secrets read from a kubeconfig are unknown to Ansible's no_log: register them.
+            self.module.no_log_values.update(self._connection.secrets())
+        return self._connection
+
+    @property
+    def client(self):
+        if self._client is None:
+            try:
+                self._client = ApiClient(self.connection)
+            except ConfigError as e:
+                self.fail('cannot configure the Kubernetes connection: %s' % e.message)
+        return self._client
+
+    @property
+    def namespace(self):
+        return self.params.get('namespace') or self.connection.namespace or DEFAULT_NAMESPACE
+
+    # -- targets
+    def targets(self):
+        """The workloads named (GET) or selected (LIST); a missing name fails, an empty selection is []."""
+        kind, ns = self.kind, self.namespace
+        if self.params.get('name'):
+            name = self.params['name']
+            try:
+                return [kind(self.client.get(kind.object_path(ns, name)))]
+            except ApiError as e:
+                if e.status == 404:
+                    self.fail('%s "%s" not found in namespace "%s"' % (kind.kind, name, ns))
+                raise _Context(e, 'reading %s "%s" in namespace "%s"' % (kind.kind, name, ns))
+        selector = ','.join(s.strip() for s in self.params['label_selectors'] if s and s.strip())
+        try:
+            items = self.client.list(kind.collection_path(ns), label_selector=selector).get('items') or []
+        except ApiError as e:
+            raise _Context(e, 'listing %ss with label selector "%s" in namespace "%s"'
+                           % (kind.kind, selector, ns))
+        for item in items:
+            # LIST items carry no kind/apiVersion; add them so entries and diffs are complete.
+            item.setdefault('metadata', {}).setdefault('namespace', ns)
+        return [kind(item) for item in items]
+
+    # -- results
+    def fail(self, msg, **extra):
+        self.module.fail_json(msg=msg, **extra)
+
+    def run(self, verb, wait_predicate=None, fail_when_not_done=None, status_inline=False):
+        """Apply ``verb(client, workload) -> Outcome`` to every target, wait if asked, exit.
+
+        ``wait_predicate(workload) -> predicate(obj) -> RolloutStatus``: what waiting means for this
+        module (default: the kind's rollout status). ``fail_when_not_done``: fail when a waited-for
+        rollout did not finish (default: when waiting was requested). ``status_inline``: put the
+        wait's done/message/reason in the entry itself (rollout_status) instead of under ``status``.
+        """
+        self._status_inline = status_inline
+        try:
+            self._run(verb, wait_predicate, fail_when_not_done)
+        except _Context as c:
+            self.fail(describe_error(c.error, c.action, self._connection))
+        except ConnectionFailure as e:
+            self.fail(e.message)
+        except KubeError as e:
+            self.fail(describe_error(e, 'Kubernetes API request failed', self._connection))
+
+    def _run(self, verb, wait_predicate, fail_when_not_done):
+        outcomes, errors = [], []
+        for workload in self.targets():
+            try:
+                outcomes.append(verb(self.client, workload))
+            except USER_ERRORS as e:
+                errors.append(str(e))
+            except ConnectionFailure:
+                raise
+            except KubeError as e:
+                errors.append(describe_error(e, '%s "%s"' % (workload.kind, workload.name), self._connection))
+        errors.extend(o.error for o in outcomes if o.error)
+        entries = [o.entry() for o in outcomes]
+        pending = [(o, e) for o, e in zip(outcomes, entries) if not o.error]
+        wait = self.params.get('wait') and not self.module.check_mode
+        if wait and pending:
+            errors.extend(self._wait(pending, wait_predicate, fail_when_not_done))
+        result = {'changed': any(o.changed for o in outcomes), 'workloads': entries}
+        if self.module._diff:
+            result['diff'] = [o.diff() for o in outcomes
+                              if o.changed and (o.before is not None or o.after is not None)]
+        if errors:
+            self.fail('; '.join(errors), **result)
+        self.module.exit_json(**result)
+
+    def _wait(self, pending, wait_predicate, fail_when_not_done):
+        outcomes = [o for o, _e in pending]
+        entries = [e for _o, e in pending]
+        jobs = []
+        for o in outcomes:
+            predicate = wait_predicate(o.workload) if wait_predicate else o.workload.rollout_status
+            jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, predicate))
+        results = status_mod.wait_all(self.client, jobs, self.params['wait_timeout'])
+        errors = []
+        for o, entry, res in zip(outcomes, entries, results):
+            if isinstance(res, KubeError):
+                errors.append(describe_error(res, 'waiting for %s "%s"' % (o.workload.kind, o.workload.name),
+                                             self._connection))
+                continue
+            self.record_status(entry, res)
+            if not res.done and (fail_when_not_done is None or fail_when_not_done):
+                errors.append('%s "%s": %s' % (o.workload.kind, o.workload.name, res.message))
+        return errors
+
+    def record_status(self, entry, result):
+        if self._status_inline:
+            entry.update(result.as_dict())
+        else:
+            entry['status'] = result.as_dict()
+
+
+class _Context(Exception):
+    """An API error raised with what the module was doing, for the failure message."""
+
+    def __init__(self, error, action):
+        super(_Context, self).__init__(action)
+        self.error = error
+        self.action = action

@@ -1,0 +1,170 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Pure patch builders, one per verb, plus the local "after" each patch produces (for check mode
+and diffs without a write). The bodies are the ones kubectl sends."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import datetime
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import (
+    ANNOTATIONS_TO_SKIP,
+    CHANGE_CAUSE_ANNOTATION,
+    POD_TEMPLATE_HASH_LABEL,
+    strip_hash,
+)
+
+STRATEGIC_MERGE = 'application/strategic-merge-patch+json'
+JSON_PATCH = 'application/json-patch+json'
+MERGE_PATCH = 'application/merge-patch+json'
+
+RESTARTED_AT_ANNOTATION = 'kubectl.kubernetes.io/restartedAt'
+WILDCARD = '*'
+
+
+class UnknownContainer(Exception):
+    def __init__(self, missing, existing):
+        self.missing = missing
+        self.existing = existing
+        super(UnknownContainer, self).__init__(
+            'unable to find container%s named %s (containers: %s)' % (
+                's' if len(missing) > 1 else '', ', '.join('"%s"' % m for m in missing),
+                ', '.join(existing) or 'none'))
+
+
+def rfc3339_now(now=None):
+    """Local time with offset, seconds precision, as Go's time.RFC3339 formats it (``Z`` for UTC)."""
+    now = now or datetime.datetime.now().astimezone()
+    text = now.replace(microsecond=0).isoformat()
+    return text[:-6] + 'Z' if text.endswith('+00:00') else text
+
+
+# ---- pause / resume --------------------------------------------------------------------------
+
+def pause_patch(paused):
+    """Strategic merge patch for ``spec.paused``; resuming removes the field, as kubectl does."""
+    return {'spec': {'paused': True if paused else None}}
+
+
+# ---- restart ---------------------------------------------------------------------------------
+
+def restart_patch(timestamp):
+    return {'spec': {'template': {'metadata': {'annotations': {RESTARTED_AT_ANNOTATION: timestamp}}}}}
+
+
+def restarted_template(template, timestamp):
+    template = copy.deepcopy(template or {})
+    template.setdefault('metadata', {}).setdefault('annotations', {})[RESTARTED_AT_ANNOTATION] = timestamp
+    return template
+
+
+# ---- set image -------------------------------------------------------------------------------
+
+def _container_lists(template):
+    spec = (template or {}).get('spec') or {}
+    return [('initContainers', spec.get('initContainers') or []),
+            ('containers', spec.get('containers') or [])]
+
+
+def resolve_images(template, images):
+    """{container: image} for every container (init containers too) the request names.
+
+    ``*`` applies to every container (kubectl set image's wildcard); a name given explicitly wins
+    over the wildcard. Unknown names raise UnknownContainer listing the containers that exist.
+    """
+    names = [c.get('name') for _field, items in _container_lists(template) for c in items]
+    wanted = {}
+    if WILDCARD in images:
+        wanted = dict.fromkeys(names, images[WILDCARD])
+    missing = sorted(n for n in images if n != WILDCARD and n not in names)
+    if missing:
+        raise UnknownContainer(missing, names)
+    for name, image in images.items():
+        if name != WILDCARD:
+            wanted[name] = image
+    return wanted
+
+
+def image_patch(template, images, annotations=None, change_cause=None):
+    """Strategic merge patch setting container images (merged by name) and, when given, the
+    workload's ``kubernetes.io/change-cause`` in the same request.
+
+    Returns the patch, or None when every image (and the change-cause) is already as requested.
+    """
+    wanted = resolve_images(template, images)
+    spec_patch = {}
+    for field, items in _container_lists(template):
+        changed = [{'name': c['name'], 'image': wanted[c['name']]}
+                   for c in items if c.get('name') in wanted and c.get('image') != wanted[c['name']]]
+        if changed:
+            spec_patch[field] = changed
+    patch = {}
+    if spec_patch:
+        patch['spec'] = {'template': {'spec': spec_patch}}
+    if change_cause is not None and (annotations or {}).get(CHANGE_CAUSE_ANNOTATION) != change_cause:
+        patch['metadata'] = {'annotations': {CHANGE_CAUSE_ANNOTATION: change_cause}}
+    return patch or None
+
+
+def imaged_template(template, images):
+    """The template after ``image_patch`` (for check mode and diffs)."""
+    wanted = resolve_images(template, images)
+    template = copy.deepcopy(template or {})
+    for _field, items in _container_lists(template):
+        for c in items:
+            if c.get('name') in wanted:
+                c['image'] = wanted[c['name']]
+    return template
+
+
+# ---- undo ------------------------------------------------------------------------------------
+
+def deployment_undo_annotations(deployment_annotations, replica_set_annotations):
+    """The Deployment's annotations after an undo: skip-listed ones kept from the Deployment, every
+    other one taken from the ReplicaSet (so an annotation only the Deployment has is dropped)."""
+    out = {}
+    for key, value in (deployment_annotations or {}).items():
+        if key in ANNOTATIONS_TO_SKIP:
+            out[key] = value
+    for key, value in (replica_set_annotations or {}).items():
+        if key not in ANNOTATIONS_TO_SKIP:
+            out[key] = value
+    return out
+
+
+def deployment_undo_patch(deployment, replica_set):
+    """JSON patch restoring a ReplicaSet's template and annotations onto its Deployment.
+
+    A leading ``test`` of ``metadata.resourceVersion`` makes it atomic: if the Deployment changed
+    since it was read, the server rejects the patch instead of overwriting that change.
+    """
+    meta = deployment.get('metadata') or {}
+    template = strip_hash((replica_set.get('spec') or {}).get('template'))
+    annotations = deployment_undo_annotations(meta.get('annotations'),
+                                              (replica_set.get('metadata') or {}).get('annotations'))
+    return [
+        {'op': 'test', 'path': '/metadata/resourceVersion', 'value': meta.get('resourceVersion')},
+        {'op': 'replace', 'path': '/spec/template', 'value': template},
+        # "replace" needs the member to exist; "add" sets it either way.
+        {'op': 'replace' if 'annotations' in meta else 'add', 'path': '/metadata/annotations',
+         'value': annotations},
+    ]
+
+
+def controller_revision_undo_patch(controller_revision):
+    """Strategic merge patch restoring a StatefulSet's / DaemonSet's template: the revision's data."""
+    return copy.deepcopy(controller_revision.get('data') or {})
+
+
+__all__ = [
+    'STRATEGIC_MERGE', 'JSON_PATCH', 'MERGE_PATCH', 'RESTARTED_AT_ANNOTATION', 'POD_TEMPLATE_HASH_LABEL',
+    'UnknownContainer', 'rfc3339_now', 'pause_patch', 'restart_patch', 'restarted_template',
+    'resolve_images', 'image_patch', 'imaged_template', 'deployment_undo_annotations',
+    'deployment_undo_patch', 'controller_revision_undo_patch',
+]

@@ -1,0 +1,246 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Rollout status: one predicate per kind (kubectl's rollout_status.go rules and messages) and a
+waiter that follows the object with a WATCH (no polling), for one or several workloads at once."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import threading
+import time
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiError, KubeError
+
+# Reasons reported next to kubectl's message; stable strings for playbooks to test.
+COMPLETE = 'Complete'
+SPEC_NOT_OBSERVED = 'SpecNotObserved'
+UPDATING = 'UpdatingReplicas'
+OLD_REPLICAS_PENDING = 'OldReplicasPendingTermination'
+UNAVAILABLE = 'ReplicasUnavailable'
+PODS_NOT_READY = 'PodsNotReady'
+REVISION_PENDING = 'RevisionPending'
+DEADLINE_EXCEEDED = 'ProgressDeadlineExceeded'
+PAUSED = 'Paused'
+UNSUPPORTED_STRATEGY = 'UnsupportedStrategy'
+TIMEOUT = 'Timeout'
+DELETED = 'Deleted'
+OBSERVED = 'Observed'
+
+# Server-side timeout of one watch request; the waiter re-watches until its own deadline.
+WATCH_CHUNK_SECONDS = 290
+
+
+class RolloutStatus:
+    """``done``: the rollout finished. ``failed``: it cannot finish (waiting is pointless)."""
+
+    def __init__(self, done, message, reason, failed=False):
+        self.done = done
+        self.message = message
+        self.reason = reason
+        self.failed = failed
+
+    def as_dict(self):
+        return {'done': self.done, 'message': self.message, 'reason': self.reason}
+
+    def __repr__(self):
+        return 'RolloutStatus(done=%r, reason=%r, message=%r)' % (self.done, self.reason, self.message)
+
+
+def _waiting(message, reason):
+    return RolloutStatus(False, message, reason)
+
+
+def _num(value):
+    return value if isinstance(value, int) else 0
+
+
+def _observed(obj):
+    meta = obj.get('metadata') or {}
+    status = obj.get('status') or {}
+    return _num(meta.get('generation')) <= _num(status.get('observedGeneration'))
+
+
+def deployment_status(obj):
+    """kubectl's DeploymentStatusViewer, plus: a paused Deployment that is not done fails at once
+    (it would never finish) instead of waiting out the timeout."""
+    name = obj['metadata']['name']
+    spec = obj.get('spec') or {}
+    status = obj.get('status') or {}
+    if not _observed(obj):
+        return _waiting('Waiting for deployment spec update to be observed...', SPEC_NOT_OBSERVED)
+    for cond in status.get('conditions') or []:
+        if cond.get('type') == 'Progressing' and cond.get('reason') == DEADLINE_EXCEEDED:
+            return RolloutStatus(False, 'deployment "%s" exceeded its progress deadline' % name,
+                                 DEADLINE_EXCEEDED, failed=True)
+    replicas = spec.get('replicas')
+    updated = _num(status.get('updatedReplicas'))
+    if replicas is not None and updated < replicas:
+        result = _waiting('Waiting for deployment "%s" rollout to finish: %d out of %d new replicas have '
+                          'been updated...' % (name, updated, replicas), UPDATING)
+    elif _num(status.get('replicas')) > updated:
+        old = _num(status.get('replicas')) - updated
+        result = _waiting('Waiting for deployment "%s" rollout to finish: %d old replicas are pending '
+                          'termination...' % (name, old), OLD_REPLICAS_PENDING)
+    elif _num(status.get('availableReplicas')) < updated:
+        available = _num(status.get('availableReplicas'))
+        result = _waiting('Waiting for deployment "%s" rollout to finish: %d of %d updated replicas are '
+                          'available...' % (name, available, updated), UNAVAILABLE)
+    else:
+        return RolloutStatus(True, 'deployment "%s" successfully rolled out' % name, COMPLETE)
+    if spec.get('paused'):
+        return RolloutStatus(False, 'deployment "%s" is paused, so its rollout cannot finish (%s). Resume it '
+                             'first (rollout_pause with state=resumed).' % (name, result.message.rstrip('.')),
+                             PAUSED, failed=True)
+    return result
+
+
+def _strategy(obj):
+    return ((obj.get('spec') or {}).get('updateStrategy') or {})
+
+
+def _unsupported_strategy():
+    return RolloutStatus(False, 'rollout status is only available for RollingUpdate strategy type',
+                         UNSUPPORTED_STRATEGY, failed=True)
+
+
+def daemonset_status(obj):
+    """kubectl's DaemonSetStatusViewer."""
+    name = obj['metadata']['name']
+    status = obj.get('status') or {}
+    if _strategy(obj).get('type', 'RollingUpdate') != 'RollingUpdate':
+        return _unsupported_strategy()
+    if not _observed(obj):
+        return _waiting('Waiting for daemon set spec update to be observed...', SPEC_NOT_OBSERVED)
+    desired = _num(status.get('desiredNumberScheduled'))
+    updated = _num(status.get('updatedNumberScheduled'))
+    available = _num(status.get('numberAvailable'))
+    if updated < desired:
+        return _waiting('Waiting for daemon set "%s" rollout to finish: %d out of %d new pods have been '
+                        'updated...' % (name, updated, desired), UPDATING)
+    if available < desired:
+        return _waiting('Waiting for daemon set "%s" rollout to finish: %d of %d updated pods are '
+                        'available...' % (name, available, desired), UNAVAILABLE)
+    return RolloutStatus(True, 'daemon set "%s" successfully rolled out' % name, COMPLETE)
+
+
+def statefulset_status(obj):
+    """kubectl's StatefulSetStatusViewer (the API server always defaults rollingUpdate.partition,
+    so a RollingUpdate StatefulSet is judged by the partition rule)."""
+    spec = obj.get('spec') or {}
+    status = obj.get('status') or {}
+    strategy = _strategy(obj)
+    if strategy.get('type', 'RollingUpdate') != 'RollingUpdate':
+        return _unsupported_strategy()
+    if not _num(status.get('observedGeneration')) or not _observed(obj):
+        return _waiting('Waiting for statefulset spec update to be observed...', SPEC_NOT_OBSERVED)
+    replicas = spec.get('replicas')
+    ready = _num(status.get('readyReplicas'))
+    if replicas is not None and ready < replicas:
+        return _waiting('Waiting for %d pods to be ready...' % (replicas - ready), PODS_NOT_READY)
+    rolling = strategy.get('rollingUpdate')
+    updated = _num(status.get('updatedReplicas'))
+    if rolling is not None:
+        partition = rolling.get('partition')
+        if replicas is not None and partition is not None and updated < replicas - partition:
+            return _waiting('Waiting for partitioned roll out to finish: %d out of %d new pods have been '
+                            'updated...' % (updated, replicas - partition), UPDATING)
+        return RolloutStatus(True, 'partitioned roll out complete: %d new pods have been updated...'
+                             % updated, COMPLETE)
+    if status.get('updateRevision') != status.get('currentRevision'):
+        return _waiting('waiting for statefulset rolling update to complete %d pods at revision %s...'
+                        % (updated, status.get('updateRevision')), REVISION_PENDING)
+    return RolloutStatus(True, 'statefulset rolling update complete %d pods at revision %s...'
+                         % (_num(status.get('currentReplicas')), status.get('currentRevision')), COMPLETE)
+
+
+def observed_status(obj):
+    """Done once the controller has observed the latest spec (e.g. a pause took effect)."""
+    if _observed(obj):
+        return RolloutStatus(True, 'spec update observed (generation %s)' % obj['metadata'].get('generation'),
+                             OBSERVED)
+    return _waiting('Waiting for spec update to be observed...', SPEC_NOT_OBSERVED)
+
+
+# ---- waiting ---------------------------------------------------------------------------------
+
+def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monotonic):
+    """Follow one object with WATCH until ``predicate`` says done or failed, or ``timeout`` passes.
+
+    Starts from ``obj`` (a fresh GET or write response) and watches from its resourceVersion with a
+    metadata.name field selector; re-watches when the server ends the stream, re-reads on 410 Gone.
+    Returns the last RolloutStatus (reason Timeout / Deleted when those end the wait).
+    """
+    name = obj['metadata']['name']
+    path = collection_path.rstrip('/')
+    result = predicate(obj)
+    if result.done or result.failed:
+        return result
+    deadline = clock() + timeout
+    rv = obj['metadata'].get('resourceVersion')
+    while True:
+        remaining = deadline - clock()
+        if remaining <= 0:
+            return RolloutStatus(False, 'timed out after %ss waiting for the rollout: %s'
+                                 % (timeout, result.message), TIMEOUT)
+        try:
+            chunk = min(WATCH_CHUNK_SECONDS, max(1, int(remaining + 0.999)))
+            events = client.watch(path, resource_version=rv, field_selector='metadata.name=%s' % name,
+                                  timeout_seconds=chunk)
+            for event_type, event_obj in events:
+                meta = event_obj.get('metadata') or {}
+                rv = meta.get('resourceVersion') or rv
+                if event_type == 'BOOKMARK':
+                    continue
+                if event_type == 'DELETED':
+                    return RolloutStatus(False, '%s was deleted while waiting for its rollout' % name,
+                                         DELETED, failed=True)
+                if meta.get('name') != name:
+                    continue
+                result = predicate(event_obj)
+                if result.done or result.failed:
+                    return result
+                if clock() >= deadline:
+                    break
+        except ApiError as e:
+            if e.status != 410:
+                raise
+            fresh = client.get('%s/%s' % (path, name))
+            rv = fresh['metadata'].get('resourceVersion')
+            result = predicate(fresh)
+            if result.done or result.failed:
+                return result
+
+
+def wait_all(client, jobs, timeout):
+    """Wait for several workloads at once (threads): total time is the slowest one's.
+
+    ``jobs``: list of (collection_path, obj, predicate). Returns a list of RolloutStatus or KubeError
+    (an error in one wait does not stop the others), in the same order.
+    """
+    if len(jobs) == 1:
+        path, obj, predicate = jobs[0]
+        try:
+            return [wait_for(client, path, obj, predicate, timeout)]
+        except KubeError as e:
+            return [e]
+    results = [None] * len(jobs)
+
+    def run(i, path, obj, predicate):
+        try:
+            results[i] = wait_for(client, path, obj, predicate, timeout)
+        except KubeError as e:
+            results[i] = e
+        except Exception as e:  # keep one broken wait from killing the others silently
+            results[i] = KubeError('waiting for %s failed: %s' % (obj['metadata']['name'], e))
+
+    threads = [threading.Thread(target=run, args=(i,) + tuple(job)) for i, job in enumerate(jobs)]
+    for t in threads:
+        t.daemon = True
+        t.start()
+    for t in threads:
+        t.join()
+    return results

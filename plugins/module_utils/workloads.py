@@ -1,0 +1,265 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""One class per workload kind: where it lives in the API, where its revisions live, the patch
+for each rollout verb and how to read its rollout status.
+
+The verb x kind table, as kubectl has it:
+
+=================  ==========  ===========  =========  =====================
+verb               Deployment  StatefulSet  DaemonSet  ReplicationController
+=================  ==========  ===========  =========  =====================
+history / undo     ReplicaSet  ControllerRevision        (none)
+pause / resume     yes         no           no         no
+restart / image    yes         yes          yes        image only
+status             yes         RollingUpdate only        (rolling_update_rc)
+=================  ==========  ===========  =========  =====================
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.kubeops.rollout.plugins.module_utils import patches, revisions, status
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote
+
+
+class NotSupported(Exception):
+    """The verb does not exist for the kind (kubectl's "... is not supported")."""
+
+
+class Refused(Exception):
+    """The verb is refused in the workload's current state (e.g. a paused Deployment)."""
+
+
+def selector_string(selector):
+    """A LabelSelector object ({matchLabels, matchExpressions}) or a plain map -> query string."""
+    if not selector:
+        return ''
+    if 'matchLabels' not in selector and 'matchExpressions' not in selector:
+        selector = {'matchLabels': selector}  # ReplicationController: a plain map
+    parts = ['%s=%s' % (k, v) for k, v in sorted((selector.get('matchLabels') or {}).items())]
+    for expr in selector.get('matchExpressions') or []:
+        key, op, values = expr.get('key'), expr.get('operator'), sorted(expr.get('values') or [])
+        if op == 'In':
+            parts.append('%s in (%s)' % (key, ','.join(values)))
+        elif op == 'NotIn':
+            parts.append('%s notin (%s)' % (key, ','.join(values)))
+        elif op == 'Exists':
+            parts.append(key)
+        elif op == 'DoesNotExist':
+            parts.append('!' + key)
+    return ','.join(parts)
+
+
+class Workload:
+    """A workload object (raw JSON) and what its kind knows. Subclasses set the class attributes."""
+
+    kind = None
+    api_prefix = '/apis/apps/v1'
+    plural = None
+    group = 'apps'
+    history_plural = None  # where revisions live, in the same API group/version
+    pausable = False
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    # -- API paths
+    @classmethod
+    def collection_path(cls, namespace):
+        return '%s/namespaces/%s/%s' % (cls.api_prefix, path_quote(namespace), cls.plural)
+
+    @classmethod
+    def object_path(cls, namespace, name):
+        return '%s/%s' % (cls.collection_path(namespace), path_quote(name))
+
+    @classmethod
+    def history_path(cls, namespace):
+        return '%s/namespaces/%s/%s' % (cls.api_prefix, path_quote(namespace), cls.history_plural)
+
+    @classmethod
+    def resource(cls):
+        """kubectl's ``<plural>.<group>`` spelling, used in messages."""
+        return '%s.%s' % (cls.plural, cls.group) if cls.group else cls.plural
+
+    @property
+    def path(self):
+        return self.object_path(self.namespace, self.name)
+
+    # -- accessors
+    @property
+    def metadata(self):
+        return self.obj.get('metadata') or {}
+
+    @property
+    def name(self):
+        return self.metadata.get('name')
+
+    @property
+    def namespace(self):
+        return self.metadata.get('namespace')
+
+    @property
+    def uid(self):
+        return self.metadata.get('uid')
+
+    @property
+    def resource_version(self):
+        return self.metadata.get('resourceVersion')
+
+    @property
+    def annotations(self):
+        return self.metadata.get('annotations') or {}
+
+    @property
+    def spec(self):
+        return self.obj.get('spec') or {}
+
+    @property
+    def template(self):
+        return self.spec.get('template') or {}
+
+    @property
+    def selector(self):
+        return selector_string(self.spec.get('selector'))
+
+    @property
+    def paused(self):
+        return bool(self.spec.get('paused'))
+
+    def describe(self):
+        """``resource "name"`` as kubectl prints it in errors."""
+        return '%s "%s"' % (self.resource(), self.name)
+
+    def identity(self):
+        return {'kind': self.kind, 'name': self.name, 'namespace': self.namespace}
+
+    # -- history
+    def list_history(self, client):
+        """LIST this kind's revision objects with the workload's selector (one request)."""
+        return client.list(self.history_path(self.namespace), label_selector=self.selector).get('items') or []
+
+    def revisions(self, history_items):
+        raise NotImplementedError
+
+    def history(self, client):
+        """The revisions this workload controls, oldest first (one LIST)."""
+        return self.revisions(self.list_history(client))
+
+    # -- verbs: each returns (content_type, body) or raises NotSupported / Refused
+    def pause_patch(self, paused):
+        raise NotSupported('%s %s is not supported' % (self.describe(), 'pausing' if paused else 'resuming'))
+
+    def check_restartable(self):
+        return None
+
+    def restart_patch(self, timestamp):
+        self.check_restartable()
+        return patches.STRATEGIC_MERGE, patches.restart_patch(timestamp)
+
+    def check_undoable(self):
+        return None
+
+    def undo_patch(self, revision):
+        raise NotImplementedError
+
+    def image_patch(self, images, change_cause=None):
+        body = patches.image_patch(self.template, images, self.annotations, change_cause)
+        return (patches.STRATEGIC_MERGE, body) if body else None
+
+    # -- status
+    def rollout_status(self, obj=None):
+        raise NotSupported('no status viewer has been implemented for %s' % self.kind)
+
+
+class Deployment(Workload):
+    kind = 'Deployment'
+    plural = 'deployments'
+    history_plural = 'replicasets'
+    pausable = True
+
+    def revisions(self, history_items):
+        return revisions.replica_set_revisions(history_items, self.uid)
+
+    def pause_patch(self, paused):
+        return patches.STRATEGIC_MERGE, patches.pause_patch(paused)
+
+    def check_restartable(self):
+        if self.paused:
+            raise Refused("%s can't restart paused deployment (run rollout resume first: "
+                          "rollout_pause with state=resumed)" % self.describe())
+
+    def check_undoable(self):
+        if self.paused:
+            raise Refused("you cannot rollback a paused deployment; resume it first with 'kubectl rollout "
+                          "resume' (rollout_pause with state=resumed) and try again")
+
+    def undo_patch(self, revision):
+        """JSON patch: the ReplicaSet's template and annotations, guarded by resourceVersion."""
+        return patches.JSON_PATCH, patches.deployment_undo_patch(self.obj, revision.source)
+
+    def undo_annotations(self, revision):
+        return patches.deployment_undo_annotations(self.annotations, revision.annotations)
+
+    def rollout_status(self, obj=None):
+        return status.deployment_status(obj or self.obj)
+
+
+class _ControllerRevisionWorkload(Workload):
+    history_plural = 'controllerrevisions'
+
+    def revisions(self, history_items):
+        return revisions.controller_revisions(history_items, self.uid)
+
+    def undo_patch(self, revision):
+        """Strategic merge patch: the ControllerRevision's data (the whole template, $patch: replace)."""
+        return patches.STRATEGIC_MERGE, patches.controller_revision_undo_patch(revision.source)
+
+
+class StatefulSet(_ControllerRevisionWorkload):
+    kind = 'StatefulSet'
+    plural = 'statefulsets'
+
+    def rollout_status(self, obj=None):
+        return status.statefulset_status(obj or self.obj)
+
+
+class DaemonSet(_ControllerRevisionWorkload):
+    kind = 'DaemonSet'
+    plural = 'daemonsets'
+
+    def rollout_status(self, obj=None):
+        return status.daemonset_status(obj or self.obj)
+
+
+class ReplicationController(Workload):
+    """No rollout history in the API: rolling_update_rc replaces it with a second controller."""
+
+    kind = 'ReplicationController'
+    api_prefix = '/api/v1'
+    plural = 'replicationcontrollers'
+    group = ''
+
+    def history(self, client):
+        raise NotSupported('%s has no rollout history (ReplicationControllers keep none)' % self.describe())
+
+    def revisions(self, history_items):
+        return []
+
+    def restart_patch(self, timestamp):
+        raise NotSupported('%s restarting is not supported' % self.describe())
+
+    def undo_patch(self, revision):
+        raise NotSupported('%s rollback is not supported' % self.describe())
+
+
+# Kinds the rollout modules accept (kubectl rollout's), and every kind the core knows.
+ROLLOUT_KINDS = {cls.kind: cls for cls in (Deployment, StatefulSet, DaemonSet)}
+KINDS = dict(ROLLOUT_KINDS, ReplicationController=ReplicationController)
+
+
+def for_kind(kind):
+    return KINDS[kind]

@@ -1,0 +1,160 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: rollout_history
+short_description: Show the rollout history of Deployments, StatefulSets and DaemonSets
+version_added: 0.1.0
+description:
+  - The revisions of a workload, like C(kubectl rollout history), as data.
+  - A Deployment's revisions are the ReplicaSets it controls; a StatefulSet's or DaemonSet's are the
+    ControllerRevisions it controls (owner reference with C(controller=true), not mere label matches).
+  - Never changes anything.
+author:
+  - kubeops.rollout contributors
+options:
+  revision:
+    description:
+      - Also return this revision's pod template (C(kubectl rollout history --revision)).
+      - A revision that is not in the history is a failure listing the existing ones.
+    type: int
+extends_documentation_fragment:
+  - kubeops.rollout.connection
+  - kubeops.rollout.target
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+notes:
+  - "RBAC: C(get) and C(list) on the workload's resource (C(deployments), C(statefulsets) or
+    C(daemonsets) in C(apps)), and C(list) on C(replicasets) (Deployments) or C(controllerrevisions)
+    (StatefulSets, DaemonSets). See C(docs/rbac.md)."
+  - API requests per workload with I(name) - one GET and one LIST.
+seealso:
+  - module: kubeops.rollout.rollout_undo
+'''
+
+EXAMPLES = r'''
+- name: Show the history of a Deployment
+  kubeops.rollout.rollout_history:
+    kind: Deployment
+    name: web
+    namespace: shop
+  register: history
+
+- name: Print revision numbers with their change-cause
+  ansible.builtin.debug:
+    msg: "{{ item.revision }}: {{ item.change_cause | default('<none>', true) }}"
+  loop: "{{ history.workloads[0].revisions }}"
+
+- name: Pod template of revision 2 of a StatefulSet
+  kubeops.rollout.rollout_history:
+    kind: StatefulSet
+    name: db
+    revision: 2
+  register: rev2
+
+- name: History of every DaemonSet labelled tier=node
+  kubeops.rollout.rollout_history:
+    kind: DaemonSet
+    label_selectors:
+      - tier=node
+'''
+
+RETURN = r'''
+workloads:
+  description: One entry per workload (empty when I(label_selectors) matched nothing).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    kind:
+      description: Kind of the workload.
+      type: str
+      sample: Deployment
+    name:
+      description: Name of the workload.
+      type: str
+      sample: web
+    namespace:
+      description: Namespace of the workload.
+      type: str
+      sample: default
+    changed:
+      description: Always false.
+      type: bool
+      sample: false
+    current_revision:
+      description:
+        - The revision whose pod template is the workload's current one.
+        - Null when the controller has not recorded it yet.
+      type: int
+      sample: 3
+    revisions:
+      description: The revisions, oldest first.
+      type: list
+      elements: dict
+      contains:
+        revision:
+          description: Revision number.
+          type: int
+          sample: 3
+        change_cause:
+          description: The C(kubernetes.io/change-cause) annotation of the revision, or null.
+          type: str
+          sample: image updated to nginx:1.27
+        name:
+          description: Name of the ReplicaSet or ControllerRevision.
+          type: str
+          sample: web-5d4f8c7b9
+        created:
+          description: Creation time of the ReplicaSet or ControllerRevision.
+          type: str
+          sample: '2026-01-02T03:04:05Z'
+        images:
+          description: Image of every container of the revision, init containers included.
+          type: dict
+          sample: {"nginx": "nginx:1.27", "migrate": "app:2"}
+        init_containers:
+          description: Which of the names in C(images) are init containers.
+          type: list
+          elements: str
+          sample: ["migrate"]
+        replicas:
+          description: Desired replicas of the ReplicaSet (Deployments only).
+          type: int
+          sample: 3
+        current:
+          description: Whether this is the current revision.
+          type: bool
+          sample: true
+    template:
+      description: The pod template of I(revision) (without the C(pod-template-hash) label).
+      returned: when I(revision) is given
+      type: dict
+changed:
+  description: Always false.
+  returned: always
+  type: bool
+'''
+
+from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
+
+
+def main():
+    module = RolloutModule({'revision': {'type': 'int'}})
+    revision = module.params['revision']
+    module.run(lambda client, workload: verbs.history(client, workload, revision))
+
+
+if __name__ == '__main__':
+    main()

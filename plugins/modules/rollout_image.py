@@ -1,0 +1,142 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: rollout_image
+short_description: Set container images of Deployments, StatefulSets and DaemonSets
+version_added: 0.1.0
+description:
+  - Like C(kubectl set image) - a strategic merge patch of container images (merged by container
+    name, so nothing else in the pod template is touched), starting a rollout.
+  - Optionally records why in the workload's C(kubernetes.io/change-cause) annotation in the same
+    request; the controller copies it to the new revision, where M(kubeops.rollout.rollout_history)
+    shows it.
+  - Idempotent - when every image (and the change-cause, if given) is already as requested,
+    nothing is sent and C(changed=false).
+author:
+  - kubeops.rollout contributors
+options:
+  images:
+    description:
+      - Container name to image. Init containers are included.
+      - V(*) sets every container and init container, as C(kubectl set image '*=IMAGE') does; a
+        container also named explicitly gets its own image.
+      - A name that matches no container is a failure naming the containers that exist.
+    type: dict
+    required: true
+  change_cause:
+    description:
+      - Written to the workload's C(kubernetes.io/change-cause) annotation together with the images.
+    type: str
+extends_documentation_fragment:
+  - kubeops.rollout.connection
+  - kubeops.rollout.target
+  - kubeops.rollout.wait
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+    details: Shows the pod template (and change-cause) before and after.
+notes:
+  - "RBAC: C(get) (with I(name)) or C(list) (with I(label_selectors)) and C(patch) on the workload's
+    resource (C(deployments), C(statefulsets) or C(daemonsets) in C(apps)); C(watch) as well with
+    I(wait=true). See C(docs/rbac.md)."
+  - Check mode sends no write; C(changed) and the diff are exactly what a real run would report.
+seealso:
+  - module: kubeops.rollout.rollout_status
+  - module: kubeops.rollout.rollout_undo
+'''
+
+EXAMPLES = r'''
+- name: Update the web container and wait for the rollout
+  kubeops.rollout.rollout_image:
+    kind: Deployment
+    name: web
+    images:
+      web: registry.example.com/web:2.4.1
+    change_cause: release 2.4.1
+    wait: true
+
+- name: Same image for every container of a DaemonSet
+  kubeops.rollout.rollout_image:
+    kind: DaemonSet
+    name: node-agent
+    images:
+      '*': registry.example.com/agent:7
+'''
+
+RETURN = r'''
+workloads:
+  description: One entry per workload (empty when I(label_selectors) matched nothing).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    kind:
+      description: Kind of the workload.
+      type: str
+      sample: Deployment
+    name:
+      description: Name of the workload.
+      type: str
+      sample: web
+    namespace:
+      description: Namespace of the workload.
+      type: str
+      sample: default
+    changed:
+      description: Whether an image or the change-cause was changed.
+      type: bool
+    images:
+      description: Image of every container after the task, init containers included.
+      type: dict
+      sample: {"web": "registry.example.com/web:2.4.1"}
+    previous_images:
+      description: Image of every container before the task.
+      type: dict
+      sample: {"web": "registry.example.com/web:2.4.0"}
+    init_containers:
+      description: Which of the names in C(images) are init containers.
+      type: list
+      elements: str
+      sample: []
+    status:
+      description: The result of waiting (C(done), C(message), C(reason)).
+      returned: when I(wait=true)
+      type: dict
+changed:
+  description: Whether any workload changed.
+  returned: always
+  type: bool
+diff:
+  description: Per changed workload, the pod template (and change-cause) before and after.
+  returned: in diff mode
+  type: list
+  elements: dict
+'''
+
+from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
+
+
+def main():
+    module = RolloutModule({'images': {'type': 'dict', 'required': True}, 'change_cause': {'type': 'str'}},
+                           wait=False)
+    images = {str(k): str(v) for k, v in module.params['images'].items()}
+    if not images:
+        module.fail('images must name at least one container (or "*")')
+    change_cause = module.params['change_cause']
+    check_mode = module.module.check_mode
+    module.run(lambda client, workload: verbs.image(client, workload, images, change_cause, check_mode))
+
+
+if __name__ == '__main__':
+    main()

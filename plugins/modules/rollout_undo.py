@@ -1,0 +1,138 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: rollout_undo
+short_description: Roll back Deployments, StatefulSets and DaemonSets to an earlier revision
+version_added: 0.1.0
+description:
+  - Like C(kubectl rollout undo) - restores the pod template of an earlier revision.
+  - Deployment - a JSON patch replacing C(spec.template) with the ReplicaSet's template (without
+    C(pod-template-hash)) and C(metadata.annotations) with the ReplicaSet's annotations (keeping the
+    Deployment's own C(deployment.kubernetes.io/*), C(last-applied-configuration) and rollback
+    annotations), guarded by a C(test) of C(metadata.resourceVersion) so that a concurrent change is
+    never overwritten (the undo is then decided again from a fresh read, up to 5 times).
+  - StatefulSet, DaemonSet - a strategic merge patch with the ControllerRevision's data, guarded by
+    C(metadata.resourceVersion) the same way.
+  - If the current template already equals the target revision's, nothing is changed and the
+    message is kubectl's C(skipped rollback (current template already matches revision N)).
+  - A paused Deployment is refused, as kubectl does.
+author:
+  - kubeops.rollout contributors
+options:
+  to_revision:
+    description:
+      - The revision to roll back to.
+      - V(0) or omitted means the previous revision as kubectl picks it - the highest revision below
+        the newest one (with history 1, 3, 4 that is 3, not 2).
+      - A revision that is not in the history is a failure listing the existing revisions.
+    type: int
+    default: 0
+extends_documentation_fragment:
+  - kubeops.rollout.connection
+  - kubeops.rollout.target
+  - kubeops.rollout.wait
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+    details: Shows the pod template before and after.
+notes:
+  - "RBAC: C(get) (with I(name)) or C(list) (with I(label_selectors)) and C(patch) on the workload's
+    resource (C(deployments), C(statefulsets) or C(daemonsets) in C(apps)); C(list) on C(replicasets)
+    (Deployments) or C(controllerrevisions) (StatefulSets, DaemonSets); C(watch) with I(wait=true).
+    See C(docs/rbac.md)."
+  - Check mode sends no write; C(changed) and the diff are exactly what a real run would report.
+  - An undo makes the restored template the newest revision again - its ReplicaSet or
+    ControllerRevision gets the next revision number (history 1, 2, 3 undone to 2 becomes 1, 3, 4).
+  - Running the same task twice is idempotent only with an explicit I(to_revision); the default
+    (previous revision) flips between the last two revisions, as C(kubectl rollout undo) does.
+seealso:
+  - module: kubeops.rollout.rollout_history
+'''
+
+EXAMPLES = r'''
+- name: Roll a Deployment back to its previous revision and wait for it
+  kubeops.rollout.rollout_undo:
+    kind: Deployment
+    name: web
+    wait: true
+
+- name: Roll a StatefulSet back to revision 3 (idempotent)
+  kubeops.rollout.rollout_undo:
+    kind: StatefulSet
+    name: db
+    to_revision: 3
+'''
+
+RETURN = r'''
+workloads:
+  description: One entry per workload (empty when I(label_selectors) matched nothing).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    kind:
+      description: Kind of the workload.
+      type: str
+      sample: Deployment
+    name:
+      description: Name of the workload.
+      type: str
+      sample: web
+    namespace:
+      description: Namespace of the workload.
+      type: str
+      sample: default
+    changed:
+      description: Whether the template was rolled back.
+      type: bool
+    from_revision:
+      description: The revision that was current before the task.
+      type: int
+      sample: 4
+    to_revision:
+      description: The revision whose template was restored (its number before the undo renumbered it).
+      type: int
+      sample: 3
+    message:
+      description:
+        - C(rolled back), or kubectl's C(skipped rollback (current template already matches revision N)).
+
+      type: str
+      sample: rolled back
+    status:
+      description: The result of waiting (C(done), C(message), C(reason)).
+      returned: when I(wait=true)
+      type: dict
+changed:
+  description: Whether any workload was rolled back.
+  returned: always
+  type: bool
+diff:
+  description: Per changed workload, the pod template before and after.
+  returned: in diff mode
+  type: list
+  elements: dict
+'''
+
+from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
+
+
+def main():
+    module = RolloutModule({'to_revision': {'type': 'int', 'default': 0}}, wait=False)
+    to_revision = module.params['to_revision']
+    module.run(lambda client, workload: verbs.undo(client, workload, to_revision, module.module.check_mode))
+
+
+if __name__ == '__main__':
+    main()
