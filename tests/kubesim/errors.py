@@ -19,6 +19,8 @@ class ApiError(Exception):
     def status(self):
         body = {'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Failure',
                 'message': self.message, 'reason': self.reason, 'code': self.code}
+        if not self.reason:  # the API server omits an unknown reason
+            del body['reason']
         if self.details:
             body['details'] = self.details
         return body

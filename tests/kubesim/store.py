@@ -21,6 +21,10 @@ from .selectors import matches_fields, matches_labels
 # Watch events kept for resuming a watch from an older resourceVersion.
 EVENT_HISTORY = 5000
 
+# Kinds without `metadata.generation` in Kubernetes (no spec generation tracking).
+NO_GENERATION = {'/namespaces', '/nodes', '/events', '/configmaps', '/secrets', '/serviceaccounts',
+                 '/services', 'apps/controllerrevisions'}
+
 
 def now_rfc3339():
     return datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
@@ -45,7 +49,7 @@ class Watch:
         self.queue = asyncio.Queue()
 
     def wants(self, resource, obj):
-        if resource != self.resource:
+        if resource != self.resource or obj is None:
             return False
         meta = obj.get('metadata', {})
         if self.namespace and meta.get('namespace') != self.namespace:
@@ -53,6 +57,21 @@ class Watch:
         return matches_labels(self.label_selector, meta.get('labels') or {}) and matches_fields(
             self.field_selector, obj
         )
+
+    def event_for(self, typ, resource, obj, old):
+        """The event this watch sees for a change, or None. As in the API server's watch cache, an
+        object that starts matching the selectors is ADDED and one that stops matching is DELETED."""
+        now = self.wants(resource, obj)
+        if typ != 'MODIFIED':
+            return typ if now else None
+        before = self.wants(resource, old) if old is not None else now
+        if now and before:
+            return 'MODIFIED'
+        if now:
+            return 'ADDED'
+        if before:
+            return 'DELETED'
+        return None
 
     def close(self):
         if self in self.store.watches:
@@ -67,7 +86,7 @@ class Store:
         self._rv = itertools.count(1000)
         self.resource_version = 1000
         self.watches = []
-        self.history = []  # (rv:int, resource, type, obj) for watch resumption
+        self.history = []  # (rv:int, resource, type, obj, old_obj) for watch resumption
         # Callables (event_type, resource, obj) told about every persisted change (controllers).
         self.listeners = []
         # Callable (resource, new_obj, old_obj_or_None) -> None; defaults and validates in place,
@@ -128,7 +147,10 @@ class Store:
             self.admission(resource, obj, None)
         meta['uid'] = str(uuid.uuid4())
         meta['creationTimestamp'] = now_rfc3339()
-        meta['generation'] = 1
+        if resource in NO_GENERATION:
+            meta.pop('generation', None)
+        else:
+            meta['generation'] = 1
         meta.pop('resourceVersion', None)
         meta.pop('deletionTimestamp', None)
         if dry_run:
@@ -170,15 +192,17 @@ class Store:
                     new['metadata'].pop(field, None)
             if self.admission:
                 self.admission(resource, new, old)
-            if _spec_view(new) != _spec_view(old):
+            if resource not in NO_GENERATION and _spec_view(new) != _spec_view(old):
                 new['metadata']['generation'] = old['metadata'].get('generation', 1) + 1
-        if new == old or (dry_run and True):
-            if dry_run:
-                return new
+        new['metadata']['resourceVersion'] = old['metadata']['resourceVersion']
+        if new == old:
+            # A no-op write stores nothing and keeps the resourceVersion, as in Kubernetes.
             return copy.deepcopy(old)
+        if dry_run:
+            return new
         new['metadata']['resourceVersion'] = self._next_rv()
         self.objects[key] = new
-        self._emit('MODIFIED', resource, new)
+        self._emit('MODIFIED', resource, new, old)
         return copy.deepcopy(new)
 
     def delete(self, resource, namespace, name, propagation='Background', dry_run=False,
@@ -224,7 +248,7 @@ class Store:
                 del new['metadata']['ownerReferences']
             new['metadata']['resourceVersion'] = self._next_rv()
             self.objects[key] = new
-            self._emit('MODIFIED', key[0], new)
+            self._emit('MODIFIED', key[0], new, obj)
 
     def _collect_dependents(self, owner_uid):
         """Garbage collection: delete what the deleted owner owned (recursively)."""
@@ -244,19 +268,21 @@ class Store:
             rv = int(resource_version)
             if self.history and rv < self.history[0][0] - 1 and rv < self.resource_version:
                 raise ApiError.gone()
-            for ev_rv, res, typ, obj in self.history:
-                if ev_rv > rv and w.wants(res, obj):
-                    w.queue.put_nowait((typ, copy.deepcopy(obj)))
+            for ev_rv, res, typ, obj, old in self.history:
+                seen = w.event_for(typ, res, obj, old) if ev_rv > rv else None
+                if seen:
+                    w.queue.put_nowait((seen, copy.deepcopy(obj)))
         self.watches.append(w)
         return w
 
-    def _emit(self, typ, resource, obj):
+    def _emit(self, typ, resource, obj, old=None):
         self.history.append((int(obj['metadata']['resourceVersion']), resource, typ,
-                             copy.deepcopy(obj)))
+                             copy.deepcopy(obj), copy.deepcopy(old)))
         if len(self.history) > EVENT_HISTORY:
             del self.history[: len(self.history) - EVENT_HISTORY]
         for w in list(self.watches):
-            if w.wants(resource, obj):
-                w.queue.put_nowait((typ, copy.deepcopy(obj)))
+            seen = w.event_for(typ, resource, obj, old)
+            if seen:
+                w.queue.put_nowait((seen, copy.deepcopy(obj)))
         for listener in list(self.listeners):
             listener(typ, resource, obj)

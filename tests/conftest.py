@@ -1,0 +1,157 @@
+"""Shared pytest fixtures: a kubesim control plane per test (or per session) and a kubectl runner.
+
+- ``kubesim``: a started KubeSim with ``.kubeconfig`` written to the test's tmp dir. Options come from
+  ``@pytest.mark.kubesim_options(nodes=2, token='t', ...)`` (KubeSim keyword arguments).
+- ``kubesim_factory``: ``kubesim_factory(**options)`` starts more of them; all stop at teardown.
+- ``shared_kubesim``: one default KubeSim for the whole session (use your own namespace in it).
+- ``kubectl``: ``kubectl('get', 'ns', check=True)`` runs the venv's kubectl against ``kubesim``
+  (or ``kubectl.using(sim)``) and returns the CompletedProcess.
+
+With ``KUBEOPS_TEST_KUBECONFIG=/path/to/kubeconfig`` the fixtures yield a real cluster instead: the
+object has the same ``.kubeconfig``, and anything that needs kubesim itself (the store, fault
+injection, server options such as TLS or tokens) skips the test with the reason.
+"""
+
+import itertools
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+KUBECTL = pathlib.Path(sys.executable).parent / 'kubectl'
+REAL_CLUSTER_ENV = 'KUBEOPS_TEST_KUBECONFIG'
+# KubeSim options that shape the server itself: a real cluster cannot honour them.
+SERVER_ONLY_OPTIONS = ('tls', 'token', 'readonly_token', 'request_log', 'faults', 'fail_image', 'port')
+
+
+class RealCluster:
+    """Stands in for a KubeSim when the tests target a real cluster."""
+
+    def __init__(self, kubeconfig):
+        self.kubeconfig = str(kubeconfig)
+        config = yaml.safe_load(pathlib.Path(kubeconfig).read_text()) or {}
+        current = config.get('current-context')
+        cluster_name = next((c['context'].get('cluster') for c in config.get('contexts') or []
+                             if c.get('name') == current), None)
+        self.url = next((c['cluster'].get('server') for c in config.get('clusters') or []
+                         if c.get('name') == cluster_name), None)
+
+    @staticmethod
+    def _skip(what):
+        pytest.skip(f'{what} needs kubesim; {REAL_CLUSTER_ENV} points the tests at a real cluster')
+
+    @property
+    def store(self):
+        self._skip('access to the object store')
+
+    def call(self, *_args, **_kwargs):
+        self._skip('access to the object store')
+
+    def set_faults(self, _spec):
+        self._skip('fault injection')
+
+    @property
+    def readiness_log(self):
+        self._skip('the readiness log')
+
+    def write_kubeconfig(self, _path, **_kwargs):
+        self._skip('writing a kubeconfig for a simulated server')
+
+
+def _real_cluster():
+    path = os.environ.get(REAL_CLUSTER_ENV)
+    return RealCluster(path) if path else None
+
+
+@pytest.fixture
+def kubesim_factory(tmp_path):
+    """Start KubeSims on demand: ``sim = kubesim_factory(nodes=1)``; each has ``.kubeconfig``."""
+    from tests.kubesim import KubeSim
+
+    started = []
+    counter = itertools.count()
+    real = _real_cluster()
+
+    def make(**options):
+        if real is not None:
+            wanted = [k for k in options if k in SERVER_ONLY_OPTIONS]
+            if wanted:
+                pytest.skip(f'kubesim options {wanted} do not apply to the real cluster of '
+                            f'{REAL_CLUSTER_ENV}')
+            return real
+        sim = KubeSim(**options).start()
+        started.append(sim)
+        n = next(counter)
+        sim.kubeconfig = sim.write_kubeconfig(tmp_path / f'kubeconfig{n or ""}')
+        return sim
+
+    yield make
+    for sim in reversed(started):
+        sim.stop()
+
+
+@pytest.fixture
+def kubesim(request, kubesim_factory):
+    marker = request.node.get_closest_marker('kubesim_options')
+    options = dict(marker.kwargs) if marker else {}
+    return kubesim_factory(**options)
+
+
+@pytest.fixture(scope='session')
+def shared_kubesim(tmp_path_factory):
+    """One KubeSim with default options for the session; tests must not assume it is empty."""
+    real = _real_cluster()
+    if real is not None:
+        yield real
+        return
+    from tests.kubesim import KubeSim
+
+    sim = KubeSim().start()
+    sim.kubeconfig = sim.write_kubeconfig(tmp_path_factory.mktemp('shared-kubesim') / 'kubeconfig')
+    yield sim
+    sim.stop()
+
+
+@pytest.fixture(scope='session')
+def kubectl_cache_dir(tmp_path_factory):
+    """kubectl's discovery/OpenAPI cache, kept out of ~/.kube."""
+    return tmp_path_factory.mktemp('kubectl-cache')
+
+
+class Kubectl:
+    """Runs kubectl against one kubeconfig; by default the test's ``kubesim``."""
+
+    def __init__(self, request, cache_dir, kubeconfig=None):
+        self._request = request
+        self._cache_dir = cache_dir
+        self._kubeconfig = kubeconfig
+
+    @property
+    def kubeconfig(self):
+        if self._kubeconfig is None:
+            self._kubeconfig = str(self._request.getfixturevalue('kubesim').kubeconfig)
+        return self._kubeconfig
+
+    def using(self, target):
+        """A runner for another KubeSim (or a kubeconfig path)."""
+        kubeconfig = getattr(target, 'kubeconfig', target)
+        return Kubectl(self._request, self._cache_dir, str(kubeconfig))
+
+    def __call__(self, *args, check=False, input=None, timeout=120, env=None):
+        cmd = [str(KUBECTL), '--kubeconfig', self.kubeconfig, '--cache-dir', str(self._cache_dir),
+               *map(str, args)]
+        proc = subprocess.run(cmd, input=input, capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, **(env or {})}, cwd=ROOT)
+        if check and proc.returncode != 0:
+            raise AssertionError(f'kubectl {" ".join(map(str, args))} exited {proc.returncode}:\n'
+                                 f'{proc.stderr}{proc.stdout}')
+        return proc
+
+
+@pytest.fixture
+def kubectl(request, kubectl_cache_dir):
+    return Kubectl(request, kubectl_cache_dir)

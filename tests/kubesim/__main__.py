@@ -1,0 +1,73 @@
+"""`python -m tests.kubesim --kubeconfig FILE [options]`: run kubesim until SIGTERM or SIGINT."""
+
+import argparse
+import asyncio
+import signal
+import sys
+
+from .faults import FaultSpecError, parse_spec
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(prog='python -m tests.kubesim',
+                                description='Run a simulated Kubernetes control plane on 127.0.0.1.')
+    p.add_argument('--kubeconfig', required=True, metavar='FILE',
+                   help='write a kubeconfig (context, cluster and user "kubesim") to FILE')
+    p.add_argument('--port', type=int, default=0, help='port to listen on (default: a free one)')
+    p.add_argument('--tls', action='store_true', help='serve HTTPS with a CA generated at startup')
+    p.add_argument('--token', help='require "Authorization: Bearer TOKEN" on every request')
+    p.add_argument('--readonly-token', metavar='TOKEN', help='a token that may read but not write')
+    p.add_argument('--nodes', type=int, default=3, help='number of Nodes (default 3)')
+    p.add_argument('--ready-delay', type=float, default=0.2, metavar='SECONDS',
+                   help='seconds from pod creation to Ready (default 0.2)')
+    p.add_argument('--fail-image', metavar='REGEX', help='pods whose image matches never become Ready')
+    p.add_argument('--time-scale', type=float, default=1.0, metavar='X',
+                   help='speed factor for the controllers\' clocks (default 1)')
+    p.add_argument('--request-log', metavar='FILE', help='append one JSON line per request to FILE')
+    p.add_argument('--faults', metavar='SPEC', help='fault injection, e.g. "seed=1;429=0.1;conflict='
+                   'apps/deployments/default/web:2" (see tests/kubesim/README.md)')
+    args = p.parse_args(argv)
+    if args.faults:
+        try:
+            parse_spec(args.faults)
+        except FaultSpecError as e:
+            p.error(f'--faults: {e}')
+    if args.nodes < 0:
+        p.error('--nodes must not be negative')
+    if args.time_scale <= 0:
+        p.error('--time-scale must be positive')
+    return args
+
+
+async def serve(args):
+    from .sim import KubeSim
+
+    sim = KubeSim(port=args.port, tls=args.tls, token=args.token, readonly_token=args.readonly_token,
+                  nodes=args.nodes, ready_delay=args.ready_delay, fail_image=args.fail_image,
+                  time_scale=args.time_scale, request_log=args.request_log, faults=args.faults)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    sim.loop = loop
+    await sim._astart()
+    try:
+        sim.write_kubeconfig(args.kubeconfig)
+        print(f'kubesim ready {sim.url}', flush=True)
+        await stop.wait()
+    finally:
+        await sim._astop()
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        asyncio.run(serve(args))
+    except OSError as e:
+        print(f'kubesim: cannot serve: {e}', file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""What kubesim serves: the resource table and the discovery documents built from it.
+
+`RESOURCES` is the single source of truth: the HTTP router, the store's namespaced map, the
+fault-injection target parser and the discovery endpoints all read it.
+"""
+
+import dataclasses
+
+# The version kubesim claims to be; kubectl only warns beyond one minor version of skew.
+SERVER_VERSION = {
+    'major': '1',
+    'minor': '31',
+    'gitVersion': 'v1.31.0',
+    'gitCommit': '0000000000000000000000000000000000000000',
+    'gitTreeState': 'clean',
+    'buildDate': '2024-08-13T00:00:00Z',
+    'goVersion': 'go1.22.5',
+    'compiler': 'gc',
+    'platform': 'linux/amd64',
+}
+
+ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']
+SUB_VERBS = ['get', 'patch', 'update']
+
+
+@dataclasses.dataclass(frozen=True)
+class Resource:
+    group: str  # '' for the core API
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool = True
+    short_names: tuple = ()
+    categories: tuple = ()
+    subresources: tuple = ()  # 'status', 'scale'
+    verbs: tuple = tuple(ALL_VERBS)
+
+    @property
+    def key(self):
+        """The store's resource key, e.g. 'apps/deployments' or '/pods'."""
+        return f'{self.group}/{self.plural}'
+
+    @property
+    def group_version(self):
+        return f'{self.group}/{self.version}' if self.group else self.version
+
+    @property
+    def singular(self):
+        return self.kind.lower()
+
+    def api_resources(self):
+        """This resource's entries in an APIResourceList (the resource, then its subresources)."""
+        main = {'name': self.plural, 'singularName': self.singular, 'namespaced': self.namespaced,
+                'kind': self.kind, 'verbs': list(self.verbs)}
+        if self.short_names:
+            main['shortNames'] = list(self.short_names)
+        if self.categories:
+            main['categories'] = list(self.categories)
+        out = [main]
+        for sub in self.subresources:
+            entry = {'name': f'{self.plural}/{sub}', 'singularName': '', 'namespaced': self.namespaced,
+                     'kind': self.kind, 'verbs': list(SUB_VERBS)}
+            if sub == 'scale':
+                entry.update(group='autoscaling', version='v1', kind='Scale')
+            out.append(entry)
+        return out
+
+
+RESOURCES = [
+    Resource('', 'v1', 'namespaces', 'Namespace', namespaced=False, short_names=('ns',),
+             subresources=('status',), verbs=('create', 'delete', 'get', 'list', 'patch', 'update',
+                                               'watch')),
+    Resource('', 'v1', 'nodes', 'Node', namespaced=False, short_names=('no',), subresources=('status',)),
+    Resource('', 'v1', 'pods', 'Pod', short_names=('po',), categories=('all',), subresources=('status',)),
+    Resource('', 'v1', 'replicationcontrollers', 'ReplicationController', short_names=('rc',),
+             categories=('all',), subresources=('scale', 'status')),
+    Resource('', 'v1', 'events', 'Event', short_names=('ev',)),
+    Resource('', 'v1', 'configmaps', 'ConfigMap', short_names=('cm',)),
+    Resource('', 'v1', 'secrets', 'Secret'),
+    Resource('', 'v1', 'serviceaccounts', 'ServiceAccount', short_names=('sa',)),
+    Resource('', 'v1', 'services', 'Service', short_names=('svc',), categories=('all',),
+             subresources=('status',)),
+    Resource('apps', 'v1', 'controllerrevisions', 'ControllerRevision'),
+    Resource('apps', 'v1', 'daemonsets', 'DaemonSet', short_names=('ds',), categories=('all',),
+             subresources=('status',)),
+    Resource('apps', 'v1', 'deployments', 'Deployment', short_names=('deploy',), categories=('all',),
+             subresources=('scale', 'status')),
+    Resource('apps', 'v1', 'replicasets', 'ReplicaSet', short_names=('rs',), categories=('all',),
+             subresources=('scale', 'status')),
+    Resource('apps', 'v1', 'statefulsets', 'StatefulSet', short_names=('sts',), categories=('all',),
+             subresources=('scale', 'status')),
+]
+
+BY_KEY = {r.key: r for r in RESOURCES}
+# (group, version, plural) -> Resource, for routing.
+BY_PATH = {(r.group, r.version, r.plural): r for r in RESOURCES}
+
+
+def lookup(group, version, plural):
+    return BY_PATH.get((group, version, plural))
+
+
+def namespaced_map():
+    return {r.key: r.namespaced for r in RESOURCES}
+
+
+def groups():
+    """Non-core group name -> sorted versions."""
+    out = {}
+    for r in RESOURCES:
+        if r.group:
+            out.setdefault(r.group, set()).add(r.version)
+    return {g: sorted(v) for g, v in sorted(out.items())}
+
+
+def api_versions(server_address):
+    return {'kind': 'APIVersions', 'versions': ['v1'],
+            'serverAddressByClientCIDRs': [{'clientCIDR': '0.0.0.0/0', 'serverAddress': server_address}]}
+
+
+def api_group(name):
+    versions = [{'groupVersion': f'{name}/{v}', 'version': v} for v in groups()[name]]
+    return {'kind': 'APIGroup', 'apiVersion': 'v1', 'name': name, 'versions': versions,
+            'preferredVersion': versions[0]}
+
+
+def api_group_list():
+    return {'kind': 'APIGroupList', 'apiVersion': 'v1',
+            'groups': [{k: v for k, v in api_group(g).items() if k not in ('kind', 'apiVersion')}
+                       for g in groups()]}
+
+
+def api_resource_list(group, version):
+    """None when the group/version is not served."""
+    members = [r for r in RESOURCES if r.group == group and r.version == version]
+    if not members:
+        return None
+    resources = []
+    for r in members:
+        resources.extend(r.api_resources())
+    gv = f'{group}/{version}' if group else version
+    return {'kind': 'APIResourceList', 'apiVersion': 'v1', 'groupVersion': gv, 'resources': resources}
+
+
+# ---- OpenAPI v3 ----------------------------------------------------------------------------
+# kubectl reads OpenAPI v3 only to learn that PATCH takes `fieldValidation` (then it validates on
+# the server instead of downloading schemas); for patch strategies it falls back to its compiled-in
+# types. So each group-version document lists the PATCH operations, with no component schemas.
+
+_PATCH_PARAMETERS = [
+    {'name': name, 'in': 'query', 'schema': {'type': typ, 'uniqueItems': True}}
+    for name, typ in (('dryRun', 'string'), ('fieldManager', 'string'), ('fieldValidation', 'string'),
+                      ('force', 'boolean'))
+]
+
+
+def _gv_path(group, version):
+    return f'apis/{group}/{version}' if group else f'api/{version}'
+
+
+def openapi_v3_document(group, version):
+    """The OpenAPI v3 document of one group-version, or None if not served."""
+    members = [r for r in RESOURCES if r.group == group and r.version == version]
+    if not members:
+        return None
+    paths = {}
+    for r in members:
+        scope = '/namespaces/{namespace}' if r.namespaced else ''
+        gvk = {'group': r.group, 'version': r.version, 'kind': r.kind}
+        paths[f'/{_gv_path(group, version)}{scope}/{r.plural}/{{name}}'] = {
+            'patch': {
+                'operationId': f'patch{"Namespaced" if r.namespaced else ""}{r.kind}',
+                'x-kubernetes-action': 'patch',
+                'x-kubernetes-group-version-kind': gvk,
+                'parameters': _PATCH_PARAMETERS,
+                'requestBody': {'content': {t: {'schema': {'type': 'object'}} for t in (
+                    'application/json-patch+json', 'application/merge-patch+json',
+                    'application/strategic-merge-patch+json')}, 'required': True},
+                'responses': {'200': {'description': 'OK'}, '201': {'description': 'Created'}},
+            },
+        }
+    info = {'title': 'Kubernetes (kubesim)', 'version': SERVER_VERSION['gitVersion']}
+    return {'openapi': '3.0.0', 'info': info, 'paths': paths, 'components': {'schemas': {}}}
+
+
+def openapi_v3_root():
+    """/openapi/v3: where each group-version's document lives (the hash lets clients cache it)."""
+    import hashlib
+    import json
+
+    paths = {}
+    gvs = sorted({(r.group, r.version) for r in RESOURCES})
+    for group, version in gvs:
+        doc = json.dumps(openapi_v3_document(group, version), sort_keys=True).encode()
+        digest = hashlib.sha512(doc).hexdigest().upper()
+        paths[_gv_path(group, version)] = {
+            'serverRelativeURL': f'/openapi/v3/{_gv_path(group, version)}?hash={digest}'}
+    return {'paths': paths}

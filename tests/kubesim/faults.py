@@ -1,0 +1,130 @@
+"""Deterministic fault injection.
+
+A SPEC is a `;`-separated list of `key=value` settings (whitespace ignored, empty SPEC = no faults):
+
+    seed=1;429=0.1;500=0.05;503=0.05;drop=0.02;conflict=apps/deployments/default/web:2
+
+- `429`, `500`, `503`, `drop`: the fraction (0..1) of eligible requests answered with that status
+  (429 carries `Retry-After`) or, for `drop`, whose connection is closed without an answer. One
+  pseudo-random draw per eligible request, from a generator seeded with `seed` (default 0): the same
+  SPEC and the same sequence of requests give the same faults.
+- `retry_after=S`: the `Retry-After` seconds of injected 429s (default 1).
+- `methods=GET,PATCH`: only requests with these HTTP methods are eligible (default: all).
+- `conflict=TARGET:N` (repeatable): the next N writes (PUT, PATCH, DELETE, including on subresources)
+  to the object get 409 Conflict, before and regardless of the random faults. TARGET is
+  `[group/]plural/namespace/name` for namespaced resources (`apps/deployments/default/web`,
+  `pods/default/web-0`) and `[group/]plural/name` for cluster-scoped ones (`nodes/node-1`).
+
+Never eligible for the random faults: watch requests (their stream would simply end), discovery
+(`/api`, `/apis`, `/version`, `/openapi`) and health checks. Authentication runs first, so
+unauthenticated requests get their 401, not a fault.
+"""
+
+import random
+
+from . import discovery
+
+ACTIONS = ('429', '500', '503', 'drop')
+
+
+class FaultSpecError(ValueError):
+    pass
+
+
+def parse_target(text):
+    """'apps/deployments/default/web' -> ('apps/deployments', 'default', 'web')."""
+    parts = text.strip().split('/')
+    if any(not p for p in parts):
+        raise FaultSpecError(f'bad conflict target {text!r}: empty path segment')
+    groups = set(discovery.groups())
+    group = parts[0] if len(parts) > 2 and parts[0] in groups else ''
+    rest = parts[1:] if group else parts
+    resource = discovery.BY_KEY.get(f'{group}/{rest[0]}')
+    if resource is None:
+        raise FaultSpecError(f'bad conflict target {text!r}: unknown resource {rest[0]!r}')
+    want = 3 if resource.namespaced else 2
+    if len(rest) != want:
+        shape = 'plural/namespace/name' if resource.namespaced else 'plural/name'
+        raise FaultSpecError(f'bad conflict target {text!r}: expected [group/]{shape}')
+    namespace = rest[1] if resource.namespaced else ''
+    return resource.key, namespace, rest[-1]
+
+
+def parse_spec(spec):
+    """SPEC text -> dict of settings; raises FaultSpecError with a readable message."""
+    out = {'seed': 0, 'rates': {}, 'retry_after': 1, 'methods': None, 'conflicts': {}}
+    for item in (spec or '').split(';'):
+        item = item.strip()
+        if not item:
+            continue
+        key, sep, value = item.partition('=')
+        key, value = key.strip(), value.strip()
+        if not sep:
+            raise FaultSpecError(f'bad fault setting {item!r}: expected key=value')
+        try:
+            if key == 'seed':
+                out['seed'] = int(value)
+            elif key in ACTIONS:
+                rate = float(value)
+                if not 0 <= rate <= 1:
+                    raise FaultSpecError(f'fault rate {key}={value} is not between 0 and 1')
+                out['rates'][key] = rate
+            elif key == 'retry_after':
+                out['retry_after'] = int(value)
+            elif key == 'methods':
+                out['methods'] = {m.strip().upper() for m in value.split(',') if m.strip()}
+            elif key == 'conflict':
+                target, _, count = value.rpartition(':')
+                if not target:
+                    raise FaultSpecError(f'bad conflict {value!r}: expected TARGET:N')
+                out['conflicts'][parse_target(target)] = int(count)
+            else:
+                raise FaultSpecError(f'unknown fault setting {key!r} (known: seed, 429, 500, 503, drop, '
+                                     'retry_after, methods, conflict)')
+        except ValueError as e:
+            if isinstance(e, FaultSpecError):
+                raise
+            raise FaultSpecError(f'bad fault setting {item!r}: {e}')
+    if sum(out['rates'].values()) > 1:
+        raise FaultSpecError('fault rates add up to more than 1')
+    return out
+
+
+class Faults:
+    """The live fault configuration; `decide` is called once per request, on the loop thread."""
+
+    def __init__(self, spec=None):
+        self.injected = []  # (method, path, action) of every fault injected, for tests
+        self.set(spec)
+
+    def set(self, spec):
+        settings = parse_spec(spec)
+        self.spec = spec or ''
+        self.rates = settings['rates']
+        self.retry_after = settings['retry_after']
+        self.methods = settings['methods']
+        self.conflicts = settings['conflicts']
+        self._rng = random.Random(settings['seed'])
+
+    def add_conflicts(self, target, count):
+        self.conflicts[parse_target(target)] = count
+
+    def decide(self, method, path, *, eligible, target=None, write=False):
+        """The fault for this request: None, 'conflict', '429', '500', '503' or 'drop'.
+
+        ``target`` is (resource key, namespace, name) when the request addresses one object.
+        """
+        action = None
+        if write and target is not None and self.conflicts.get(target, 0) > 0:
+            self.conflicts[target] -= 1
+            action = 'conflict'
+        elif eligible and self.rates and (self.methods is None or method in self.methods):
+            draw, edge = self._rng.random(), 0.0
+            for name in ACTIONS:
+                edge += self.rates.get(name, 0.0)
+                if draw < edge:
+                    action = name
+                    break
+        if action:
+            self.injected.append((method, path, action))
+        return action

@@ -1,0 +1,621 @@
+"""kubesim's HTTP layer: the Kubernetes REST API over aiohttp, backed by the Store.
+
+Every handler runs on the single event loop thread and finishes its store work before its first
+`await` that could yield to another request, so requests are serialized without locks. Every error a
+client sees is a `Status` object; an unexpected exception is logged to stderr and answered with a
+500 Status, never a traceback.
+"""
+
+import asyncio
+import base64
+import json
+import sys
+import traceback
+
+import yaml
+from aiohttp import web
+
+from . import discovery, patch
+from .errors import ApiError
+from .selectors import parse_field_selector, parse_label_selector
+
+JSON = 'application/json'
+WRITE_METHODS = ('POST', 'PUT', 'PATCH', 'DELETE')
+# Watches without timeoutSeconds end after this long (the real server picks 30-60 minutes).
+DEFAULT_WATCH_TIMEOUT = 1800
+# How often an idle watch checks whether its client went away.
+WATCH_POLL = 0.5
+# Kinds whose deletion orphans dependents unless told otherwise (core/v1 ReplicationController
+# keeps the pre-GC default for compatibility, as the real API server does).
+ORPHAN_BY_DEFAULT = {'/replicationcontrollers'}
+ADMIN_USER = 'kubesim-admin'
+READONLY_USER = 'kubesim-viewer'
+
+
+class Route:
+    """What a request addresses (one of: version, health, discovery, resource)."""
+
+    def __init__(self, kind, *, resource=None, namespace=None, name=None, subresource=None,
+                 watch=False, document=None):
+        self.kind = kind
+        self.resource = resource
+        self.namespace = namespace
+        self.name = name
+        self.subresource = subresource
+        self.watch = watch
+        self.document = document
+
+    @property
+    def target(self):
+        if self.resource is None or self.name is None:
+            return None
+        return (self.resource.key, self.namespace or '', self.name)
+
+
+def _not_found_path():
+    return ApiError(404, 'NotFound', 'the server could not find the requested resource',
+                    {'causes': [{'reason': 'UnexpectedServerResponse', 'message': '404 page not found'}]})
+
+
+def parse_route(path, server_address):
+    segs = [s for s in path.split('/') if s]
+    if not segs:
+        return Route('discovery', document={'paths': ['/api', '/api/v1', '/apis', '/apis/apps',
+                                                      '/apis/apps/v1', '/healthz', '/livez', '/readyz',
+                                                      '/version']})
+    head = segs[0]
+    if head == 'version' and len(segs) == 1:
+        return Route('version')
+    if head in ('healthz', 'livez', 'readyz'):
+        return Route('health')
+    if head == 'openapi':
+        # /openapi/v3 and /openapi/v3/{api/v1|apis/G/V}; /openapi/v2 is not served (404), which
+        # kubectl accepts once v3 answers.
+        if segs[1:2] == ['v3']:
+            if len(segs) == 2:
+                return Route('discovery', document=discovery.openapi_v3_root())
+            gv = segs[2:]
+            doc = None
+            if gv[:1] == ['api'] and len(gv) == 2:
+                doc = discovery.openapi_v3_document('', gv[1])
+            elif gv[:1] == ['apis'] and len(gv) == 3:
+                doc = discovery.openapi_v3_document(gv[1], gv[2])
+            if doc is not None:
+                return Route('discovery', document=doc)
+        raise _not_found_path()
+    if head == 'api':
+        if len(segs) == 1:
+            return Route('discovery', document=discovery.api_versions(server_address))
+        group, version, rest = '', segs[1], segs[2:]
+    elif head == 'apis':
+        if len(segs) == 1:
+            return Route('discovery', document=discovery.api_group_list())
+        if len(segs) == 2:
+            if segs[1] not in discovery.groups():
+                raise _not_found_path()
+            return Route('discovery', document=discovery.api_group(segs[1]))
+        group, version, rest = segs[1], segs[2], segs[3:]
+    else:
+        raise _not_found_path()
+    if not rest:
+        doc = discovery.api_resource_list(group, version)
+        if doc is None:
+            raise _not_found_path()
+        return Route('discovery', document=doc)
+
+    watch = False
+    if rest[0] == 'watch':
+        watch, rest = True, rest[1:]
+    namespace = None
+    if (len(rest) >= 3 and rest[0] == 'namespaces'
+            and (res := discovery.lookup(group, version, rest[2])) is not None and res.namespaced):
+        namespace, rest = rest[1], rest[2:]
+    if not rest or len(rest) > 3:
+        raise _not_found_path()
+    resource = discovery.lookup(group, version, rest[0])
+    if resource is None:
+        raise _not_found_path()
+    name = rest[1] if len(rest) > 1 else None
+    subresource = rest[2] if len(rest) > 2 else None
+    if resource.namespaced and namespace is None and name is not None:
+        raise _not_found_path()
+    if not resource.namespaced and namespace is not None:
+        raise _not_found_path()
+    if subresource is not None and subresource not in resource.subresources:
+        raise _not_found_path()
+    return Route('resource', resource=resource, namespace=namespace, name=name, subresource=subresource,
+                 watch=watch)
+
+
+def _is_true(value):
+    return value in ('1', 'true', 'True')
+
+
+def _dry_run(request, body_options=None):
+    values = request.query.getall('dryRun', [])
+    if body_options and body_options.get('dryRun'):
+        values = values + list(body_options['dryRun'])
+    for v in values:
+        if v != 'All':
+            raise ApiError.bad_request(f'Invalid dry run value: {v!r}, supported values: "All"')
+    return bool(values)
+
+
+def _list_item(obj):
+    """List items carry no kind/apiVersion, as the real API server sends them."""
+    obj.pop('kind', None)
+    obj.pop('apiVersion', None)
+    return obj
+
+
+def selector_string(resource, obj):
+    """The label selector of a workload as the text `Scale.status.selector` carries."""
+    sel = (obj.get('spec') or {}).get('selector') or {}
+    if resource.key == '/replicationcontrollers':
+        return ','.join(f'{k}={v}' for k, v in sorted(sel.items()))
+    reqs = []
+    for k, v in (sel.get('matchLabels') or {}).items():
+        reqs.append((k, f'{k}={v}'))
+    for expr in sel.get('matchExpressions') or []:
+        key, op, values = expr.get('key'), expr.get('operator'), sorted(expr.get('values') or [])
+        text = {'In': f'{key} in ({",".join(values)})', 'NotIn': f'{key} notin ({",".join(values)})',
+                'Exists': key, 'DoesNotExist': f'!{key}'}.get(op, key)
+        reqs.append((key, text))
+    return ','.join(text for _k, text in sorted(reqs))
+
+
+def to_scale(resource, obj):
+    meta = obj['metadata']
+    return {
+        'kind': 'Scale', 'apiVersion': 'autoscaling/v1',
+        'metadata': {k: meta[k] for k in ('name', 'namespace', 'uid', 'resourceVersion',
+                                          'creationTimestamp') if k in meta},
+        'spec': {'replicas': (obj.get('spec') or {}).get('replicas', 1)},
+        'status': {'replicas': (obj.get('status') or {}).get('replicas', 0),
+                   'selector': selector_string(resource, obj)},
+    }
+
+
+class ApiServer:
+    """The aiohttp application serving the Kubernetes API from ``store``."""
+
+    def __init__(self, store, *, token=None, readonly_token=None, request_log=None, faults=None):
+        self.store = store
+        self.token = token
+        self.readonly_token = readonly_token
+        self.request_log = request_log  # an open text file, or None
+        self.faults = faults
+        self.server_address = '127.0.0.1:0'
+        self.watch_tasks = set()
+
+    def make_app(self):
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route('*', '/{tail:.*}', self.handle)
+        app.on_response_prepare.append(self._on_prepare)
+        return app
+
+    # ---- request log ---------------------------------------------------------------------
+    async def _on_prepare(self, request, response):
+        self._log(request, response.status)
+
+    def _log(self, request, status):
+        if self.request_log is None:
+            return
+        entry = {'method': request.method, 'path': request.path, 'query': request.query_string,
+                 'content_type': request.headers.get('Content-Type', ''), 'status': status,
+                 'dry_run': 'All' in request.query.getall('dryRun', [])}
+        self.request_log.write(json.dumps(entry) + '\n')
+        self.request_log.flush()
+
+    # ---- entry point ---------------------------------------------------------------------
+    async def handle(self, request):
+        try:
+            return await self._handle(request)
+        except ApiError as e:
+            return self.error_response(e)
+        except asyncio.CancelledError:
+            raise
+        except (ConnectionResetError, BrokenPipeError):
+            raise
+        except Exception as e:
+            print(f'kubesim: internal error on {request.method} {request.path_qs}:', file=sys.stderr)
+            traceback.print_exc(file=sys.stderr)
+            return self.error_response(ApiError(500, 'InternalError',
+                                                f'Internal error occurred: {e.__class__.__name__}: {e}'))
+
+    @staticmethod
+    def error_response(err):
+        return web.json_response(err.status(), status=err.code, headers=err.headers)
+
+    def _user(self, request):
+        """The authenticated user name; raises 401 when tokens are configured and none matches."""
+        if not self.token and not self.readonly_token:
+            return ADMIN_USER
+        auth = request.headers.get('Authorization', '')
+        scheme, _, given = auth.partition(' ')
+        given = given.strip() if scheme.lower() == 'bearer' else ''
+        if self.token and given == self.token:
+            return ADMIN_USER
+        if self.readonly_token and given == self.readonly_token:
+            return READONLY_USER
+        raise ApiError.unauthorized()
+
+    async def _handle(self, request):
+        user = self._user(request)
+        route = parse_route(request.path, self.server_address)
+        if user == READONLY_USER and request.method in WRITE_METHODS:
+            verb = {'POST': 'create', 'PUT': 'update', 'PATCH': 'patch',
+                    'DELETE': 'delete' if route.name else 'deletecollection'}[request.method]
+            what = route.resource.key if route.resource else '/'
+            if route.subresource:
+                what = f'{what}/{route.subresource}'
+            raise ApiError.forbidden(user, verb, what, route.namespace)
+
+        if self.faults is not None:
+            watch = route.kind == 'resource' and (route.watch or _is_true(request.query.get('watch')))
+            action = self.faults.decide(
+                request.method, request.path, eligible=route.kind == 'resource' and not watch,
+                target=route.target, write=request.method in ('PUT', 'PATCH', 'DELETE'))
+            if action:
+                return self._fault(request, route, action)
+
+        if route.kind == 'version':
+            return web.json_response(discovery.SERVER_VERSION)
+        if route.kind == 'health':
+            return web.Response(text='ok', content_type='text/plain')
+        if route.kind == 'discovery':
+            if request.method not in ('GET', 'HEAD'):
+                raise ApiError.method_not_allowed()
+            return web.json_response(route.document)
+        return await self._resource(request, route)
+
+    def _fault(self, request, route, action):
+        if action == 'conflict':
+            raise ApiError.conflict(route.resource.key, route.name)
+        if action == '429':
+            raise ApiError.too_many_requests(self.faults.retry_after)
+        if action == '500':
+            raise ApiError.internal()
+        if action == '503':
+            raise ApiError.unavailable()
+        # drop: close the connection without an answer.
+        self._log(request, 0)
+        if request.transport is not None:
+            request.transport.abort()
+        raise ConnectionResetError('fault injection: connection dropped')
+
+    # ---- resources -----------------------------------------------------------------------
+    async def _resource(self, request, route):
+        method = request.method
+        if method == 'GET' or method == 'HEAD':
+            if route.name is None:
+                if route.watch or _is_true(request.query.get('watch')):
+                    return await self._watch(request, route)
+                return self._list(request, route)
+            if route.watch:
+                return await self._watch(request, route, name=route.name)
+            return self._get(route)
+        if method == 'POST':
+            if route.name is not None:
+                raise ApiError.method_not_allowed()
+            return await self._create(request, route)
+        if method == 'PUT':
+            if route.name is None:
+                raise ApiError.method_not_allowed()
+            return await self._update(request, route)
+        if method == 'PATCH':
+            if route.name is None:
+                raise ApiError.method_not_allowed()
+            return await self._patch(request, route)
+        if method == 'DELETE':
+            if route.subresource:
+                raise ApiError.method_not_allowed()
+            if route.name is None:
+                return await self._delete_collection(request, route)
+            return await self._delete(request, route)
+        raise ApiError.method_not_allowed()
+
+    def _selectors(self, request):
+        return (parse_label_selector(request.query.get('labelSelector')),
+                parse_field_selector(request.query.get('fieldSelector')))
+
+    def _get(self, route):
+        obj = self.store.must_get(route.resource.key, route.namespace, route.name)
+        if route.subresource == 'scale':
+            obj = to_scale(route.resource, obj)
+        return web.json_response(obj)
+
+    def _list(self, request, route):
+        res = route.resource
+        labels, fields = self._selectors(request)
+        items = self.store.list(res.key, route.namespace, labels, fields)
+        meta = {'resourceVersion': str(self.store.resource_version)}
+        cont = request.query.get('continue')
+        if cont:
+            try:
+                after = tuple(json.loads(base64.urlsafe_b64decode(cont.encode())))
+            except (ValueError, TypeError):
+                raise ApiError(410, 'Expired', 'the provided continue parameter is too old to display a '
+                               'consistent list result')
+            items = [o for o in items
+                     if (o['metadata'].get('namespace', ''), o['metadata']['name']) > after]
+        limit = request.query.get('limit')
+        if limit and limit.isdigit() and 0 < int(limit) < len(items):
+            last = items[int(limit) - 1]['metadata']
+            meta['continue'] = base64.urlsafe_b64encode(
+                json.dumps([last.get('namespace', ''), last['name']]).encode()).decode()
+            meta['remainingItemCount'] = len(items) - int(limit)
+            items = items[: int(limit)]
+        return web.json_response({'kind': f'{res.kind}List', 'apiVersion': res.group_version,
+                                  'metadata': meta, 'items': [_list_item(o) for o in items]})
+
+    async def _body(self, request, *, allow_yaml=True):
+        raw = await request.read()
+        if not raw:
+            raise ApiError.bad_request('the request body is empty')
+        ctype = request.content_type
+        try:
+            if allow_yaml and ctype in ('application/yaml', 'text/yaml'):
+                return yaml.safe_load(raw)
+            return json.loads(raw)
+        except (ValueError, yaml.YAMLError) as e:
+            fmt = 'YAML' if 'yaml' in ctype else 'JSON'
+            raise ApiError.bad_request(f'the request body is not valid {fmt}: {e}')
+
+    def _check_body(self, route, obj, *, name_required):
+        """Type and identity checks the API server makes on a request body."""
+        res = route.resource
+        if not isinstance(obj, dict):
+            raise ApiError.bad_request(f'the request body is not a {res.kind} object')
+        api_version, kind = obj.get('apiVersion'), obj.get('kind')
+        if api_version and api_version != res.group_version:
+            raise ApiError.bad_request(f'the API version in the data ({api_version}) does not match the '
+                                       f'expected API version ({res.group_version})')
+        if kind and kind != res.kind:
+            raise ApiError.bad_request(f'{kind} in version "{res.version}" cannot be handled as a '
+                                       f'{res.kind}: the kind in the data does not match the URL')
+        obj['apiVersion'], obj['kind'] = res.group_version, res.kind
+        meta = obj.get('metadata')
+        if meta is None:
+            meta = obj['metadata'] = {}
+        if not isinstance(meta, dict):
+            raise ApiError.bad_request('metadata must be an object')
+        if res.namespaced:
+            if meta.get('namespace') and meta['namespace'] != route.namespace:
+                raise ApiError.bad_request('the namespace of the provided object does not match the '
+                                           'namespace sent on the request')
+            meta['namespace'] = route.namespace
+        else:
+            meta.pop('namespace', None)
+        if name_required:
+            if meta.get('name') and meta['name'] != route.name:
+                raise ApiError.bad_request(f'the name of the object ({meta["name"]}) does not match the '
+                                           f'name on the URL ({route.name})')
+            meta['name'] = route.name
+        return obj
+
+    def _check_uid(self, route, obj, current):
+        uid = obj['metadata'].get('uid')
+        if uid and uid != current['metadata']['uid']:
+            raise ApiError.conflict(route.resource.key, route.name,
+                                    f'Precondition failed: UID in precondition: {uid}, UID in object '
+                                    f'meta: {current["metadata"]["uid"]}')
+
+    def _require_namespace(self, route):
+        if route.resource.namespaced and self.store.get('/namespaces', '', route.namespace) is None:
+            raise ApiError.not_found('/namespaces', route.namespace)
+
+    async def _create(self, request, route):
+        if route.subresource:
+            raise ApiError.method_not_allowed()
+        obj = self._check_body(route, await self._body(request), name_required=False)
+        dry_run = _dry_run(request)
+        if route.resource.namespaced and route.namespace is None:
+            raise ApiError.method_not_allowed('a namespaced object must be created in a namespace')
+        self._require_namespace(route)
+        if route.resource.key == '/namespaces':
+            obj.setdefault('spec', {}).setdefault('finalizers', ['kubernetes'])
+            obj.setdefault('status', {})['phase'] = 'Active'
+        created = self.store.create(route.resource.key, obj, dry_run=dry_run)
+        return web.json_response(created, status=201)
+
+    async def _update(self, request, route):
+        obj = await self._body(request)
+        dry_run = _dry_run(request)
+        res = route.resource
+        if route.subresource == 'scale':
+            return self._write_scale(route, obj, dry_run)
+        obj = self._check_body(route, obj, name_required=True)
+        current = self.store.must_get(res.key, route.namespace, route.name)
+        self._check_uid(route, obj, current)
+        updated = self.store.update(res.key, obj, subresource=route.subresource, dry_run=dry_run)
+        return web.json_response(updated)
+
+    def _write_scale(self, route, scale, dry_run):
+        res = route.resource
+        if not isinstance(scale, dict):
+            raise ApiError.bad_request('the request body is not a Scale object')
+        current = self.store.must_get(res.key, route.namespace, route.name)
+        meta = scale.get('metadata') or {}
+        if meta.get('name') and meta['name'] != route.name:
+            raise ApiError.bad_request(f'the name of the object ({meta["name"]}) does not match the name '
+                                       f'on the URL ({route.name})')
+        rv = meta.get('resourceVersion')
+        if rv and rv != current['metadata']['resourceVersion']:
+            raise ApiError.conflict(res.key, route.name)
+        self._check_uid(route, {'metadata': meta}, current)
+        replicas = (scale.get('spec') or {}).get('replicas', 0)
+        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+            raise ApiError.invalid(res.key, route.name, [('spec.replicas', 'FieldValueInvalid',
+                                                          f'Invalid value: {json.dumps(replicas)}: must be '
+                                                          'greater than or equal to 0')], kind='Scale')
+        current.setdefault('spec', {})['replicas'] = replicas
+        updated = self.store.update(res.key, current, dry_run=dry_run)
+        return web.json_response(to_scale(res, updated))
+
+    async def _patch(self, request, route):
+        ctype = request.content_type
+        if ctype == patch.APPLY_PATCH:
+            raise ApiError(415, 'UnsupportedMediaType', 'kubesim does not implement server-side apply '
+                           f'({patch.APPLY_PATCH}); use client-side apply or another patch type')
+        if ctype not in patch.PATCH_TYPES:
+            raise ApiError.unsupported_media_type(ctype)
+        body = await self._body(request, allow_yaml=False)
+        dry_run = _dry_run(request)
+        res = route.resource
+        current = self.store.must_get(res.key, route.namespace, route.name)
+        if route.subresource == 'scale':
+            scale = to_scale(res, current)
+            return self._write_scale(route, patch.apply_patch(ctype, scale, body), dry_run)
+        patched = patch.apply_patch(ctype, current, body)
+        if not isinstance(patched, dict):
+            raise ApiError.bad_request('the patched object is not an object')
+        patched = self._check_body(route, patched, name_required=True)
+        self._check_uid(route, patched, current)
+        updated = self.store.update(res.key, patched, subresource=route.subresource, dry_run=dry_run)
+        return web.json_response(updated)
+
+    async def _delete_options(self, request):
+        raw = await request.read()
+        options = {}
+        if raw:
+            try:
+                options = json.loads(raw)
+            except ValueError as e:
+                raise ApiError.bad_request(f'the DeleteOptions body is not valid JSON: {e}')
+            if not isinstance(options, dict):
+                raise ApiError.bad_request('the DeleteOptions body is not an object')
+        query = request.query
+        policy = options.get('propagationPolicy') or query.get('propagationPolicy')
+        orphan = options.get('orphanDependents')
+        if orphan is None and 'orphanDependents' in query:
+            orphan = _is_true(query['orphanDependents'])
+        if policy and orphan is not None:
+            raise ApiError.invalid('/deleteoptions', '', [('propagationPolicy', 'FieldValueForbidden',
+                                   'Forbidden: orphanDependents and deletionPropagation cannot be both '
+                                   'set')], kind='DeleteOptions')
+        if policy and policy not in ('Background', 'Foreground', 'Orphan'):
+            raise ApiError.invalid('/deleteoptions', '', [('propagationPolicy', 'FieldValueNotSupported',
+                                   f'Unsupported value: "{policy}": supported values: "Foreground", '
+                                   '"Background", "Orphan"')], kind='DeleteOptions')
+        if orphan is not None:
+            policy = 'Orphan' if orphan else 'Background'
+        preconditions = options.get('preconditions') or {}
+        return policy, preconditions, _dry_run(request, options)
+
+    async def _delete(self, request, route):
+        res = route.resource
+        policy, preconditions, dry_run = await self._delete_options(request)
+        policy = policy or ('Orphan' if res.key in ORPHAN_BY_DEFAULT else 'Background')
+        if res.key == '/namespaces' and not dry_run:
+            self.store.must_get(res.key, None, route.name)
+            self._empty_namespace(route.name)
+        gone = self.store.delete(res.key, route.namespace, route.name, propagation=policy,
+                                 dry_run=dry_run, preconditions=preconditions)
+        details = {'name': route.name, 'kind': res.plural, 'uid': gone['metadata'].get('uid')}
+        if res.group:
+            details['group'] = res.group
+        return web.json_response({'kind': 'Status', 'apiVersion': 'v1', 'metadata': {},
+                                  'status': 'Success', 'details': details})
+
+    def _empty_namespace(self, namespace):
+        for r in discovery.RESOURCES:
+            if r.namespaced:
+                for obj in self.store.list(r.key, namespace):
+                    if self.store.get(r.key, namespace, obj['metadata']['name']) is not None:
+                        self.store.delete(r.key, namespace, obj['metadata']['name'])
+
+    async def _delete_collection(self, request, route):
+        res = route.resource
+        policy, _preconditions, dry_run = await self._delete_options(request)
+        policy = policy or ('Orphan' if res.key in ORPHAN_BY_DEFAULT else 'Background')
+        labels, fields = self._selectors(request)
+        deleted = []
+        for obj in self.store.list(res.key, route.namespace, labels, fields):
+            meta = obj['metadata']
+            if self.store.get(res.key, meta.get('namespace'), meta['name']) is None:
+                continue  # garbage-collected along with an earlier item
+            deleted.append(self.store.delete(res.key, meta.get('namespace'), meta['name'],
+                                             propagation=policy, dry_run=dry_run))
+        return web.json_response({'kind': f'{res.kind}List', 'apiVersion': res.group_version,
+                                  'metadata': {'resourceVersion': str(self.store.resource_version)},
+                                  'items': [_list_item(o) for o in deleted]})
+
+    # ---- watch ---------------------------------------------------------------------------
+    async def _watch(self, request, route, name=None):
+        res = route.resource
+        labels, fields = self._selectors(request)
+        if name is not None:
+            fields = (fields or []) + [('metadata.name', '=', name)]
+        query = request.query
+        rv = query.get('resourceVersion')
+        send_initial = _is_true(query.get('sendInitialEvents'))
+        bookmarks = _is_true(query.get('allowWatchBookmarks'))
+        try:
+            timeout = float(query.get('timeoutSeconds') or DEFAULT_WATCH_TIMEOUT)
+        except ValueError:
+            raise ApiError.bad_request(f'invalid timeoutSeconds: {query.get("timeoutSeconds")!r}')
+        initial = send_initial or rv in (None, '', '0')
+
+        error = None
+        try:
+            watch = self.store.watch(res.key, route.namespace, None if initial else rv, labels, fields)
+        except ApiError as e:
+            if e.code != 410:
+                raise
+            watch, error = None, e
+        except ValueError:
+            raise ApiError.bad_request(f'invalid resourceVersion: {rv!r}')
+        # Snapshot before the first await: later changes arrive through the watch queue.
+        snapshot = self.store.list(res.key, route.namespace, labels, fields) if watch and initial else []
+        snapshot_rv = str(self.store.resource_version)
+
+        response = web.StreamResponse(status=200, headers={'Content-Type': JSON,
+                                                           'Cache-Control': 'no-cache, private'})
+        response.enable_chunked_encoding()
+        task = asyncio.current_task()
+        self.watch_tasks.add(task)
+        try:
+            await response.prepare(request)
+            if error is not None:
+                await self._send(response, 'ERROR', error.status())
+                return response
+            for obj in snapshot:
+                await self._send(response, 'ADDED', obj)
+            if send_initial and bookmarks:
+                await self._send(response, 'BOOKMARK', {
+                    'kind': res.kind, 'apiVersion': res.group_version,
+                    'metadata': {'resourceVersion': snapshot_rv,
+                                 'annotations': {'k8s.io/initial-events-end': 'true'}}})
+            deadline = asyncio.get_running_loop().time() + timeout
+            while True:
+                remaining = deadline - asyncio.get_running_loop().time()
+                if remaining <= 0:
+                    break
+                try:
+                    event = await asyncio.wait_for(watch.queue.get(), min(remaining, WATCH_POLL))
+                except asyncio.TimeoutError:
+                    if request.transport is None or request.transport.is_closing():
+                        break
+                    continue
+                if event is None:  # server shutting down
+                    break
+                await self._send(response, *event)
+            await response.write_eof()
+        except (ConnectionResetError, BrokenPipeError):
+            pass
+        finally:
+            self.watch_tasks.discard(task)
+            if watch is not None:
+                watch.close()
+        return response
+
+    @staticmethod
+    async def _send(response, typ, obj):
+        await response.write(json.dumps({'type': typ, 'object': obj}, separators=(',', ':')).encode()
+                             + b'\n')
+
+    def close_watches(self):
+        """End every open watch stream (at shutdown)."""
+        for w in list(self.store.watches):
+            w.queue.put_nowait(None)

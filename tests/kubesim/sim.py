@@ -1,0 +1,200 @@
+"""KubeSim: one simulated control plane (store, API server, controllers) and its lifecycle.
+
+In-process use runs the event loop in a daemon thread::
+
+    sim = KubeSim(nodes=2).start()
+    sim.write_kubeconfig('/tmp/kc')
+    ...
+    sim.stop()
+
+`python -m tests.kubesim` runs the same thing on the main thread (see __main__.py).
+"""
+
+import asyncio
+import concurrent.futures
+import inspect
+import os
+import sys
+import threading
+
+from aiohttp import web
+
+from . import defaults, discovery
+from .controllers import ControllerManager
+from .faults import Faults
+from .kubeconfig import write_kubeconfig
+from .server import ApiServer
+from .store import Store
+
+INITIAL_NAMESPACES = ('default', 'kube-system', 'kube-public')
+START_TIMEOUT = 10
+STOP_TIMEOUT = 10
+
+
+class KubeSim:
+    def __init__(self, *, host='127.0.0.1', port=0, tls=False, token=None, readonly_token=None, nodes=3,
+                 ready_delay=0.2, fail_image=None, time_scale=1.0, request_log=None, faults=None):
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.token = token
+        self.readonly_token = readonly_token
+        self.controller_options = {'nodes': nodes, 'ready_delay': ready_delay, 'fail_image': fail_image,
+                                   'time_scale': time_scale}
+        self.request_log_path = os.fspath(request_log) if request_log else None
+        self.faults = Faults(faults)  # parses now: a bad SPEC fails before anything starts
+        self.certificates = None
+        self.store = None
+        self.api = None
+        self.controllers = None
+        self.url = None
+        self.kubeconfig = None  # the last kubeconfig written
+        self.loop = None
+        self._thread = None
+        self._runner = None
+        self._controller_task = None
+        self._log_file = None
+
+    # ---- async core (runs on the loop) ---------------------------------------------------
+    async def _astart(self):
+        store = self.store = Store()
+        store.namespaced = discovery.namespaced_map()
+        store.admission = defaults.admit
+        for name in INITIAL_NAMESPACES:
+            store.create('/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': name},
+                                         'spec': {'finalizers': ['kubernetes']},
+                                         'status': {'phase': 'Active'}})
+        if self.request_log_path:
+            self._log_file = open(self.request_log_path, 'a', encoding='utf-8')  # noqa: SIM115
+        self.api = ApiServer(store, token=self.token, readonly_token=self.readonly_token,
+                             request_log=self._log_file, faults=self.faults)
+        ssl_context = None
+        if self.tls:
+            from .tls import Certificates  # cryptography is only imported when TLS is wanted
+
+            self.certificates = Certificates()
+            ssl_context = self.certificates.server_context()
+        self._runner = web.AppRunner(self.api.make_app(), access_log=None, handle_signals=False,
+                                     shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port, ssl_context=ssl_context)
+        await site.start()
+        port = self._runner.addresses[0][1]
+        self.api.server_address = f'{self.host}:{port}'
+        self.url = f'{"https" if self.tls else "http"}://{self.host}:{port}'
+        self.controllers = ControllerManager(store, **self.controller_options)
+        self._controller_task = asyncio.get_running_loop().create_task(self._run_controllers())
+
+    async def _run_controllers(self):
+        try:
+            await self.controllers.run()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            import traceback
+
+            print('kubesim: the controller manager stopped with an error:', file=sys.stderr)
+            traceback.print_exc(file=sys.stderr)
+
+    async def _astop(self):
+        if self.api is not None:
+            self.api.close_watches()
+        if self._controller_task is not None:
+            self._controller_task.cancel()
+            try:
+                await self._controller_task
+            except asyncio.CancelledError:
+                pass
+        if self._runner is not None:
+            await self._runner.cleanup()
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+
+    # ---- thread lifecycle ----------------------------------------------------------------
+    def start(self):
+        """Start serving on a daemon thread; returns self once the server accepts connections."""
+        if self._thread is not None:
+            raise RuntimeError('this KubeSim is already started')
+        started = concurrent.futures.Future()
+        self.loop = asyncio.new_event_loop()
+
+        def run():
+            asyncio.set_event_loop(self.loop)
+            try:
+                self.loop.run_until_complete(self._astart())
+            except BaseException as e:  # report any startup failure to start()
+                started.set_exception(e)
+                self.loop.close()
+                return
+            started.set_result(None)
+            self.loop.run_forever()
+            self.loop.close()
+
+        self._thread = threading.Thread(target=run, name='kubesim', daemon=True)
+        self._thread.start()
+        try:
+            started.result(START_TIMEOUT)
+        except BaseException:
+            self._thread.join(STOP_TIMEOUT)
+            self._thread = None
+            raise
+        return self
+
+    def stop(self):
+        """Close watches, stop the controllers and the server, end the thread. Idempotent."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        if self.loop.is_running():
+            future = asyncio.run_coroutine_threadsafe(self._astop(), self.loop)
+            try:
+                future.result(STOP_TIMEOUT)
+            finally:
+                self.loop.call_soon_threadsafe(self.loop.stop)
+        thread.join(STOP_TIMEOUT)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    # ---- helpers for tests ---------------------------------------------------------------
+    def call(self, fn, *args, timeout=30):
+        """Run ``fn(*args)`` on the loop thread (awaiting it if it returns an awaitable); return its
+        result. The only safe way for another thread to look at or change ``self.store``."""
+
+        async def run():
+            result = fn(*args)
+            if inspect.isawaitable(result):
+                result = await result
+            return result
+
+        if self._thread is None:
+            raise RuntimeError('KubeSim is not running')
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(timeout)
+
+    @property
+    def readiness_log(self):
+        return self.controllers.readiness_log if self.controllers is not None else []
+
+    @property
+    def ca_pem(self):
+        return self.certificates.ca_pem if self.certificates else None
+
+    def write_kubeconfig(self, path, *, token=None, readonly=False, namespace='default'):
+        """Write a kubeconfig for this server; it authenticates with the full token unless
+        ``readonly`` (the read-only token) or an explicit ``token`` is given."""
+        if token is None:
+            token = self.readonly_token if readonly else self.token
+        self.kubeconfig = write_kubeconfig(path, self.url, ca_pem=self.ca_pem, token=token,
+                                           namespace=namespace)
+        return self.kubeconfig
+
+    def set_faults(self, spec):
+        """Replace the fault configuration (SPEC syntax in faults.py); '' or None turns faults off."""
+        if self._thread is None:
+            self.faults.set(spec)
+        else:
+            self.call(self.faults.set, spec)

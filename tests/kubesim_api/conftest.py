@@ -1,0 +1,73 @@
+"""Helpers for the API-layer tests: a tiny raw HTTP client that returns (status, headers, JSON)."""
+
+import json
+import ssl
+import urllib.error
+import urllib.request
+
+import pytest
+
+
+class Http:
+    """Raw requests against one server, without any Kubernetes client in the way."""
+
+    def __init__(self, url, token=None, ca_pem=None):
+        self.url = url
+        self.token = token
+        self.context = None
+        if ca_pem:
+            self.context = ssl.create_default_context(cadata=ca_pem.decode())
+
+    def request(self, method, path, body=None, content_type='application/json', headers=None, timeout=10):
+        data = None
+        hdrs = dict(headers or {})
+        if body is not None:
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            hdrs['Content-Type'] = content_type
+        if self.token:
+            hdrs.setdefault('Authorization', f'Bearer {self.token}')
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers=hdrs)
+        try:
+            with urllib.request.urlopen(req, timeout=timeout, context=self.context) as resp:
+                raw, status, rh = resp.read(), resp.status, dict(resp.headers)
+        except urllib.error.HTTPError as e:
+            raw, status, rh = e.read(), e.code, dict(e.headers)
+        try:
+            payload = json.loads(raw) if raw else None
+        except ValueError:
+            payload = raw.decode()
+        return status, rh, payload
+
+    def get(self, path, **kw):
+        return self.request('GET', path, **kw)
+
+    def post(self, path, body, **kw):
+        return self.request('POST', path, body, **kw)
+
+    def put(self, path, body, **kw):
+        return self.request('PUT', path, body, **kw)
+
+    def patch(self, path, body, content_type='application/strategic-merge-patch+json', **kw):
+        return self.request('PATCH', path, body, content_type=content_type, **kw)
+
+    def delete(self, path, body=None, **kw):
+        return self.request('DELETE', path, body, **kw)
+
+
+@pytest.fixture
+def http(kubesim):
+    return Http(kubesim.url, token=getattr(kubesim, 'token', None), ca_pem=getattr(kubesim, 'ca_pem', None))
+
+
+def deployment(name='web', replicas=2, image='nginx:1.25', labels=None):
+    labels = labels or {'app': name}
+    return {
+        'apiVersion': 'apps/v1', 'kind': 'Deployment',
+        'metadata': {'name': name, 'labels': dict(labels)},
+        'spec': {
+            'replicas': replicas,
+            'selector': {'matchLabels': dict(labels)},
+            'template': {'metadata': {'labels': dict(labels)},
+                         'spec': {'containers': [{'name': 'app', 'image': image}]}},
+        },
+    }

@@ -1,0 +1,61 @@
+"""The basics through a real socket: discovery, CRUD, kubectl."""
+
+import json
+
+import pytest
+
+from .conftest import deployment
+
+pytestmark = pytest.mark.kubesim
+
+DEPLOYS = '/apis/apps/v1/namespaces/default/deployments'
+
+
+def test_version_and_discovery(http):
+    status, _, version = http.get('/version')
+    assert status == 200 and version['major'] == '1' and version['gitVersion'].startswith('v1.')
+    status, _, core = http.get('/api/v1')
+    names = {r['name'] for r in core['resources']}
+    assert {'pods', 'pods/status', 'replicationcontrollers/scale', 'namespaces', 'nodes'} <= names
+    _, _, apps = http.get('/apis/apps/v1')
+    by_name = {r['name']: r for r in apps['resources']}
+    assert by_name['deployments']['shortNames'] == ['deploy']
+    assert 'all' in by_name['deployments']['categories']
+    assert by_name['deployments/scale']['group'] == 'autoscaling'
+    assert by_name['deployments/scale']['kind'] == 'Scale'
+    _, _, groups = http.get('/apis')
+    assert [g['name'] for g in groups['groups']] == ['apps']
+
+
+def test_crud_round_trip(http):
+    status, _, created = http.post(DEPLOYS, deployment())
+    assert status == 201
+    assert created['metadata']['namespace'] == 'default'
+    assert created['metadata']['generation'] == 1
+    rv = created['metadata']['resourceVersion']
+    status, _, got = http.get(f'{DEPLOYS}/web')
+    assert status == 200 and got['metadata']['uid'] == created['metadata']['uid']
+    status, _, listed = http.get(DEPLOYS)
+    assert listed['kind'] == 'DeploymentList' and [i['metadata']['name'] for i in listed['items']] == ['web']
+    got['spec']['replicas'] = 3
+    status, _, updated = http.put(f'{DEPLOYS}/web', got)
+    assert status == 200 and updated['metadata']['resourceVersion'] != rv
+    assert updated['metadata']['generation'] == 2
+    status, _, _ = http.delete(f'{DEPLOYS}/web')
+    assert status == 200
+    status, _, err = http.get(f'{DEPLOYS}/web')
+    assert status == 404 and err['reason'] == 'NotFound'
+
+
+def test_kubectl_basics(kubesim, kubectl, tmp_path):
+    assert 'kube-system' in kubectl('get', 'ns', check=True).stdout
+    manifest = tmp_path / 'web.json'
+    manifest.write_text(json.dumps(deployment()))
+    assert 'created' in kubectl('apply', '-f', manifest, check=True).stdout
+    manifest.write_text(json.dumps(deployment(image='nginx:1.26')))
+    assert 'configured' in kubectl('apply', '-f', manifest, check=True).stdout
+    obj = json.loads(kubectl('get', 'deploy', 'web', '-o', 'json', check=True).stdout)
+    assert obj['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.26'
+    kubectl('patch', 'deploy', 'web', '-p', '{"spec":{"replicas":4}}', check=True)
+    kubectl('delete', 'deploy', 'web', check=True)
+    assert kubectl('get', 'deploy', 'web').returncode != 0
