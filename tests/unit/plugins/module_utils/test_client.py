@@ -1,0 +1,438 @@
+import base64
+import json
+import os
+
+import pytest
+import urllib3
+import yaml
+from urllib3.exceptions import NewConnectionError, ProtocolError, SSLError
+
+from ansible_collections.kubeops.rollout.plugins.module_utils import client as client_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import (
+    ApiClient,
+    ApiError,
+    ConfigError,
+    Connection,
+    ConnectionFailure,
+    load_connection,
+    redact,
+)
+
+pytestmark = pytest.mark.unit
+
+TOKEN = 'sekret-token-0123456789'
+
+
+# ---- kubeconfig parsing and auth choice ------------------------------------------------------
+
+def write_kubeconfig(path, users=None, contexts=None, current='main', clusters=None):
+    config = {
+        'apiVersion': 'v1', 'kind': 'Config', 'current-context': current,
+        'clusters': clusters or [{'name': 'c1', 'cluster': {'server': 'https://10.0.0.1:6443',
+                                                            'certificate-authority': 'ca.crt'}}],
+        'users': users or [{'name': 'u1', 'user': {'token': TOKEN}}],
+        'contexts': contexts or [{'name': 'main',
+                                  'context': {'cluster': 'c1', 'user': 'u1', 'namespace': 'shop'}}],
+    }
+    path.write_text(yaml.safe_dump(config))
+    return str(path)
+
+
+def test_kubeconfig_token_namespace_and_relative_paths(tmp_path):
+    kc = write_kubeconfig(tmp_path / 'config')
+    conn = load_connection({'kubeconfig': kc}, env={})
+    assert conn.server == 'https://10.0.0.1:6443'
+    assert conn.token == TOKEN
+    assert conn.namespace == 'shop'
+    assert conn.ca_file == str(tmp_path / 'ca.crt')  # relative to the kubeconfig's directory
+    assert conn.verify is True
+
+
+def test_kubeconfig_context_option_and_unknown_context(tmp_path):
+    kc = write_kubeconfig(tmp_path / 'config', contexts=[
+        {'name': 'main', 'context': {'cluster': 'c1', 'user': 'u1'}},
+        {'name': 'other', 'context': {'cluster': 'c1', 'user': 'u2', 'namespace': 'ops'}}],
+        users=[{'name': 'u1', 'user': {'token': 'a' * 8}},
+               {'name': 'u2', 'user': {'username': 'admin', 'password': 'pw-1234'}}])
+    conn = load_connection({'kubeconfig': kc, 'context': 'other'}, env={})
+    assert (conn.username, conn.password, conn.token, conn.namespace) == ('admin', 'pw-1234', None, 'ops')
+    with pytest.raises(ConfigError,
+                       match=r'context "nope" not found in kubeconfig .* \(contexts: main, other\)'):
+        load_connection({'kubeconfig': kc, 'context': 'nope'}, env={})
+
+
+def test_kubeconfig_cert_data_and_insecure_and_proxy(tmp_path):
+    b64 = lambda s: base64.b64encode(s.encode()).decode()  # noqa: E731
+    kc = write_kubeconfig(tmp_path / 'config', clusters=[{'name': 'c1', 'cluster': {
+        'server': 'https://k:6443', 'insecure-skip-tls-verify': True, 'proxy-url': 'http://proxy:3128',
+        'certificate-authority-data': b64('CA PEM'), 'tls-server-name': 'kube.internal'}}],
+        users=[{'name': 'u1', 'user': {'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY'),
+                                       'as': 'jane', 'as-groups': ['devs']}}])
+    conn = load_connection({'kubeconfig': kc}, env={})
+    assert conn.verify is False and conn.proxy == 'http://proxy:3128'
+    assert conn.ca_data == 'CA PEM' and conn.tls_server_name == 'kube.internal'
+    assert (conn.cert_data, conn.key_data) == (b'CERT', b'KEY')
+    assert (conn.impersonate_user, conn.impersonate_groups) == ('jane', ['devs'])
+
+
+def test_token_file_is_read_and_refreshable(tmp_path):
+    (tmp_path / 'tok').write_text('first\n')
+    kc = write_kubeconfig(tmp_path / 'config', users=[{'name': 'u1', 'user': {'tokenFile': 'tok'}}])
+    conn = load_connection({'kubeconfig': kc}, env={})
+    assert conn.token == 'first'
+    (tmp_path / 'tok').write_text('second')
+    assert conn.refresh() == 'second'
+
+
+def test_kubeconfig_env_list_merges_first_wins(tmp_path):
+    a = write_kubeconfig(tmp_path / 'a', current='main')
+    b = write_kubeconfig(tmp_path / 'b', current='other', contexts=[
+        {'name': 'main', 'context': {'cluster': 'c1', 'user': 'u1', 'namespace': 'ignored'}},
+        {'name': 'other', 'context': {'cluster': 'c1', 'user': 'u1', 'namespace': 'from-b'}}])
+    conn = load_connection({}, env={'KUBECONFIG': a + os.pathsep + b})
+    assert conn.namespace == 'shop'  # current-context and "main" both from the first file
+    conn = load_connection({'context': 'other'}, env={'KUBECONFIG': a + os.pathsep + b})
+    assert conn.namespace == 'from-b'
+
+
+def test_inline_kubeconfig_dict():
+    config = {'current-context': 'x', 'clusters': [{'name': 'c', 'cluster': {'server': 'http://127.0.0.1:1'}}],
+              'users': [{'name': 'u', 'user': {'token': 'tok-inline'}}],
+              'contexts': [{'name': 'x', 'context': {'cluster': 'c', 'user': 'u'}}]}
+    conn = load_connection({'kubeconfig': config}, env={})
+    assert (conn.server, conn.token, conn.namespace) == ('http://127.0.0.1:1', 'tok-inline', None)
+
+
+def test_host_and_api_key_skip_the_kubeconfig(tmp_path):
+    conn = load_connection({'host': 'https://api:6443/', 'api_key': 'k' * 10},
+                           env={'KUBECONFIG': '/nonexistent'})
+    assert (conn.server, conn.token) == ('https://api:6443', 'k' * 10)
+
+
+def test_env_variables_like_kubernetes_core(tmp_path):
+    ca = tmp_path / 'ca.pem'
+    env = {'K8S_AUTH_HOST': 'https://envhost', 'K8S_AUTH_API_KEY': 'envtoken', 'K8S_AUTH_VERIFY_SSL': 'no',
+           'K8S_AUTH_SSL_CA_CERT': str(ca), 'K8S_AUTH_IMPERSONATE_GROUPS': 'a, b'}
+    conn = load_connection({}, env=env)
+    assert (conn.server, conn.token, conn.verify) == ('https://envhost', 'envtoken', False)
+    assert conn.ca_file == str(ca)
+    assert conn.impersonate_groups == ['a', 'b']
+    # module options win over the environment
+    conn = load_connection({'api_key': 'param', 'validate_certs': True}, env=env)
+    assert (conn.token, conn.verify) == ('param', True)
+
+
+def test_options_override_kubeconfig(tmp_path):
+    kc = write_kubeconfig(tmp_path / 'config')
+    conn = load_connection({'kubeconfig': kc, 'host': 'https://override', 'validate_certs': False,
+                            'ca_cert': '/x/ca.pem'}, env={})
+    assert (conn.server, conn.verify) == ('https://override', False)
+    assert (conn.ca_file, conn.token) == ('/x/ca.pem', TOKEN)
+
+
+def test_in_cluster_service_account_when_nothing_else(tmp_path, monkeypatch):
+    sa = tmp_path / 'sa'
+    sa.mkdir()
+    (sa / 'token').write_text('sa-token\n')
+    (sa / 'ca.crt').write_text('pem')
+    (sa / 'namespace').write_text('apps')
+    monkeypatch.setattr(client_mod, 'SERVICE_ACCOUNT_DIR', str(sa))
+    env = {'KUBERNETES_SERVICE_HOST': '10.96.0.1', 'KUBERNETES_SERVICE_PORT': '443'}
+    conn = load_connection({}, env=env)
+    assert (conn.server, conn.token, conn.namespace) == ('https://10.96.0.1:443', 'sa-token', 'apps')
+    assert conn.ca_file == str(sa / 'ca.crt')
+
+
+def test_no_configuration_at_all_is_a_clear_error(tmp_path):
+    with pytest.raises(ConfigError, match='no Kubernetes connection configured'):
+        load_connection({}, env={'KUBECONFIG': str(tmp_path / 'missing')})
+    with pytest.raises(ConfigError, match='kubeconfig file .* does not exist'):
+        load_connection({'kubeconfig': str(tmp_path / 'missing')}, env={})
+    (tmp_path / 'bad').write_text('{{{ not yaml')
+    with pytest.raises(ConfigError, match='not valid YAML'):
+        load_connection({'kubeconfig': str(tmp_path / 'bad')}, env={})
+
+
+def test_exec_user_falls_back_to_kubernetes_library(tmp_path, monkeypatch):
+    calls = {}
+
+    import kubernetes.config
+
+    def fake_load(config_dict, context=None, client_configuration=None, **_):
+        calls['context'] = context
+        calls['user'] = config_dict['users'][0]['user']
+        client_configuration.api_key = {'authorization': 'Bearer from-exec'}
+
+    monkeypatch.setattr(kubernetes.config, 'load_kube_config_from_dict', fake_load)
+    kc = write_kubeconfig(tmp_path / 'config', users=[{'name': 'u1', 'user': {
+        'exec': {'apiVersion': 'client.authentication.k8s.io/v1', 'command': 'get-token'}}}])
+    conn = load_connection({'kubeconfig': kc}, env={})
+    assert conn.token == 'from-exec'
+    assert calls['context'] == 'main' and 'exec' in calls['user']
+    assert conn.refresh() == 'from-exec'
+
+
+def test_native_auth_does_not_import_kubernetes(tmp_path):
+    import subprocess
+    import sys
+    kc = write_kubeconfig(tmp_path / 'config')
+    collections = client_mod.__file__.split('/ansible_collections/')[0]
+    code = ('import sys; sys.path.insert(0, %r)\n'
+            'from ansible_collections.kubeops.rollout.plugins.module_utils.client import load_connection\n'
+            'load_connection({"kubeconfig": %r}, env={})\n'
+            'print("kubernetes" in sys.modules)') % (collections, kc)
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == 'False'
+
+
+# ---- requests, retries, errors ---------------------------------------------------------------
+
+class FakeResponse:
+    def __init__(self, status=200, body=None, headers=None, reason='OK', chunks=None):
+        self.status = status
+        self.data = b'' if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+        self.headers = headers or {}
+        self.reason = reason
+        self.chunks = chunks or []
+        self.closed = False
+
+    def stream(self, amt=None, decode_content=True):
+        yield from self.chunks
+
+    def close(self):
+        self.closed = True
+
+
+class FakePool:
+    def __init__(self, answers):
+        self.answers = list(answers)
+        self.requests = []
+
+    def request(self, method, url, body=None, headers=None, **kwargs):
+        self.requests.append({'method': method, 'url': url, 'body': body, 'headers': dict(headers or {}),
+                              **kwargs})
+        answer = self.answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+def make_client(answers, **conn_attrs):
+    conn = Connection()
+    conn.server = 'https://api.example:6443'
+    conn.token = TOKEN
+    for k, v in conn_attrs.items():
+        setattr(conn, k, v)
+    sleeps = []
+    client = ApiClient(conn, pool=FakePool(answers), sleep=sleeps.append)
+    return client, client._pool, sleeps
+
+
+def status_body(code, reason, message, **extra):
+    return {'kind': 'Status', 'apiVersion': 'v1', 'status': 'Failure', 'code': code, 'reason': reason,
+            'message': message, **extra}
+
+
+def test_get_sends_bearer_token_and_decodes_json():
+    client, pool, _ = make_client([FakeResponse(200, {'kind': 'Deployment', 'x-unknown': [1]})])
+    got = client.get('/apis/apps/v1/namespaces/default/deployments/web')
+    assert got == {'kind': 'Deployment', 'x-unknown': [1]}
+    req = pool.requests[0]
+    assert req['headers']['Authorization'] == 'Bearer ' + TOKEN
+    assert req['url'] == 'https://api.example:6443/apis/apps/v1/namespaces/default/deployments/web'
+
+
+def test_basic_auth_and_impersonation_headers():
+    client, pool, _ = make_client([FakeResponse(200, {})], token=None, username='u', password='p',
+                                  impersonate_user='jane', impersonate_groups=['a', 'b'])
+    client.get('/x')
+    headers = pool.requests[0]['headers']
+    assert headers['Authorization'] == 'Basic ' + base64.b64encode(b'u:p').decode()
+    assert headers['Impersonate-User'] == 'jane'
+
+
+def test_impersonate_group_is_sent_as_separate_headers():
+    client, _pool, _ = make_client([], impersonate_groups=['a', 'b'])
+    headers = client._headers()
+    assert headers.getlist('Impersonate-Group') == ['a', 'b']
+
+
+def test_patch_query_content_type_and_dry_run():
+    client, pool, _ = make_client([FakeResponse(200, {})])
+    client.patch('/p', [{'op': 'test'}], 'application/json-patch+json', dry_run=True)
+    req = pool.requests[0]
+    assert req['method'] == 'PATCH'
+    assert 'dryRun=All' in req['url'] and 'fieldManager=kubeops-rollout' in req['url']
+    assert req['headers']['Content-Type'] == 'application/json-patch+json'
+    assert json.loads(req['body']) == [{'op': 'test'}]
+
+
+def test_429_honours_retry_after_then_succeeds():
+    client, pool, sleeps = make_client([
+        FakeResponse(429, status_body(429, 'TooManyRequests', 'slow down'), {'Retry-After': '3'}),
+        FakeResponse(200, {'ok': True})])
+    assert client.get('/x') == {'ok': True}
+    assert sleeps == [3.0]
+    assert len(pool.requests) == 2
+
+
+def test_429_retry_after_is_capped():
+    client, _pool, sleeps = make_client([
+        FakeResponse(429, status_body(429, 'TooManyRequests', 'x'), {'Retry-After': '3600'}),
+        FakeResponse(200, {})])
+    client.get('/x')
+    assert sleeps == [client_mod.RETRY_AFTER_MAX]
+
+
+def test_429_is_retried_even_for_writes():
+    throttled = FakeResponse(429, status_body(429, 'TooManyRequests', 'x'), {'Retry-After': '0'})
+    client, pool, _ = make_client([throttled,
+                                   FakeResponse(200, {})])
+    client.patch('/p', {}, retry=False)
+    assert len(pool.requests) == 2
+
+
+def test_5xx_retried_with_growing_backoff_for_get_and_bounded():
+    answers = [FakeResponse(503, status_body(503, 'ServiceUnavailable', 'busy'))] * client_mod.MAX_ATTEMPTS
+    client, pool, sleeps = make_client(answers)
+    with pytest.raises(ApiError) as e:
+        client.get('/x')
+    assert e.value.status == 503 and 'busy' in e.value.message
+    assert len(pool.requests) == client_mod.MAX_ATTEMPTS
+    assert len(sleeps) == client_mod.MAX_ATTEMPTS - 1
+    assert sleeps[-1] > sleeps[0]
+    assert max(sleeps) <= client_mod.BACKOFF_MAX * 1.25
+
+
+def test_5xx_not_retried_for_unsafe_write():
+    client, pool, _ = make_client([FakeResponse(500, status_body(500, 'InternalError', 'boom'))])
+    with pytest.raises(ApiError):
+        client.patch('/p', {}, retry=False)
+    assert len(pool.requests) == 1
+
+
+def test_dropped_connection_retried_only_when_safe():
+    drop = ProtocolError('Connection aborted.', ConnectionResetError(104, 'Connection reset by peer'))
+    client, pool, _ = make_client([drop, FakeResponse(200, {'ok': 1})])
+    assert client.patch('/p', {}, retry=True) == {'ok': 1}
+    client, pool, _ = make_client([drop])
+    with pytest.raises(ConnectionFailure, match='failed during PATCH /p'):
+        client.patch('/p', {}, retry=False)
+    assert len(pool.requests) == 1
+
+
+def test_refused_connection_retried_briefly_then_clear_message():
+    refused = NewConnectionError(None, 'Failed to establish a new connection: [Errno 111] Connection refused')
+    client, pool, _ = make_client([refused] * client_mod.CONNECT_ATTEMPTS)
+    with pytest.raises(ConnectionFailure) as e:
+        client.get('/x')
+    assert len(pool.requests) == client_mod.CONNECT_ATTEMPTS
+    assert 'cannot reach the Kubernetes API at https://api.example:6443' in e.value.message
+    assert 'Connection refused' in e.value.message
+
+
+def test_tls_failure_is_not_retried_and_says_what_to_do():
+    err = SSLError("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer "
+                   "certificate (_ssl.c:1006)")
+    client, pool, _ = make_client([err])
+    with pytest.raises(ConnectionFailure) as e:
+        client.get('/x')
+    assert e.value.tls and len(pool.requests) == 1
+    assert 'certificate verify failed: unable to get local issuer certificate' in e.value.message
+    assert 'ca_cert' in e.value.message
+
+
+def test_401_refreshes_token_once():
+    client, pool, _ = make_client([FakeResponse(401, status_body(401, 'Unauthorized', 'Unauthorized')),
+                                   FakeResponse(200, {'ok': 1})], refresh=lambda: 'new-token-value')
+    assert client.get('/x') == {'ok': 1}
+    assert pool.requests[1]['headers']['Authorization'] == 'Bearer new-token-value'
+    client, pool, _ = make_client([FakeResponse(401, status_body(401, 'Unauthorized', 'Unauthorized'))] * 2,
+                                  refresh=lambda: 'still-bad-token')
+    with pytest.raises(ApiError) as e:
+        client.get('/x')
+    assert e.value.status == 401 and len(pool.requests) == 2
+
+
+def test_non_json_error_body_and_conflict_detection():
+    client, _pool, _ = make_client([FakeResponse(502, b'<html>bad gateway</html>', reason='Bad Gateway')] * 5)
+    with pytest.raises(ApiError) as e:
+        client.get('/x')
+    assert e.value.status == 502 and 'bad gateway' in e.value.message
+    assert ApiError(409, 'Conflict', 'x').is_conflict
+    assert ApiError(422, '', 'the server rejected our request: testing value /metadata/resourceVersion '
+                              'failed: test failed').is_conflict
+    assert not ApiError(422, 'Invalid', 'spec.template: Invalid value').is_conflict
+
+
+def test_watch_parses_lines_across_chunks_and_raises_error_events():
+    ev1 = json.dumps({'type': 'MODIFIED', 'object': {'metadata': {'name': 'a', 'resourceVersion': '5'}}})
+    ev2 = json.dumps({'type': 'ERROR', 'object': status_body(410, 'Expired', 'too old resource version')})
+    resp = FakeResponse(200, chunks=[ev1[:10].encode(), (ev1[10:] + '\n').encode(), (ev2 + '\n').encode()])
+    client, pool, _ = make_client([resp])
+    events = client.watch('/apis/apps/v1/namespaces/default/deployments', resource_version='4',
+                          field_selector='metadata.name=a', timeout_seconds=30)
+    assert next(events) == ('MODIFIED', {'metadata': {'name': 'a', 'resourceVersion': '5'}})
+    with pytest.raises(ApiError) as e:
+        next(events)
+    assert e.value.status == 410
+    url = pool.requests[0]['url']
+    assert 'watch=true' in url and 'resourceVersion=4' in url and 'fieldSelector=metadata.name%3Da' in url
+    assert 'timeoutSeconds=30' in url
+    assert resp.closed
+
+
+# ---- secrets ---------------------------------------------------------------------------------
+
+def test_redact_hides_secrets_and_url_userinfo():
+    text = redact('token %s at https://user:pw@host/x' % TOKEN, [TOKEN])
+    assert TOKEN not in text and 'user:pw' not in text
+    assert text == 'token ******** at https://********@host/x'
+
+
+def test_error_messages_never_echo_the_token():
+    body = status_body(403, 'Forbidden', 'token %s is not allowed' % TOKEN)
+    client, _pool, _ = make_client([FakeResponse(403, body)])
+    with pytest.raises(ApiError) as e:
+        client.get('/x')
+    assert TOKEN not in e.value.message and '********' in e.value.message
+
+
+def test_connection_secrets_listed_for_no_log():
+    conn = Connection()
+    conn.token, conn.password, conn.proxy_headers = 't0k3n', 'pa55', {'proxy_basic_auth': 'u:p'}
+    assert set(conn.secrets()) == {'t0k3n', 'pa55', 'u:p'}
+
+
+def test_client_cert_data_loaded_and_temp_files_removed(tmp_path, monkeypatch):
+    import ssl
+    import tempfile
+
+    loaded = {}
+
+    def fake_load_cert_chain(self, cert, key):
+        with open(cert, 'rb') as f:
+            loaded['cert'] = f.read()
+        loaded['mode'] = os.stat(key).st_mode & 0o777
+        loaded['dir'] = os.path.dirname(cert)
+
+    monkeypatch.setattr(ssl.SSLContext, 'load_cert_chain', fake_load_cert_chain)
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
+    conn = Connection()
+    conn.server = 'https://api:6443'
+    conn.cert_data, conn.key_data = b'CERT-PEM', b'KEY-PEM'
+    client = ApiClient(conn)
+    assert isinstance(client._pool, urllib3.PoolManager)
+    assert loaded['cert'] == b'CERT-PEM' and loaded['mode'] == 0o600
+    assert not os.path.exists(loaded['dir'])
+
+
+def test_proxy_and_no_proxy():
+    conn = Connection()
+    conn.server = 'http://api.internal:8080'
+    conn.proxy = 'http://proxy:3128'
+    assert isinstance(ApiClient(conn)._pool, urllib3.ProxyManager)
+    conn.no_proxy = 'localhost,.internal'
+    assert not isinstance(ApiClient(conn)._pool, urllib3.ProxyManager)
+    assert client_mod._no_proxy_matches('10.1.2.3', '10.0.0.0/8')
+    assert not client_mod._no_proxy_matches('11.1.2.3', '10.0.0.0/8')
