@@ -1,5 +1,581 @@
-"""Defaulting and validation of objects on admission (placeholder until the controllers land)."""
+"""Admission: the defaulting and validation the API server applies to the kinds kubesim simulates.
+
+`admit(resource, obj, old)` is the store's admission hook: it fills in the defaults apps/v1 and
+core/v1 give (SetDefaults_* in Kubernetes) in place and raises `ApiError.invalid` (422 with
+causes) for objects Kubernetes would reject. Defaulting is idempotent and applies to pod templates
+too, so templates compare the way the controllers compare them (Deployment template vs. ReplicaSet
+template, StatefulSet/DaemonSet template vs. ControllerRevision data).
+"""
+
+import copy
+import re
+
+from .errors import ApiError
+from .selectors import matches_labels, selector_from_label_selector_object
+
+REVISION_ANNOTATION = 'deployment.kubernetes.io/revision'
+DS_TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation'
+
+_DNS1123_LABEL = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')
+_DNS1123_SUBDOMAIN = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')
+_QUALIFIED_NAME = re.compile(r'^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$')
+_LABEL_VALUE = re.compile(r'^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$')
+_PERCENT = re.compile(r'^[0-9]+%$')
+
+LABEL_MSG = ('a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', '
+             'and must start and end with an alphanumeric character (e.g. \'my-name\',  or '
+             '\'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\')')
+SUBDOMAIN_MSG = ('a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '
+                 '\'-\' or \'.\', and must start and end with an alphanumeric character (e.g. '
+                 '\'example.com\', regex used for validation is '
+                 '\'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')')
+LABEL_VALUE_MSG = ('a valid label must be an empty string or consist of alphanumeric characters, \'-\', '
+                   '\'_\' or \'.\', and must start and end with an alphanumeric character (e.g. '
+                   '\'MyValue\',  or \'my_value\',  or \'12345\', regex used for validation is '
+                   '\'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?\')')
+QUALIFIED_NAME_MSG = ('name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must '
+                      'start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  '
+                      'or \'123-abc\', regex used for validation is '
+                      '\'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\')')
+
+KINDS = {
+    '/pods': 'Pod',
+    '/replicationcontrollers': 'ReplicationController',
+    'apps/deployments': 'Deployment.apps',
+    'apps/replicasets': 'ReplicaSet.apps',
+    'apps/statefulsets': 'StatefulSet.apps',
+    'apps/daemonsets': 'DaemonSet.apps',
+    'apps/controllerrevisions': 'ControllerRevision.apps',
+}
+
+
+class Errors:
+    """Collects field errors, then raises one 422 with all of them (as the API server reports)."""
+
+    def __init__(self):
+        self.causes = []
+
+    def required(self, field):
+        self.causes.append((field, 'FieldValueRequired', 'Required value'))
+
+    def invalid(self, field, value, detail):
+        self.causes.append((field, 'FieldValueInvalid', f'Invalid value: {go_repr(value)}: {detail}'))
+
+    def unsupported(self, field, value, supported):
+        choices = ', '.join(f'"{s}"' for s in supported)
+        self.causes.append((field, 'FieldValueNotSupported',
+                            f'Unsupported value: {go_repr(value)}: supported values: {choices}'))
+
+    def forbidden(self, field, detail):
+        self.causes.append((field, 'FieldValueForbidden', f'Forbidden: {detail}'))
+
+    def duplicate(self, field, value):
+        self.causes.append((field, 'FieldValueDuplicate', f'Duplicate value: {go_repr(value)}'))
+
+    def raise_if_any(self, resource, obj):
+        if self.causes:
+            name = (obj.get('metadata') or {}).get('name', '')
+            raise ApiError.invalid(resource, name, self.causes, kind=KINDS.get(resource))
+
+
+def go_repr(value):
+    """Render a value roughly the way Go's %#v does in Kubernetes' validation messages."""
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    if isinstance(value, str):
+        return '"' + value.replace('\\', '\\\\').replace('"', '\\"') + '"'
+    if isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
+        inner = ', '.join(f'"{k}":"{v}"' for k, v in sorted(value.items()))
+        return 'map[string]string{' + inner + '}'
+    if value is None:
+        return 'null'
+    return str(value)
+
+
+# ---- defaulting ------------------------------------------------------------------------------
+def image_pull_policy(image):
+    """Always for `:latest` or untagged images, IfNotPresent otherwise (digests included)."""
+    if '@' in image:
+        return 'IfNotPresent'
+    last = image.rsplit('/', 1)[-1]
+    if ':' not in last:
+        return 'Always'
+    return 'Always' if last.rsplit(':', 1)[1] == 'latest' else 'IfNotPresent'
+
+
+def _default_probe(probe):
+    if not isinstance(probe, dict):
+        return
+    probe.setdefault('timeoutSeconds', 1)
+    probe.setdefault('periodSeconds', 10)
+    probe.setdefault('successThreshold', 1)
+    probe.setdefault('failureThreshold', 3)
+    if isinstance(probe.get('httpGet'), dict):
+        probe['httpGet'].setdefault('path', '/')
+        probe['httpGet'].setdefault('scheme', 'HTTP')
+
+
+def default_container(container):
+    if not isinstance(container, dict):
+        return
+    container.setdefault('terminationMessagePath', '/dev/termination-log')
+    container.setdefault('terminationMessagePolicy', 'File')
+    if 'imagePullPolicy' not in container and isinstance(container.get('image'), str):
+        container['imagePullPolicy'] = image_pull_policy(container['image'])
+    container.setdefault('resources', {})
+    for port in container.get('ports') or []:
+        if isinstance(port, dict):
+            port.setdefault('protocol', 'TCP')
+    for env in container.get('env') or []:
+        field_ref = ((env or {}).get('valueFrom') or {}).get('fieldRef') if isinstance(env, dict) else None
+        if isinstance(field_ref, dict):
+            field_ref.setdefault('apiVersion', 'v1')
+    for key in ('livenessProbe', 'readinessProbe', 'startupProbe'):
+        _default_probe(container.get(key))
+
+
+def default_pod_spec(spec):
+    if not isinstance(spec, dict):
+        return
+    spec.setdefault('restartPolicy', 'Always')
+    spec.setdefault('terminationGracePeriodSeconds', 30)
+    spec.setdefault('dnsPolicy', 'ClusterFirst')
+    spec.setdefault('securityContext', {})
+    spec.setdefault('schedulerName', 'default-scheduler')
+    if spec.get('serviceAccountName') and not spec.get('serviceAccount'):
+        spec['serviceAccount'] = spec['serviceAccountName']
+    for key in ('initContainers', 'containers'):
+        for container in spec.get(key) or []:
+            default_container(container)
+    for volume in spec.get('volumes') or []:
+        if not isinstance(volume, dict):
+            continue
+        for source in ('configMap', 'secret'):
+            if isinstance(volume.get(source), dict):
+                volume[source].setdefault('defaultMode', 420)
+
+
+def default_template(obj):
+    template = obj.get('spec', {}).get('template')
+    if isinstance(template, dict):
+        default_pod_spec(template.setdefault('spec', {}))
+
+
+def _default_deployment(obj):
+    spec = obj.setdefault('spec', {})
+    spec.setdefault('replicas', 1)
+    strategy = spec.setdefault('strategy', {})
+    strategy.setdefault('type', 'RollingUpdate')
+    if strategy['type'] == 'RollingUpdate':
+        rolling = strategy.setdefault('rollingUpdate', {})
+        if isinstance(rolling, dict):
+            rolling.setdefault('maxUnavailable', '25%')
+            rolling.setdefault('maxSurge', '25%')
+    spec.setdefault('revisionHistoryLimit', 10)
+    spec.setdefault('progressDeadlineSeconds', 600)
+    default_template(obj)
+
+
+def _default_replicaset(obj):
+    obj.setdefault('spec', {}).setdefault('replicas', 1)
+    default_template(obj)
+
+
+def _default_statefulset(obj):
+    spec = obj.setdefault('spec', {})
+    spec.setdefault('replicas', 1)
+    spec.setdefault('podManagementPolicy', 'OrderedReady')
+    strategy = spec.setdefault('updateStrategy', {})
+    strategy.setdefault('type', 'RollingUpdate')
+    if strategy['type'] == 'RollingUpdate':
+        rolling = strategy.setdefault('rollingUpdate', {})
+        if isinstance(rolling, dict):
+            rolling.setdefault('partition', 0)
+    spec.setdefault('revisionHistoryLimit', 10)
+    spec.setdefault('persistentVolumeClaimRetentionPolicy', {'whenDeleted': 'Retain', 'whenScaled': 'Retain'})
+    default_template(obj)
+
+
+def _default_daemonset(obj):
+    spec = obj.setdefault('spec', {})
+    strategy = spec.setdefault('updateStrategy', {})
+    strategy.setdefault('type', 'RollingUpdate')
+    if strategy['type'] == 'RollingUpdate':
+        rolling = strategy.setdefault('rollingUpdate', {})
+        if isinstance(rolling, dict):
+            rolling.setdefault('maxUnavailable', 1)
+            rolling.setdefault('maxSurge', 0)
+    spec.setdefault('revisionHistoryLimit', 10)
+    default_template(obj)
+
+
+def _default_rc(obj):
+    spec = obj.setdefault('spec', {})
+    spec.setdefault('replicas', 1)
+    template_labels = ((spec.get('template') or {}).get('metadata') or {}).get('labels') or {}
+    if template_labels:
+        if not spec.get('selector'):
+            spec['selector'] = dict(template_labels)
+        meta = obj.setdefault('metadata', {})
+        if not meta.get('labels'):
+            meta['labels'] = dict(template_labels)
+    default_template(obj)
+
+
+def _default_pod(obj, old):
+    spec = obj.setdefault('spec', {})
+    default_pod_spec(spec)
+    spec.setdefault('enableServiceLinks', True)
+    if old is None and not obj.get('status'):
+        obj['status'] = {'phase': 'Pending', 'qosClass': 'BestEffort'}
+
+
+# ---- validation ------------------------------------------------------------------------------
+def validate_name(errs, obj, field='metadata.name'):
+    name = (obj.get('metadata') or {}).get('name', '')
+    if name and (len(name) > 253 or not _DNS1123_SUBDOMAIN.match(name)):
+        errs.invalid(field, name, SUBDOMAIN_MSG)
+
+
+def validate_labels(errs, labels, field):
+    if labels is None:
+        return
+    if not isinstance(labels, dict):
+        errs.invalid(field, labels, 'must be a map of strings')
+        return
+    for key, value in labels.items():
+        prefix, _, name = key.rpartition('/')
+        if (not name or len(name) > 63 or not _QUALIFIED_NAME.match(name)
+                or (prefix and (len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix)))):
+            errs.invalid(field, key, QUALIFIED_NAME_MSG)
+        if not isinstance(value, str) or len(value) > 63 or not _LABEL_VALUE.match(value):
+            errs.invalid(field, value, LABEL_VALUE_MSG)
+
+
+def validate_pod_spec(errs, spec, path):
+    if not isinstance(spec, dict):
+        errs.required(path)
+        return
+    containers = spec.get('containers')
+    if not containers:
+        errs.required(f'{path}.containers')
+    seen = set()
+    for key in ('initContainers', 'containers'):
+        for i, container in enumerate(spec.get(key) or []):
+            field = f'{path}.{key}[{i}]'
+            if not isinstance(container, dict):
+                errs.invalid(field, container, 'must be an object')
+                continue
+            name = container.get('name')
+            if not name:
+                errs.required(f'{field}.name')
+            elif len(name) > 63 or not _DNS1123_LABEL.match(name):
+                errs.invalid(f'{field}.name', name, LABEL_MSG)
+            elif name in seen:
+                errs.duplicate(f'{field}.name', name)
+            else:
+                seen.add(name)
+            if not container.get('image'):
+                errs.required(f'{field}.image')
+            policy = container.get('imagePullPolicy')
+            if policy is not None and policy not in ('Always', 'IfNotPresent', 'Never'):
+                errs.unsupported(f'{field}.imagePullPolicy', policy, ['Always', 'IfNotPresent', 'Never'])
+    restart = spec.get('restartPolicy')
+    if restart not in ('Always', 'OnFailure', 'Never'):
+        errs.unsupported(f'{path}.restartPolicy', restart, ['Always', 'OnFailure', 'Never'])
+    grace = spec.get('terminationGracePeriodSeconds')
+    if isinstance(grace, int) and grace < 0:
+        errs.invalid(f'{path}.terminationGracePeriodSeconds', grace, 'must be greater than or equal to 0')
+
+
+def validate_template(errs, obj, restart_always=True, required=True):
+    template = (obj.get('spec') or {}).get('template')
+    if template is None:
+        if required:
+            errs.required('spec.template')
+        return None
+    labels = (template.get('metadata') or {}).get('labels')
+    validate_labels(errs, labels, 'spec.template.metadata.labels')
+    validate_pod_spec(errs, template.get('spec'), 'spec.template.spec')
+    restart = (template.get('spec') or {}).get('restartPolicy')
+    if restart_always and restart in ('OnFailure', 'Never'):
+        errs.unsupported('spec.template.spec.restartPolicy', restart, ['Always'])
+    return template
+
+
+def validate_non_negative(errs, spec, key, path=None):
+    value = spec.get(key)
+    if value is None:
+        return
+    if not isinstance(value, int) or isinstance(value, bool):
+        errs.invalid(path or f'spec.{key}', value, 'must be an integer')
+    elif value < 0:
+        errs.invalid(path or f'spec.{key}', value, 'must be greater than or equal to 0')
+
+
+def validate_selector(errs, obj, kind):
+    """apps/v1: a non-empty selector that matches the template's labels."""
+    spec = obj.get('spec') or {}
+    selector = spec.get('selector')
+    if selector is None:
+        errs.required('spec.selector')
+        return
+    if not isinstance(selector, dict) or not (selector.get('matchLabels')
+                                              or selector.get('matchExpressions')):
+        errs.invalid('spec.selector', selector, f'empty selector is invalid for {kind}')
+        return
+    validate_labels(errs, selector.get('matchLabels'), 'spec.selector.matchLabels')
+    for i, expr in enumerate(selector.get('matchExpressions') or []):
+        op = (expr or {}).get('operator')
+        if op not in ('In', 'NotIn', 'Exists', 'DoesNotExist'):
+            errs.unsupported(f'spec.selector.matchExpressions[{i}].operator', op,
+                             ['In', 'NotIn', 'Exists', 'DoesNotExist'])
+            return
+        if op in ('In', 'NotIn') and not expr.get('values'):
+            errs.required(f'spec.selector.matchExpressions[{i}].values')
+            return
+    labels = (((spec.get('template') or {}).get('metadata') or {}).get('labels')) or {}
+    if not matches_labels(selector_from_label_selector_object(selector), labels):
+        errs.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`')
+
+
+def validate_int_or_percent(errs, value, field):
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        errs.invalid(field, value, 'must be an integer or percentage (e.g \'5%\')')
+        return None
+    if isinstance(value, int):
+        if value < 0:
+            errs.invalid(field, value, 'must be greater than or equal to 0')
+        return value
+    if isinstance(value, str) and _PERCENT.match(value):
+        percent = int(value[:-1])
+        if percent > 100:
+            errs.invalid(field, value, 'must not be greater than 100%')
+        return percent
+    errs.invalid(field, value, 'a valid percent string must be a numeric string followed by an ending '
+                               '\'%\' (e.g. \'1%\',  or \'93%\', regex used for validation is \'[0-9]+%\')')
+    return None
+
+
+def validate_selector_immutable(errs, obj, old):
+    if old is None:
+        return
+    new_sel = (obj.get('spec') or {}).get('selector')
+    old_sel = (old.get('spec') or {}).get('selector')
+    if new_sel != old_sel:
+        errs.invalid('spec.selector', new_sel, 'field is immutable')
+
+
+def _validate_deployment(obj, old, errs):
+    spec = obj.get('spec') or {}
+    validate_non_negative(errs, spec, 'replicas')
+    validate_non_negative(errs, spec, 'minReadySeconds')
+    validate_non_negative(errs, spec, 'revisionHistoryLimit')
+    validate_selector(errs, obj, 'deployment')
+    validate_template(errs, obj)
+    strategy = spec.get('strategy') or {}
+    stype = strategy.get('type')
+    if stype not in ('Recreate', 'RollingUpdate'):
+        errs.unsupported('spec.strategy.type', stype, ['Recreate', 'RollingUpdate'])
+    elif stype == 'Recreate' and strategy.get('rollingUpdate') is not None:
+        errs.forbidden('spec.strategy.rollingUpdate',
+                       'may not be specified when strategy `type` is \'Recreate\'')
+    elif stype == 'RollingUpdate':
+        rolling = strategy.get('rollingUpdate') or {}
+        path = 'spec.strategy.rollingUpdate'
+        unavailable = validate_int_or_percent(errs, rolling.get('maxUnavailable'), f'{path}.maxUnavailable')
+        surge = validate_int_or_percent(errs, rolling.get('maxSurge'), f'{path}.maxSurge')
+        if unavailable == 0 and surge == 0:
+            errs.invalid(f'{path}.maxUnavailable', rolling.get('maxUnavailable'),
+                         'may not be 0 when `maxSurge` is 0')
+    deadline = spec.get('progressDeadlineSeconds')
+    if deadline is not None:
+        validate_non_negative(errs, spec, 'progressDeadlineSeconds')
+        if isinstance(deadline, int) and deadline <= (spec.get('minReadySeconds') or 0):
+            errs.invalid('spec.progressDeadlineSeconds', deadline, 'must be greater than minReadySeconds')
+    validate_selector_immutable(errs, obj, old)
+
+
+def _validate_replicaset(obj, old, errs):
+    spec = obj.get('spec') or {}
+    validate_non_negative(errs, spec, 'replicas')
+    validate_non_negative(errs, spec, 'minReadySeconds')
+    validate_selector(errs, obj, 'replicaset')
+    validate_template(errs, obj, required=bool(spec.get('replicas')))
+    validate_selector_immutable(errs, obj, old)
+
+
+def _validate_statefulset(obj, old, errs):
+    spec = obj.get('spec') or {}
+    validate_non_negative(errs, spec, 'replicas')
+    validate_non_negative(errs, spec, 'minReadySeconds')
+    validate_non_negative(errs, spec, 'revisionHistoryLimit')
+    validate_selector(errs, obj, 'statefulset')
+    validate_template(errs, obj)
+    policy = spec.get('podManagementPolicy')
+    if policy not in ('OrderedReady', 'Parallel'):
+        errs.unsupported('spec.podManagementPolicy', policy, ['OrderedReady', 'Parallel'])
+    strategy = spec.get('updateStrategy') or {}
+    stype = strategy.get('type')
+    if stype not in ('RollingUpdate', 'OnDelete'):
+        errs.unsupported('spec.updateStrategy.type', stype, ['OnDelete', 'RollingUpdate'])
+    elif stype == 'OnDelete' and strategy.get('rollingUpdate') is not None:
+        errs.invalid('spec.updateStrategy.rollingUpdate', strategy.get('rollingUpdate'),
+                     'only allowed for updateStrategy \'RollingUpdate\'')
+    elif stype == 'RollingUpdate':
+        rolling = strategy.get('rollingUpdate') or {}
+        validate_non_negative(errs, rolling, 'partition', 'spec.updateStrategy.rollingUpdate.partition')
+        if rolling.get('maxUnavailable') is not None:
+            value = validate_int_or_percent(errs, rolling['maxUnavailable'],
+                                            'spec.updateStrategy.rollingUpdate.maxUnavailable')
+            if value == 0:
+                errs.invalid('spec.updateStrategy.rollingUpdate.maxUnavailable', rolling['maxUnavailable'],
+                             'must be greater than 0')
+    if old is not None:
+        mutable = ('replicas', 'ordinals', 'template', 'updateStrategy',
+                   'persistentVolumeClaimRetentionPolicy', 'minReadySeconds', 'revisionHistoryLimit')
+        rest_new = {k: v for k, v in spec.items() if k not in mutable}
+        rest_old = {k: v for k, v in (old.get('spec') or {}).items() if k not in mutable}
+        if rest_new != rest_old:
+            errs.forbidden('spec', 'updates to statefulset spec for fields other than \'replicas\', '
+                                   '\'ordinals\', \'template\', \'updateStrategy\', '
+                                   '\'revisionHistoryLimit\', \'persistentVolumeClaimRetentionPolicy\' '
+                                   'and \'minReadySeconds\' are forbidden')
+
+
+def _validate_daemonset(obj, old, errs):
+    spec = obj.get('spec') or {}
+    validate_non_negative(errs, spec, 'minReadySeconds')
+    validate_non_negative(errs, spec, 'revisionHistoryLimit')
+    validate_selector(errs, obj, 'daemonset')
+    validate_template(errs, obj)
+    strategy = spec.get('updateStrategy') or {}
+    stype = strategy.get('type')
+    if stype not in ('RollingUpdate', 'OnDelete'):
+        errs.unsupported('spec.updateStrategy.type', stype, ['OnDelete', 'RollingUpdate'])
+    elif stype == 'RollingUpdate':
+        rolling = strategy.get('rollingUpdate') or {}
+        path = 'spec.updateStrategy.rollingUpdate'
+        unavailable = validate_int_or_percent(errs, rolling.get('maxUnavailable'), f'{path}.maxUnavailable')
+        surge = validate_int_or_percent(errs, rolling.get('maxSurge'), f'{path}.maxSurge')
+        if unavailable == 0 and surge == 0:
+            errs.invalid(f'{path}.maxUnavailable', rolling.get('maxUnavailable'),
+                         'may not be 0 when `maxSurge` is 0')
+    validate_selector_immutable(errs, obj, old)
+
+
+def _validate_rc(obj, old, errs):
+    spec = obj.get('spec') or {}
+    validate_non_negative(errs, spec, 'replicas')
+    validate_non_negative(errs, spec, 'minReadySeconds')
+    selector = spec.get('selector')
+    if not selector:
+        errs.required('spec.selector')
+    else:
+        validate_labels(errs, selector, 'spec.selector')
+    template = validate_template(errs, obj, required=bool(spec.get('replicas')))
+    if template is not None and selector:
+        labels = (template.get('metadata') or {}).get('labels') or {}
+        if not all(labels.get(k) == v for k, v in selector.items()):
+            errs.invalid('spec.template.metadata.labels', labels,
+                         '`selector` does not match template `labels`')
+
+
+def _validate_pod(obj, old, errs):
+    validate_pod_spec(errs, obj.get('spec'), 'spec')
+
+
+def _validate_controllerrevision(obj, old, errs):
+    revision = obj.get('revision')
+    if revision is not None and (not isinstance(revision, int) or revision < 0):
+        errs.invalid('revision', revision, 'must be greater than or equal to 0')
+    if old is not None and obj.get('data') != old.get('data'):
+        errs.invalid('data', '', 'field is immutable')
+
+
+# ---- server-side bookkeeping -----------------------------------------------------------------
+def _bump_deployment_generation(obj, old):
+    """Deployments also count annotation changes as a new generation (they reach ReplicaSets).
+
+    The controller's own revision annotation is written with the status in Kubernetes, which
+    never bumps the generation, so it is not counted.
+    """
+    if old is None:
+        return
+    new_ann = dict((obj.get('metadata') or {}).get('annotations') or {})
+    old_ann = dict((old.get('metadata') or {}).get('annotations') or {})
+    new_ann.pop(REVISION_ANNOTATION, None)
+    old_ann.pop(REVISION_ANNOTATION, None)
+    if new_ann != old_ann:
+        obj['metadata']['generation'] = old['metadata'].get('generation', 1) + 1
+
+
+def _daemonset_template_generation(obj, old):
+    """Keep `deprecated.daemonset.template.generation`: 1 at creation, +1 per template change."""
+    meta = obj.setdefault('metadata', {})
+    annotations = meta.setdefault('annotations', {})
+    if old is None:
+        annotations[DS_TEMPLATE_GENERATION] = '1'
+        return
+    old_gen = ((old.get('metadata') or {}).get('annotations') or {}).get(DS_TEMPLATE_GENERATION, '1')
+    try:
+        generation = int(old_gen)
+    except ValueError:
+        generation = 1
+    if (obj.get('spec') or {}).get('template') != (old.get('spec') or {}).get('template'):
+        generation += 1
+    annotations[DS_TEMPLATE_GENERATION] = str(generation)
+
+
+_DEFAULTERS = {
+    '/pods': _default_pod,
+    '/replicationcontrollers': lambda obj, old: _default_rc(obj),
+    'apps/deployments': lambda obj, old: _default_deployment(obj),
+    'apps/replicasets': lambda obj, old: _default_replicaset(obj),
+    'apps/statefulsets': lambda obj, old: _default_statefulset(obj),
+    'apps/daemonsets': lambda obj, old: _default_daemonset(obj),
+}
+
+_VALIDATORS = {
+    '/pods': _validate_pod,
+    '/replicationcontrollers': _validate_rc,
+    'apps/deployments': _validate_deployment,
+    'apps/replicasets': _validate_replicaset,
+    'apps/statefulsets': _validate_statefulset,
+    'apps/daemonsets': _validate_daemonset,
+    'apps/controllerrevisions': _validate_controllerrevision,
+}
 
 
 def admit(resource, obj, old):
-    return None
+    """Default ``obj`` in place and validate it; ``old`` is the stored object on updates."""
+    if resource not in _VALIDATORS:
+        return
+    if not isinstance(obj.get('spec', {}), dict):
+        raise ApiError.invalid(resource, (obj.get('metadata') or {}).get('name', ''),
+                               [('spec', 'FieldValueInvalid', 'Invalid value: must be an object')],
+                               kind=KINDS.get(resource))
+    defaulter = _DEFAULTERS.get(resource)
+    if defaulter:
+        defaulter(obj, old)
+    errs = Errors()
+    if old is None:
+        validate_name(errs, obj)
+    validate_labels(errs, (obj.get('metadata') or {}).get('labels'), 'metadata.labels')
+    _VALIDATORS[resource](obj, old, errs)
+    errs.raise_if_any(resource, obj)
+    if resource == 'apps/deployments':
+        _bump_deployment_generation(obj, old)
+    elif resource == 'apps/daemonsets':
+        _daemonset_template_generation(obj, old)
+
+
+def defaulted(resource, obj):
+    """A defaulted copy of ``obj`` (validation errors are ignored): handy for tests and tools."""
+    clone = copy.deepcopy(obj)
+    defaulter = _DEFAULTERS.get(resource)
+    if defaulter:
+        defaulter(clone, None)
+    return clone

@@ -1,0 +1,106 @@
+"""ReplicaSet and ReplicationController controllers (pkg/controller/replicaset in Kubernetes).
+
+Both keep `spec.replicas` pods matching the selector: create missing ones from the template
+(named `<owner>-<5 random chars>`), delete surplus ones (least useful first: unscheduled, pending,
+not ready, ready the shortest time, newest), adopt matching orphans and release pods that no
+longer match. The RC is the same controller with a plain-map selector in the core API group.
+"""
+
+from ..errors import ApiError
+from ..selectors import selector_from_label_selector_object
+from .common import (claim, create_with_random_name, creation_key, is_deleting, is_pod_active,
+                     is_pod_ready, name_of, ns_of, omit_zero, pod_from_template, pod_phase,
+                     template_labels_match)
+
+_PHASE_RANK = {'Pending': 0, 'Unknown': 1, 'Running': 2}
+
+
+class ReplicaSetController:
+    resource = 'apps/replicasets'
+    api_version = 'apps/v1'
+    kind = 'ReplicaSet'
+
+    def __init__(self, mgr):
+        self.mgr = mgr
+        self.store = mgr.store
+
+    def selector(self, owner):
+        return selector_from_label_selector_object((owner.get('spec') or {}).get('selector'))
+
+    def sync_all(self):
+        for owner in self.store.list(self.resource):
+            self.mgr.guard(self.kind, owner, self.sync, owner)
+
+    def sync(self, owner):
+        spec = owner.get('spec') or {}
+        selector = self.selector(owner)
+        candidates = [p for p in self.store.list('/pods', ns_of(owner)) if is_pod_active(p)]
+        pods = claim(self.store, '/pods', owner, self.api_version, self.kind, candidates, selector)
+        if not is_deleting(owner):
+            pods = self.manage_replicas(owner, pods, spec.get('replicas', 1))
+        self.update_status(owner, pods)
+
+    def manage_replicas(self, owner, pods, replicas):
+        diff = len(pods) - replicas
+        template = (owner.get('spec') or {}).get('template') or {}
+        if diff < 0:
+            prefix = f'{name_of(owner)}-'
+            for _ in range(-diff):
+                pod = pod_from_template(template, owner, self.api_version, self.kind, '', prefix)
+                pods.append(create_with_random_name(self.store, pod, prefix))
+        elif diff > 0:
+            doomed = sorted(pods, key=self.deletion_rank)[:diff]
+            for pod in doomed:
+                try:
+                    self.store.delete('/pods', ns_of(pod), name_of(pod))
+                except ApiError as err:
+                    if err.code != 404:
+                        raise
+            gone = {name_of(p) for p in doomed}
+            pods = [p for p in pods if name_of(p) not in gone]
+        return pods
+
+    def deletion_rank(self, pod):
+        """Smaller ranks are deleted first (controller.ActivePodsWithRanks)."""
+        scheduled = bool((pod.get('spec') or {}).get('nodeName'))
+        ready = is_pod_ready(pod)
+        since = self.mgr.pods.ready_since(pod) if ready else 0.0
+        created = self.mgr.pods.created_at(pod) or 0.0
+        ts, name = creation_key(pod)
+        return (scheduled, _PHASE_RANK.get(pod_phase(pod), 0), ready, -(since or 0.0), -created,
+                _neg(ts), name)
+
+    def update_status(self, owner, pods):
+        spec = owner.get('spec') or {}
+        min_ready = spec.get('minReadySeconds', 0)
+        template = spec.get('template') or {}
+        ready = [p for p in pods if is_pod_ready(p)]
+        available = [p for p in ready if self.mgr.is_available(p, min_ready)]
+        status = {'replicas': len(pods)}
+        status.update(omit_zero({
+            'fullyLabeledReplicas': sum(1 for p in pods if template_labels_match(template, p)),
+            'readyReplicas': len(ready),
+            'availableReplicas': len(available),
+            'observedGeneration': owner['metadata'].get('generation', 1),
+        }))
+        old = owner.get('status') or {}
+        if old.get('conditions'):
+            status['conditions'] = old['conditions']
+        if status != old:
+            self.store.update(self.resource, {'metadata': {'name': name_of(owner), 'namespace': ns_of(owner)},
+                                              'status': status}, subresource='status')
+
+
+def _neg(text):
+    """Invert a string's order for sorting (newer creation timestamps first)."""
+    return tuple(-ord(c) for c in text)
+
+
+class ReplicationControllerController(ReplicaSetController):
+    resource = '/replicationcontrollers'
+    api_version = 'v1'
+    kind = 'ReplicationController'
+
+    def selector(self, owner):
+        sel = (owner.get('spec') or {}).get('selector') or {}
+        return [(k, '=', {v}) for k, v in sorted(sel.items())]

@@ -1,0 +1,133 @@
+"""The readiness log: every pod creation, deletion and readiness change, with monotonic times.
+
+The controller manager records one entry per event (see `PodTracker`); `workload_timeline` replays
+those entries to give, after every event, how many pods a workload had and how many were available,
+so tests can check rolling-update bounds at every instant of a rollout.
+"""
+
+import time
+
+from .common import controller_of, is_pod_ready
+
+CREATED, READY, UNREADY, DELETED = 'created', 'ready', 'unready', 'deleted'
+
+
+class PodTracker:
+    """Follows every pod write in the store (as a store listener) and keeps per-pod timing.
+
+    ``log`` is the readiness log. Each entry: ``{"t", "event", "namespace", "pod", "owner_kind",
+    "owner_name", "workload_kind", "workload_name"}``; owner is the pod's controller (e.g. a
+    ReplicaSet), workload the top-level controller above it (e.g. the Deployment owning that
+    ReplicaSet), or the owner itself.
+    """
+
+    def __init__(self, store, clock=time.monotonic):
+        self.store = store
+        self.clock = clock
+        self.log = []
+        self._pods = {}  # uid -> {'ready': bool, 'created': t, 'ready_since': t|None, ...}
+
+    def created_at(self, pod):
+        state = self._pods.get(pod['metadata'].get('uid'))
+        return state['created'] if state else None
+
+    def ready_since(self, pod):
+        """Monotonic time the pod last became ready, or None when it is not ready."""
+        state = self._pods.get(pod['metadata'].get('uid'))
+        if state is None:
+            return self.clock() - 1e6 if is_pod_ready(pod) else None  # ready before we watched
+        return state['ready_since']
+
+    def observe(self, event_type, resource, obj):
+        if resource != '/pods':
+            return
+        now = self.clock()
+        meta = obj['metadata']
+        uid = meta.get('uid')
+        ready = is_pod_ready(obj)
+        if event_type == 'ADDED':
+            owner_kind, owner_name, wl_kind, wl_name = self._owners(obj)
+            state = {'ready': False, 'created': now, 'ready_since': None, 'owner_kind': owner_kind,
+                     'owner_name': owner_name, 'workload_kind': wl_kind, 'workload_name': wl_name}
+            self._pods[uid] = state
+            self._record(now, CREATED, obj, state)
+            if ready:
+                state['ready'], state['ready_since'] = True, now
+                self._record(now, READY, obj, state)
+        elif event_type == 'MODIFIED':
+            state = self._pods.get(uid)
+            if state is None or state['ready'] == ready:
+                return
+            state['ready'] = ready
+            state['ready_since'] = now if ready else None
+            self._record(now, READY if ready else UNREADY, obj, state)
+        elif event_type == 'DELETED':
+            state = self._pods.pop(uid, None)
+            if state is not None:
+                self._record(now, DELETED, obj, state)
+
+    def _owners(self, pod):
+        ref = controller_of(pod)
+        if ref is None:
+            return '', '', '', ''
+        kind, name = ref.get('kind', ''), ref.get('name', '')
+        wl_kind, wl_name = kind, name
+        if kind == 'ReplicaSet':
+            rs = self.store.objects.get(('apps/replicasets', pod['metadata'].get('namespace', ''), name))
+            parent = controller_of(rs) if rs else None
+            if parent is not None:
+                wl_kind, wl_name = parent.get('kind', ''), parent.get('name', '')
+        return kind, name, wl_kind, wl_name
+
+    def _record(self, now, event, pod, state):
+        self.log.append({'t': now, 'event': event, 'namespace': pod['metadata'].get('namespace', ''),
+                         'pod': pod['metadata']['name'], 'owner_kind': state['owner_kind'],
+                         'owner_name': state['owner_name'], 'workload_kind': state['workload_kind'],
+                         'workload_name': state['workload_name']})
+
+
+def workload_timeline(log, namespace, kind, name, since=None, until=None):
+    """Replay the readiness log for one workload.
+
+    A pod belongs to the workload when the workload is its owner (``owner_kind/owner_name``) or the
+    owner's own controller (``workload_kind/workload_name``), so ``kind='Deployment'`` counts the pods
+    of all its ReplicaSets. Ready counts as available (minReadySeconds is not taken into account).
+
+    Returns ``[(t, pods, available), ...]``: the first entry is the state at ``since`` (or at the first
+    event), then one entry after every event of the workload up to ``until``.
+    """
+    pods = {}  # pod name -> ready
+    out = []
+    started = since is None
+    for entry in list(log):
+        if entry['namespace'] != namespace:
+            continue
+        mine = ((entry['owner_kind'], entry['owner_name']) == (kind, name)
+                or (entry.get('workload_kind'), entry.get('workload_name')) == (kind, name))
+        if not mine:
+            continue
+        t = entry['t']
+        if until is not None and t > until:
+            break
+        if not started and t >= since:
+            out.append((since, len(pods), sum(pods.values())))
+            started = True
+        event, pod = entry['event'], entry['pod']
+        if event == CREATED:
+            pods[pod] = False
+        elif event == READY:
+            pods[pod] = True
+        elif event == UNREADY:
+            pods[pod] = False
+        elif event == DELETED:
+            pods.pop(pod, None)
+        if started:
+            out.append((t, len(pods), sum(pods.values())))
+    if not started:
+        out.append((since, len(pods), sum(pods.values())))
+    return out
+
+
+def extremes(timeline):
+    """(max pods, min available) over a timeline from `workload_timeline`."""
+    return max(p for _t, p, _a in timeline), min(a for _t, _p, a in timeline)
