@@ -34,7 +34,15 @@ import json
 import time
 from collections import namedtuple
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiError, KubeError
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import (
+    ApiClient,
+    ApiError,
+    ConfigError,
+    ConnectionFailure,
+    KubeError,
+    load_connection,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.module import DEFAULT_NAMESPACE, describe_error
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
     ReplicationController,
     selector_string,
@@ -684,9 +692,9 @@ class RollingUpdate:
         self.steps = []
         self.changed = False
         self.done = []  # what was done, for the failure message
-        self.old_name = opts.name
         self.new_name = None
         self.diff = None
+        self.in_progress = False  # an update exists in the API (a failure can be resumed)
 
     # -- API helpers
     def _rc_path(self, name=None):
@@ -720,6 +728,7 @@ class RollingUpdate:
 
     def _write(self, what):
         self.changed = True
+        self.in_progress = True
         self.done.append(what)
 
     def update_rc(self, name, mutate, what):
@@ -858,6 +867,7 @@ class RollingUpdate:
             return self.old_missing()
         self.new_name = state.new_name
         self.diff = {'before': (state.old.get('spec') or {}).get('template'), 'after': state.target.template}
+        self.in_progress = state.phase != START
         if state.phase == COMPLETE:
             self.new_name = self.opts.name
             self.diff = None
@@ -1240,8 +1250,9 @@ class RollingUpdate:
             self.opts.name, self.new_name, len(self.steps), how)
 
     def result(self, rc, msg, planned=False):
+        # Not "rc": Ansible reads a result key rc as a return code and fails the task when it is not 0.
         out = {'changed': self.changed, 'msg': msg, 'steps': [step_dict(s) for s in self.steps],
-               'rc': rc, 'new_name': self.final_name(rc)}
+               'replication_controller': rc, 'new_name': self.final_name(rc)}
         if planned:
             out['planned'] = True
         return out
@@ -1268,3 +1279,59 @@ class RollingUpdate:
         if self.steps:
             parts.append('%d scale steps done in this run' % len(self.steps))
         return '; '.join(parts)
+
+
+# ---- Ansible ---------------------------------------------------------------------------------------
+ARGUMENT_SPEC = {
+    'name': {'type': 'str', 'required': True},
+    'namespace': {'type': 'str'},
+    'new_name': {'type': 'str'},
+    'image': {'type': 'str'},
+    'container': {'type': 'str'},
+    'image_pull_policy': {'type': 'str', 'choices': list(PULL_POLICIES)},
+    'new_controller': {'type': 'dict'},
+    'deployment_label_key': {'type': 'str', 'default': DEFAULT_DEPLOYMENT_KEY},
+    'max_surge': {'type': 'raw', 'default': DEFAULT_MAX_SURGE},
+    'max_unavailable': {'type': 'raw', 'default': DEFAULT_MAX_UNAVAILABLE},
+    'update_period': {'type': 'float', 'default': DEFAULT_UPDATE_PERIOD},
+    'poll_interval': {'type': 'float', 'default': DEFAULT_POLL_INTERVAL},
+    'timeout': {'type': 'float', 'default': DEFAULT_TIMEOUT},
+    'cleanup_policy': {'type': 'str', 'choices': list(CLEANUP_POLICIES)},
+    'rollback': {'type': 'bool', 'default': False},
+}
+
+
+def run_module(module):
+    """Connect with the collection's connection options, run the update, exit the module."""
+    params = module.params
+    try:
+        connection = load_connection(params)
+        module.no_log_values.update(connection.secrets())
+        api = ApiClient(connection)
+    except ConfigError as e:
+        module.fail_json(msg='cannot configure the Kubernetes connection: %s' % e.message)
+    namespace = params.get('namespace') or connection.namespace or DEFAULT_NAMESPACE
+    try:
+        opts = Options(namespace=namespace, **{k: params.get(k) for k in Options.FIELDS if k != 'namespace'})
+    except UpdateError as e:
+        module.fail_json(msg=e.message)
+    updater = RollingUpdate(api, opts, check_mode=module.check_mode)
+    try:
+        result = updater.run()
+    except (UpdateError, KubeError) as e:
+        if isinstance(e, ConnectionFailure) or not isinstance(e, ApiError):
+            message = e.message
+        else:
+            action = 'rolling update of ReplicationController "%s"' % opts.name
+            message = describe_error(e, action, connection)
+        if updater.in_progress and not module.check_mode:
+            progress = updater.progress()
+            message = '%s. %s%s' % (message.rstrip('.'), ('Progress: %s. ' % progress) if progress else '',
+                                    'Run the task again with the same arguments to resume'
+                                    + ('' if opts.rollback else ', or with rollback: true to return to "%s"'
+                                       % opts.name) + '.')
+        module.fail_json(msg=message, changed=updater.changed, steps=[step_dict(s) for s in updater.steps],
+                         new_name=updater.new_name)
+    if module._diff and updater.diff and result['changed']:
+        result['diff'] = updater.diff
+    module.exit_json(**result)

@@ -1,0 +1,312 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: rolling_update_rc
+short_description: Rolling update of a ReplicationController, as the removed kubectl rolling-update did
+version_added: 0.1.0
+description:
+  - Replaces the pods of a ReplicationController (RC) with pods of a new template, the way
+    C(kubectl rolling-update) did before kubectl 1.18 removed it - a second RC is created with 0
+    replicas, then scaled up while the old one is scaled down, within I(max_surge) and
+    I(max_unavailable), and the cleanup policy is applied at the end.
+  - The new version is either a new I(image) for one container (the new RC is a copy of the old one)
+    or a full I(new_controller) definition.
+  - Uses kubectl's annotations and labels (C(kubectl.kubernetes.io/next-controller-id),
+    C(kubectl.kubernetes.io/original-replicas), C(kubectl.kubernetes.io/desired-replicas),
+    C(kubectl.kubernetes.io/update-source-id) and the I(deployment_label_key) label), so an update
+    started by kubectl can be finished by this module and the other way round.
+  - Resumable - nothing is kept in memory between steps. Every step is derived again from the
+    annotations and replica counts the API shows, so a run that was killed or failed at any point
+    is continued by running the task again with the same arguments; no second new RC is created
+    and no pod is lost.
+  - Idempotent - when the RC already runs the requested template (a finished update, no update in
+    progress), nothing is sent and C(changed=false).
+  - With I(rollback=true), an update in progress is aborted - the old RC is scaled back to its
+    original size, the new one down to 0 and deleted.
+author:
+  - kubeops.rollout contributors
+options:
+  name:
+    description:
+      - Name of the ReplicationController to update (kubectl's C(OLD_CONTROLLER_NAME)).
+    type: str
+    required: true
+  namespace:
+    description:
+      - Namespace of the RC. Both RCs are in this namespace.
+      - Defaults to the kubeconfig context's namespace, else V(default).
+    type: str
+  new_name:
+    description:
+      - Name of the new RC.
+      - When not given, with I(image) the name comes from an update in progress
+        (C(kubectl.kubernetes.io/next-controller-id) on the old RC) or is C(<name>-<hash>); with
+        I(new_controller) it is the definition's C(metadata.name).
+      - Also decides the default I(cleanup_policy) as kubectl did - without I(new_name) the new RC
+        takes the old name at the end (V(rename)), with it the old RC is deleted (V(delete)).
+    type: str
+  image:
+    description:
+      - New image of the container I(container) (of the only container when the pod has one).
+      - The new RC is a copy of the old one with this image, and the label
+        I(deployment_label_key)=C(<hash of the new template>) on its selector and pod template. When
+        the old RC has no such label, it gets I(deployment_label_key)=C(<hash>-orig) on its
+        selector, template and running pods first, so that the two selectors never overlap.
+      - When the image is the one the container already runs, I(image_pull_policy) is required
+        (kubectl's rule: the update then only changes the pull policy, for example to pull a moved
+        tag again).
+      - Mutually exclusive with I(new_controller).
+    type: str
+  container:
+    description:
+      - Name of the container whose image to update. Required when the pod has several containers.
+    type: str
+  image_pull_policy:
+    description:
+      - C(imagePullPolicy) of the updated container in the new RC.
+      - Required when I(image) is the current image.
+    type: str
+    choices: [ Always, IfNotPresent, Never ]
+  new_controller:
+    description:
+      - Full definition of the new RC (kubectl's C(-f NEW_CONTROLLER_SPEC)) - C(metadata.name)
+        (or I(new_name)), C(spec.selector), C(spec.template) and optionally C(spec.replicas)
+        (default - the old RC's size).
+      - Its selector must have a key of the old RC's selector with a different value.
+      - Mutually exclusive with I(image).
+    type: dict
+  deployment_label_key:
+    description:
+      - Label key that tells the old and the new pods apart in image updates.
+    type: str
+    default: deployment
+  max_surge:
+    description:
+      - How many pods may exist above the desired count during the update - a number, or a
+        percentage of the desired count such as V(25%) (rounded up).
+    type: raw
+    default: 1
+  max_unavailable:
+    description:
+      - How many pods may be unavailable below the desired count during the update - a number, or a
+        percentage such as V(25%) (rounded down).
+      - I(max_surge) and I(max_unavailable) cannot both be 0. If both resolve to 0 (small
+        percentages), 1 pod may be unavailable, as for Deployments.
+    type: raw
+    default: 0
+  update_period:
+    description:
+      - Seconds to wait after scaling the new RC up before scaling the old one down.
+      - kubectl waited 1 minute; every scale-down here waits for the new pods to be ready anyway, so
+        the default is 1 second.
+    type: float
+    default: 1
+  poll_interval:
+    description:
+      - Seconds between two reads of the RCs and pods while waiting.
+    type: float
+    default: 1
+  timeout:
+    description:
+      - The update fails when it made no progress (no scaling possible, for example because new
+        pods never become ready) for this many seconds. Also bounds each wait for an RC to reach its
+        replica count. Running the task again resumes the update.
+    type: float
+    default: 300
+  cleanup_policy:
+    description:
+      - What happens when the new RC runs all the pods.
+      - V(delete) deletes the old RC.
+      - V(preserve) keeps the old RC (with 0 replicas and its update annotations).
+      - V(rename) gives the new RC's pods, selector and template to the old RC, which keeps its name
+        (and uid), and deletes the new RC. kubectl deleted the old RC and re-created the new one under
+        the old name; updating the old RC in place leaves no moment without an RC that records the
+        update.
+      - Default - V(rename) without I(new_name), V(delete) with it (kubectl's behaviour).
+    type: str
+    choices: [ delete, preserve, rename ]
+  rollback:
+    description:
+      - Abort the update in progress of RC I(name) (to the RC named by I(new_name) or by its
+        C(kubectl.kubernetes.io/next-controller-id) annotation) - scale the old RC back to its
+        original size and the new one down, then delete the new RC and the update annotations.
+      - I(image) and I(new_controller) must not be set.
+      - Nothing to roll back is not an error (C(changed=false)).
+    type: bool
+    default: false
+extends_documentation_fragment:
+  - kubeops.rollout.connection
+attributes:
+  check_mode:
+    support: full
+    details: >-
+      Reports the plan - the new RC's name, every scale step (computed as if each new pod became
+      ready at once) and the final RC - with no persisted write. The new RC is validated by a
+      server-side dry run (C(dryRun=All)) when it does not exist yet.
+  diff_mode:
+    support: full
+    details: Shows the pod template before (the old RC) and after (the new one).
+notes:
+  - "RBAC: on C(replicationcontrollers) C(get), C(list), C(create), C(update), C(patch) and C(delete);
+    on C(pods) C(list), and C(patch) and C(delete) for image updates of an RC without the deployment
+    label (its pods are labelled; a pod made from the unlabelled template meanwhile is deleted).
+    Check mode needs only C(get), C(list) and C(create) (dry run)."
+  - Invariants kept at every step, as in kubectl - the old RC's replicas plus the new RC's available
+    pods never fall below the desired count minus I(max_unavailable), and the replicas of both never
+    exceed the desired count plus I(max_surge). A pod counts as available once ready for the RC's
+    C(minReadySeconds).
+  - 0 desired replicas is accepted (kubectl refused it) - the old RC is scaled to 0 in one step.
+  - Deviation from kubectl - the deployment label value is the md5 of the new pod template and
+    selector (without the label), 32 hex digits like kubectl's. kubectl hashed its whole client-side
+    object, server fields included, so its values cannot be computed again; existing values are
+    read, never recomputed, so updates kubectl started are recognised.
+  - With I(cleanup_policy=delete) and no I(new_name), a run after the update finished no longer
+    finds the old RC and fails; give I(new_name) to make such runs idempotent.
+  - A failure says how far the update got; running the task again with the same arguments resumes
+    it, and I(rollback=true) aborts it.
+seealso:
+  - name: kubectl rolling-update (Kubernetes 1.17)
+    description: The removed command this module replaces.
+    link: https://v1-17.docs.kubernetes.io/docs/reference/generated/kubectl/kubectl-commands#rolling-update
+'''
+
+EXAMPLES = r'''
+- name: Update the image of RC frontend; the new RC takes the name frontend at the end
+  kubeops.rollout.rolling_update_rc:
+    name: frontend
+    namespace: shop
+    image: registry.example.com/frontend:2.4.1
+
+- name: Two pods at a time, 25% may be unavailable, keep the old RC around
+  kubeops.rollout.rolling_update_rc:
+    name: frontend-v1
+    new_name: frontend-v2
+    container: web
+    image: registry.example.com/frontend:2.4.1
+    max_surge: 2
+    max_unavailable: 25%
+    cleanup_policy: preserve
+    timeout: 600
+
+- name: Same image, pulled again (the pull policy makes the new template)
+  kubeops.rollout.rolling_update_rc:
+    name: frontend
+    image: registry.example.com/frontend:latest
+    image_pull_policy: Always
+
+- name: Replace with a full definition
+  kubeops.rollout.rolling_update_rc:
+    name: frontend-v1
+    new_controller:
+      metadata:
+        name: frontend-v2
+      spec:
+        replicas: 4
+        selector:
+          app: frontend
+          version: v2
+        template:
+          metadata:
+            labels:
+              app: frontend
+              version: v2
+          spec:
+            containers:
+              - name: web
+                image: registry.example.com/frontend:2.5.0
+
+- name: Abort the update in progress and return to frontend-v1
+  kubeops.rollout.rolling_update_rc:
+    name: frontend-v1
+    rollback: true
+'''
+
+RETURN = r'''
+new_name:
+  description:
+    - Name of the new RC (the temporary one when it was renamed back to I(name)). On completion with
+      nothing to do, the RC that runs the template. With I(rollback=true), the aborted RC.
+  returned: always
+  type: str
+  sample: frontend-5b3f0a6f0c0a4ad1a52c5f4cf3b3e0a1
+steps:
+  description:
+    - The scale steps, in order. In check mode, the planned steps.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    action:
+      description: V(scale up) (the new RC) or V(scale down) (the RC being replaced).
+      type: str
+      sample: scale up
+    controller:
+      description: Name of the RC scaled.
+      type: str
+      sample: frontend-5b3f0a6f0c0a4ad1a52c5f4cf3b3e0a1
+    from:
+      description: Its replicas before the step.
+      type: int
+      sample: 0
+    to:
+      description: Its replicas after the step.
+      type: int
+      sample: 1
+    old_replicas:
+      description: Replicas of the RC being replaced after the step.
+      type: int
+      sample: 3
+    new_replicas:
+      description: Replicas of the RC scaled up after the step.
+      type: int
+      sample: 1
+  sample:
+    - {action: scale up, controller: frontend-5b3f, from: 0, to: 1, old_replicas: 3, new_replicas: 1}
+    - {action: scale down, controller: frontend, from: 3, to: 2, old_replicas: 2, new_replicas: 1}
+replication_controller:
+  description:
+    - The ReplicationController that runs the pods at the end, as the API returned it. In check mode,
+      the predicted object (never stored).
+    - Not called C(rc) - Ansible reads a result key C(rc) as a return code.
+  returned: success
+  type: dict
+planned:
+  description: Set in check mode when C(steps) and C(replication_controller) are a plan.
+  returned: in check mode, when an update would run
+  type: bool
+  sample: true
+msg:
+  description: What was done (or would be done), or why nothing was needed.
+  returned: always
+  type: str
+  sample: rolling updated "frontend" to "frontend-5b3f..." in 6 scale steps then renamed back to "frontend"
+diff:
+  description: The pod template of the old RC (before) and the new one (after).
+  returned: in diff mode, when changed
+  type: dict
+'''
+
+from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+
+from ansible_collections.kubeops.rollout.plugins.module_utils import rc_update  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import CONNECTION_ARG_SPEC  # noqa: E402
+
+
+def main():
+    spec = dict(CONNECTION_ARG_SPEC)
+    spec.update(rc_update.ARGUMENT_SPEC)
+    module = AnsibleModule(argument_spec=spec, supports_check_mode=True,
+                           mutually_exclusive=[('image', 'new_controller')])
+    rc_update.run_module(module)
+
+
+if __name__ == '__main__':
+    main()
