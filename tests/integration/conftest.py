@@ -1,0 +1,247 @@
+"""Integration harness: real ``ansible-playbook`` runs (subprocesses of the venv's) against kubesim.
+
+``play(sim, tasks, ...)`` writes a one-play playbook whose module_defaults point every
+kubeops.rollout module at ``sim`` (its kubeconfig), runs it and returns a ``PlayResult`` with each
+task's result by task name. ``Kube`` is a tiny independent HTTP client (stdlib only) for setting up
+and inspecting objects, so checks do not rely on the code under test.
+"""
+
+import base64
+import copy
+import json
+import os
+import pathlib
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = pathlib.Path(sys.executable).parent
+CALLBACKS = pathlib.Path(__file__).resolve().parent / 'callback_plugins'
+
+
+class PlayResult:
+    def __init__(self, proc, results, duration):
+        self.proc = proc
+        self.rc = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.results = results
+        self.duration = duration
+
+    def __getitem__(self, name):
+        if name not in self.results:
+            raise AssertionError(f'no result for task {name!r}; have {sorted(self.results)}\n{self.stdout[-4000:]}')
+        return self.results[name]
+
+    def ok(self, name):
+        r = self[name]
+        assert r['_status'] == 'ok', f'task {name!r} failed: {r.get("msg")}'
+        return r
+
+    def failed(self, name):
+        r = self[name]
+        assert r['_status'] == 'failed', f'task {name!r} did not fail: {json.dumps(r)[:2000]}'
+        return r
+
+
+def run_playbook(kubeconfig, tasks, *, check=False, diff=False, extra_env=None, timeout=300,
+                 module_defaults=None, workdir=None):
+    defaults = {'kubeconfig': str(kubeconfig)} if kubeconfig else {}
+    defaults.update(module_defaults or {})
+    play = [{'hosts': 'localhost', 'gather_facts': False,
+             'module_defaults': {'group/kubeops.rollout.rollout': defaults},
+             'tasks': tasks}]
+    workdir = pathlib.Path(workdir or tempfile.mkdtemp(prefix='kubeops-play-'))
+    book = workdir / 'play.yml'
+    book.write_text(yaml.safe_dump(play, sort_keys=False))
+    out = workdir / 'results.json'
+    env = dict(os.environ)
+    env.update({
+        'ANSIBLE_CONFIG': str(ROOT / 'ansible.cfg'),
+        'ANSIBLE_CALLBACK_PLUGINS': str(CALLBACKS),
+        'ANSIBLE_CALLBACKS_ENABLED': 'kubeops_record',
+        'KUBEOPS_RECORD_OUT': str(out),
+        'ANSIBLE_NOCOLOR': '1',
+        'ANSIBLE_DEPRECATION_WARNINGS': 'false',
+        'PATH': f'{BIN}{os.pathsep}{env.get("PATH", "")}',
+    })
+    # Only the kubeconfig given decides where the modules connect.
+    for key in list(env):
+        if key.startswith('K8S_AUTH_') or key == 'KUBECONFIG':
+            del env[key]
+    env.update(extra_env or {})
+    cmd = [str(BIN / 'ansible-playbook'), str(book)]
+    if check:
+        cmd.append('--check')
+    if diff:
+        cmd.append('--diff')
+    start = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout)
+    duration = time.monotonic() - start
+    results = json.loads(out.read_text()) if out.exists() else {}
+    if not results:
+        raise AssertionError(f'ansible-playbook produced no results (rc={proc.returncode}):\n'
+                             f'{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}')
+    return PlayResult(proc, results, duration)
+
+
+@pytest.fixture
+def play(tmp_path):
+    counter = iter(range(1000))
+
+    def run(sim_or_kubeconfig, tasks, **kwargs):
+        kubeconfig = getattr(sim_or_kubeconfig, 'kubeconfig', sim_or_kubeconfig)
+        workdir = tmp_path / f'play{next(counter)}'
+        workdir.mkdir()
+        return run_playbook(kubeconfig, tasks, workdir=workdir, **kwargs)
+
+    return run
+
+
+# ---- an independent little client ------------------------------------------------------------
+
+PATHS = {
+    'Deployment': '/apis/apps/v1/namespaces/{ns}/deployments',
+    'StatefulSet': '/apis/apps/v1/namespaces/{ns}/statefulsets',
+    'DaemonSet': '/apis/apps/v1/namespaces/{ns}/daemonsets',
+    'ReplicaSet': '/apis/apps/v1/namespaces/{ns}/replicasets',
+    'ControllerRevision': '/apis/apps/v1/namespaces/{ns}/controllerrevisions',
+    'Pod': '/api/v1/namespaces/{ns}/pods',
+    'Namespace': '/api/v1/namespaces',
+}
+
+
+class Kube:
+    def __init__(self, kubeconfig):
+        config = yaml.safe_load(pathlib.Path(kubeconfig).read_text())
+        ctx = next(c['context'] for c in config['contexts'] if c['name'] == config['current-context'])
+        cluster = next(c['cluster'] for c in config['clusters'] if c['name'] == ctx['cluster'])
+        user = next((u['user'] for u in config['users'] if u['name'] == ctx['user']), {}) or {}
+        self.url = cluster['server'].rstrip('/')
+        self.token = user.get('token')
+        self.ctx = None
+        if self.url.startswith('https'):
+            self.ctx = ssl.create_default_context(cadata=base64.b64decode(
+                cluster['certificate-authority-data']).decode())
+
+    def request(self, method, path, body=None, content_type='application/json'):
+        req = urllib.request.Request(self.url + path, method=method,
+                                     data=json.dumps(body).encode() if body is not None else None)
+        req.add_header('Accept', 'application/json')
+        if body is not None:
+            req.add_header('Content-Type', content_type)
+        if self.token:
+            req.add_header('Authorization', 'Bearer ' + self.token)
+        for attempt in range(20):  # kubesim may be set to inject faults: retry them here
+            try:
+                with urllib.request.urlopen(req, context=self.ctx, timeout=30) as resp:
+                    return json.loads(resp.read() or b'{}')
+            except urllib.error.HTTPError as e:
+                if e.code in (429, 500, 502, 503) and attempt < 19:
+                    time.sleep(0.05)
+                    continue
+                raise AssertionError(f'{method} {path} -> {e.code}: {e.read()[:500]!r}') from None
+            except (urllib.error.URLError, ConnectionError) as e:
+                if attempt < 19:
+                    time.sleep(0.05)
+                    continue
+                raise AssertionError(f'{method} {path}: {e}') from None
+
+    def path(self, kind, name=None, ns='default'):
+        base = PATHS[kind].format(ns=ns)
+        return f'{base}/{name}' if name else base
+
+    def create(self, obj):
+        ns = obj['metadata'].get('namespace', 'default')
+        return self.request('POST', self.path(obj['kind'], ns=ns), obj)
+
+    def get(self, kind, name, ns='default'):
+        return self.request('GET', self.path(kind, name, ns))
+
+    def list(self, kind, ns='default', selector=None):
+        q = ('?labelSelector=' + urllib.request.quote(selector)) if selector else ''
+        return self.request('GET', self.path(kind, ns=ns) + q)['items']
+
+    def patch(self, kind, name, body, ns='default', content_type='application/strategic-merge-patch+json'):
+        return self.request('PATCH', self.path(kind, name, ns), body, content_type)
+
+    def wait(self, kind, name, predicate, ns='default', timeout=30):
+        deadline = time.monotonic() + timeout
+        while True:
+            obj = self.get(kind, name, ns)
+            if predicate(obj):
+                return obj
+            if time.monotonic() > deadline:
+                raise AssertionError(f'{kind} {name} never satisfied the condition: {json.dumps(obj)[:1500]}')
+            time.sleep(0.05)
+
+    def rolled_out(self, kind, name, ns='default', timeout=30):
+        """Wait (test-side polling, independent of the modules) until the controller has settled."""
+        def done(obj):
+            st, spec, meta = obj.get('status') or {}, obj['spec'], obj['metadata']
+            if st.get('observedGeneration', 0) < meta.get('generation', 1):
+                return False
+            if kind == 'Deployment':
+                r = spec.get('replicas', 1)
+                return (st.get('updatedReplicas', 0) == r and st.get('replicas', 0) == r
+                        and st.get('availableReplicas', 0) == r)
+            if kind == 'StatefulSet':
+                r = spec.get('replicas', 1)
+                return st.get('readyReplicas', 0) == r and st.get('updatedReplicas', 0) == r
+            return (st.get('updatedNumberScheduled', 0) == st.get('desiredNumberScheduled', -1)
+                    and st.get('numberAvailable', 0) == st.get('desiredNumberScheduled', -1))
+        return self.wait(kind, name, done, ns, timeout)
+
+    def history_numbers(self, kind, obj):
+        uid = obj['metadata']['uid']
+        labels = obj['spec']['selector']['matchLabels']
+        sel = ','.join(f'{k}={v}' for k, v in sorted(labels.items()))
+        if kind == 'Deployment':
+            items = self.list('ReplicaSet', obj['metadata']['namespace'], sel)
+            nums = [int(i['metadata']['annotations']['deployment.kubernetes.io/revision']) for i in items
+                    if any(r.get('uid') == uid and r.get('controller') for r in i['metadata'].get('ownerReferences', []))]
+        else:
+            items = self.list('ControllerRevision', obj['metadata']['namespace'], sel)
+            nums = [i['revision'] for i in items
+                    if any(r.get('uid') == uid and r.get('controller') for r in i['metadata'].get('ownerReferences', []))]
+        return sorted(nums)
+
+
+def workload(kind, name, image='nginx:1.25', labels=None, replicas=2, ns='default', extra_template=None):
+    """A small workload manifest: one container ``app`` (labels app=<name> unless given)."""
+    labels = dict(labels or {})
+    labels.setdefault('app', name)
+    template = {'metadata': {'labels': {'app': name}},
+                'spec': {'containers': [{'name': 'app', 'image': image}]}}
+    if extra_template:
+        template = _merge(template, extra_template)
+    obj = {'apiVersion': 'apps/v1', 'kind': kind,
+           'metadata': {'name': name, 'namespace': ns, 'labels': labels},
+           'spec': {'selector': {'matchLabels': {'app': name}}, 'template': template}}
+    if kind != 'DaemonSet':
+        obj['spec']['replicas'] = replicas
+    if kind == 'StatefulSet':
+        obj['spec']['serviceName'] = name
+    return obj
+
+
+def _merge(a, b):
+    out = copy.deepcopy(a)
+    for k, v in b.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else copy.deepcopy(v)
+    return out
+
+
+def read_log(path):
+    p = pathlib.Path(path)
+    if not p.exists():
+        return []
+    return [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
