@@ -38,7 +38,8 @@ class PlayResult:
 
     def __getitem__(self, name):
         if name not in self.results:
-            raise AssertionError(f'no result for task {name!r}; have {sorted(self.results)}\n{self.stdout[-4000:]}')
+            raise AssertionError(f'no result for task {name!r}; have {sorted(self.results)}\n'
+                                 f'{self.stdout[-4000:]}')
         return self.results[name]
 
     def ok(self, name):
@@ -204,14 +205,18 @@ class Kube:
         uid = obj['metadata']['uid']
         labels = obj['spec']['selector']['matchLabels']
         sel = ','.join(f'{k}={v}' for k, v in sorted(labels.items()))
+
+        def owned(item):
+            refs = item['metadata'].get('ownerReferences', [])
+            return any(r.get('uid') == uid and r.get('controller') for r in refs)
+
         if kind == 'Deployment':
             items = self.list('ReplicaSet', obj['metadata']['namespace'], sel)
-            nums = [int(i['metadata']['annotations']['deployment.kubernetes.io/revision']) for i in items
-                    if any(r.get('uid') == uid and r.get('controller') for r in i['metadata'].get('ownerReferences', []))]
+            nums = [int(i['metadata']['annotations']['deployment.kubernetes.io/revision'])
+                    for i in items if owned(i)]
         else:
             items = self.list('ControllerRevision', obj['metadata']['namespace'], sel)
-            nums = [i['revision'] for i in items
-                    if any(r.get('uid') == uid and r.get('controller') for r in i['metadata'].get('ownerReferences', []))]
+            nums = [i['revision'] for i in items if owned(i)]
         return sorted(nums)
 
 
@@ -236,7 +241,8 @@ def workload(kind, name, image='nginx:1.25', labels=None, replicas=2, ns='defaul
 def _merge(a, b):
     out = copy.deepcopy(a)
     for k, v in b.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else copy.deepcopy(v)
+        both = isinstance(v, dict) and isinstance(out.get(k), dict)
+        out[k] = _merge(out[k], v) if both else copy.deepcopy(v)
     return out
 
 

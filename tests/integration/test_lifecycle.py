@@ -65,7 +65,8 @@ def test_deployment_lifecycle(kubesim_factory, play, transport):
 
     status = entry(res.ok('status initial'))
     assert status == {'kind': 'Deployment', 'name': 'web', 'namespace': 'default', 'changed': False,
-                      'done': True, 'reason': 'Complete', 'message': 'deployment "web" successfully rolled out'}
+                      'done': True, 'reason': 'Complete',
+                      'message': 'deployment "web" successfully rolled out'}
 
     check, real = res.ok('image check'), res.ok('image')
     assert check['changed'] and real['changed']
@@ -114,7 +115,8 @@ def test_deployment_lifecycle(kubesim_factory, play, transport):
     assert (pause['status']['done'], pause['status']['reason']) == (True, 'Observed')
     assert res.ok('pause')['diff'][0]['after'] == {'spec': {'paused': True}}
     assert res.ok('pause again')['changed'] is False
-    assert "can't restart paused deployment (run rollout resume first" in res.failed('restart paused')['msg']
+    restart_paused = res.failed('restart paused')['msg']
+    assert "can't restart paused deployment (run rollout resume first" in restart_paused
     assert 'cannot rollback a paused deployment' in res.failed('undo paused')['msg']
     assert res.ok('image while paused')['changed']
     paused = res.failed('status paused')
