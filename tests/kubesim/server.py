@@ -29,11 +29,14 @@ WATCH_POLL = 0.5
 # keeps the pre-GC default for compatibility, as the real API server does).
 ORPHAN_BY_DEFAULT = {'/replicationcontrollers'}
 ADMIN_USER = 'kubesim-admin'
+HEALTH_PATHS = ('healthz', 'livez', 'readyz')
+# Marks a request whose connection a fault dropped: it gets no request-log line for its response.
+DROPPED = web.RequestKey('kubesim_dropped', bool)
 READONLY_USER = 'kubesim-viewer'
 
 
 class Route:
-    """What a request addresses (one of: version, health, discovery, resource)."""
+    """What a request addresses (one of: version, discovery, resource)."""
 
     def __init__(self, kind, *, resource=None, namespace=None, name=None, subresource=None,
                  watch=False, document=None):
@@ -66,8 +69,6 @@ def parse_route(path, server_address):
     head = segs[0]
     if head == 'version' and len(segs) == 1:
         return Route('version')
-    if head in ('healthz', 'livez', 'readyz'):
-        return Route('health')
     if head == 'openapi':
         # /openapi/v3 and /openapi/v3/{api/v1|apis/G/V}; /openapi/v2 is not served (404), which
         # kubectl accepts once v3 answers.
@@ -196,7 +197,8 @@ class ApiServer:
 
     # ---- request log ---------------------------------------------------------------------
     async def _on_prepare(self, request, response):
-        self._log(request, response.status)
+        if not request.get(DROPPED):
+            self._log(request, response.status)
 
     def _log(self, request, status):
         if self.request_log is None:
@@ -241,6 +243,9 @@ class ApiServer:
         raise ApiError.unauthorized()
 
     async def _handle(self, request):
+        if request.path.strip('/').split('/')[0] in HEALTH_PATHS:
+            # Open to anyone, as the real API server grants them to unauthenticated users.
+            return web.Response(text='ok', content_type='text/plain')
         user = self._user(request)
         route = parse_route(request.path, self.server_address)
         if user == READONLY_USER and request.method in WRITE_METHODS:
@@ -261,8 +266,6 @@ class ApiServer:
 
         if route.kind == 'version':
             return web.json_response(discovery.SERVER_VERSION)
-        if route.kind == 'health':
-            return web.Response(text='ok', content_type='text/plain')
         if route.kind == 'discovery':
             if request.method not in ('GET', 'HEAD'):
                 raise ApiError.method_not_allowed()
@@ -278,11 +281,12 @@ class ApiServer:
             raise ApiError.internal()
         if action == '503':
             raise ApiError.unavailable()
-        # drop: close the connection without an answer.
+        # drop: close the connection without an answer (the response below goes nowhere).
         self._log(request, 0)
+        request[DROPPED] = True
         if request.transport is not None:
             request.transport.abort()
-        raise ConnectionResetError('fault injection: connection dropped')
+        return web.Response(status=204)
 
     # ---- resources -----------------------------------------------------------------------
     async def _resource(self, request, route):
@@ -552,9 +556,10 @@ class ApiServer:
         send_initial = _is_true(query.get('sendInitialEvents'))
         bookmarks = _is_true(query.get('allowWatchBookmarks'))
         try:
-            timeout = float(query.get('timeoutSeconds') or DEFAULT_WATCH_TIMEOUT)
+            timeout = int(query.get('timeoutSeconds') or DEFAULT_WATCH_TIMEOUT)
         except ValueError:
-            raise ApiError.bad_request(f'invalid timeoutSeconds: {query.get("timeoutSeconds")!r}')
+            raise ApiError.bad_request(f'invalid timeoutSeconds: {query.get("timeoutSeconds")!r}: '
+                                       'must be an integer')
         initial = send_initial or rv in (None, '', '0')
 
         error = None

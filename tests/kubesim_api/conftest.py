@@ -71,3 +71,50 @@ def deployment(name='web', replicas=2, image='nginx:1.25', labels=None):
                          'spec': {'containers': [{'name': 'app', 'image': image}]}},
         },
     }
+
+
+def watch_events(url, path, *, count=None, timeout=5.0, token=None, ca_pem=None, until=None):
+    """Open a watch (``path`` includes the query) and collect events until ``count`` arrived,
+    ``until(event)`` is true, the server ends the stream, or ``timeout`` seconds pass.
+
+    Returns (events, ended_by_server)."""
+    import http.client
+    import socket
+    import time
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme == 'https':
+        ctx = ssl.create_default_context(cadata=ca_pem.decode())
+        conn = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout, context=ctx)
+    else:
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    headers = {'Authorization': f'Bearer {token}'} if token else {}
+    conn.request('GET', path, headers=headers)
+    resp = conn.getresponse()
+    assert resp.status == 200, resp.read()
+    events, ended, deadline = [], False, time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            conn.sock.settimeout(max(0.05, deadline - time.monotonic()))
+            try:
+                line = resp.readline()
+            except (socket.timeout, TimeoutError):
+                break
+            if not line:
+                ended = True
+                break
+            if not line.strip():
+                continue
+            events.append(json.loads(line))
+            if (count is not None and len(events) >= count) or (until and until(events[-1])):
+                break
+    finally:
+        conn.close()
+    return events, ended
+
+
+def configmap(name, data=None, labels=None):
+    return {'apiVersion': 'v1', 'kind': 'ConfigMap',
+            'metadata': {'name': name, **({'labels': labels} if labels else {})},
+            'data': data or {'k': 'v'}}

@@ -1,0 +1,108 @@
+"""`python -m tests.kubesim`: the ready line, the kubeconfig, and a clean exit on SIGTERM/SIGINT."""
+
+import os
+import pathlib
+import selectors
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+from .conftest import Http
+
+pytestmark = pytest.mark.kubesim
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def start(*args):
+    proc = subprocess.Popen([sys.executable, '-m', 'tests.kubesim', *map(str, args)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc
+
+
+def ready_line(proc, timeout):
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    if not sel.select(timeout):
+        return None
+    return proc.stdout.readline()
+
+
+@pytest.mark.parametrize('sig', [signal.SIGTERM, signal.SIGINT])
+def test_cli_starts_within_a_second_and_exits_zero(tmp_path, sig):
+    kubeconfig = tmp_path / 'kc'
+    began = time.monotonic()
+    proc = start('--kubeconfig', kubeconfig, '--nodes', 1)
+    try:
+        line = ready_line(proc, 5)
+        elapsed = time.monotonic() - began
+        assert line and line.startswith('kubesim ready http://127.0.0.1:'), line
+        assert elapsed < 1.0, f'ready after {elapsed:.2f}s'
+        url = line.split()[-1]
+        config = yaml.safe_load(kubeconfig.read_text())
+        assert config['current-context'] == 'kubesim'
+        assert config['clusters'] == [{'name': 'kubesim', 'cluster': {'server': url}}]
+        assert config['contexts'][0]['context'] == {'cluster': 'kubesim', 'user': 'kubesim',
+                                                    'namespace': 'default'}
+        assert oct(os.stat(kubeconfig).st_mode & 0o777) == '0o600'
+        assert Http(url).get('/version')[0] == 200
+        proc.send_signal(sig)
+        assert proc.wait(10) == 0
+        assert proc.stdout.read() == '', 'exactly one line on stdout'
+        assert 'Traceback' not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_cli_options_tls_token_port_and_request_log(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        port = s.getsockname()[1]
+    log = tmp_path / 'log.jsonl'
+    proc = start('--kubeconfig', tmp_path / 'kc', '--tls', '--token', 'tok', '--port', port,
+                 '--request-log', log, '--faults', 'seed=1;conflict=configmaps/default/x:1')
+    try:
+        line = ready_line(proc, 5)
+        assert line.strip() == f'kubesim ready https://127.0.0.1:{port}'
+        config = yaml.safe_load((tmp_path / 'kc').read_text())
+        assert config['users'][0]['user'] == {'token': 'tok'}
+        assert 'certificate-authority-data' in config['clusters'][0]['cluster']
+        proc.terminate()
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize('args, message', [
+    (['--faults', '429=7'], 'between 0 and 1'),
+    (['--time-scale', '0'], 'time-scale'),
+    ([], 'required: --kubeconfig'),
+])
+def test_cli_rejects_bad_options_with_a_message(tmp_path, args, message):
+    if args:
+        args = ['--kubeconfig', tmp_path / 'kc', *args]
+    proc = subprocess.run([sys.executable, '-m', 'tests.kubesim', *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2 and message in proc.stderr and 'Traceback' not in proc.stderr
+
+
+def test_cli_port_in_use_is_a_clear_error(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        s.listen()
+        port = s.getsockname()[1]
+        proc = subprocess.run([sys.executable, '-m', 'tests.kubesim', '--kubeconfig', tmp_path / 'kc',
+                               '--port', str(port)], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 1 and 'cannot serve' in proc.stderr and 'Traceback' not in proc.stderr

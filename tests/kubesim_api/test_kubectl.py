@@ -1,0 +1,111 @@
+"""The real kubectl against kubesim's API layer: discovery, OpenAPI and the write verbs work without
+extra flags. (The rollout behaviour itself is covered by the conformance suite.)"""
+
+import json
+
+import pytest
+
+from .conftest import deployment
+
+pytestmark = pytest.mark.kubesim
+
+
+def apply(kubectl, tmp_path, obj):
+    manifest = tmp_path / f'{obj["metadata"]["name"]}.json'
+    manifest.write_text(json.dumps(obj))
+    return kubectl('apply', '-f', manifest, check=True)
+
+
+def get(kubectl, *what):
+    return json.loads(kubectl('get', *what, '-o', 'json', check=True).stdout)
+
+
+def test_get_namespaces_and_api_resources(kubectl):
+    out = kubectl('get', 'ns', check=True).stdout
+    assert {'default', 'kube-system', 'kube-public'} <= {line.split()[0] for line in out.splitlines()[1:]}
+    resources = kubectl('api-resources', '--no-headers', check=True).stdout
+    assert 'deploy' in resources and 'replicationcontrollers' in resources
+    assert kubectl('version', check=True).stdout.count('Server Version: v1.') == 1
+
+
+def test_apply_twice_then_patch_and_delete(kubectl, tmp_path):
+    assert 'created' in apply(kubectl, tmp_path, deployment()).stdout
+    changed = deployment(image='nginx:1.26')
+    changed['spec']['template']['spec']['containers'].append({'name': 'side', 'image': 'busybox'})
+    assert 'configured' in apply(kubectl, tmp_path, changed).stdout
+    assert 'unchanged' in apply(kubectl, tmp_path, changed).stdout
+    obj = get(kubectl, 'deploy', 'web')
+    assert [(c['name'], c['image']) for c in obj['spec']['template']['spec']['containers']] == [
+        ('app', 'nginx:1.26'), ('side', 'busybox')]
+    assert 'kubectl.kubernetes.io/last-applied-configuration' in obj['metadata']['annotations']
+    # Apply with the sidecar removed: kubectl's three-way patch deletes it.
+    assert 'configured' in apply(kubectl, tmp_path, deployment(image='nginx:1.26')).stdout
+    containers = get(kubectl, 'deploy', 'web')['spec']['template']['spec']['containers']
+    assert [c['name'] for c in containers] == ['app']
+
+    kubectl('patch', 'deploy', 'web', '-p', '{"spec":{"replicas":4}}', check=True)
+    kubectl('patch', 'deploy', 'web', '--type=merge', '-p', '{"metadata":{"labels":{"x":"y"}}}', check=True)
+    kubectl('patch', 'deploy', 'web', '--type=json',
+            '-p', '[{"op":"add","path":"/spec/minReadySeconds","value":3}]', check=True)
+    obj = get(kubectl, 'deploy', 'web')
+    assert obj['spec']['replicas'] == 4 and obj['spec']['minReadySeconds'] == 3
+    assert obj['metadata']['labels']['x'] == 'y'
+    failed = kubectl('patch', 'deploy', 'web', '--type=json',
+                     '-p', '[{"op":"test","path":"/spec/replicas","value":1}]')
+    assert failed.returncode != 0 and 'test failed' in failed.stderr
+
+    assert 'deleted' in kubectl('delete', 'deploy', 'web', check=True).stdout
+    missing = kubectl('get', 'deploy', 'web')
+    assert missing.returncode != 0 and 'NotFound' in missing.stderr
+
+
+def test_create_scale_set_image_and_rollout_verbs(kubectl, tmp_path):
+    manifest = tmp_path / 'web.json'
+    manifest.write_text(json.dumps(deployment(replicas=0)))
+    kubectl('create', '-f', manifest, check=True)
+    kubectl('scale', 'deploy/web', '--replicas=3', check=True)
+    kubectl('set', 'image', 'deploy/web', 'app=nginx:1.27', check=True)
+    obj = get(kubectl, 'deploy', 'web')
+    assert obj['spec']['replicas'] == 3
+    assert obj['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.27'
+    assert obj['metadata']['generation'] == 3
+
+    kubectl('rollout', 'pause', 'deploy/web', check=True)
+    assert get(kubectl, 'deploy', 'web')['spec']['paused'] is True
+    refused = kubectl('rollout', 'restart', 'deploy/web')
+    assert refused.returncode != 0 and "can't restart paused deployment" in refused.stderr
+    kubectl('rollout', 'resume', 'deploy/web', check=True)
+    kubectl('rollout', 'restart', 'deploy/web', check=True)
+    annotations = get(kubectl, 'deploy', 'web')['spec']['template']['metadata']['annotations']
+    assert 'kubectl.kubernetes.io/restartedAt' in annotations
+
+
+def test_get_watch_sees_a_change(kubesim, kubectl, tmp_path):
+    import subprocess
+    import threading
+    import time
+
+    apply(kubectl, tmp_path, deployment(replicas=0))
+
+    def scale_soon():
+        time.sleep(1.0)
+        kubectl('scale', 'deploy/web', '--replicas=5', check=True)
+
+    thread = threading.Thread(target=scale_soon)
+    thread.start()
+    try:
+        result = kubectl('get', 'deploy', 'web', '--watch', '--output-watch-events',
+                         '-o', 'jsonpath={.type} {.object.spec.replicas}{"\\n"}', '--request-timeout=3s')
+    except subprocess.TimeoutExpired:  # pragma: no cover - only when the watch never ends
+        pytest.fail('kubectl get --watch did not end')
+    finally:
+        thread.join()
+    lines = result.stdout.split('\n')
+    assert lines[0] == 'ADDED 0' and 'MODIFIED 5' in lines
+
+
+def test_server_side_apply_is_refused_clearly(kubectl, tmp_path):
+    manifest = tmp_path / 'web.json'
+    manifest.write_text(json.dumps(deployment()))
+    result = kubectl('apply', '--server-side', '-f', manifest)
+    assert result.returncode != 0 and 'server-side apply' in result.stderr

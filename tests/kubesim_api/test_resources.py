@@ -1,0 +1,342 @@
+"""CRUD semantics through a real socket: errors, conflicts, generation, subresources, deletion."""
+
+import pytest
+
+from .conftest import configmap, deployment
+
+pytestmark = pytest.mark.kubesim
+
+CMS = '/api/v1/namespaces/default/configmaps'
+DEPLOYS = '/apis/apps/v1/namespaces/default/deployments'
+RCS = '/api/v1/namespaces/default/replicationcontrollers'
+
+
+def is_status(body, code, reason):
+    return (body['kind'] == 'Status' and body['status'] == 'Failure' and body['code'] == code
+            and body.get('reason') == reason)
+
+
+# ---- errors ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('path', ['/nope', '/apis/apps/v1/widgets', '/apis/batch/v1',
+                                  '/api/v1/namespaces/default/configmaps/a/b/c',
+                                  '/apis/apps/v1/namespaces/default/deployments/web/logs'])
+def test_unknown_paths_are_404_status(http, path):
+    status, headers, body = http.get(path)
+    assert status == 404 and is_status(body, 404, 'NotFound')
+    assert headers['Content-Type'].startswith('application/json')
+
+
+def test_not_found_names_the_resource(http):
+    status, _, body = http.get(f'{DEPLOYS}/missing')
+    assert status == 404 and is_status(body, 404, 'NotFound')
+    assert body['message'] == 'deployments.apps "missing" not found'
+    assert body['details'] == {'name': 'missing', 'group': 'apps', 'kind': 'deployments'}
+
+
+def test_method_not_allowed(http):
+    http.post(CMS, configmap('a'))
+    status, _, body = http.post(f'{CMS}/a', configmap('a'))
+    assert status == 405 and is_status(body, 405, 'MethodNotAllowed')
+    status, _, body = http.put(CMS, configmap('a'))
+    assert status == 405
+
+
+def test_already_exists(http):
+    assert http.post(CMS, configmap('a'))[0] == 201
+    status, _, body = http.post(CMS, configmap('a'))
+    assert status == 409 and is_status(body, 409, 'AlreadyExists')
+
+
+def test_generate_name(http):
+    status, _, body = http.post(CMS, {'metadata': {'generateName': 'cfg-'}, 'data': {}})
+    assert status == 201 and body['metadata']['name'].startswith('cfg-') and len(body['metadata']['name']) > 4
+
+
+def test_namespace_mismatch_is_400(http):
+    body = configmap('a')
+    body['metadata']['namespace'] = 'kube-system'
+    status, _, err = http.post(CMS, body)
+    assert status == 400 and is_status(err, 400, 'BadRequest')
+    assert 'namespace' in err['message']
+
+
+def test_name_mismatch_on_update_is_400(http):
+    http.post(CMS, configmap('a'))
+    status, _, err = http.put(f'{CMS}/a', configmap('b'))
+    assert status == 400 and 'does not match the name on the URL' in err['message']
+
+
+def test_kind_mismatch_is_400(http):
+    status, _, err = http.post(CMS, deployment())
+    assert status == 400 and is_status(err, 400, 'BadRequest')
+
+
+def test_create_in_missing_namespace_is_404(http):
+    status, _, err = http.post('/api/v1/namespaces/ghost/configmaps', configmap('a'))
+    assert status == 404 and err['message'] == 'namespaces "ghost" not found'
+
+
+def test_malformed_body_is_400(http):
+    status, _, err = http.request('POST', CMS, b'{not json', content_type='application/json')
+    assert status == 400 and is_status(err, 400, 'BadRequest')
+
+
+def test_yaml_body_is_accepted(http):
+    status, _, body = http.request('POST', CMS, b'metadata: {name: y}\ndata: {a: b}\n',
+                                   content_type='application/yaml')
+    assert status == 201 and body['data'] == {'a': 'b'}
+
+
+def test_stale_resource_version_is_409_conflict(http):
+    _, _, first = http.post(CMS, configmap('a'))
+    first['data'] = {'k': 'v2'}
+    assert http.put(f'{CMS}/a', first)[0] == 200
+    first['data'] = {'k': 'v3'}  # still carries the old resourceVersion
+    status, _, err = http.put(f'{CMS}/a', first)
+    assert status == 409 and is_status(err, 409, 'Conflict')
+    assert 'the object has been modified' in err['message']
+    stale = {'metadata': {'resourceVersion': first['metadata']['resourceVersion']}, 'data': {'k': 'v4'}}
+    status, _, _ = http.patch(f'{CMS}/a', stale, content_type='application/merge-patch+json')
+    assert status == 409, 'a resourceVersion inside a patch is a precondition'
+
+
+def test_uid_precondition_in_update(http):
+    _, _, obj = http.post(CMS, configmap('a'))
+    obj['metadata']['uid'] = 'not-the-uid'
+    status, _, err = http.put(f'{CMS}/a', obj)
+    assert status == 409 and 'Precondition failed: UID' in err['message']
+
+
+def test_unsupported_patch_types(http):
+    http.post(CMS, configmap('a'))
+    status, _, err = http.patch(f'{CMS}/a', {'data': {}}, content_type='application/apply-patch+yaml')
+    assert status == 415 and is_status(err, 415, 'UnsupportedMediaType')
+    status, _, err = http.patch(f'{CMS}/a', {'data': {}}, content_type='text/plain')
+    assert status == 415
+
+
+def test_failed_json_patch_test_is_422(http):
+    http.post(CMS, configmap('a'))
+    status, _, err = http.patch(f'{CMS}/a', [{'op': 'test', 'path': '/data/k', 'value': 'nope'}],
+                                content_type='application/json-patch+json')
+    assert status == 422 and is_status(err, 422, 'Invalid')
+    assert err['details']['causes'][0]['message'] == 'testing value /data/k failed: test failed'
+
+
+def test_unexpected_exception_is_a_500_status_without_traceback(kubesim, http, capfd):
+    def explode(resource, obj, old):
+        raise RuntimeError('boom')
+
+    kubesim.call(setattr, kubesim.store, 'admission', explode)
+    status, _, err = http.post(CMS, configmap('a'))
+    assert status == 500 and is_status(err, 500, 'InternalError')
+    assert 'Traceback' not in err['message'] and 'boom' in err['message']
+    assert 'Traceback' in capfd.readouterr().err, 'the traceback goes to stderr'
+
+
+# ---- lists ---------------------------------------------------------------------------------------
+
+def test_list_shape_and_selectors(http):
+    for name, labels in (('a', {'tier': 'web', 'env': 'prod'}), ('b', {'tier': 'db', 'env': 'prod'}),
+                         ('c', {'tier': 'web'})):
+        http.post(CMS, configmap(name, labels=labels))
+
+    def names(query):
+        status, _, body = http.get(f'{CMS}?{query}')
+        assert status == 200, body
+        return [i['metadata']['name'] for i in body['items']]
+
+    _, _, body = http.get(CMS)
+    assert body['kind'] == 'ConfigMapList' and body['apiVersion'] == 'v1'
+    assert int(body['metadata']['resourceVersion']) > 0
+    assert 'kind' not in body['items'][0], 'list items carry no kind, as from the real API server'
+    assert names('labelSelector=tier%3Dweb') == ['a', 'c']
+    assert names('labelSelector=tier%3D%3Dweb,env%3Dprod') == ['a']
+    assert names('labelSelector=tier!%3Dweb') == ['b']
+    assert names('labelSelector=tier%20in%20(db,cache)') == ['b']
+    assert names('labelSelector=tier%20notin%20(db)') == ['a', 'c']
+    assert names('labelSelector=env') == ['a', 'b']
+    assert names('labelSelector=!env') == ['c']
+    assert names('fieldSelector=metadata.name%3Db') == ['b']
+    assert names('fieldSelector=metadata.name!%3Db') == ['a', 'c']
+    status, _, err = http.get(f'{CMS}?fieldSelector=spec.bogus%3D1')
+    assert status == 400 and is_status(err, 400, 'BadRequest')
+
+
+def test_list_all_namespaces_and_pagination(http):
+    http.post('/api/v1/namespaces', {'metadata': {'name': 'other'}})
+    for ns in ('default', 'other'):
+        for name in ('a', 'b'):
+            http.post(f'/api/v1/namespaces/{ns}/configmaps', configmap(name))
+    _, _, everything = http.get('/api/v1/configmaps')
+    pairs = [(i['metadata']['namespace'], i['metadata']['name']) for i in everything['items']]
+    assert pairs == [('default', 'a'), ('default', 'b'), ('other', 'a'), ('other', 'b')]
+    seen, query = [], 'limit=3'
+    while True:
+        _, _, page = http.get(f'/api/v1/configmaps?{query}')
+        seen += [(i['metadata']['namespace'], i['metadata']['name']) for i in page['items']]
+        if not page['metadata'].get('continue'):
+            break
+        query = f'limit=3&continue={page["metadata"]["continue"]}'
+    assert seen == pairs
+
+
+# ---- generation, status and scale ---------------------------------------------------------------
+
+def test_generation_follows_spec_changes_only(http):
+    _, _, created = http.post(DEPLOYS, deployment(replicas=0))
+    assert created['metadata']['generation'] == 1
+    merge = 'application/merge-patch+json'
+    _, _, after_labels = http.patch(f'{DEPLOYS}/web', {'metadata': {'labels': {'x': 'y'}}},
+                                    content_type=merge)
+    assert after_labels['metadata']['generation'] == 1
+    _, _, after_spec = http.patch(f'{DEPLOYS}/web', {'spec': {'replicas': 0, 'paused': True}},
+                                  content_type=merge)
+    assert after_spec['metadata']['generation'] == 2
+    _, _, after_status = http.patch(f'{DEPLOYS}/web/status', {'status': {'observedGeneration': 2}},
+                                    content_type=merge)
+    assert after_status['metadata']['generation'] == 2
+    assert after_status['status']['observedGeneration'] == 2
+
+
+def test_status_subresource_changes_only_status_and_main_resource_keeps_status(http):
+    http.post(CMS, configmap('unused'))
+    _, _, obj = http.post(DEPLOYS, deployment(replicas=0))
+    obj['spec']['replicas'] = 7
+    obj['status'] = {'replicas': 42}
+    obj['metadata'].pop('resourceVersion')
+    _, _, via_status = http.put(f'{DEPLOYS}/web/status', obj)
+    assert via_status['status']['replicas'] == 42 and via_status['spec']['replicas'] == 0
+    obj['status'] = {'replicas': 1}
+    _, _, via_main = http.put(f'{DEPLOYS}/web', obj)
+    assert via_main['spec']['replicas'] == 7 and via_main['status']['replicas'] == 42
+
+
+@pytest.mark.parametrize('path, body', [
+    (DEPLOYS, deployment(replicas=2)),
+    (RCS, {'apiVersion': 'v1', 'kind': 'ReplicationController',
+           'metadata': {'name': 'web'},
+           'spec': {'replicas': 2, 'selector': {'app': 'web', 'tier': 'fe'},
+                    'template': {'metadata': {'labels': {'app': 'web', 'tier': 'fe'}},
+                                 'spec': {'containers': [{'name': 'app', 'image': 'nginx'}]}}}}),
+])
+def test_scale_subresource(http, path, body):
+    http.post(path, body)
+    status, _, scale = http.get(f'{path}/web/scale')
+    assert status == 200 and scale['kind'] == 'Scale' and scale['apiVersion'] == 'autoscaling/v1'
+    assert scale['spec'] == {'replicas': 2}
+    assert scale['status']['selector'] == ('app=web' if 'apps' in path else 'app=web,tier=fe')
+    _, _, patched = http.patch(f'{path}/web/scale', {'spec': {'replicas': 4}},
+                               content_type='application/merge-patch+json')
+    assert patched['spec']['replicas'] == 4
+    assert http.get(f'{path}/web')[2]['spec']['replicas'] == 4
+    scale['spec']['replicas'] = 5  # carries the resourceVersion from before the patch
+    status, _, err = http.put(f'{path}/web/scale', scale)
+    assert status == 409 and is_status(err, 409, 'Conflict')
+    del scale['metadata']['resourceVersion']
+    status, _, put = http.put(f'{path}/web/scale', scale)
+    assert status == 200 and put['spec']['replicas'] == 5
+    status, _, err = http.put(f'{path}/web/scale', {'spec': {'replicas': -1}})
+    assert status == 422 and is_status(err, 422, 'Invalid')
+
+
+def test_scale_selector_with_expressions(http):
+    body = deployment()
+    body['spec']['selector'] = {'matchLabels': {'app': 'web'},
+                                'matchExpressions': [{'key': 'tier', 'operator': 'In', 'values': ['b', 'a']},
+                                                     {'key': 'canary', 'operator': 'DoesNotExist'}]}
+    body['spec']['template']['metadata']['labels'] = {'app': 'web', 'tier': 'a'}
+    http.post(DEPLOYS, body)
+    _, _, scale = http.get(f'{DEPLOYS}/web/scale')
+    assert scale['status']['selector'] == 'app=web,!canary,tier in (a,b)'  # sorted by key, as in Go
+
+
+# ---- deletion ------------------------------------------------------------------------------------
+
+def owned_configmap(name, owner):
+    cm = configmap(name)
+    cm['metadata']['ownerReferences'] = [{'apiVersion': 'v1', 'kind': 'ConfigMap',
+                                          'name': owner['metadata']['name'],
+                                          'uid': owner['metadata']['uid'], 'controller': True}]
+    return cm
+
+
+def test_delete_returns_success_status(http):
+    _, _, obj = http.post(CMS, configmap('a'))
+    status, _, body = http.delete(f'{CMS}/a')
+    assert status == 200 and body['kind'] == 'Status' and body['status'] == 'Success'
+    assert body['details'] == {'name': 'a', 'kind': 'configmaps', 'uid': obj['metadata']['uid']}
+    assert http.delete(f'{CMS}/a')[0] == 404
+
+
+@pytest.mark.parametrize('how, orphaned', [
+    ({'query': ''}, False),
+    ({'query': '?propagationPolicy=Foreground'}, False),
+    ({'query': '?propagationPolicy=Orphan'}, True),
+    ({'body': {'kind': 'DeleteOptions', 'apiVersion': 'v1', 'propagationPolicy': 'Orphan'}}, True),
+    ({'body': {'orphanDependents': True}}, True),
+    ({'query': '?orphanDependents=false'}, False),
+])
+def test_delete_propagation(http, how, orphaned):
+    _, _, owner = http.post(CMS, configmap('owner'))
+    http.post(CMS, owned_configmap('child', owner))
+    status, _, _ = http.delete(f'{CMS}/owner{how.get("query", "")}', how.get('body'))
+    assert status == 200
+    status, _, child = http.get(f'{CMS}/child')
+    if orphaned:
+        assert status == 200 and 'ownerReferences' not in child['metadata']
+    else:
+        assert status == 404
+
+
+def test_replication_controllers_orphan_by_default(http):
+    _, _, rc = http.post(RCS, {'metadata': {'name': 'rc'}, 'spec': {'replicas': 0, 'selector': {'a': 'b'},
+                               'template': {'metadata': {'labels': {'a': 'b'}},
+                                            'spec': {'containers': [{'name': 'c', 'image': 'i'}]}}}})
+    child = owned_configmap('child', rc)
+    child['metadata']['ownerReferences'][0].update(kind='ReplicationController')
+    http.post(CMS, child)
+    http.delete(f'{RCS}/rc')
+    assert http.get(f'{CMS}/child')[0] == 200
+
+
+def test_delete_preconditions(http):
+    _, _, obj = http.post(CMS, configmap('a'))
+    status, _, err = http.delete(f'{CMS}/a', {'preconditions': {'uid': 'wrong'}})
+    assert status == 409 and is_status(err, 409, 'Conflict')
+    status, _, err = http.delete(f'{CMS}/a', {'preconditions': {'resourceVersion': '1'}})
+    assert status == 409
+    assert http.delete(f'{CMS}/a', {'preconditions': {'uid': obj['metadata']['uid']}})[0] == 200
+
+
+def test_delete_option_conflicts_are_422(http):
+    http.post(CMS, configmap('a'))
+    status, _, err = http.delete(f'{CMS}/a?propagationPolicy=Orphan&orphanDependents=true')
+    assert status == 422 and is_status(err, 422, 'Invalid')
+    status, _, err = http.delete(f'{CMS}/a?propagationPolicy=Sideways')
+    assert status == 422
+
+
+def test_delete_collection(http):
+    for name, tier in (('a', 'web'), ('b', 'web'), ('c', 'db')):
+        http.post(CMS, configmap(name, labels={'tier': tier}))
+    status, _, body = http.delete(f'{CMS}?labelSelector=tier%3Dweb')
+    assert status == 200 and body['kind'] == 'ConfigMapList'
+    assert sorted(i['metadata']['name'] for i in body['items']) == ['a', 'b']
+    assert [i['metadata']['name'] for i in http.get(CMS)[2]['items']] == ['c']
+
+
+def test_deleting_a_namespace_deletes_its_objects(http):
+    http.post('/api/v1/namespaces', {'metadata': {'name': 'gone'}})
+    http.post('/api/v1/namespaces/gone/configmaps', configmap('a'))
+    assert http.delete('/api/v1/namespaces/gone')[0] == 200
+    assert http.get('/api/v1/namespaces/gone')[0] == 404
+    assert http.get('/api/v1/namespaces/gone/configmaps')[2]['items'] == []
+
+
+def test_initial_namespaces(http):
+    _, _, body = http.get('/api/v1/namespaces')
+    names = [i['metadata']['name'] for i in body['items']]
+    assert {'default', 'kube-system', 'kube-public'} <= set(names)
+    assert all(i['status']['phase'] == 'Active' for i in body['items'])
