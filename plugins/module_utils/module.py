@@ -185,9 +185,9 @@ class RolloutModule:
         if wait and pending:
             errors.extend(self._wait(pending, wait_predicate, fail_when_not_done))
         result = {'changed': any(o.changed for o in outcomes), 'workloads': entries}
-        if self.module._diff:
-            result['diff'] = [o.diff() for o in outcomes
-                              if o.changed and (o.before is not None or o.after is not None)]
+        diffs = [o.diff() for o in outcomes if o.changed and (o.before is not None or o.after is not None)]
+        if self.module._diff and diffs:
+            result['diff'] = diffs
         if errors:
             self.fail('; '.join(errors), **result)
         self.module.exit_json(**result)

@@ -153,6 +153,7 @@ def undo(client, workload, to_revision=0, check_mode=False):
     """
     if to_revision is not None and to_revision < 0:
         raise revisions.RevisionNotFound(to_revision, [])
+    conflicted = False
     for attempt in range(1, UNDO_ATTEMPTS + 1):
         revs = workload.history(client)
         target = _undo_target(workload, revs, to_revision)
@@ -161,6 +162,11 @@ def undo(client, workload, to_revision=0, check_mode=False):
         from_revision = current.number if current else (max(revisions.numbers(revs)) if revs else None)
         fields = {'from_revision': from_revision, 'to_revision': target.number}
         if revisions.templates_equal(target.template, workload.template):
+            if conflicted:
+                # The target was reached between our read and our write: our own patch whose answer
+                # was lost (the client retried it), or a concurrent one. Either way it changed.
+                fields['message'] = ROLLBACK_SUCCESS
+                return Outcome(workload, True, fields)
             fields['message'] = '%s (current template already matches revision %d)' % (
                 ROLLBACK_SKIPPED, target.number)
             return Outcome(workload, False, fields)
@@ -177,6 +183,7 @@ def undo(client, workload, to_revision=0, check_mode=False):
             obj = client.patch(workload.path, body, content_type, retry=True)
         except ApiError as e:
             if e.is_conflict and attempt < UNDO_ATTEMPTS:
+                conflicted = True
                 workload = type(workload)(client.get(workload.path))
                 continue
             raise

@@ -142,6 +142,15 @@ def test_undo_conflict_retries_from_a_fresh_read():
     assert client.writes()[1][3][0]['value'] == '150'
 
 
+def test_undo_target_reached_during_a_conflict_is_reported_changed():
+    conflict = ApiError(409, 'Conflict', 'the object has been modified')
+    client = ScriptedClient(history=deploy_history(), fresh=[deployment('nginx:3', rv='150')],
+                            patch_answers=[conflict])
+    out = verbs.undo(client, Deployment(deployment('nginx:4', rv='100')))
+    assert out.changed and out.fields['message'] == 'rolled back'
+    assert len(client.writes()) == 1
+
+
 def test_undo_conflict_retries_are_bounded():
     conflict = ApiError(409, 'Conflict', 'the object has been modified')
     n = verbs.UNDO_ATTEMPTS
