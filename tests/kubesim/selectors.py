@@ -85,12 +85,30 @@ def matches_labels(reqs, labels):
     return True
 
 
-_FIELDS = {
-    'metadata.name': lambda o: o.get('metadata', {}).get('name', ''),
-    'metadata.namespace': lambda o: o.get('metadata', {}).get('namespace', ''),
-    'spec.nodeName': lambda o: o.get('spec', {}).get('nodeName', ''),
-    'status.phase': lambda o: o.get('status', {}).get('phase', ''),
-}
+def _field(path):
+    def get(obj):
+        value = obj
+        for part in path.split('.'):
+            value = value.get(part) if isinstance(value, dict) else None
+        if isinstance(value, bool):
+            return 'true' if value else 'false'
+        return '' if value is None else str(value)
+
+    return get
+
+
+# The field labels the API server accepts (the union over the kinds kubesim serves: pods, events,
+# nodes, namespaces, replica sets and controllers); any other label is a 400, as there.
+_FIELDS = {path: _field(path) for path in (
+    'metadata.name', 'metadata.namespace',
+    'spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName',
+    'spec.hostNetwork', 'spec.unschedulable',
+    'status.phase', 'status.podIP', 'status.nominatedNodeName', 'status.replicas',
+    'involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',
+    'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath',
+    'reason', 'reportingComponent', 'type',
+)}
+_FIELDS['source'] = _field('source.component')
 
 
 def parse_field_selector(text):

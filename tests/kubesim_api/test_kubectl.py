@@ -109,3 +109,11 @@ def test_server_side_apply_is_refused_clearly(kubectl, tmp_path):
     manifest.write_text(json.dumps(deployment()))
     result = kubectl('apply', '--server-side', '-f', manifest)
     assert result.returncode != 0 and 'server-side apply' in result.stderr
+
+
+def test_describe_and_events(kubectl, tmp_path):
+    """describe lists the object's events with involvedObject field selectors."""
+    apply(kubectl, tmp_path, deployment(replicas=0))
+    result = kubectl('describe', 'deploy', 'web', check=True)
+    assert 'Name:' in result.stdout and 'Events:' in result.stdout
+    kubectl('get', 'events', '--field-selector', 'involvedObject.kind=Deployment', check=True)
