@@ -173,7 +173,10 @@ class RolloutModule:
             try:
                 outcomes.append(verb(self.client, workload))
             except USER_ERRORS as e:
-                errors.append(str(e))
+                text = str(e)
+                if '"%s"' % workload.name not in text:  # say which workload, for multi-target tasks
+                    text = '%s "%s": %s' % (workload.kind, workload.name, text)
+                errors.append(text)
             except ConnectionFailure:
                 raise
             except KubeError as e:

@@ -1,0 +1,116 @@
+"""Several workloads at once (label_selectors), namespaces, and check mode's zero writes."""
+
+import pytest
+
+from .conftest import Kube, read_log, workload
+from .test_lifecycle import task
+
+pytestmark = pytest.mark.integration
+
+
+def names(result):
+    return sorted(w['name'] for w in result['workloads'])
+
+
+def test_label_selectors_and_namespaces(kubesim_factory, play, tmp_path):
+    sim = kubesim_factory()
+    kube = Kube(sim.kubeconfig)
+    kube.request('POST', '/api/v1/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace',
+                                                 'metadata': {'name': 'shop'}})
+    for name, tier in (('a', 'front'), ('b', 'front'), ('c', 'back')):
+        kube.create(workload('Deployment', name, labels={'tier': tier}))
+    kube.create(workload('StatefulSet', 'front-db', labels={'tier': 'front'}))
+    kube.create(workload('Deployment', 'a', labels={'tier': 'front'}, ns='shop'))
+    for name in ('a', 'b', 'c'):
+        kube.rolled_out('Deployment', name)
+    kube.rolled_out('Deployment', 'a', ns='shop')
+    shop_kubeconfig = sim.write_kubeconfig(tmp_path / 'shop-kubeconfig', namespace='shop')
+    sim.kubeconfig = str(tmp_path / 'kubeconfig')  # keep using the default-namespace one below
+    sim.write_kubeconfig(sim.kubeconfig)
+
+    front = {'kind': 'Deployment', 'label_selectors': ['tier=front']}
+    tasks = [
+        task('image front', 'rollout_image', **front, images={'app': 'nginx:2'}),
+        task('status front', 'rollout_status', **front, wait_timeout=60),
+        task('history front', 'rollout_history', **front),
+        task('and-ed selectors', 'rollout_history', kind='Deployment', label_selectors=['tier=front', 'app=b']),
+        task('set-based selector', 'rollout_history', kind='Deployment', label_selectors=['tier in (front,back)',
+                                                                                          'app!=a']),
+        task('nothing selected', 'rollout_undo', kind='Deployment', label_selectors=['tier=none']),
+        task('restart front', 'rollout_restart', **front, wait=True, wait_timeout=60),
+        task('image front again', 'rollout_image', **front, images={'app': 'nginx:2'}),
+        task('other namespace', 'rollout_history', kind='Deployment', name='a', namespace='shop'),
+        task('context namespace', 'rollout_history', kind='Deployment', name='a', kubeconfig=shop_kubeconfig),
+        task('statefulsets front', 'rollout_history', kind='StatefulSet', label_selectors=['tier=front']),
+    ]
+    res = play(sim, tasks)
+    image = res.ok('image front')
+    assert image['changed'] and names(image) == ['a', 'b']
+    assert all(w['changed'] and w['images'] == {'app': 'nginx:2'} for w in image['workloads'])
+    status = res.ok('status front')
+    assert names(status) == ['a', 'b'] and all(w['done'] for w in status['workloads'])
+    history = res.ok('history front')
+    assert all([r['revision'] for r in w['revisions']] == [1, 2] for w in history['workloads'])
+    assert names(res.ok('and-ed selectors')) == ['b']
+    assert names(res.ok('set-based selector')) == ['b', 'c']
+    nothing = res.ok('nothing selected')
+    assert nothing['workloads'] == [] and nothing['changed'] is False
+    restart = res.ok('restart front')
+    assert names(restart) == ['a', 'b'] and all(w['status']['done'] for w in restart['workloads'])
+    again = res.ok('image front again')
+    assert again['changed'] is False and [w['changed'] for w in again['workloads']] == [False, False]
+    for name in ('other namespace', 'context namespace'):
+        shop = res.ok(name)['workloads'][0]
+        assert shop['namespace'] == 'shop' and [r['revision'] for r in shop['revisions']] == [1]
+    assert names(res.ok('statefulsets front')) == ['front-db']
+    # untouched: the back tier, and the same-named Deployment in another namespace
+    assert kube.history_numbers('Deployment', kube.get('Deployment', 'c')) == [1]
+    assert kube.history_numbers('Deployment', kube.get('Deployment', 'a', ns='shop')) == [1]
+
+
+def test_check_mode_writes_nothing(kubesim_factory, play, tmp_path):
+    log = tmp_path / 'requests.jsonl'
+    sim = kubesim_factory(request_log=log)
+    kube = Kube(sim.kubeconfig)
+    kinds = {'Deployment': 'web', 'StatefulSet': 'db', 'DaemonSet': 'agent'}
+    for kind, name in kinds.items():
+        kube.create(workload(kind, name, image='app:1'))
+    for kind, name in kinds.items():
+        kube.rolled_out(kind, name)
+        kube.patch(kind, name, {'spec': {'template': {'spec': {'containers': [{'name': 'app', 'image': 'app:2'}]}}}})
+    before = {}
+    for kind, name in kinds.items():
+        kube.rolled_out(kind, name)
+        before[kind] = kube.get(kind, name)
+    start = len(read_log(log))
+
+    tasks = []
+    for kind, name in kinds.items():
+        W = {'kind': kind, 'name': name}
+        tasks += [
+            task(f'{kind} image', 'rollout_image', **W, images={'app': 'app:3'}, change_cause='three'),
+            task(f'{kind} restart', 'rollout_restart', **W, wait=True),
+            task(f'{kind} undo', 'rollout_undo', **W, wait=True),
+            task(f'{kind} undo to 1', 'rollout_undo', **W, to_revision=1),
+        ]
+    tasks += [task('pause', 'rollout_pause', kind='Deployment', name='web', wait=True),
+              task('restart all', 'rollout_restart', kind='Deployment', label_selectors=['app=web'])]
+    res = play(sim, tasks, check=True, diff=True)
+
+    for kind in kinds:
+        for verb in ('image', 'restart', 'undo', 'undo to 1'):
+            r = res.ok(f'{kind} {verb}')
+            assert r['changed'] is True and r['diff'], (kind, verb)
+            assert 'status' not in r['workloads'][0]  # no waiting in check mode
+        assert res.ok(f'{kind} undo')['workloads'][0]['to_revision'] == 1
+        assert res.ok(f'{kind} image')['diff'][0]['after']['change_cause'] == 'three'
+    assert res.ok('pause')['diff'][0]['after'] == {'spec': {'paused': True}}
+    assert res.ok('restart all')['changed']
+
+    requests = read_log(log)[start:]
+    assert requests, 'the request log recorded nothing'
+    writes = [r for r in requests if r['method'] != 'GET' and not r['dry_run']]
+    assert writes == []
+    for kind, name in kinds.items():
+        after = kube.get(kind, name)
+        assert after['metadata']['resourceVersion'] == before[kind]['metadata']['resourceVersion']
