@@ -15,7 +15,7 @@ import traceback
 import yaml
 from aiohttp import web
 
-from . import discovery, patch
+from . import discovery, patch, tables
 from .errors import ApiError
 from .selectors import parse_field_selector, parse_label_selector
 
@@ -298,7 +298,7 @@ class ApiServer:
                 return self._list(request, route)
             if route.watch:
                 return await self._watch(request, route, name=route.name)
-            return self._get(route)
+            return self._get(request, route)
         if method == 'POST':
             if route.name is not None:
                 raise ApiError.method_not_allowed()
@@ -323,10 +323,13 @@ class ApiServer:
         return (parse_label_selector(request.query.get('labelSelector')),
                 parse_field_selector(request.query.get('fieldSelector')))
 
-    def _get(self, route):
+    def _get(self, request, route):
         obj = self.store.must_get(route.resource.key, route.namespace, route.name)
         if route.subresource == 'scale':
             obj = to_scale(route.resource, obj)
+        elif route.subresource is None and tables.wants_table(request.headers.get('Accept')):
+            meta = {'resourceVersion': obj['metadata']['resourceVersion']}
+            obj = tables.table(route.resource.key, [obj], meta)
         return web.json_response(obj)
 
     def _list(self, request, route):
@@ -350,6 +353,8 @@ class ApiServer:
                 json.dumps([last.get('namespace', ''), last['name']]).encode()).decode()
             meta['remainingItemCount'] = len(items) - int(limit)
             items = items[: int(limit)]
+        if tables.wants_table(request.headers.get('Accept')):
+            return web.json_response(tables.table(res.key, items, meta))
         return web.json_response({'kind': f'{res.kind}List', 'apiVersion': res.group_version,
                                   'metadata': meta, 'items': [_list_item(o) for o in items]})
 
@@ -561,6 +566,7 @@ class ApiServer:
             raise ApiError.bad_request(f'invalid timeoutSeconds: {query.get("timeoutSeconds")!r}: '
                                        'must be an integer')
         initial = send_initial or rv in (None, '', '0')
+        as_table = tables.wants_table(request.headers.get('Accept'))
 
         error = None
         try:
@@ -586,7 +592,7 @@ class ApiServer:
                 await self._send(response, 'ERROR', error.status())
                 return response
             for obj in snapshot:
-                await self._send(response, 'ADDED', obj)
+                await self._send(response, 'ADDED', obj, as_table and res.key)
             if send_initial and bookmarks:
                 await self._send(response, 'BOOKMARK', {
                     'kind': res.kind, 'apiVersion': res.group_version,
@@ -605,7 +611,7 @@ class ApiServer:
                     continue
                 if event is None:  # server shutting down
                     break
-                await self._send(response, *event)
+                await self._send(response, *event, as_table and res.key)
             await response.write_eof()
         except (ConnectionResetError, BrokenPipeError):
             pass
@@ -616,7 +622,10 @@ class ApiServer:
         return response
 
     @staticmethod
-    async def _send(response, typ, obj):
+    async def _send(response, typ, obj, table_of=None):
+        """Write one watch event; ``table_of`` (a resource key) sends the object as a one-row Table."""
+        if table_of:
+            obj = tables.table(table_of, [obj], {'resourceVersion': obj['metadata']['resourceVersion']})
         await response.write(json.dumps({'type': typ, 'object': obj}, separators=(',', ':')).encode()
                              + b'\n')
 

@@ -117,3 +117,18 @@ def test_describe_and_events(kubectl, tmp_path):
     result = kubectl('describe', 'deploy', 'web', check=True)
     assert 'Name:' in result.stdout and 'Events:' in result.stdout
     kubectl('get', 'events', '--field-selector', 'involvedObject.kind=Deployment', check=True)
+
+
+def test_get_prints_server_side_tables(kubectl, http, tmp_path):
+    apply(kubectl, tmp_path, deployment(replicas=0))
+    lines = kubectl('get', 'deploy', check=True).stdout.splitlines()
+    assert lines[0].split() == ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE']
+    assert lines[1].split()[:2] == ['web', '0/0']
+    wide = kubectl('get', 'deploy', 'web', '-o', 'wide', check=True).stdout.splitlines()
+    assert wide[0].split()[-3:] == ['CONTAINERS', 'IMAGES', 'SELECTOR']
+    assert wide[1].split()[-3:] == ['app', 'nginx:1.25', 'app=web']
+    status, _, table = http.get('/apis/apps/v1/namespaces/default/deployments',
+                                headers={'Accept': 'application/json;as=Table;v=v1;g=meta.k8s.io'})
+    assert status == 200 and table['kind'] == 'Table' and table['rows'][0]['cells'][0] == 'web'
+    namespaces = kubectl('get', 'ns', check=True).stdout.splitlines()
+    assert namespaces[0].split() == ['NAME', 'STATUS', 'AGE']

@@ -1,0 +1,250 @@
+"""Server-side printing: the `meta.k8s.io/v1` Table `kubectl get` asks for.
+
+Columns and cells follow the API server's printers for each kind (NAME, READY, UP-TO-DATE, ... and
+the extra `-o wide` columns at priority 1); kinds without a printer get NAME and AGE. Rows carry the
+object's metadata as a PartialObjectMetadata, as with the server's default `includeObject=Metadata`.
+"""
+
+import datetime
+
+TABLE_MEDIA = 'as=Table'
+
+_DESCRIPTIONS = {
+    'Name': 'Name must be unique within a namespace.',
+    'Age': 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+}
+
+
+def wants_table(accept):
+    """True when the Accept header asks for a Table (kubectl get does, before plain JSON)."""
+    first = (accept or '').split(',')[0]
+    return TABLE_MEDIA in first.replace(' ', '') and 'g=meta.k8s.io' in first
+
+
+def human_duration(seconds):
+    """Kubernetes' duration.HumanDuration, as printed in AGE columns."""
+    s = int(seconds)
+    if s < -1:
+        return '<invalid>'
+    if s < 0:
+        return '0s'
+    if s < 120:
+        return f'{s}s'
+    minutes = s // 60
+    if minutes < 10:
+        return f'{minutes}m{s % 60}s' if s % 60 else f'{minutes}m'
+    if minutes < 180:
+        return f'{minutes}m'
+    hours = s // 3600
+    if hours < 8:
+        return f'{hours}h{minutes % 60}m' if minutes % 60 else f'{hours}h'
+    if hours < 48:
+        return f'{hours}h'
+    if hours < 24 * 8:
+        return f'{hours // 24}d{hours % 24}h' if hours % 24 else f'{hours // 24}d'
+    if hours < 24 * 365 * 2:
+        return f'{hours // 24}d'
+    if hours < 24 * 365 * 8:
+        years, days = hours // 24 // 365, (hours // 24) % 365
+        return f'{years}y{days}d' if days else f'{years}y'
+    return f'{hours // 24 // 365}y'
+
+
+def _age(obj, now=None):
+    stamp = (obj.get('metadata') or {}).get('creationTimestamp')
+    if not stamp:
+        return '<unknown>'
+    created = datetime.datetime.strptime(stamp, '%Y-%m-%dT%H:%M:%SZ').replace(tzinfo=datetime.timezone.utc)
+    now = now or datetime.datetime.now(datetime.timezone.utc)
+    return human_duration((now - created).total_seconds())
+
+
+def _spec(obj):
+    return obj.get('spec') or {}
+
+
+def _status(obj):
+    return obj.get('status') or {}
+
+
+def _pod_spec(obj):
+    return ((_spec(obj).get('template') or {}).get('spec')) or {}
+
+
+def _containers(obj):
+    return ','.join(c.get('name', '') for c in _pod_spec(obj).get('containers') or [])
+
+
+def _images(obj):
+    return ','.join(c.get('image', '') for c in _pod_spec(obj).get('containers') or [])
+
+
+def _selector(obj):
+    sel = _spec(obj).get('selector') or {}
+    if 'matchLabels' in sel or 'matchExpressions' in sel:
+        parts = [f'{k}={v}' for k, v in sorted((sel.get('matchLabels') or {}).items())]
+        for e in sel.get('matchExpressions') or []:
+            op, key, values = e.get('operator'), e.get('key'), ','.join(sorted(e.get('values') or []))
+            parts.append({'In': f'{key} in ({values})', 'NotIn': f'{key} notin ({values})',
+                          'Exists': key, 'DoesNotExist': f'!{key}'}.get(op, key))
+        return ','.join(parts) or '<none>'
+    return ','.join(f'{k}={v}' for k, v in sorted(sel.items())) or '<none>'
+
+
+def _pod_status(pod):
+    if (pod.get('metadata') or {}).get('deletionTimestamp'):
+        return 'Terminating'
+    status = _status(pod)
+    reason = status.get('reason') or status.get('phase') or 'Unknown'
+    for cs in status.get('containerStatuses') or []:
+        state = cs.get('state') or {}
+        if (state.get('waiting') or {}).get('reason'):
+            reason = state['waiting']['reason']
+        elif (state.get('terminated') or {}).get('reason'):
+            reason = state['terminated']['reason']
+    return reason
+
+
+def _pod_ready(pod):
+    statuses = _status(pod).get('containerStatuses') or []
+    total = len(_spec(pod).get('containers') or [])
+    return f'{sum(1 for c in statuses if c.get("ready"))}/{total}'
+
+
+def _node_status(node):
+    ready = next((c for c in _status(node).get('conditions') or [] if c.get('type') == 'Ready'), None)
+    text = 'Ready' if ready and ready.get('status') == 'True' else 'NotReady' if ready else 'Unknown'
+    if _spec(node).get('unschedulable'):
+        text += ',SchedulingDisabled'
+    return text
+
+
+def _node_roles(node):
+    prefix = 'node-role.kubernetes.io/'
+    roles = sorted(k[len(prefix):] for k in (node['metadata'].get('labels') or {}) if k.startswith(prefix))
+    return ','.join(roles) or '<none>'
+
+
+def _owner(obj):
+    ref = next((r for r in obj['metadata'].get('ownerReferences') or [] if r.get('controller')), None)
+    if not ref:
+        return '<none>'
+    group = ref.get('apiVersion', '').rpartition('/')[0]
+    return f'{ref.get("kind", "").lower()}{"." + group if group else ""}/{ref.get("name")}'
+
+
+def _event_object(ev):
+    ref = ev.get('involvedObject') or {}
+    return f'{(ref.get("kind") or "").lower()}/{ref.get("name")}'
+
+
+def _event_last_seen(ev, now=None):
+    stamp = (ev.get('lastTimestamp') or ev.get('eventTime')
+             or (ev.get('metadata') or {}).get('creationTimestamp'))
+    if not stamp:
+        return '<unknown>'
+    return _age({'metadata': {'creationTimestamp': stamp[:19] + 'Z'}}, now)
+
+
+# (column name, type, priority, cell function)
+_NAME = ('Name', 'string', 0, lambda o: o['metadata']['name'])
+_AGE = ('Age', 'string', 0, _age)
+_CONTAINERS = ('Containers', 'string', 1, _containers)
+_IMAGES = ('Images', 'string', 1, _images)
+_SELECTOR = ('Selector', 'string', 1, _selector)
+
+
+def _ready_of_desired(obj):
+    return f'{_status(obj).get("readyReplicas", 0)}/{_spec(obj).get("replicas", 0)}'
+
+
+def _int(path):
+    def get(obj):
+        value = obj
+        for part in path.split('.'):
+            value = (value or {}).get(part)
+        return int(value or 0)
+
+    return get
+
+
+_REPLICA_COLUMNS = [_NAME, ('Desired', 'integer', 0, _int('spec.replicas')),
+                    ('Current', 'integer', 0, _int('status.replicas')),
+                    ('Ready', 'integer', 0, _int('status.readyReplicas')), _AGE, _CONTAINERS, _IMAGES,
+                    _SELECTOR]
+
+COLUMNS = {
+    'apps/deployments': [
+        _NAME,
+        ('Ready', 'string', 0, _ready_of_desired),
+        ('Up-to-date', 'integer', 0, _int('status.updatedReplicas')),
+        ('Available', 'integer', 0, _int('status.availableReplicas')),
+        _AGE, _CONTAINERS, _IMAGES, _SELECTOR],
+    'apps/replicasets': _REPLICA_COLUMNS,
+    '/replicationcontrollers': _REPLICA_COLUMNS,
+    'apps/statefulsets': [
+        _NAME,
+        ('Ready', 'string', 0, _ready_of_desired),
+        _AGE, _CONTAINERS, _IMAGES],
+    'apps/daemonsets': [
+        _NAME, ('Desired', 'integer', 0, _int('status.desiredNumberScheduled')),
+        ('Current', 'integer', 0, _int('status.currentNumberScheduled')),
+        ('Ready', 'integer', 0, _int('status.numberReady')),
+        ('Up-to-date', 'integer', 0, _int('status.updatedNumberScheduled')),
+        ('Available', 'integer', 0, _int('status.numberAvailable')),
+        ('Node Selector', 'string', 0, lambda o: ','.join(
+            f'{k}={v}' for k, v in sorted((_pod_spec(o).get('nodeSelector') or {}).items())) or '<none>'),
+        _AGE, _CONTAINERS, _IMAGES, _SELECTOR],
+    'apps/controllerrevisions': [
+        _NAME, ('Controller', 'string', 0, _owner),
+        ('Revision', 'integer', 0, lambda o: int(o.get('revision', 0))), _AGE],
+    '/pods': [
+        _NAME, ('Ready', 'string', 0, _pod_ready), ('Status', 'string', 0, _pod_status),
+        ('Restarts', 'string', 0, lambda o: str(sum(c.get('restartCount', 0)
+                                                    for c in _status(o).get('containerStatuses') or []))),
+        _AGE, ('IP', 'string', 1, lambda o: _status(o).get('podIP') or '<none>'),
+        ('Node', 'string', 1, lambda o: _spec(o).get('nodeName') or '<none>'),
+        ('Nominated Node', 'string', 1, lambda o: _status(o).get('nominatedNodeName') or '<none>'),
+        ('Readiness Gates', 'string', 1, lambda o: '<none>')],
+    '/namespaces': [_NAME, ('Status', 'string', 0, lambda o: _status(o).get('phase', '')), _AGE],
+    '/nodes': [
+        _NAME, ('Status', 'string', 0, _node_status), ('Roles', 'string', 0, _node_roles), _AGE,
+        ('Version', 'string', 0, lambda o: (_status(o).get('nodeInfo') or {}).get('kubeletVersion', '')),
+        ('Internal-IP', 'string', 1, lambda o: next((a['address'] for a in _status(o).get('addresses') or []
+                                                     if a.get('type') == 'InternalIP'), '<none>'))],
+    '/configmaps': [_NAME, ('Data', 'integer', 0,
+                            lambda o: len(o.get('data') or {}) + len(o.get('binaryData') or {})), _AGE],
+    '/secrets': [_NAME, ('Type', 'string', 0, lambda o: o.get('type', '')),
+                 ('Data', 'integer', 0, lambda o: len(o.get('data') or {})), _AGE],
+    '/events': [
+        ('Last Seen', 'string', 0, _event_last_seen), ('Type', 'string', 0, lambda o: o.get('type', '')),
+        ('Reason', 'string', 0, lambda o: o.get('reason', '')), ('Object', 'string', 0, _event_object),
+        ('Message', 'string', 0, lambda o: (o.get('message') or '').strip())],
+}
+
+
+def _columns(resource_key):
+    return COLUMNS.get(resource_key, [_NAME, _AGE])
+
+
+def _definitions(columns):
+    out = []
+    for name, typ, priority, _fn in columns:
+        definition = {'name': name, 'type': typ, 'format': 'name' if name == 'Name' else '',
+                      'description': _DESCRIPTIONS.get(name, name), 'priority': priority}
+        out.append(definition)
+    return out
+
+
+def _row(columns, obj):
+    return {'cells': [fn(obj) for _n, _t, _p, fn in columns],
+            'object': {'kind': 'PartialObjectMetadata', 'apiVersion': 'meta.k8s.io/v1',
+                       'metadata': obj.get('metadata', {})}}
+
+
+def table(resource_key, objects, metadata):
+    """A Table of ``objects`` (list metadata: resourceVersion, continue, ...)."""
+    columns = _columns(resource_key)
+    return {'kind': 'Table', 'apiVersion': 'meta.k8s.io/v1', 'metadata': metadata,
+            'columnDefinitions': _definitions(columns),
+            'rows': [_row(columns, o) for o in objects]}
