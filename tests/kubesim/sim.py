@@ -124,11 +124,15 @@ class KubeSim:
             try:
                 self.loop.run_until_complete(self._astart())
             except BaseException as e:  # report any startup failure to start()
-                started.set_exception(e)
-                self.loop.close()
+                try:
+                    self.loop.run_until_complete(self._astop())
+                finally:
+                    started.set_exception(e)
+                    self.loop.close()
                 return
             started.set_result(None)
             self.loop.run_forever()
+            self.loop.run_until_complete(self.loop.shutdown_default_executor())
             self.loop.close()
 
         self._thread = threading.Thread(target=run, name='kubesim', daemon=True)
