@@ -8,6 +8,7 @@ client sees is a `Status` object; an unexpected exception is logged to stderr an
 
 import asyncio
 import base64
+import hmac
 import json
 import sys
 import traceback
@@ -236,9 +237,9 @@ class ApiServer:
         auth = request.headers.get('Authorization', '')
         scheme, _, given = auth.partition(' ')
         given = given.strip() if scheme.lower() == 'bearer' else ''
-        if self.token and given == self.token:
+        if self.token and hmac.compare_digest(given, self.token):
             return ADMIN_USER
-        if self.readonly_token and given == self.readonly_token:
+        if self.readonly_token and hmac.compare_digest(given, self.readonly_token):
             return READONLY_USER
         raise ApiError.unauthorized()
 
@@ -561,10 +562,12 @@ class ApiServer:
         send_initial = _is_true(query.get('sendInitialEvents'))
         bookmarks = _is_true(query.get('allowWatchBookmarks'))
         try:
-            timeout = int(query.get('timeoutSeconds') or DEFAULT_WATCH_TIMEOUT)
+            timeout = int(query.get('timeoutSeconds') or 0)
         except ValueError:
             raise ApiError.bad_request(f'invalid timeoutSeconds: {query.get("timeoutSeconds")!r}: '
                                        'must be an integer')
+        if timeout <= 0:
+            timeout = DEFAULT_WATCH_TIMEOUT
         initial = send_initial or rv in (None, '', '0')
         as_table = tables.wants_table(request.headers.get('Accept'))
 
