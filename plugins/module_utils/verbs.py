@@ -20,8 +20,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils import patches, re
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiError
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import NotSupported, Refused
 
-# An undo guarded by resourceVersion is retried from a fresh read this many times in total.
-UNDO_ATTEMPTS = 5
+# A write that meets a conflict is decided again from a fresh read, this many times in all.
+WRITE_ATTEMPTS = 5
 
 ROLLBACK_SUCCESS = 'rolled back'
 ROLLBACK_SKIPPED = 'skipped rollback'
@@ -54,6 +54,28 @@ def _template_of(obj):
     return ((obj or {}).get('spec') or {}).get('template') or {}
 
 
+# ---- conflicts -------------------------------------------------------------------------------
+
+def _retry_on_conflict(client, workload, attempt):
+    """Run ``attempt(workload, conflicted)``; on a conflict (409, or a failed resourceVersion test)
+    read the workload again and decide again, at most WRITE_ATTEMPTS times in all.
+
+    ``conflicted`` tells the attempt that an earlier write may have landed (its answer lost, or a
+    concurrent writer got there first): finding the desired state already in place then still
+    counts as a change made during this task.
+    """
+    conflicted = False
+    for number in range(1, WRITE_ATTEMPTS + 1):
+        try:
+            return attempt(workload, conflicted)
+        except ApiError as e:
+            if not e.is_conflict or number == WRITE_ATTEMPTS:
+                raise
+            conflicted = True
+            workload = type(workload)(client.get(workload.path))
+    raise AssertionError('unreachable')  # pragma: no cover
+
+
 # ---- history ---------------------------------------------------------------------------------
 
 def history(client, workload, revision=None):
@@ -61,7 +83,7 @@ def history(client, workload, revision=None):
     revs = workload.history(client)
     current = revisions.current(revs, workload.template)
     fields = {'revisions': [r.summary(current=current is not None and r is current) for r in revs],
-                  'current_revision': current.number if current else None}
+              'current_revision': current.number if current else None}
     if revision:
         fields['template'] = revisions.find(revs, revision).template
     return Outcome(workload, False, fields)
@@ -70,66 +92,76 @@ def history(client, workload, revision=None):
 # ---- pause / resume --------------------------------------------------------------------------
 
 def pause(client, workload, paused, check_mode=False):
-    content_type, body = workload.pause_patch(paused)  # NotSupported for every kind but Deployment
-    before = {'spec': {'paused': workload.paused}}
-    if workload.paused == bool(paused):
-        return Outcome(workload, False, {'paused': workload.paused})
-    after = {'spec': {'paused': bool(paused)}}
-    obj = workload.obj
-    if not check_mode:
-        # Setting an absolute value: repeating the request changes nothing, so it may be retried.
-        obj = client.patch(workload.path, body, content_type, retry=True)
-        after = {'spec': {'paused': bool((obj.get('spec') or {}).get('paused'))}}
-    return Outcome(workload, True, {'paused': after['spec']['paused']}, before, after, obj)
+    def attempt(workload, conflicted):
+        content_type, body = workload.pause_patch(paused)  # NotSupported for all kinds but Deployment
+        before = {'spec': {'paused': workload.paused}}
+        if workload.paused == bool(paused):
+            return Outcome(workload, conflicted, {'paused': workload.paused})
+        after = {'spec': {'paused': bool(paused)}}
+        obj = workload.obj
+        if not check_mode:
+            # Setting an absolute value: repeating the request changes nothing, so it may be retried.
+            obj = client.patch(workload.path, body, content_type, retry=True)
+            after = {'spec': {'paused': bool((obj.get('spec') or {}).get('paused'))}}
+        return Outcome(workload, True, {'paused': after['spec']['paused']}, before, after, obj)
+
+    return _retry_on_conflict(client, workload, attempt)
 
 
 # ---- restart ---------------------------------------------------------------------------------
 
 def restart(client, workload, check_mode=False, now=patches.rfc3339_now, sleep=time.sleep):
     """Always a change (like a service restart); refuses a paused Deployment."""
-    workload.check_restartable()
-    current = (_template_of(workload.obj).get('metadata') or {}).get('annotations') or {}
-    stamp = now()
-    if current.get(patches.RESTARTED_AT_ANNOTATION) == stamp:
-        # Restarted within this very second: a second-precision stamp would not change the
-        # template, so nothing would restart. Wait for the next second instead of failing.
-        sleep(1.0)
+    def attempt(workload, _conflicted):
+        workload.check_restartable()
+        current = (_template_of(workload.obj).get('metadata') or {}).get('annotations') or {}
         stamp = now()
-    content_type, body = workload.restart_patch(stamp)
-    before = workload.template
-    after = patches.restarted_template(before, stamp)
-    obj = workload.obj
-    if not check_mode:
-        obj = client.patch(workload.path, body, content_type, retry=True)
-        after = _template_of(obj)
-    return Outcome(workload, True, {'restarted_at': stamp}, before, after, obj)
+        if current.get(patches.RESTARTED_AT_ANNOTATION) == stamp:
+            # Restarted within this very second: a second-precision stamp would not change the
+            # template, so nothing would restart. Wait for the next second instead of failing.
+            sleep(1.0)
+            stamp = now()
+        content_type, body = workload.restart_patch(stamp)
+        before = workload.template
+        after = patches.restarted_template(before, stamp)
+        obj = workload.obj
+        if not check_mode:
+            obj = client.patch(workload.path, body, content_type, retry=True)
+            after = _template_of(obj)
+        return Outcome(workload, True, {'restarted_at': stamp}, before, after, obj)
+
+    return _retry_on_conflict(client, workload, attempt)
 
 
 # ---- set image -------------------------------------------------------------------------------
 
+def _change_cause(obj):
+    return ((obj.get('metadata') or {}).get('annotations') or {}).get(revisions.CHANGE_CAUSE_ANNOTATION)
+
+
 def image(client, workload, images, change_cause=None, check_mode=False):
-    previous, init = revisions.container_images(workload.template)
-    patch = workload.image_patch(images, change_cause)  # UnknownContainer names what exists
-    if patch is None:
-        fields = {'images': previous, 'previous_images': previous, 'init_containers': init}
-        return Outcome(workload, False, fields)
-    content_type, body = patch
-    before = {'template': workload.template,
-              'change_cause': workload.annotations.get(revisions.CHANGE_CAUSE_ANNOTATION)}
-    after = {'template': patches.imaged_template(workload.template, images),
+    def attempt(workload, conflicted):
+        previous, init = revisions.container_images(workload.template)
+        patch = workload.image_patch(images, change_cause)  # UnknownContainer names what exists
+        if patch is None:
+            fields = {'images': previous, 'previous_images': previous, 'init_containers': init}
+            return Outcome(workload, conflicted, fields)
+        content_type, body = patch
+        before = {'template': workload.template, 'change_cause': _change_cause(workload.obj)}
+        after = {'template': patches.imaged_template(workload.template, images),
                  'change_cause': change_cause if change_cause is not None else before['change_cause']}
-    obj = workload.obj
-    if not check_mode:
-        # Merged by container name with absolute values: a repeat changes nothing.
-        obj = client.patch(workload.path, body, content_type, retry=True)
-        after = {'template': _template_of(obj),
-                     'change_cause': ((obj.get('metadata') or {}).get('annotations') or {}).get(
-                         revisions.CHANGE_CAUSE_ANNOTATION)}
-    now_images = revisions.container_images(after['template'])[0]
-    if before['change_cause'] is None and after['change_cause'] is None:
-        before, after = before['template'], after['template']
-    fields = {'images': now_images, 'previous_images': previous, 'init_containers': init}
-    return Outcome(workload, True, fields, before, after, obj)
+        obj = workload.obj
+        if not check_mode:
+            # Merged by container name with absolute values: a repeat changes nothing.
+            obj = client.patch(workload.path, body, content_type, retry=True)
+            after = {'template': _template_of(obj), 'change_cause': _change_cause(obj)}
+        now_images = revisions.container_images(after['template'])[0]
+        if before['change_cause'] is None and after['change_cause'] is None:
+            before, after = before['template'], after['template']
+        fields = {'images': now_images, 'previous_images': previous, 'init_containers': init}
+        return Outcome(workload, True, fields, before, after, obj)
+
+    return _retry_on_conflict(client, workload, attempt)
 
 
 # ---- undo ------------------------------------------------------------------------------------
@@ -149,46 +181,35 @@ def undo(client, workload, to_revision=0, check_mode=False):
     """Roll back to ``to_revision`` (0: kubectl's previous, the second highest revision).
 
     The write is guarded by the workload's resourceVersion; if the workload changed between read
-    and write the whole decision is made again from a fresh read (bounded).
+    and write, the whole decision is made again from a fresh read (bounded).
     """
     if to_revision is not None and to_revision < 0:
         raise revisions.RevisionNotFound(to_revision, [])
-    conflicted = False
-    for attempt in range(1, UNDO_ATTEMPTS + 1):
+
+    def attempt(workload, conflicted):
         revs = workload.history(client)
         target = _undo_target(workload, revs, to_revision)
         workload.check_undoable()
         current = revisions.current(revs, workload.template)
         from_revision = current.number if current else (max(revisions.numbers(revs)) if revs else None)
-        fields = {'from_revision': from_revision, 'to_revision': target.number}
+        fields = {'from_revision': from_revision, 'to_revision': target.number, 'message': ROLLBACK_SUCCESS}
         if revisions.templates_equal(target.template, workload.template):
             if conflicted:
-                # The target was reached between our read and our write: our own patch whose answer
-                # was lost (the client retried it), or a concurrent one. Either way it changed.
-                fields['message'] = ROLLBACK_SUCCESS
                 return Outcome(workload, True, fields)
             fields['message'] = '%s (current template already matches revision %d)' % (
                 ROLLBACK_SKIPPED, target.number)
             return Outcome(workload, False, fields)
         content_type, body = workload.undo_patch(target)
-        guarded = content_type != patches.JSON_PATCH
-        if guarded:
+        if content_type != patches.JSON_PATCH:
             # Strategic merge patches get the same guard through metadata.resourceVersion.
             body = dict(body, metadata={'resourceVersion': workload.resource_version})
         before = workload.template
-        fields['message'] = ROLLBACK_SUCCESS
         if check_mode:
             return Outcome(workload, True, fields, before, target.template)
-        try:
-            obj = client.patch(workload.path, body, content_type, retry=True)
-        except ApiError as e:
-            if e.is_conflict and attempt < UNDO_ATTEMPTS:
-                conflicted = True
-                workload = type(workload)(client.get(workload.path))
-                continue
-            raise
+        obj = client.patch(workload.path, body, content_type, retry=True)
         return Outcome(workload, True, fields, before, _template_of(obj), obj)
-    raise AssertionError('unreachable')  # pragma: no cover
+
+    return _retry_on_conflict(client, workload, attempt)
 
 
 # ---- status ----------------------------------------------------------------------------------

@@ -151,9 +151,20 @@ def test_undo_target_reached_during_a_conflict_is_reported_changed():
     assert len(client.writes()) == 1
 
 
+def test_image_and_pause_retry_a_conflict_from_a_fresh_read():
+    conflict = ApiError(409, 'Conflict', 'the object has been modified')
+    client = ScriptedClient(fresh=[deployment('nginx:1', rv='7')], patch_answers=[conflict, deployment('nginx:2')])
+    out = verbs.image(client, Deployment(deployment('nginx:1')), {'web': 'nginx:2'})
+    assert out.changed and [c[0] for c in client.calls] == ['PATCH', 'GET', 'PATCH']
+    # the fresh read shows the state already reached: still a change made by this task
+    client = ScriptedClient(fresh=[deployment(paused=True)], patch_answers=[conflict])
+    out = verbs.pause(client, Deployment(deployment()), True)
+    assert out.changed and out.fields == {'paused': True}
+
+
 def test_undo_conflict_retries_are_bounded():
     conflict = ApiError(409, 'Conflict', 'the object has been modified')
-    n = verbs.UNDO_ATTEMPTS
+    n = verbs.WRITE_ATTEMPTS
     client = ScriptedClient(history=deploy_history(), fresh=[deployment('nginx:4') for _ in range(n)],
                             patch_answers=[conflict] * n)
     with pytest.raises(ApiError):
