@@ -32,13 +32,13 @@ import copy
 import hashlib
 import json
 import time
+import traceback
 from collections import namedtuple
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import (
     ApiClient,
     ApiError,
     ConfigError,
-    ConnectionFailure,
     KubeError,
     load_connection,
 )
@@ -923,7 +923,8 @@ class RollingUpdate:
                 rc = self.strip_update_annotations(self.new_name)
                 return self.result(rc, 'finished the update of "%s": "%s" replaced it'
                                    % (name, self.new_name))
-            if src is None and opts.matches(rc, opts.target(None, self.ns)):
+            target = None if opts.image_mode else opts.target(None, self.ns)
+            if src is None and opts.matches(rc, target):
                 return self.result(rc, 'ReplicationController "%s" already replaced "%s" (which is deleted)'
                                    % (self.new_name, name))
         raise UpdateError('ReplicationController "%s" not found in namespace "%s"' % (name, self.ns))
@@ -1258,9 +1259,7 @@ class RollingUpdate:
         return out
 
     def final_name(self, rc):
-        if self.opts.rollback:
-            return self.new_name
-        return name_of(rc) if rc else self.new_name
+        return self.new_name or (name_of(rc) if rc else None)
 
     def progress(self):
         """How far the update got, for a failure message."""
@@ -1316,14 +1315,18 @@ def run_module(module):
     except UpdateError as e:
         module.fail_json(msg=e.message)
     updater = RollingUpdate(api, opts, check_mode=module.check_mode)
+    details = {}
     try:
         result = updater.run()
-    except (UpdateError, KubeError) as e:
-        if isinstance(e, ConnectionFailure) or not isinstance(e, ApiError):
+    except Exception as e:  # every failure says how far the update got and how to resume it
+        if isinstance(e, ApiError):
+            message = describe_error(e, 'rolling update of ReplicationController "%s"' % opts.name,
+                                     connection)
+        elif isinstance(e, (UpdateError, KubeError)):
             message = e.message
         else:
-            action = 'rolling update of ReplicationController "%s"' % opts.name
-            message = describe_error(e, action, connection)
+            message = 'unexpected error (%s: %s)' % (type(e).__name__, e)
+            details['exception'] = traceback.format_exc()
         if updater.in_progress and not module.check_mode:
             progress = updater.progress()
             message = '%s. %s%s' % (message.rstrip('.'), ('Progress: %s. ' % progress) if progress else '',
@@ -1331,7 +1334,7 @@ def run_module(module):
                                     + ('' if opts.rollback else ', or with rollback: true to return to "%s"'
                                        % opts.name) + '.')
         module.fail_json(msg=message, changed=updater.changed, steps=[step_dict(s) for s in updater.steps],
-                         new_name=updater.new_name)
+                         new_name=updater.new_name, **details)
     if module._diff and updater.diff and result['changed']:
         result['diff'] = updater.diff
     module.exit_json(**result)
