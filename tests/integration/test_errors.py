@@ -39,11 +39,13 @@ def test_errors_are_clear_and_leak_no_secret(kubesim_factory, play, tmp_path):
     D = {'kind': 'Deployment', 'name': 'web'}
     tasks = [
         task('missing workload', 'rollout_restart', kind='Deployment', name='nope'),
-        task('missing in other namespace', 'rollout_history', kind='StatefulSet', name='web', namespace='shop'),
+        task('missing in other namespace', 'rollout_history', kind='StatefulSet', name='web',
+             namespace='shop'),
         task('bad kind', 'rollout_history', kind='ReplicaSet', name='web'),
         task('name and selector', 'rollout_history', kind='Deployment', name='web', label_selectors=['a=b']),
         task('unauthorized', 'rollout_history', **D, kubeconfig=wrong_token),
-        task('unauthorized api_key', 'rollout_history', **D, host=sim.url, api_key=WRONG, validate_certs=False),
+        task('unauthorized api_key', 'rollout_history', **D, host=sim.url, api_key=WRONG,
+             validate_certs=False),
         task('forbidden write', 'rollout_restart', **D, kubeconfig=readonly),
         task('readonly read', 'rollout_history', **D, kubeconfig=readonly),
         task('readonly check mode', 'rollout_restart', **D, kubeconfig=readonly, check_mode=True),
@@ -64,7 +66,8 @@ def test_errors_are_clear_and_leak_no_secret(kubesim_factory, play, tmp_path):
     assert 'Traceback' not in everything
 
     assert res.failed('missing workload')['msg'] == 'Deployment "nope" not found in namespace "default"'
-    assert res.failed('missing in other namespace')['msg'] == 'StatefulSet "web" not found in namespace "shop"'
+    assert res.failed('missing in other namespace')['msg'] == \
+        'StatefulSet "web" not found in namespace "shop"'
     assert 'value of kind must be one of: DaemonSet, Deployment, StatefulSet' in res.failed('bad kind')['msg']
     assert 'mutually exclusive' in res.failed('name and selector')['msg']
     for name in ('unauthorized', 'unauthorized api_key'):
@@ -82,7 +85,8 @@ def test_errors_are_clear_and_leak_no_secret(kubesim_factory, play, tmp_path):
     assert 'cannot reach the Kubernetes API at https://127.0.0.1:' in down['msg']
     assert 'Connection refused' in down['msg']
     assert down['_duration'] < 10
-    assert 'kubeconfig file %s does not exist' % (tmp_path / 'absent') in res.failed('missing kubeconfig')['msg']
+    missing = res.failed('missing kubeconfig')['msg']
+    assert 'kubeconfig file %s does not exist' % (tmp_path / 'absent') in missing
     assert 'context "nope" not found in kubeconfig' in res.failed('unknown context')['msg']
     assert 'unable to find specified revision 7 in history (existing revisions: 1)' in \
         res.failed('bad revision')['msg']

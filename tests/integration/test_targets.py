@@ -33,9 +33,10 @@ def test_label_selectors_and_namespaces(kubesim_factory, play, tmp_path):
         task('image front', 'rollout_image', **front, images={'app': 'nginx:2'}),
         task('status front', 'rollout_status', **front, wait_timeout=60),
         task('history front', 'rollout_history', **front),
-        task('and-ed selectors', 'rollout_history', kind='Deployment', label_selectors=['tier=front', 'app=b']),
-        task('set-based selector', 'rollout_history', kind='Deployment', label_selectors=['tier in (front,back)',
-                                                                                          'app!=a']),
+        task('and-ed selectors', 'rollout_history', kind='Deployment',
+             label_selectors=['tier=front', 'app=b']),
+        task('set-based selector', 'rollout_history', kind='Deployment',
+             label_selectors=['tier in (front,back)', 'app!=a']),
         task('nothing selected', 'rollout_undo', kind='Deployment', label_selectors=['tier=none']),
         task('restart front', 'rollout_restart', **front, wait=True, wait_timeout=60),
         task('image front again', 'rollout_image', **front, images={'app': 'nginx:2'}),
@@ -77,7 +78,8 @@ def test_check_mode_writes_nothing(kubesim_factory, play, tmp_path):
         kube.create(workload(kind, name, image='app:1'))
     for kind, name in kinds.items():
         kube.rolled_out(kind, name)
-        kube.patch(kind, name, {'spec': {'template': {'spec': {'containers': [{'name': 'app', 'image': 'app:2'}]}}}})
+        new_image = {'containers': [{'name': 'app', 'image': 'app:2'}]}
+        kube.patch(kind, name, {'spec': {'template': {'spec': new_image}}})
     before = {}
     for kind, name in kinds.items():
         kube.rolled_out(kind, name)

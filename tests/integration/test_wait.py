@@ -43,8 +43,8 @@ def test_wait_timeout_deadline_and_strategy(kubesim_factory, play, tmp_path):
     assert 'timed out after 3s' in timeout['msg'] and 'Deployment "web"' in timeout['msg']
     assert 3 <= timeout['_duration'] < 15
     nowait = entry(res.ok('status no wait'))
-    assert nowait['done'] is False and nowait['reason'] in ('UpdatingReplicas', 'OldReplicasPendingTermination',
-                                                            'ReplicasUnavailable')
+    assert nowait['done'] is False
+    assert nowait['reason'] in ('UpdatingReplicas', 'OldReplicasPendingTermination', 'ReplicasUnavailable')
     assert entry(res.failed('status timeout'))['reason'] == 'Timeout'
     deadline = res.failed('status deadline')
     assert entry(deadline)['reason'] == 'ProgressDeadlineExceeded'

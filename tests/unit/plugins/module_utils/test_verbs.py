@@ -153,7 +153,8 @@ def test_undo_target_reached_during_a_conflict_is_reported_changed():
 
 def test_image_and_pause_retry_a_conflict_from_a_fresh_read():
     conflict = ApiError(409, 'Conflict', 'the object has been modified')
-    client = ScriptedClient(fresh=[deployment('nginx:1', rv='7')], patch_answers=[conflict, deployment('nginx:2')])
+    client = ScriptedClient(fresh=[deployment('nginx:1', rv='7')],
+                            patch_answers=[conflict, deployment('nginx:2')])
     out = verbs.image(client, Deployment(deployment('nginx:1')), {'web': 'nginx:2'})
     assert out.changed and [c[0] for c in client.calls] == ['PATCH', 'GET', 'PATCH']
     # the fresh read shows the state already reached: still a change made by this task
