@@ -1289,7 +1289,7 @@ ARGUMENT_SPEC = {
     'container': {'type': 'str'},
     'image_pull_policy': {'type': 'str', 'choices': list(PULL_POLICIES)},
     'new_controller': {'type': 'dict'},
-    'deployment_label_key': {'type': 'str', 'default': DEFAULT_DEPLOYMENT_KEY},
+    'deployment_label_key': {'type': 'str', 'default': DEFAULT_DEPLOYMENT_KEY, 'no_log': False},
     'max_surge': {'type': 'raw', 'default': DEFAULT_MAX_SURGE},
     'max_unavailable': {'type': 'raw', 'default': DEFAULT_MAX_UNAVAILABLE},
     'update_period': {'type': 'float', 'default': DEFAULT_UPDATE_PERIOD},

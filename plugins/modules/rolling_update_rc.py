@@ -32,7 +32,7 @@ description:
   - With I(rollback=true), an update in progress is aborted - the old RC is scaled back to its
     original size, the new one down to 0 and deleted.
 author:
-  - kubeops.rollout contributors
+  - kubeops.rollout contributors (!UNKNOWN)
 options:
   name:
     description:
@@ -61,7 +61,7 @@ options:
         the old RC has no such label, it gets I(deployment_label_key)=C(<hash>-orig) on its
         selector, template and running pods first, so that the two selectors never overlap.
       - When the image is the one the container already runs, I(image_pull_policy) is required
-        (kubectl's rule: the update then only changes the pull policy, for example to pull a moved
+        (kubectl's rule; the update then only changes the pull policy, for example to pull a moved
         tag again).
       - Mutually exclusive with I(new_controller).
     type: str
@@ -146,12 +146,14 @@ extends_documentation_fragment:
   - kubeops.rollout.connection
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details: >-
       Reports the plan - the new RC's name, every scale step (computed as if each new pod became
       ready at once) and the final RC - with no persisted write. The new RC is validated by a
       server-side dry run (C(dryRun=All)) when it does not exist yet.
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
     details: Shows the pod template before (the old RC) and after (the new one).
 notes:

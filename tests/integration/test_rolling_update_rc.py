@@ -94,6 +94,15 @@ def test_image_update_with_defaults(kubesim_factory, play, tmp_path):
     assert not again['changed'] and again['steps'] == []
     assert writes(read_log(log_path)[mark:]) == []
 
+    # A second update: the RC already has the deployment label, so no -orig label this time.
+    t1 = time.monotonic()
+    third = play(sim, [task('third', name='web', image='nginx:1.27')]).ok('third')
+    assert third['changed'] and third['new_name'] not in (new_name, 'web')
+    rc = assert_finished(rcs, 'web', 'nginx:1.27', 3)
+    assert rc['spec']['selector'] == {'app': 'web', 'deployment': third['new_name'][len('web-'):]}
+    owners = {'web', new_name, third['new_name']}
+    assert_bounds(pod_timeline(sim.readiness_log, 'default', owners, since=t1), 4, 3)
+
 
 SURGE_0_STEPS = [('scale down', 2), ('scale up', 1), ('scale down', 1), ('scale up', 2), ('scale down', 0),
                  ('scale up', 3)]
