@@ -610,7 +610,7 @@ class ApiClient:
             raise ConfigError('the Python library urllib3 is required')
         conn = self.connection
         kwargs = {'num_pools': 4, 'maxsize': 16, 'block': False, 'retries': False,
-                      'timeout': urllib3.Timeout(connect=CONNECT_TIMEOUT, read=READ_TIMEOUT)}
+                  'timeout': urllib3.Timeout(connect=CONNECT_TIMEOUT, read=READ_TIMEOUT)}
         if self.base.startswith('https://'):
             kwargs['ssl_context'] = self._ssl_context()
             if not conn.verify:

@@ -74,7 +74,7 @@ class Revision:
     def summary(self, current=False):
         images, init = container_images(self.template)
         out = {'revision': self.number, 'change_cause': self.change_cause, 'name': self.name,
-                   'created': self.created, 'images': images, 'init_containers': init, 'current': current}
+               'created': self.created, 'images': images, 'init_containers': init, 'current': current}
         if self.replicas is not None:
             out['replicas'] = self.replicas
         return out

@@ -18,7 +18,7 @@ description:
     ControllerRevisions it controls (owner reference with C(controller=true), not mere label matches).
   - Never changes anything.
 author:
-  - kubeops.rollout contributors
+  - kubeops.rollout contributors (!UNKNOWN)
 options:
   revision:
     description:
@@ -30,8 +30,10 @@ extends_documentation_fragment:
   - kubeops.rollout.target
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
 notes:
   - "RBAC: C(get) and C(list) on the workload's resource (C(deployments), C(statefulsets) or

@@ -21,7 +21,7 @@ description:
   - Idempotent - when every image (and the change-cause, if given) is already as requested,
     nothing is sent and C(changed=false).
 author:
-  - kubeops.rollout contributors
+  - kubeops.rollout contributors (!UNKNOWN)
 options:
   images:
     description:
@@ -41,8 +41,10 @@ extends_documentation_fragment:
   - kubeops.rollout.wait
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
     details: Shows the pod template (and change-cause) before and after.
 notes:

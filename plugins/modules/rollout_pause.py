@@ -19,7 +19,7 @@ description:
   - Only Deployments can be paused, as in kubectl; other kinds fail with kubectl's
     C(pausing is not supported) / C(resuming is not supported).
 author:
-  - kubeops.rollout contributors
+  - kubeops.rollout contributors (!UNKNOWN)
 options:
   state:
     description:
@@ -38,8 +38,10 @@ extends_documentation_fragment:
   - kubeops.rollout.wait
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
     details: Shows C(spec.paused) before and after.
 notes:

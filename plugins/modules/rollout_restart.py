@@ -19,15 +19,17 @@ description:
   - Always reports C(changed=true), like restarting a service.
   - A paused Deployment is refused with kubectl's message (resume it first).
 author:
-  - kubeops.rollout contributors
+  - kubeops.rollout contributors (!UNKNOWN)
 extends_documentation_fragment:
   - kubeops.rollout.connection
   - kubeops.rollout.target
   - kubeops.rollout.wait
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
     details: Shows the pod template before and after.
 notes:

@@ -25,7 +25,7 @@ description:
     the same time, so the task takes as long as the slowest one.
   - Never changes anything.
 author:
-  - kubeops.rollout contributors
+  - kubeops.rollout contributors (!UNKNOWN)
 options:
   wait:
     description:
@@ -44,8 +44,10 @@ extends_documentation_fragment:
   - kubeops.rollout.target
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
 notes:
   - "RBAC: C(get) (with I(name)) or C(list) (with I(label_selectors)) and C(watch) on the workload's

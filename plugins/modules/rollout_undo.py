@@ -25,7 +25,7 @@ description:
     message is kubectl's C(skipped rollback (current template already matches revision N)).
   - A paused Deployment is refused, as kubectl does.
 author:
-  - kubeops.rollout contributors
+  - kubeops.rollout contributors (!UNKNOWN)
 options:
   to_revision:
     description:
@@ -41,8 +41,10 @@ extends_documentation_fragment:
   - kubeops.rollout.wait
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
     details: Shows the pod template before and after.
 notes:
