@@ -30,10 +30,11 @@ WATCH_POLL = 0.5
 # keeps the pre-GC default for compatibility, as the real API server does).
 ORPHAN_BY_DEFAULT = {'/replicationcontrollers'}
 ADMIN_USER = 'kubesim-admin'
+READONLY_USER = 'kubesim-viewer'
+# Open to everyone, as the real API server grants them to unauthenticated users.
 HEALTH_PATHS = ('healthz', 'livez', 'readyz')
 # Marks a request whose connection a fault dropped: it gets no request-log line for its response.
 DROPPED = web.RequestKey('kubesim_dropped', bool)
-READONLY_USER = 'kubesim-viewer'
 
 
 class Route:
@@ -245,7 +246,6 @@ class ApiServer:
 
     async def _handle(self, request):
         if request.path.strip('/').split('/')[0] in HEALTH_PATHS:
-            # Open to anyone, as the real API server grants them to unauthenticated users.
             return web.Response(text='ok', content_type='text/plain')
         user = self._user(request)
         route = parse_route(request.path, self.server_address)
