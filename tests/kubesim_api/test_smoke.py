@@ -38,6 +38,8 @@ def test_crud_round_trip(http):
     status, _, listed = http.get(DEPLOYS)
     assert listed['kind'] == 'DeploymentList' and [i['metadata']['name'] for i in listed['items']] == ['web']
     got['spec']['replicas'] = 3
+    # Unconditional update: the controllers may have written status since the GET.
+    del got['metadata']['resourceVersion']
     status, _, updated = http.put(f'{DEPLOYS}/web', got)
     assert status == 200 and updated['metadata']['resourceVersion'] != rv
     assert updated['metadata']['generation'] == 2
