@@ -691,7 +691,7 @@ class RollingUpdate:
         self.clock = clock
         self.steps = []
         self.changed = False
-        self.done = []  # what was done, for the failure message
+        self.done = []  # the changes made, for the failure message
         self.new_name = None
         self.diff = None
         self.in_progress = False  # an update exists in the API (a failure can be resumed)
@@ -1275,8 +1275,8 @@ class RollingUpdate:
                     parts.append('"%s" has %d replicas' % (name, replicas_of(rc)))
         except KubeError:
             pass
-        if self.steps:
-            parts.append('%d scale steps done in this run' % len(self.steps))
+        if self.done:
+            parts.append('last change in this run: %s' % self.done[-1])
         return '; '.join(parts)
 
 

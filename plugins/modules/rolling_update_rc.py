@@ -160,7 +160,7 @@ notes:
   - "RBAC: on C(replicationcontrollers) C(get), C(list), C(create), C(update), C(patch) and C(delete);
     on C(pods) C(list), and C(patch) and C(delete) for image updates of an RC without the deployment
     label (its pods are labelled; a pod made from the unlabelled template meanwhile is deleted).
-    Check mode needs only C(get), C(list) and C(create) (dry run)."
+    Check mode needs only C(get), C(list) and C(create) (dry run). See C(docs/rbac.md)."
   - Invariants kept at every step, as in kubectl - the old RC's replicas plus the new RC's available
     pods never fall below the desired count minus I(max_unavailable), and the replicas of both never
     exceed the desired count plus I(max_surge). A pod counts as available once ready for the RC's

@@ -213,7 +213,8 @@ def test_no_progress_fails_with_how_far_it_got_then_rollback(kubesim_factory, pl
     failed = res.failed('update')
     new_name = failed['new_name']
     assert 'timed out waiting for any update progress to be made' in failed['msg']
-    assert f'"web" has 3 replicas; "{new_name}" has 1 replicas' in failed['msg']
+    assert f'"web" has 3 replicas; "{new_name}" has 1 replicas; last change in this run: scaled {new_name} ' \
+           'to 1' in failed['msg']
     assert 'Run the task again with the same arguments to resume, or with rollback: true to return to ' \
            '"web"' in failed['msg']
     rolled = res.ok('rollback')
