@@ -642,10 +642,6 @@ class ApiClient:
         elif conn.username and conn.password is not None:
             raw = ('%s:%s' % (conn.username, conn.password)).encode('utf-8')
             headers['Authorization'] = 'Basic ' + base64.b64encode(raw).decode('ascii')
-        if conn.proxy_headers and not conn.proxy:
-            # kubernetes.core applies these as request headers too (e.g. basic_auth, user_agent).
-            for k, v in urllib3.util.make_headers(**conn.proxy_headers).items():
-                headers[k] = v
         if conn.impersonate_user:
             headers['Impersonate-User'] = conn.impersonate_user
         for group in conn.impersonate_groups or []:
