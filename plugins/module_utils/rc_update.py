@@ -885,7 +885,7 @@ class RollingUpdate:
             self.prepare_old(state.old, state.new_name)
         if state.phase in (START, SCALING):
             self.scale_loop(self.opts.name, self.new_name)
-        rc = self.cleanup(self.opts.name, self.new_name, state.target)
+        rc = self.cleanup(self.opts.name, self.new_name)
         return self.result(rc, self.summary())
 
     def cancel_rollback(self, old):
@@ -1047,7 +1047,7 @@ class RollingUpdate:
                 rc['metadata'].pop('annotations', None)
         return self.update_rc(name, mutate, 'removed the update annotations of %s' % name)
 
-    def cleanup(self, old_name, new_name, target):
+    def cleanup(self, old_name, new_name):
         """After the loop: wait for the new RC's pods, then the cleanup policy. Every order here is
         chosen so that a killed run still finds the update from what is left."""
         policy = self.opts.policy
@@ -1104,19 +1104,21 @@ class RollingUpdate:
             raise UpdateError('ReplicationController "%s" kept changing while renaming' % name)
         return self.wait_replicas(name, ' after adopting the pods of "%s"' % name_of(source))
 
-    def adopt(self, state):
-        """The rename was interrupted after the new RC was deleted: rebuild its spec (its pods carry
-        its deployment label) and let the old RC take them over."""
-        opts = self.opts
+    def adoption_source(self, state):
+        """The deleted new RC of an interrupted rename, rebuilt from the target (in image mode with
+        the deployment label its released pods carry): (source object, desired replicas)."""
         old = state.old
         value, _pods = self.find_orphans(old, state.target)
-        target = opts.target(old, self.ns, label_value=value) if opts.image_mode else state.target
-        source = {'metadata': {'labels': target.labels, 'annotations': target.annotations},
-                  'spec': dict(copy.deepcopy(old.get('spec') or {}), selector=target.selector,
-                               template=target.template)}
-        self.new_name = state.new_name
-        source['metadata']['name'] = state.new_name
-        return self.take_over(old, source, target.replicas)
+        target = self.opts.target(old, self.ns, label_value=value) if self.opts.image_mode else state.target
+        metadata = {'name': state.new_name, 'labels': target.labels, 'annotations': target.annotations}
+        spec = dict(copy.deepcopy(old.get('spec') or {}), selector=target.selector, template=target.template)
+        source = {'metadata': metadata, 'spec': spec}
+        return source, target.replicas
+
+    def adopt(self, state):
+        """The rename was interrupted after the new RC was deleted: the old RC takes its pods over."""
+        source, desired = self.adoption_source(state)
+        return self.take_over(state.old, source, desired)
 
     # -- rollback
     def rollback(self):
@@ -1199,7 +1201,8 @@ class RollingUpdate:
         self.changed = True
         key = opts.deployment_label_key
         if state.phase == ADOPT:
-            final = self.predicted_rename(old, state)
+            source, desired = self.adoption_source(state)
+            final = renamed_body(old, source, desired)
             return self.result(final, 'would finish renaming %s to %s' % (state.new_name, opts.name),
                                planned=True)
         if state.phase == START:
@@ -1230,14 +1233,6 @@ class RollingUpdate:
         if opts.image_mode and key not in ((old.get('spec') or {}).get('selector') or {}):
             msg += ' (labelling its pods %s=%s)' % (key, orig_label_value(old, key))
         return self.result(final, msg, planned=True)
-
-    def predicted_rename(self, old, state):
-        opts = self.opts
-        value, _pods = self.find_orphans(old, state.target)
-        target = opts.target(old, self.ns, label_value=value) if opts.image_mode else state.target
-        source = {'metadata': {'labels': target.labels, 'annotations': target.annotations},
-                  'spec': dict(old.get('spec') or {}, selector=target.selector, template=target.template)}
-        return renamed_body(old, source, target.replicas)
 
     # -- results
     def summary(self):

@@ -342,19 +342,19 @@ class CrashingApi:
         return write
 
 
-def _driver(sim, after=None, **params):
+def _driver(sim, after=None, check_mode=False, **params):
     from ansible_collections.kubeops.rollout.plugins.module_utils import rc_update
     from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient, load_connection
 
     api = CrashingApi(ApiClient(load_connection({'kubeconfig': str(sim.kubeconfig)})), after)
     opts = rc_update.Options(namespace='default', update_period=0, poll_interval=0.02, timeout=20, **params)
-    return rc_update.RollingUpdate(api, opts), api
+    return rc_update.RollingUpdate(api, opts, check_mode=check_mode), api
 
 
 @pytest.mark.parametrize('policy', ['rename', 'delete', 'rollback'])
 def test_resumes_after_a_crash_between_any_two_requests(kubesim_factory, policy):
-    """Crash after write 1, 2, ... of a clean run (each on its own RC), run again: always finished,
-    never a second new RC, and the bounds hold throughout."""
+    """Crash after write 1, 2, ... of a clean run (each on its own RC); check mode then writes nothing
+    and predicts the end; run again: always finished, never a second new RC, bounds held throughout."""
     sim = kubesim_factory(ready_delay=0.03)
     created_rcs = RcCreations(sim)
     kube = Kube(sim.kubeconfig)
@@ -381,12 +381,20 @@ def test_resumes_after_a_crash_between_any_two_requests(kubesim_factory, policy)
             crashed = False
         except Crash:
             crashed = True
+        final = name if policy != 'delete' else f'{name}-next'
+        image = 'nginx:1.25' if policy == 'rollback' else 'nginx:1.26'
         if crashed:
+            # Check mode on the half-done update: no write, and it predicts the same end.
+            checker, check_api = _driver(sim, check_mode=True, **params)
+            plan = checker.run()
+            assert check_api.writes == 0, after
+            assert plan['changed'], (after, plan['msg'])
+            predicted = plan['replication_controller']
+            assert (predicted['metadata']['name'], image_of(predicted), predicted['spec']['replicas']) == \
+                (final, image, 2), (after, plan['msg'])
             resumed, _ = _driver(sim, **params)
             resumed.run()
         created = created_rcs(prefix=name)
-        final = name if policy != 'delete' else f'{name}-next'
-        image = 'nginx:1.25' if policy == 'rollback' else 'nginx:1.26'
         mine = Rcs(kube)
         rc = mine.wait_ready(final, 2)
         assert image_of(rc) == image, (n, after)
