@@ -1,0 +1,1 @@
+"""Benchmark harness for `make bench` (see docs/benchmarks.md)."""

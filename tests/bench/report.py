@@ -1,0 +1,438 @@
+"""docs/benchmarks.md and docs/benchmarks.png from the results of one `make bench` run.
+
+Everything in the document is computed from the results file; the prose only explains the method
+and the causes that the numbers themselves show (which requests, which phase of a task).
+"""
+
+import os
+
+from .ops import KINDS, TOOL_LABELS
+from .stats import ratio, summary
+
+LAT_VERBS = ('history', 'status', 'pause', 'resume', 'restart', 'image', 'undo')
+CORE_EQUIVALENT = {
+    'history': '`k8s_info` (revisions by label)', 'status': '`k8s_info` with `wait: true`',
+    'pause': '`k8s` `state: patched`', 'resume': '`k8s` `state: patched`',
+    'restart': '`k8s` `state: patched`', 'image': '`k8s` `state: patched`', 'undo': '`k8s_rollback`',
+}
+KUBECTL_COMMAND = {
+    'history': 'rollout history', 'status': 'rollout status', 'pause': 'rollout pause',
+    'resume': 'rollout resume', 'restart': 'rollout restart', 'image': 'set image', 'undo': 'rollout undo',
+}
+
+
+# ---- helpers -------------------------------------------------------------------------------------
+
+def _s(x, digits=2):
+    return '–' if x is None else f'{x:.{digits}f}'
+
+
+def _ms(x):
+    return '–' if x is None else f'{x * 1000:.0f}'
+
+
+def _x(r):
+    return '–' if r is None else f'{r:.2f}×'
+
+
+def _percent(r):
+    return '–' if r is None else f'{r * 100:.1f}%'
+
+
+def _core_cell(row, key):
+    if row[key] is None and row['verb'] == 'undo' and row['kind'] == 'StatefulSet':
+        return 'unsupported'  # k8s_rollback knows Deployments and DaemonSets only
+    return _count_cell(row[key])
+
+
+def _verdict(ok):
+    return {True: 'pass', False: '**miss**', None: 'n/a'}[ok]
+
+
+def _table(header, rows):
+    out = ['| ' + ' | '.join(header) + ' |', '|' + '|'.join('---' for _ in header) + '|']
+    out += ['| ' + ' | '.join(str(c) for c in row) + ' |' for row in rows]
+    return '\n'.join(out)
+
+
+def _counts(entries):
+    """Median request count of the successful runs (None if none succeeded)."""
+    ok = [e for e in entries or [] if e['ok']]
+    return summary([e['count'] for e in ok]) if ok else None
+
+
+# ---- requests ------------------------------------------------------------------------------------
+
+def request_rows(results):
+    suite = results['suites'].get('requests')
+    if not suite:
+        return []
+    res = suite['results']
+    rows = []
+    for verb, kind in suite['operations']:
+        def get(tool, cache, verb=verb, kind=kind):
+            return res.get(f'{tool}|{cache}|{verb}|{kind}')
+        ours = get('kubeops', '-')
+        row = {'verb': verb, 'kind': kind, 'ours': _counts(ours),
+               'ours_discovery': max((e['discovery'] for e in ours or []), default=None),
+               'ours_sequence': (next((e for e in ours or [] if e['ok']), None) or {}).get('sequence'),
+               'ours_failed': [e['error'] for e in ours or [] if not e['ok']],
+               'kubectl_fresh': _counts(get('kubectl', 'fresh')),
+               'kubectl_warm': _counts(get('kubectl', 'warm')),
+               'kubectl_sequence': (next((e for e in get('kubectl', 'warm') or [] if e['ok']), None)
+                                    or {}).get('sequence'),
+               'kubectl_fresh_discovery': max((e['discovery'] for e in get('kubectl', 'fresh') or []),
+                                              default=None),
+               'core_fresh': _counts(get('kubernetes.core', 'fresh')),
+               'core_warm': _counts(get('kubernetes.core', 'warm'))}
+        rows.append(row)
+    return rows
+
+
+def _med(s):
+    return None if s is None else s['median']
+
+
+def _count_cell(s):
+    if s is None:
+        return 'failed'
+    if s['min'] == s['max']:
+        return f'{s["median"]:g}'
+    return f'{s["median"]:g} ({s["min"]:g}–{s["max"]:g})'
+
+
+# ---- latency -------------------------------------------------------------------------------------
+
+def latency_rows(results):
+    suite = results['suites'].get('latency')
+    if not suite:
+        return [], None
+    samples = suite['samples']
+    pings = [v for k, vs in samples.items() if k.endswith('|ping') for v in vs]
+    floor = summary(pings)
+    rows = []
+    for verb in LAT_VERBS:
+        row = {'verb': verb}
+        for tool in ('kubeops', 'command', 'kubernetes.core'):
+            row[tool] = summary(samples.get(f'{verb}|{tool}', []))
+        ours, cmd, core = (_med(row[t]) for t in ('kubeops', 'command', 'kubernetes.core'))
+        row['vs_command'] = ratio(ours, cmd)
+        row['vs_core'] = ratio(ours, core)
+        fl = _med(floor)
+        row['above_floor'] = {t: (None if _med(row[t]) is None or fl is None else _med(row[t]) - fl)
+                              for t in ('kubeops', 'command', 'kubernetes.core')}
+        rows.append(row)
+    return rows, floor
+
+
+def _lat_cell(s):
+    if s is None:
+        return 'failed'
+    return f'{s["median"]:.3f} ({s["p25"]:.3f}–{s["p75"]:.3f})'
+
+
+# ---- targets -------------------------------------------------------------------------------------
+
+def targets(results):
+    """Every target with its measured value and verdict (ok: True / False / None = not measured)."""
+    out = []
+    rows = request_rows(results)
+    if rows:
+        worse = [r for r in rows if _med(r['ours']) is None or _med(r['kubectl_warm']) is None
+                 or _med(r['ours']) > _med(r['kubectl_warm'])]
+        worst = max((ratio(_med(r['ours']), _med(r['kubectl_warm'])) or 0 for r in rows), default=None)
+        out.append({'target': 'requests: every module <= kubectl (warm cache) for the same operation',
+                    'measured': f'{len(rows) - len(worse)}/{len(rows)} operations; highest ratio {_x(worst)}'
+                    + (f'; over: {", ".join(r["verb"] + " " + r["kind"] for r in worse)}' if worse else ''),
+                    'ok': not worse})
+        disc = sum(r['ours_discovery'] or 0 for r in rows)
+        out.append({'target': 'requests: zero discovery requests', 'measured': f'{disc} discovery requests',
+                    'ok': disc == 0})
+    lat, _floor = latency_rows(results)
+    if lat:
+        for key, limit, label in (('vs_command', 1.0, '<= `command: kubectl` task'),
+                                  ('vs_core', 0.5, '<= 0.5× kubernetes.core')):
+            vals = [(r['verb'], r[key]) for r in lat]
+            missing = [v for v, x in vals if x is None]
+            over = [(v, x) for v, x in vals if x is not None and x > limit]
+            worst = max((x for _v, x in vals if x is not None), default=None)
+            measured = f'{len(vals) - len(over) - len(missing)}/{len(vals)} operations; highest {_x(worst)}'
+            if over:
+                measured += '; over: ' + ', '.join(f'{v} {_x(x)}' for v, x in over)
+            out.append({'target': f'latency: every module {label}', 'measured': measured,
+                        'ok': None if len(missing) == len(vals) else not over and not missing})
+    scale = results['suites'].get('scale') or {}
+    hist = scale.get('history')
+    if hist:
+        lo, hi = min(hist['sizes']), max(hist['sizes'])
+        for kind in ('Deployment', 'StatefulSet'):
+            a = _counts(hist['samples'].get(f'{kind}|{lo}|kubeops'))
+            b = _counts(hist['samples'].get(f'{kind}|{hi}|kubeops'))
+            ok = None if a is None or b is None else _med(b) == _med(a)
+            out.append({'target': f'scale: history of a {kind} over {hi} revisions costs as many requests '
+                                  f'as over {lo}',
+                        'measured': f'{_count_cell(b)} vs {_count_cell(a)} requests', 'ok': ok})
+    fleet = scale.get('fleet')
+    if fleet:
+        n = max(fleet['sizes'])
+        for verb in ('restart', 'status'):
+            one = fleet['samples'].get(f'{verb}|{n}|one')
+            loop = fleet['samples'].get(f'{verb}|{n}|loop')
+            r = ratio(one and one['seconds'], loop and loop['seconds'])
+            ok = None if r is None or not one['ok'] or not loop['ok'] else r < 0.10
+            out.append({'target': f'scale: one {verb} task over {n} workloads < 10% of {n} tasks',
+                        'measured': f'{_s(one and one["seconds"])} s vs {_s(loop and loop["seconds"])} s = '
+                                    f'{"–" if r is None else f"{r * 100:.1f}%"}', 'ok': ok})
+    return out
+
+
+# ---- chart ---------------------------------------------------------------------------------------
+
+def chart(results, path):
+    import matplotlib
+
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    rows, floor = latency_rows(results)
+    fig, ax = plt.subplots(figsize=(10, 5.5), dpi=110)
+    tools = ('kubeops', 'command', 'kubernetes.core')
+    colors = {'kubeops': '#2b6cb0', 'command': '#9c9c9c', 'kubernetes.core': '#dd8452'}
+    width = 0.26
+    for i, tool in enumerate(tools):
+        xs, ys, lo, hi = [], [], [], []
+        for j, row in enumerate(rows):
+            s = row[tool]
+            if s is None:
+                continue
+            xs.append(j + (i - 1) * width)
+            ys.append(s['median'])
+            lo.append(s['median'] - s['p25'])
+            hi.append(s['p75'] - s['median'])
+        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=TOOL_LABELS[tool], color=colors[tool])
+    if floor:
+        ax.axhline(floor['median'], color='black', linestyle='--', linewidth=1,
+                   label=f'ansible.builtin.ping floor ({floor["median"]:.2f} s)')
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels([r['verb'] for r in rows])
+    ax.set_ylabel('seconds per task (median, bars: quartiles)')
+    lat = results['suites']['latency']
+    ax.set_title(f'Per-task latency through ansible-playbook, {lat["kind"]} '
+                 f'({results["machine"]["cores"]} cores, {results["date"]})')
+    ax.legend(loc='upper center', bbox_to_anchor=(0.5, -0.08), ncol=4, fontsize=9, frameon=False)
+    ax.set_ylim(bottom=0)
+    ax.grid(axis='y', alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+# ---- document ------------------------------------------------------------------------------------
+
+def document(results, png_name):
+    m = results['machine']
+    out = []
+    add = out.append
+    add('# Benchmarks\n')
+    add('<!-- Generated by `make bench` (tests/bench/report.py) from one run; do not edit by hand. -->\n')
+    add('How this collection compares with `kubectl` (run directly or as `ansible.builtin.command`) and '
+        'with kubernetes.core, on one simulated control plane (kubesim, `tests/kubesim`) in one run: API '
+        'requests per operation, time per Ansible task, and how both grow with the size of the problem.\n')
+    add('```sh\nmake bench                 # everything, as below\nBENCH_QUICK=1 make bench   # fewer '
+        'repetitions and sizes, for iterating\n```\n')
+    add(_table(['', ''], [
+        ['date', results['date']],
+        ['mode', results['mode'] + (' (rough numbers)' if results['mode'] == 'quick' else '')],
+        ['machine', f'{m["cores"]} cores, {m.get("cpu") or "unknown CPU"}, {m["os"]}'],
+        ['load average (1 min) at start / end',
+         f'{results["loadavg_start"][0]:.2f} / {results["loadavg_end"][0]:.2f}'],
+        ['Python', m['python']], ['ansible-core', m['ansible_core']], ['kubectl', m['kubectl']],
+        ['kubernetes.core', m['kubernetes_core']],
+        ['API server', f'kubesim presenting {m.get("kubesim_version")}, HTTPS with a bearer token, '
+                       f'pods Ready {results["ready_delay"]} s after creation'],
+        ['run time', f'{results["seconds"]:.0f} s ('
+                     + ', '.join(f'{k} {v:.0f} s' for k, v in results.get('durations', {}).items()) + ')'],
+    ]))
+    add('')
+    verdicts = targets(results)
+    add('## Targets\n')
+    add(_table(['target', 'measured', 'verdict'],
+               [[v['target'], v['measured'], _verdict(v['ok'])] for v in verdicts]))
+    add('')
+    add('A missed target is reported as measured, with its cause below; the benchmark is never tuned to '
+        'a target.\n')
+
+    # -- requests
+    rows = request_rows(results)
+    if rows:
+        passes = results['suites']['requests']['passes']
+        add('## 1. API requests per operation\n')
+        add(f'Counted from kubesim\'s request log ({passes} pass(es); a range appears where passes '
+            'differed). '
+            'kubectl ran directly, first with an empty `--cache-dir` (fresh: it must discover the API '
+            'first), then again with the cache that run left (warm). kubernetes.core the same way, its '
+            'discovery cache (a file in `$TMPDIR`) empty, then warm. Each tool has its own copies of the '
+            'workloads. The numbers in brackets after the tool are discovery requests.\n')
+        table = []
+        for r in rows:
+            table.append([
+                r['verb'], r['kind'],
+                _count_cell(r['ours']) + (f' [{r["ours_discovery"]}]' if r['ours_discovery'] else ''),
+                _count_cell(r['kubectl_fresh']) + f' [{r["kubectl_fresh_discovery"]}]',
+                _count_cell(r['kubectl_warm']),
+                _core_cell(r, 'core_fresh'),
+                _core_cell(r, 'core_warm'),
+                _x(ratio(_med(r['ours']), _med(r['kubectl_warm']))),
+                ' '.join(r['ours_sequence'] or []) or '–',
+                ' '.join(r['kubectl_sequence'] or []) or '–',
+            ])
+        add(_table(['verb', 'kind', 'kubeops.rollout', 'kubectl fresh [discovery]', 'kubectl warm',
+                    'kubernetes.core fresh', 'kubernetes.core warm', 'ours / kubectl warm',
+                    'kubeops.rollout sends', 'kubectl (warm) sends'], table))
+        add('')
+        failed = [(r['verb'], r['kind'], e) for r in rows for e in r['ours_failed']]
+        if failed:
+            add('Failed runs of this collection\'s modules (not counted above):\n')
+            for verb, kind, err in failed:
+                add(f'- {verb} {kind}: {err}')
+            add('')
+        add('kubectl reads the workload twice for `history` and `undo` (once to resolve the argument, '
+            'once in the history viewer or rollbacker) and `rollout status` opens a WATCH even when the '
+            'rollout is already complete; the modules read once and only watch while there is something '
+            'to wait for. kubesim serves discovery the pre-1.26 way (one document per group version), so '
+            'a fresh kubectl makes 4 discovery requests here; against a real API server with aggregated '
+            'discovery it makes 2 (`/api`, `/apis`), and many more on clusters with many API groups '
+            'served without it. kubernetes.core\'s `history` stand-in lists revisions by label only '
+            '(it cannot tell which ones the workload controls) and its `k8s_info` `wait` reads the object '
+            'twice.\n')
+
+    # -- latency
+    lat, floor = latency_rows(results)
+    if lat:
+        suite = results['suites']['latency']
+        n = suite['reps'] * suite['rounds']
+        add('## 2. Per-task latency\n')
+        add(f'![per-task latency]({png_name})\n')
+        add(f'Seconds per task through `ansible-playbook`, on a {suite["kind"]}: median and quartiles '
+            f'(p25–p75) of {n} tasks per cell ({suite["reps"]} playbooks × {suite["rounds"]} rounds). '
+            '`ansible.builtin.ping`, the floor of any task, took a median '
+            f'{_s(floor and floor["median"], 3)} s '
+            f'(p25–p75 {_s(floor and floor["p25"], 3)}–{_s(floor and floor["p75"], 3)}). The command '
+            'column runs `kubectl` with a warm discovery cache; kubernetes.core also ran warm.\n')
+        table = []
+        for r in lat:
+            af = r['above_floor']
+            table.append([r['verb'], _lat_cell(r['kubeops']), _lat_cell(r['command']),
+                          _lat_cell(r['kubernetes.core']), _x(r['vs_command']), _x(r['vs_core']),
+                          f'{_ms(af["kubeops"])} / {_ms(af["command"])} / {_ms(af["kubernetes.core"])}'])
+        add(_table(['operation', 'kubeops.rollout', '`command: kubectl …`', 'kubernetes.core',
+                    'ours / command', 'ours / kubernetes.core',
+                    'above the ping floor, ms (ours / command / core)'],
+                   table))
+        add('')
+        add('kubernetes.core equivalents: ' + ', '.join(f'{v}: {CORE_EQUIVALENT[v]}' for v in LAT_VERBS)
+            + '. Commands: ' + ', '.join(f'`kubectl {KUBECTL_COMMAND[v]}`' for v in LAT_VERBS) + '.\n')
+        if suite['failures']:
+            add('Failed tasks (not counted):\n')
+            for f in suite['failures'][:20]:
+                add(f'- `{f["task"]}`: {f["msg"][:200]}')
+            add('')
+        add('### Method\n')
+        add('A callback plugin (`tests/bench/callback_plugins/bench_timer.py`) stamps each task\'s start; a '
+            'task\'s time is the interval to the next task\'s start, so it holds everything the task costs '
+            'the play: templating, forking a worker, shipping and running the module, its API calls and '
+            'the result\'s processing. That is what (playbook with N tasks − playbook with 0 tasks) / N '
+            'measures, per task. Within a playbook the tools take turns, one task each per round in an '
+            'order that rotates, so a slow moment of the machine hits every tool alike; each tool works on '
+            'its own Deployment, and every write changes something (a new image tag each time, pause and '
+            'resume in pairs, undo between the last two revisions). Every playbook starts with untimed '
+            'warm-up tasks (Ansible loads its plugins on first use; kubectl and kubernetes.core fill their '
+            'discovery caches).\n')
+        cal = suite.get('calibration') or {}
+        if cal.get('differencing'):
+            d = summary(cal['differencing'])
+            c = summary(cal['callback'])
+            add(f'Check of the method on `ping`, in separate playbooks of 0 and {cal["tasks"]} tasks: '
+                f'differencing gives {d["median"]:.3f} s per task (range {d["min"]:.3f}–{d["max"]:.3f} over '
+                f'{d["n"]} pairs), the callback {_s(c and c["median"], 3)} s for the same tasks.\n')
+
+    # -- scale
+    scale = results['suites'].get('scale') or {}
+    if scale:
+        add('## 3. Scale\n')
+    hist = scale.get('history')
+    if hist:
+        add('### History over many revisions\n')
+        add('ReplicaSets (Deployment) and ControllerRevisions (StatefulSet) created directly through the '
+            'API, so the workload really owns that many revisions; median over '
+            f'{hist["reps"]} run(s), each through `ansible-playbook`.\n')
+        table = []
+        for kind in ('Deployment', 'StatefulSet'):
+            for n in hist['sizes']:
+                ours = hist['samples'].get(f'{kind}|{n}|kubeops') or []
+                cmd = hist['samples'].get(f'{kind}|{n}|command') or []
+                t_ours = summary([e['seconds'] for e in ours if e['ok']])
+                t_cmd = summary([e['seconds'] for e in cmd if e['ok']])
+                made = hist['made'].get(f'hist-{kind.lower()}-{n}', {}).get('revisions')
+                table.append([kind, f'{n} ({made} owned)', _count_cell(_counts(ours)),
+                              _count_cell(_counts(cmd)),
+                              _s(_med(t_ours), 3), _s(_med(t_cmd), 3), _x(ratio(_med(t_ours), _med(t_cmd)))])
+        add(_table(['kind', 'revisions', 'requests: kubeops.rollout', 'requests: kubectl',
+                    'seconds: kubeops.rollout', 'seconds: `command: kubectl`', 'time ours / command'], table))
+        add('')
+    fleet = scale.get('fleet')
+    if fleet:
+        add('### One task over many workloads\n')
+        add('`rollout_restart` and `rollout_status` with `label_selectors` (one task) against the same '
+            'module looped over the workloads by name (one module run per workload), on Deployments of 1 '
+            'replica.\n')
+        table = []
+        for verb in ('restart', 'status'):
+            for n in fleet['sizes']:
+                one = fleet['samples'].get(f'{verb}|{n}|one')
+                loop = fleet['samples'].get(f'{verb}|{n}|loop')
+                table.append([verb, n,
+                              f'{_s(one and one["seconds"])} s, {one["count"] if one else "–"} requests'
+                              + ('' if not one or one['ok'] else ' (failed)'),
+                              f'{_s(loop and loop["seconds"])} s, {loop["count"] if loop else "–"} requests'
+                              + ('' if not loop or loop['ok'] else ' (failed)'),
+                              _percent(ratio(one and one['seconds'], loop and loop['seconds']))])
+        add(_table(['verb', 'workloads', 'one task (label selector)', 'loop of single-workload tasks',
+                    'one / loop'], table))
+        add('')
+    rc = scale.get('rolling_update')
+    if rc:
+        add('### rolling_update_rc\n')
+        add('A ReplicationController\'s image replaced with kubectl\'s defaults (max surge 1, max '
+            f'unavailable 0), `update_period` {rc["update_period"]} s, `poll_interval` {rc["poll_interval"]} '
+            's, pods Ready '
+            f'{rc["ready_delay"]} s after creation. `kubectl rolling-update` was removed in kubectl 1.18, so '
+            'there is nothing to compare with.\n')
+        table = []
+        for n in rc['sizes']:
+            s = rc['samples'].get(str(n))
+            if not s:
+                continue
+            kinds = {}
+            for x in s['sequence']:
+                kinds[x] = kinds.get(x, 0) + 1
+            table.append([n, _s(s['seconds']), s['count'], f'{s["count"] / n:.1f}',
+                          ', '.join(f'{k} {v}' for k, v in sorted(kinds.items())),
+                          'ok' if s['ok'] else f'failed: {s["msg"][:120]}'])
+        add(_table(['replicas', 'seconds', 'requests', 'requests per replica', 'by type', 'result'], table))
+        add('')
+    return '\n'.join(out).rstrip() + '\n'
+
+
+def write(results, docs_dir):
+    os.makedirs(docs_dir, exist_ok=True)
+    md = os.path.join(docs_dir, 'benchmarks.md')
+    png = os.path.join(docs_dir, 'benchmarks.png')
+    if results['suites'].get('latency'):
+        chart(results, png)
+    with open(md, 'w') as f:
+        f.write(document(results, os.path.basename(png)))
+    return md, png
+
+
+__all__ = ['write', 'targets', 'KINDS']

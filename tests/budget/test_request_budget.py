@@ -1,0 +1,123 @@
+"""API request budgets per operation: a module that starts asking the API server more fails here.
+
+One `ansible-playbook` run against kubesim does every operation once; the bench_timer callback marks
+where kubesim's request log stood at each task's start and result, so each task's requests are
+known exactly (kubesim logs a request before answering it). The budgets are what each operation
+needs by design, not what the code happens to send:
+
+- a named workload is read with one GET; its revisions with one LIST by its selector;
+- a change is one PATCH; a no-op (already paused, same image) and check mode write nothing;
+- `status` of a finished rollout needs the GET only: a watch is for waiting;
+- with `label_selectors`, one LIST replaces the per-workload GETs;
+- nothing ever asks for discovery (`/api`, `/apis`, `/openapi`, `/version`): the modules know
+  their resources' paths.
+"""
+
+import dataclasses
+
+import pytest
+
+from tests.bench import fixtures as fx
+from tests.bench.ansible_run import run_playbook, play, task
+from tests.bench.kube import KubeSim, is_discovery
+
+pytestmark = pytest.mark.budget
+
+KINDS = ('Deployment', 'StatefulSet', 'DaemonSet')
+GROUP = 'budget-group'
+NEW_IMAGE = fx.IMAGE.format(3)
+
+
+@dataclasses.dataclass
+class Op:
+    """One task, the most requests it may send, and exactly how many writes it must send."""
+    label: str
+    module: str
+    args: dict
+    budget: int
+    writes: int
+    changed: bool
+    check_mode: bool = False
+
+
+def _target(kind):
+    return {'Deployment': 'web', 'StatefulSet': 'db', 'DaemonSet': 'agent'}[kind]
+
+
+def operations():
+    ops = []
+    for kind in KINDS:
+        name = _target(kind)
+        t = {'kind': kind, 'name': name}
+        ops += [
+            Op(f'history {kind}', 'rollout_history', t, 2, 0, False),
+            Op(f'history revision {kind}', 'rollout_history', dict(t, revision=1), 2, 0, False),
+            Op(f'status {kind}', 'rollout_status', t, 1, 0, False),
+            Op(f'image {kind}', 'rollout_image', dict(t, images={fx.CONTAINER: NEW_IMAGE}), 2, 1, True),
+            Op(f'restart {kind}', 'rollout_restart', t, 2, 1, True),
+            Op(f'undo {kind}', 'rollout_undo', t, 3, 1, True),
+        ]
+    d = {'kind': 'Deployment', 'name': 'web'}
+    ops += [
+        Op('image unchanged Deployment', 'rollout_image', dict(d, images={fx.CONTAINER: NEW_IMAGE}),
+           1, 0, False),
+        Op('restart check mode Deployment', 'rollout_restart', d, 1, 0, True, check_mode=True),
+        Op('pause check mode Deployment', 'rollout_pause', dict(d, state='paused'), 1, 0, True,
+           check_mode=True),
+        Op('pause Deployment', 'rollout_pause', dict(d, state='paused'), 2, 1, True),
+        Op('pause again Deployment', 'rollout_pause', dict(d, state='paused'), 1, 0, False),
+        Op('resume Deployment', 'rollout_pause', dict(d, state='resumed'), 2, 1, True),
+        Op('undo to revision 1 Deployment', 'rollout_undo', dict(d, to_revision=1), 3, 1, True),
+    ]
+    # Three Deployments by label: one LIST instead of three GETs, then per workload what it needs.
+    sel = {'kind': 'Deployment', 'label_selectors': [f'group={GROUP}']}
+    ops += [
+        Op('status by label (3)', 'rollout_status', sel, 1, 0, False),
+        Op('history by label (3)', 'rollout_history', sel, 1 + 3, 0, False),
+        Op('restart by label (3)', 'rollout_restart', sel, 1 + 3, 3, True),
+    ]
+    return ops
+
+
+OPS = operations()
+
+
+@pytest.fixture(scope='module')
+def measured(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp('budget')
+    sim = KubeSim(str(workdir / 'kubesim'), ready_delay=0.02, extra_args=['--tls', '--token', 'budget'])
+    with sim:
+        api = sim.client
+        fx.namespace(api)
+        fx.with_two_revisions(api, [(kind, _target(kind)) for kind in KINDS])
+        for i in range(3):
+            fx.create(api, fx.workload('Deployment', f'member-{i}', replicas=1, labels={'group': GROUP}))
+        fx.wait_all_complete(api, 'Deployment', f'group={GROUP}')
+        tasks = []
+        for op in OPS:
+            args = dict(op.args, namespace=fx.NAMESPACE, kubeconfig=sim.kubeconfig)
+            keywords = {'ignore_errors': True}
+            if op.check_mode:
+                keywords['check_mode'] = True
+            tasks.append(task(op.label, {f'kubeops.rollout.{op.module}': args}, **keywords))
+        run = run_playbook([play(tasks, name='request budgets')], str(workdir), 'budget',
+                           request_log=sim.request_log_path)
+    by_name = {t.name: t for t in run.tasks}
+    missing = [op.label for op in OPS if op.label not in by_name]
+    assert not missing, f'tasks that did not run: {missing}\n{run.output[-3000:]}'
+    return by_name
+
+
+@pytest.mark.parametrize('op', OPS, ids=[op.label for op in OPS])
+def test_request_budget(measured, op):
+    t = measured[op.label]
+    sent = [f'{r["method"]} {r["path"]}' + (f'?{r["query"]}' if r.get('query') else '') for r in t.requests]
+    assert t.status == 'ok', f'{op.label} failed: {t.msg}'
+    assert t.changed == op.changed, f'{op.label}: changed={t.changed}, expected {op.changed}'
+    discovery = [s for s, r in zip(sent, t.requests) if is_discovery(r['path'])]
+    assert not discovery, f'{op.label} asked for discovery: {discovery}'
+    writes = [s for s, r in zip(sent, t.requests)
+              if r['method'] in ('POST', 'PUT', 'PATCH', 'DELETE') and not r.get('dry_run')]
+    assert len(writes) == op.writes, f'{op.label}: {len(writes)} writes, expected {op.writes}: {sent}'
+    assert len(t.requests) <= op.budget, (
+        f'{op.label}: {len(t.requests)} requests, budget {op.budget}: {sent}')
