@@ -153,7 +153,9 @@ attributes:
       ready at once) and the final RC - with no persisted write. The new RC is validated by a
       server-side dry run (C(dryRun=All)) when it does not exist yet.
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    description: >-
+      Will return details on what has changed (or possibly needs changing in check_mode), when in
+      diff mode.
     support: full
     details: Shows the pod template before (the old RC) and after (the new one).
 notes:
