@@ -14,6 +14,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import traceback
+
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import client as client_mod
@@ -26,6 +28,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.client import (
     ConnectionFailure,
     KubeError,
     load_connection,
+    redact,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import UnknownContainer
 from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import RevisionNotFound
@@ -166,6 +169,10 @@ class RolloutModule:
             self.fail(e.message)
         except KubeError as e:
             self.fail(describe_error(e, 'Kubernetes API request failed', self._connection))
+        except Exception as e:  # a bug: still a one-line message (the trace only at -vvv)
+            secrets = self._connection.secrets() if self._connection else []
+            self.module.fail_json(msg='unexpected error: %s: %s' % (type(e).__name__, redact(e, secrets)),
+                                  exception=traceback.format_exc())
 
     def _run(self, verb, wait_predicate, fail_when_not_done):
         outcomes, errors = [], []
