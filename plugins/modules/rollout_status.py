@@ -47,7 +47,9 @@ attributes:
     description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    description: >-
+      Will return details on what has changed (or possibly needs changing in check_mode), when in
+      diff mode.
     support: none
 notes:
   - "RBAC: C(get) (with I(name)) or C(list) (with I(label_selectors)) and C(watch) on the workload's

@@ -44,7 +44,9 @@ attributes:
     description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    description: >-
+      Will return details on what has changed (or possibly needs changing in check_mode), when in
+      diff mode.
     support: full
     details: Shows the pod template before and after.
 notes:
