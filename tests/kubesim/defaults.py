@@ -339,7 +339,7 @@ def validate_selector(errs, obj, kind):
         errs.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`')
 
 
-def validate_int_or_percent(errs, value, field):
+def validate_int_or_percent(errs, value, field, at_most_100=True):
     if value is None:
         return None
     if isinstance(value, bool):
@@ -351,7 +351,7 @@ def validate_int_or_percent(errs, value, field):
         return value
     if isinstance(value, str) and _PERCENT.match(value):
         percent = int(value[:-1])
-        if percent > 100:
+        if at_most_100 and percent > 100:
             errs.invalid(field, value, 'must not be greater than 100%')
         return percent
     errs.invalid(field, value, 'a valid percent string must be a numeric string followed by an ending '
@@ -386,7 +386,8 @@ def _validate_deployment(obj, old, errs):
         rolling = strategy.get('rollingUpdate') or {}
         path = 'spec.strategy.rollingUpdate'
         unavailable = validate_int_or_percent(errs, rolling.get('maxUnavailable'), f'{path}.maxUnavailable')
-        surge = validate_int_or_percent(errs, rolling.get('maxSurge'), f'{path}.maxSurge')
+        # A Deployment may surge beyond 100%; only unavailability is capped.
+        surge = validate_int_or_percent(errs, rolling.get('maxSurge'), f'{path}.maxSurge', at_most_100=False)
         if unavailable == 0 and surge == 0:
             errs.invalid(f'{path}.maxUnavailable', rolling.get('maxUnavailable'),
                          'may not be 0 when `maxSurge` is 0')

@@ -138,10 +138,13 @@ class ControllerManager:
                 due = self.reconcile_once()
                 timeout = IDLE_RESYNC if due is None else max(0.0, min(IDLE_RESYNC, due - self.clock()))
                 if not self._wake.is_set():
+                    # Not asyncio.wait_for: on Python 3.11 it can swallow a cancellation that
+                    # arrives as the event is set, and the manager would never stop.
+                    waiter = asyncio.ensure_future(self._wake.wait())
                     try:
-                        await asyncio.wait_for(self._wake.wait(), timeout)
-                    except asyncio.TimeoutError:
-                        pass
+                        await asyncio.wait({waiter}, timeout=timeout)
+                    finally:
+                        waiter.cancel()
                 await asyncio.sleep(MIN_PASS_INTERVAL)
         finally:
             self.detach()

@@ -78,12 +78,21 @@ def simulate(scenario, **options):
 
 def deployment(name='web', replicas=3, image='nginx:1.25', namespace='default', **spec):
     labels = {'app': name}
-    body = {'replicas': replicas, 'selector': {'matchLabels': dict(labels)},
-            'template': {'metadata': {'labels': dict(labels)},
-                         'spec': {'containers': [{'name': 'app', 'image': image}]}}}
+    body = {
+        'replicas': replicas,
+        'selector': {'matchLabels': dict(labels)},
+        'template': {
+            'metadata': {'labels': dict(labels)},
+            'spec': {'containers': [{'name': 'app', 'image': image}]},
+        },
+    }
     body.update(spec)
-    return {'apiVersion': 'apps/v1', 'kind': 'Deployment',
-            'metadata': {'name': name, 'namespace': namespace}, 'spec': body}
+    return {
+        'apiVersion': 'apps/v1',
+        'kind': 'Deployment',
+        'metadata': {'name': name, 'namespace': namespace},
+        'spec': body,
+    }
 
 
 def statefulset(name='db', replicas=3, image='redis:7', namespace='default', **spec):

@@ -1,0 +1,152 @@
+"""ReplicaSet and ReplicationController controllers."""
+
+import pytest
+
+from .harness import simulate
+
+pytestmark = pytest.mark.kubesim
+
+RC = '/replicationcontrollers'
+RS = 'apps/replicasets'
+
+
+def rc(name='frontend', replicas=3, image='nginx:1.25'):
+    return {
+        'apiVersion': 'v1',
+        'kind': 'ReplicationController',
+        'metadata': {'name': name, 'namespace': 'default'},
+        'spec': {
+            'replicas': replicas,
+            'template': {
+                'metadata': {'labels': {'app': name}},
+                'spec': {'containers': [{'name': 'app', 'image': image}]},
+            },
+        },
+    }
+
+
+def orphan_pod(name, labels, image='nginx:1.25'):
+    return {
+        'apiVersion': 'v1',
+        'kind': 'Pod',
+        'metadata': {'name': name, 'namespace': 'default', 'labels': labels},
+        'spec': {'containers': [{'name': 'app', 'image': image}]},
+    }
+
+
+def ready_count(h, resource, name):
+    return (h.get(resource, name).get('status') or {}).get('readyReplicas', 0)
+
+
+def test_rc_creates_owned_pods_and_reports_status():
+    async def scenario(h):
+        created = h.create(RC, rc(replicas=3))
+        assert created['spec']['selector'] == {'app': 'frontend'}  # defaulted from the template
+        await h.wait_for(lambda: ready_count(h, RC, 'frontend') == 3, '3 ready pods')
+        pods = h.list('/pods')
+        assert len(pods) == 3
+        for pod in pods:
+            assert pod['metadata']['name'].startswith('frontend-') and len(pod['metadata']['name']) == 14
+            ref = pod['metadata']['ownerReferences'][0]
+            assert (ref['kind'], ref['apiVersion'], ref['uid']) == (
+                'ReplicationController',
+                'v1',
+                created['metadata']['uid'],
+            )
+            assert pod['metadata']['labels'] == {'app': 'frontend'}
+        assert h.get(RC, 'frontend')['status'] == {
+            'replicas': 3,
+            'fullyLabeledReplicas': 3,
+            'readyReplicas': 3,
+            'availableReplicas': 3,
+            'observedGeneration': 1,
+        }
+
+    simulate(scenario)
+
+
+def test_rc_scales_up_and_down():
+    async def scenario(h):
+        h.create(RC, rc(replicas=2))
+        await h.wait_for(lambda: ready_count(h, RC, 'frontend') == 2, '2 ready pods')
+
+        def scale(n):
+            def change(obj):
+                obj['spec']['replicas'] = n
+
+            return change
+
+        h.mutate(RC, 'frontend', scale(5))
+        await h.wait_for(lambda: ready_count(h, RC, 'frontend') == 5, '5 ready pods')
+        h.mutate(RC, 'frontend', scale(1))
+        await h.wait_for(
+            lambda: len(h.list('/pods')) == 1 and h.get(RC, 'frontend')['status']['replicas'] == 1,
+            'the scale-down to 1',
+        )
+        assert h.get(RC, 'frontend')['status']['observedGeneration'] == 3
+
+    simulate(scenario)
+
+
+def test_rc_adopts_orphans_and_releases_pods_that_stop_matching():
+    async def scenario(h):
+        h.create('/pods', orphan_pod('stray', {'app': 'frontend'}))
+        h.create(RC, rc(replicas=2))
+        await h.wait_for(lambda: ready_count(h, RC, 'frontend') == 2, '2 ready pods')
+        pods = h.list('/pods')
+        assert len(pods) == 2  # the orphan counts as one of the two
+        stray = h.get('/pods', 'stray')
+        assert stray['metadata']['ownerReferences'][0]['name'] == 'frontend'
+
+        def relabel(obj):
+            obj['metadata']['labels'] = {'app': 'debugging'}
+
+        h.mutate('/pods', 'stray', relabel)
+        await h.wait_for(
+            lambda: (
+                not h.get('/pods', 'stray')['metadata'].get('ownerReferences')
+                and len(h.list('/pods', selector='app=frontend')) == 2
+            ),
+            'the release and a replacement',
+        )
+
+    simulate(scenario)
+
+
+def test_scale_down_deletes_pods_that_are_not_ready_first():
+    async def scenario(h):
+        h.create(RC, rc(replicas=3))
+        await h.wait_for(lambda: ready_count(h, RC, 'frontend') == 3, '3 ready pods')
+        # An orphan that can never start, then the RC has one pod too many.
+        h.create('/pods', orphan_pod('zzz-broken', {'app': 'frontend'}, image='broken:1'))
+        await h.wait_for(lambda: h.get('/pods', 'zzz-broken') is None, 'the not-ready pod to go first')
+        assert len(h.list('/pods')) == 3 and ready_count(h, RC, 'frontend') == 3
+
+    simulate(scenario, fail_image='^broken')
+
+
+def test_replicaset_min_ready_seconds_delays_availability_on_the_scaled_clock():
+    async def scenario(h):
+        rs = {
+            'apiVersion': 'apps/v1',
+            'kind': 'ReplicaSet',
+            'metadata': {'name': 'slow', 'namespace': 'default'},
+            'spec': {
+                'replicas': 2,
+                'minReadySeconds': 20,
+                'selector': {'matchLabels': {'app': 'slow'}},
+                'template': {
+                    'metadata': {'labels': {'app': 'slow'}},
+                    'spec': {'containers': [{'name': 'app', 'image': 'nginx:1'}]},
+                },
+            },
+        }
+        h.create(RS, rs)
+        await h.wait_for(lambda: ready_count(h, RS, 'slow') == 2, '2 ready pods')
+        ready_at = h.mgr.clock()
+        assert h.get(RS, 'slow')['status'].get('availableReplicas', 0) == 0
+        await h.wait_for(lambda: h.get(RS, 'slow')['status'].get('availableReplicas') == 2, 'availability')
+        # 20 s of controller time at time_scale 40 is half a second.
+        assert 0.3 < h.mgr.clock() - ready_at < 2
+
+    simulate(scenario, time_scale=40)
