@@ -37,6 +37,24 @@ HEALTH_PATHS = ('healthz', 'livez', 'readyz')
 DROPPED = web.RequestKey('kubesim_dropped', bool)
 
 
+
+def _go_json(value):
+    """JSON as Go's encoder writes it: compact, UTF-8, with <, >, & and U+2028/9 escaped.
+
+    kubectl compares a ControllerRevision's raw `data` bytes with its own encoding of the workload
+    (`rollout undo` says "skipped rollback" when they are equal), so the bytes must match Go's.
+    """
+    text = json.dumps(value, separators=(',', ':'), ensure_ascii=False)
+    for char, escaped in (('<', '\\u003c'), ('>', '\\u003e'), ('&', '\\u0026'),
+                          ('\u2028', '\\u2028'), ('\u2029', '\\u2029')):
+        text = text.replace(char, escaped)
+    return text
+
+
+def _json_response(body, **kwargs):
+    return web.json_response(body, dumps=_go_json, **kwargs)
+
+
 class Route:
     """What a request addresses (one of: version, discovery, resource)."""
 
@@ -229,7 +247,7 @@ class ApiServer:
 
     @staticmethod
     def error_response(err):
-        return web.json_response(err.status(), status=err.code, headers=err.headers)
+        return _json_response(err.status(), status=err.code, headers=err.headers)
 
     def _user(self, request):
         """The authenticated user name; raises 401 when tokens are configured and none matches."""
@@ -266,11 +284,11 @@ class ApiServer:
                 return self._fault(request, route, action)
 
         if route.kind == 'version':
-            return web.json_response(discovery.SERVER_VERSION)
+            return _json_response(discovery.SERVER_VERSION)
         if route.kind == 'discovery':
             if request.method not in ('GET', 'HEAD'):
                 raise ApiError.method_not_allowed()
-            return web.json_response(route.document)
+            return _json_response(route.document)
         return await self._resource(request, route)
 
     def _fault(self, request, route, action):
@@ -331,7 +349,7 @@ class ApiServer:
         elif route.subresource is None and tables.wants_table(request.headers.get('Accept')):
             meta = {'resourceVersion': obj['metadata']['resourceVersion']}
             obj = tables.table(route.resource.key, [obj], meta)
-        return web.json_response(obj)
+        return _json_response(obj)
 
     def _list(self, request, route):
         res = route.resource
@@ -355,8 +373,8 @@ class ApiServer:
             meta['remainingItemCount'] = len(items) - int(limit)
             items = items[: int(limit)]
         if tables.wants_table(request.headers.get('Accept')):
-            return web.json_response(tables.table(res.key, items, meta))
-        return web.json_response({'kind': f'{res.kind}List', 'apiVersion': res.group_version,
+            return _json_response(tables.table(res.key, items, meta))
+        return _json_response({'kind': f'{res.kind}List', 'apiVersion': res.group_version,
                                   'metadata': meta, 'items': [_list_item(o) for o in items]})
 
     async def _body(self, request, *, allow_yaml=True):
@@ -427,7 +445,7 @@ class ApiServer:
             obj.setdefault('spec', {}).setdefault('finalizers', ['kubernetes'])
             obj.setdefault('status', {})['phase'] = 'Active'
         created = self.store.create(route.resource.key, obj, dry_run=dry_run)
-        return web.json_response(created, status=201)
+        return _json_response(created, status=201)
 
     async def _update(self, request, route):
         obj = await self._body(request)
@@ -439,7 +457,7 @@ class ApiServer:
         current = self.store.must_get(res.key, route.namespace, route.name)
         self._check_uid(route, obj, current)
         updated = self.store.update(res.key, obj, subresource=route.subresource, dry_run=dry_run)
-        return web.json_response(updated)
+        return _json_response(updated)
 
     def _write_scale(self, route, scale, dry_run):
         res = route.resource
@@ -461,7 +479,7 @@ class ApiServer:
                                                           'greater than or equal to 0')], kind='Scale')
         current.setdefault('spec', {})['replicas'] = replicas
         updated = self.store.update(res.key, current, dry_run=dry_run)
-        return web.json_response(to_scale(res, updated))
+        return _json_response(to_scale(res, updated))
 
     async def _patch(self, request, route):
         ctype = request.content_type
@@ -483,7 +501,7 @@ class ApiServer:
         patched = self._check_body(route, patched, name_required=True)
         self._check_uid(route, patched, current)
         updated = self.store.update(res.key, patched, subresource=route.subresource, dry_run=dry_run)
-        return web.json_response(updated)
+        return _json_response(updated)
 
     async def _delete_options(self, request):
         raw = await request.read()
@@ -525,7 +543,7 @@ class ApiServer:
         details = {'name': route.name, 'kind': res.plural, 'uid': gone['metadata'].get('uid')}
         if res.group:
             details['group'] = res.group
-        return web.json_response({'kind': 'Status', 'apiVersion': 'v1', 'metadata': {},
+        return _json_response({'kind': 'Status', 'apiVersion': 'v1', 'metadata': {},
                                   'status': 'Success', 'details': details})
 
     def _empty_namespace(self, namespace):
@@ -547,7 +565,7 @@ class ApiServer:
                 continue  # garbage-collected along with an earlier item
             deleted.append(self.store.delete(res.key, meta.get('namespace'), meta['name'],
                                              propagation=policy, dry_run=dry_run))
-        return web.json_response({'kind': f'{res.kind}List', 'apiVersion': res.group_version,
+        return _json_response({'kind': f'{res.kind}List', 'apiVersion': res.group_version,
                                   'metadata': {'resourceVersion': str(self.store.resource_version)},
                                   'items': [_list_item(o) for o in deleted]})
 
