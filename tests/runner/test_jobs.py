@@ -1,0 +1,261 @@
+"""The shipped playbooks as AWX runs them: ansible-runner jobs with extra vars, against kubesim.
+
+AWX hands a job to ansible-runner with a private data dir, an inventory (here `localhost`), extra
+vars (from the launch form or a survey), environment variables (a Kubernetes credential becomes
+K8S_AUTH_*), and `--check --diff` for a check job. These tests do the same and judge the jobs by
+their events, as AWX shows them, and by kubesim's request log and objects.
+"""
+
+import json
+import os
+import pathlib
+import sys
+
+import ansible_runner
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = pathlib.Path(sys.executable).parent
+ESTATE = ROOT / 'scripts' / 'demo-estate' / 'estate.yaml'
+WRITE_METHODS = ('POST', 'PUT', 'PATCH', 'DELETE')
+
+pytestmark = pytest.mark.runner
+
+
+class Cluster:
+    """A kubesim, its request log, and kubectl for it."""
+
+    def __init__(self, sim, kubectl, log_path):
+        self.sim = sim
+        self.kubectl = kubectl
+        self.log_path = log_path
+
+    def requests(self):
+        if not self.log_path.exists():
+            return []
+        return [json.loads(line) for line in self.log_path.read_text().splitlines() if line.strip()]
+
+    def image(self, resource):
+        proc = self.kubectl('-n', 'demo', 'get', resource, '-o',
+                            'jsonpath={.spec.template.spec.containers[0].image}', check=True)
+        return proc.stdout.strip()
+
+    def annotation(self, resource, key):
+        proc = self.kubectl('-n', 'demo', 'get', resource, '-o', 'json', check=True)
+        return (json.loads(proc.stdout)['spec']['template']['metadata'].get('annotations') or {}).get(key)
+
+
+@pytest.fixture
+def cluster(kubesim_factory, kubectl, tmp_path):
+    log_path = tmp_path / 'requests.log'
+    # Controller time 10x faster: a broken Deployment hits its 60 s progress deadline in 6 s.
+    sim = kubesim_factory(fail_image='broken', time_scale=10, request_log=log_path)
+    return Cluster(sim, kubectl.using(sim), log_path)
+
+
+@pytest.fixture
+def estate(cluster):
+    """The cluster with the demo estate (scripts/demo-estate/estate.yaml) rolled out."""
+    cluster.kubectl('apply', '-f', ESTATE, check=True)
+    for workload in ('deployment/web', 'statefulset/db', 'daemonset/agent'):
+        cluster.kubectl('-n', 'demo', 'rollout', 'status', workload, '--timeout=60s', check=True)
+    return cluster
+
+
+class Job:
+    """One finished ansible-runner job: status, rc, events and the API requests it sent."""
+
+    def __init__(self, result, requests):
+        self.status = result.status
+        self.rc = result.rc
+        self.events = list(result.events)
+        self.stats = result.stats or {}
+        self.stdout = result.stdout.read()
+        self.requests = requests
+
+    def task_events(self, task, *kinds):
+        return [e for e in self.events
+                if e.get('event') in kinds and e.get('event_data', {}).get('task') == task]
+
+    def failed_events(self):
+        """Task failures that were not ignored (an ignored one is how the roles collect results).
+
+        A failed loop item always fails its task too, and only the task's event says if it is ignored.
+        """
+        return [e for e in self.events
+                if e.get('event') == 'runner_on_failed' and not e['event_data'].get('ignore_errors')]
+
+    def writes(self):
+        return [r for r in self.requests if r['method'] in WRITE_METHODS and not r['dry_run']]
+
+    def __repr__(self):
+        return f'<job {self.status} rc={self.rc}>\n{self.stdout[-5000:]}'
+
+
+@pytest.fixture
+def run_job(cluster, tmp_path, monkeypatch):
+    # The job's settings come from its private data dir and arguments, as under AWX, not from the
+    # repository's ansible.cfg.
+    monkeypatch.delenv('ANSIBLE_CONFIG', raising=False)
+    # ansible-runner runs the ansible-playbook it finds on PATH: this venv's.
+    monkeypatch.setenv('PATH', f'{BIN}{os.pathsep}{os.environ.get("PATH", "")}')
+    collections = tmp_path / 'collections' / 'ansible_collections' / 'kubeops'
+    collections.mkdir(parents=True)
+    (collections / 'rollout').symlink_to(ROOT)
+    counter = iter(range(100))
+
+    def run(playbook, extravars=None, cmdline=None):
+        before = len(cluster.requests())
+        private_data_dir = tmp_path / f'job{next(counter)}'
+        private_data_dir.mkdir()
+        result = ansible_runner.run(
+            private_data_dir=str(private_data_dir),
+            project_dir=str(ROOT / 'playbooks'),
+            playbook=playbook,
+            inventory='localhost ansible_connection=local',
+            extravars=extravars or {},
+            cmdline=cmdline,
+            envvars={
+                # What an AWX "OpenShift or Kubernetes API Bearer Token" or kubeconfig credential sets.
+                'K8S_AUTH_KUBECONFIG': str(cluster.sim.kubeconfig),
+                'ANSIBLE_COLLECTIONS_PATH': str(tmp_path / 'collections'),
+                'ANSIBLE_NOCOLOR': '1',
+            },
+            quiet=True,
+        )
+        return Job(result, cluster.requests()[before:])
+
+    return run
+
+
+UPGRADE_WEB = {'workload_kind': 'Deployment', 'workload_name': 'web', 'workload_namespace': 'demo',
+               'container': 'web', 'change_cause': 'AWX job: web to 1.1'}
+
+
+def test_upgrade_job_then_check_job(run_job, estate):
+    job = run_job('upgrade.yml', dict(UPGRADE_WEB, image='registry.example.com/shop/web:1.1'))
+    assert job.status == 'successful' and job.rc == 0, job
+    assert job.failed_events() == [], job
+    set_images = job.task_events('Set the new images', 'runner_on_ok')
+    assert len(set_images) == 1 and set_images[0]['event_data']['res']['changed'] is True, job
+    assert job.writes(), 'the upgrade job sent no write'
+    assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.1'
+    assert estate.annotation('deployment/web', 'kubectl.kubernetes.io/restartedAt') is None
+
+    # A check job (AWX job type "Check") for the next release: reports the change, writes nothing.
+    check = run_job('upgrade.yml', dict(UPGRADE_WEB, image='registry.example.com/shop/web:1.2'),
+                    cmdline='--check --diff')
+    assert check.status == 'successful' and check.rc == 0, check
+    assert check.failed_events() == [], check
+    preview = check.task_events('Set the new images', 'runner_item_on_ok')
+    assert len(preview) == 1, check
+    res = preview[0]['event_data']['res']
+    assert res['changed'] is True, check
+    assert 'web:1.2' in json.dumps(res.get('diff')), 'the check job shows no diff of the image'
+    assert check.requests, 'the check job sent no request at all'
+    assert check.writes() == [], f'the check job wrote: {check.writes()}'
+    assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.1'
+    # No rollout is waited for in a check job: nothing was started.
+    assert check.task_events('Start a watch on each rollout', 'runner_on_ok', 'runner_item_on_ok') == []
+
+
+def test_broken_upgrade_job_rolls_back_and_fails(run_job, estate):
+    job = run_job('upgrade.yml', {
+        'workloads': [
+            {'kind': 'Deployment', 'name': 'web', 'namespace': 'demo',
+             'images': {'web': 'registry.example.com/shop/web:2.0-broken'}},
+            {'kind': 'DaemonSet', 'name': 'agent', 'namespace': 'demo',
+             'images': {'agent': 'registry.example.com/shop/agent:1.1'}},
+        ],
+        'rollout_timeout': 60,
+    })
+    assert job.status == 'failed' and job.rc != 0, job
+    undo = job.task_events('Roll back each failed workload to the revision it had before the upgrade',
+                           'runner_item_on_ok')
+    assert [e['event_data']['res']['item']['workload'] for e in undo] == ['Deployment demo/web'], job
+    assert undo[0]['event_data']['res']['changed'] is True
+    fatal = job.failed_events()
+    assert [e['event_data']['task'] for e in fatal] == ['Fail the play when a rollout failed'], job
+    msg = fatal[0]['event_data']['res']['msg']
+    assert 'Deployment demo/web' in msg and 'ProgressDeadlineExceeded' in msg
+    assert 'rolled back to revision 1' in msg
+    assert 'agent' not in msg
+    # web is back, agent keeps its upgrade.
+    assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
+    assert estate.image('daemonset/agent') == 'registry.example.com/shop/agent:1.1'
+
+
+@pytest.mark.parametrize('extravars, message', [
+    ({'workloads': [{'kind': 'Job', 'name': 'web', 'images': {'web': 'x:1'}}]},
+     'value of kind must be one of'),
+    ({'workloads': [{'kind': 'Deployment', 'name': 'web'}]}, 'missing required arguments: images'),
+    ({'workload_kind': 'Deployment', 'workload_name': 'web'}, 'Nothing to upgrade'),
+])
+def test_bad_extra_vars_fail_before_any_request(run_job, extravars, message):
+    job = run_job('upgrade.yml', extravars)
+    assert job.status == 'failed', job
+    assert message in job.stdout, job
+    assert job.requests == [], f'the job reached the API server: {job.requests}'
+
+
+def test_restart_job_serial_by_label(run_job, estate):
+    job = run_job('restart.yml', {'workload_kind': 'StatefulSet', 'label_selector': 'tier=backend',
+                                  'workload_namespace': 'demo', 'serial': True})
+    assert job.status == 'successful', job
+    assert job.failed_events() == [], job
+    restarted = job.task_events('Restart one workload and wait for its rollout', 'runner_on_ok')
+    assert len(restarted) == 1 and restarted[0]['event_data']['res']['changed'] is True, job
+    assert estate.annotation('statefulset/db', 'kubectl.kubernetes.io/restartedAt')
+    assert estate.annotation('deployment/web', 'kubectl.kubernetes.io/restartedAt') is None
+
+
+def test_rollback_and_history_jobs(run_job, estate):
+    upgrade = run_job('upgrade.yml', dict(UPGRADE_WEB, image='registry.example.com/shop/web:1.1'))
+    assert upgrade.status == 'successful', upgrade
+
+    rollback = run_job('rollback.yml', {'workload_kind': 'Deployment', 'workload_name': 'web',
+                                        'workload_namespace': 'demo', 'to_revision': 1})
+    assert rollback.status == 'successful', rollback
+    assert rollback.failed_events() == [], rollback
+    undo = rollback.task_events('Roll back each workload', 'runner_on_ok')
+    assert undo and undo[0]['event_data']['res']['changed'] is True, rollback
+    assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
+    # The rollback job ends with the history: revision 1 reused as 3, the upgrade kept as 2.
+    assert 'Deployment demo/web: 2 revision(s), current 3' in rollback.stdout, rollback
+
+    # Rolling back to the same revision again changes nothing.
+    again = run_job('rollback.yml', {'workload_kind': 'Deployment', 'workload_name': 'web',
+                                     'workload_namespace': 'demo', 'to_revision': 3})
+    assert again.status == 'successful', again
+    assert again.stats.get('changed', {}).get('localhost', 0) == 0, again
+    assert again.writes() == [], again
+
+    history = run_job('history.yml', {'workloads': [
+        {'kind': 'Deployment', 'name': 'web', 'namespace': 'demo'},
+        {'kind': 'DaemonSet', 'label_selectors': ['tier=node'], 'namespace': 'demo'},
+    ]})
+    assert history.status == 'successful', history
+    assert history.writes() == []
+    shown = history.task_events('Show the revisions of each workload', 'runner_item_on_ok')
+    lines = {e['event_data']['res']['item']['name']: e['event_data']['res']['msg'] for e in shown}
+    assert set(lines) == {'web', 'agent'}, history
+    assert any(line.startswith('2 ') and 'AWX job: web to 1.1' in line for line in lines['web']), lines['web']
+    assert any(line.startswith('3 *') and 'web:1.0' in line for line in lines['web']), lines['web']
+
+
+def test_rc_upgrade_check_job_then_job(run_job, estate):
+    extravars = {'rc_name': 'legacy', 'rc_namespace': 'demo',
+                 'rc_image': 'registry.example.com/shop/legacy:1.1'}
+    check = run_job('rc_upgrade.yml', extravars, cmdline='--check --diff')
+    assert check.status == 'successful', check
+    plan = check.task_events('Rolling update of the ReplicationController', 'runner_on_ok')
+    assert len(plan) == 1, check
+    assert plan[0]['event_data']['res']['changed'] is True and plan[0]['event_data']['res']['steps'], check
+    assert check.writes() == [], f'the check job wrote: {check.writes()}'
+    assert estate.image('replicationcontroller/legacy') == 'registry.example.com/shop/legacy:1.0'
+
+    job = run_job('rc_upgrade.yml', dict(extravars, rc_update_period=0.2))
+    assert job.status == 'successful', job
+    assert job.failed_events() == [], job
+    assert estate.image('replicationcontroller/legacy') == 'registry.example.com/shop/legacy:1.1'
+
