@@ -45,11 +45,15 @@ class Cluster:
         return (json.loads(proc.stdout)['spec']['template']['metadata'].get('annotations') or {}).get(key)
 
 
+TOKEN = 'kubeops-runner-test-token-5f3a'
+
+
 @pytest.fixture
 def cluster(kubesim_factory, kubectl, tmp_path):
     log_path = tmp_path / 'requests.log'
-    # Controller time 10x faster: a broken Deployment hits its 60 s progress deadline in 6 s.
-    sim = kubesim_factory(fail_image='broken', time_scale=10, request_log=log_path)
+    # Controller time 10x faster: a broken Deployment hits its 60 s progress deadline in 6 s. HTTPS
+    # with a token required on every request, as a real API server would.
+    sim = kubesim_factory(fail_image='broken', time_scale=10, request_log=log_path, tls=True, token=TOKEN)
     return Cluster(sim, kubectl.using(sim), log_path)
 
 
@@ -104,7 +108,7 @@ def run_job(cluster, tmp_path, monkeypatch):
     (collections / 'rollout').symlink_to(ROOT)
     counter = iter(range(100))
 
-    def run(playbook, extravars=None, cmdline=None):
+    def run(playbook, extravars=None, cmdline=None, credential=None):
         before = len(cluster.requests())
         private_data_dir = tmp_path / f'job{next(counter)}'
         private_data_dir.mkdir()
@@ -116,8 +120,8 @@ def run_job(cluster, tmp_path, monkeypatch):
             extravars=extravars or {},
             cmdline=cmdline,
             envvars={
-                # What an AWX "OpenShift or Kubernetes API Bearer Token" or kubeconfig credential sets.
-                'K8S_AUTH_KUBECONFIG': str(cluster.sim.kubeconfig),
+                # What an AWX credential sets: a kubeconfig file by default, or `credential`.
+                **(credential or {'K8S_AUTH_KUBECONFIG': str(cluster.sim.kubeconfig)}),
                 'ANSIBLE_COLLECTIONS_PATH': str(tmp_path / 'collections'),
                 'ANSIBLE_NOCOLOR': '1',
             },
@@ -259,3 +263,25 @@ def test_rc_upgrade_check_job_then_job(run_job, estate):
     assert job.failed_events() == [], job
     assert estate.image('replicationcontroller/legacy') == 'registry.example.com/shop/legacy:1.1'
 
+
+
+def test_bearer_token_credential_job(run_job, estate, tmp_path):
+    """The variables AWX's "OpenShift or Kubernetes API Bearer Token" credential exports, no kubeconfig."""
+    ca_cert = tmp_path / 'ca.crt'
+    ca_cert.write_bytes(estate.sim.ca_pem)
+    credential = {'K8S_AUTH_HOST': estate.sim.url, 'K8S_AUTH_API_KEY': TOKEN, 'K8S_AUTH_VERIFY_SSL': 'True',
+                  'K8S_AUTH_SSL_CA_CERT': str(ca_cert)}
+    job = run_job('history.yml', {'workload_kind': 'Deployment', 'workload_name': 'web',
+                                  'workload_namespace': 'demo'}, credential=credential)
+    assert job.status == 'successful', job
+    shown = job.task_events('Show the revisions of each workload', 'runner_item_on_ok')
+    assert len(shown) == 1 and shown[0]['event_data']['res']['msg'][0].startswith('Deployment demo/web'), job
+    assert TOKEN not in job.stdout
+    assert TOKEN not in json.dumps(job.events), 'the token appears in the job events'
+
+    wrong = run_job('history.yml', {'workload_kind': 'Deployment', 'workload_name': 'web',
+                                    'workload_namespace': 'demo'},
+                    credential=dict(credential, K8S_AUTH_API_KEY='not-the-token'))
+    assert wrong.status == 'failed', wrong
+    assert '401 Unauthorized' in wrong.stdout, wrong
+    assert 'not-the-token' not in wrong.stdout
