@@ -20,6 +20,7 @@ from ..errors import ApiError
 from .common import is_pod_ready
 from .daemonset import DaemonSetController
 from .deployment import DeploymentController
+from .index import ObjectIndex
 from .kubelet import Kubelet
 from .replicaset import ReplicaSetController, ReplicationControllerController
 from .statefulset import StatefulSetController
@@ -50,6 +51,7 @@ class ControllerManager:
         self.time_scale = float(time_scale)
         self.clock = time.monotonic
         self.pods = PodTracker(store, self.clock)
+        self.index = ObjectIndex(store)
         self.readiness_log = self.pods.log
         self.kubelet = Kubelet(self)
         self.controllers = [ReplicaSetController(self), ReplicationControllerController(self),
@@ -96,6 +98,7 @@ class ControllerManager:
 
     # ---- the loop ------------------------------------------------------------------------------
     def _on_event(self, event_type, resource, obj):
+        self.index.observe(event_type, resource, obj)
         self.pods.observe(event_type, resource, obj)
         if resource in WATCHED and self._wake is not None:
             self._wake.set()
@@ -114,6 +117,7 @@ class ControllerManager:
     def reconcile_once(self):
         """One pass over every object. Returns the monotonic time a timer wants the next pass."""
         self._due = None
+        self.index.rebuild()
         try:
             self.kubelet.sync()
         except Exception:

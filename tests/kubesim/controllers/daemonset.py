@@ -11,7 +11,7 @@ from ..selectors import selector_from_label_selector_object
 from . import history
 from .common import (claim, compute_hash, create_with_random_name, creation_key, is_deleting,
                      is_pod_ready, labels_of, name_of, ns_of, omit_zero, pod_from_template, pod_phase,
-                     scaled_value, semantic_equal)
+                     scaled_value, semantic_equal, uid_of)
 
 TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation'
 POD_TEMPLATE_GENERATION_LABEL = 'pod-template-generation'
@@ -25,8 +25,8 @@ class DaemonSetController:
         self.store = mgr.store
 
     def sync_all(self):
-        nodes = self.store.list('/nodes')
-        for ds in self.store.list(self.resource):
+        nodes = self.mgr.index.list('/nodes')
+        for ds in self.mgr.index.list(self.resource):
             self.mgr.guard('DaemonSet', ds, self.sync, ds, nodes)
 
     # ---- helpers --------------------------------------------------------------------------------
@@ -40,7 +40,7 @@ class DaemonSetController:
 
     def pods_by_node(self, ds):
         selector = selector_from_label_selector_object(ds['spec'].get('selector'))
-        candidates = self.store.list('/pods', ns_of(ds))
+        candidates = self.mgr.index.list('/pods', ns_of(ds), selector, uid_of(ds))
         owned = claim(self.store, '/pods', ds, 'apps/v1', 'DaemonSet', candidates, selector)
         by_node = {}
         for pod in owned:
@@ -75,7 +75,7 @@ class DaemonSetController:
     # ---- history --------------------------------------------------------------------------------
     def construct_history(self, ds):
         """(current revision, old revisions); creates the current one or bumps its number."""
-        revisions = history.owned_revisions(self.store, ds, 'DaemonSet')
+        revisions = history.owned_revisions(self.mgr, ds, 'DaemonSet')
         patch = history.template_patch(ds)
         current, old = [], []
         for cr in revisions:

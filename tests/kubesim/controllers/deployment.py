@@ -11,7 +11,7 @@ import copy
 from ..errors import ApiError
 from ..selectors import selector_from_label_selector_object
 from ..store import now_rfc3339
-from .common import (claim, compute_hash, controller_of, creation_key, is_deleting, is_controlled_by,
+from .common import (claim, compute_hash, creation_key, is_deleting, is_controlled_by,
                      name_of, ns_of, omit_zero, scaled_value, semantic_equal, uid_of)
 
 HASH_LABEL = 'pod-template-hash'
@@ -103,13 +103,19 @@ def active(rss):
     return [rs for rs in rss if rs is not None and replicas_of(rs) > 0]
 
 
+def _without_hash(template):
+    meta = template.get('metadata') or {}
+    labels = meta.get('labels') or {}
+    if HASH_LABEL not in labels:
+        return template
+    labels = {k: v for k, v in labels.items() if k != HASH_LABEL}
+    return dict(template, metadata=dict(meta, labels=labels))
+
+
 def equal_ignore_hash(t1, t2):
-    a, b = copy.deepcopy(t1), copy.deepcopy(t2)
-    for t in (a, b):
-        labels = (t.get('metadata') or {}).get('labels')
-        if labels:
-            labels.pop(HASH_LABEL, None)
-    return semantic_equal(a, b)
+    """Template equality ignoring pod-template-hash (EqualIgnoreHash)."""
+    a, b = _without_hash(t1), _without_hash(t2)
+    return a == b or semantic_equal(a, b)
 
 
 def get_condition(status, cond_type):
@@ -241,7 +247,7 @@ class DeploymentController:
 
     def sync_all(self):
         seen = set()
-        for d in self.store.list(self.resource):
+        for d in self.mgr.index.list(self.resource):
             seen.add(uid_of(d))
             self.mgr.guard('Deployment', d, self.sync, d)
         for uid in list(self._progress_clock):
@@ -277,17 +283,11 @@ class DeploymentController:
 
     def replicasets_for(self, d):
         selector = selector_from_label_selector_object(d['spec'].get('selector'))
-        candidates = self.store.list('apps/replicasets', ns_of(d))
+        candidates = self.mgr.index.list('apps/replicasets', ns_of(d), selector, uid_of(d))
         return claim(self.store, 'apps/replicasets', d, 'apps/v1', 'Deployment', candidates, selector)
 
     def pods_by_rs(self, d, rs_list):
-        selector = selector_from_label_selector_object(d['spec'].get('selector'))
-        by_uid = {uid_of(rs): [] for rs in rs_list}
-        for pod in self.store.list('/pods', ns_of(d), label_selector=selector):
-            ref = controller_of(pod)
-            if ref is not None and ref.get('uid') in by_uid:
-                by_uid[ref['uid']].append(pod)
-        return by_uid
+        return {uid_of(rs): self.mgr.index.list('/pods', ns_of(d), owner_uid=uid_of(rs)) for rs in rs_list}
 
     # ---- writes --------------------------------------------------------------------------------
     def _write_status(self, d, status):
@@ -301,6 +301,8 @@ class DeploymentController:
 
     def _write_revision(self, d, revision):
         """Record the Deployment's revision annotation (the Go controller sends it with the status)."""
+        if (d['metadata'].get('annotations') or {}).get(REVISION) == revision:
+            return d
         fresh = self.store.get(self.resource, ns_of(d), name_of(d))
         if fresh is None:
             return d
@@ -320,7 +322,7 @@ class DeploymentController:
         ann_changed = ann.get(DESIRED_REPLICAS) != str(desired) or ann.get(MAX_REPLICAS) != str(maximum)
         if not size_changed and not ann_changed:
             return False, rs
-        fresh = self.store.get('apps/replicasets', ns_of(rs), name_of(rs))
+        fresh = self.mgr.index.get('apps/replicasets', ns_of(rs), name_of(rs))
         if fresh is None:
             return False, rs
         fresh['spec']['replicas'] = new_scale
@@ -346,9 +348,8 @@ class DeploymentController:
         max_old = max([revision_of(rs) for rs in old_rss] + [0])
         new_revision = str(max_old + 1)
         if existing is not None:
-            # Re-read: an earlier step of this sync may have written the ReplicaSet already.
-            rs_copy = self.store.get('apps/replicasets', ns_of(existing), name_of(existing)) or copy.deepcopy(
-                existing)
+            # Read it again: an earlier step of this sync may have written the ReplicaSet already.
+            rs_copy = self.mgr.index.get('apps/replicasets', ns_of(existing), name_of(existing)) or existing
             changed = set_new_rs_annotations(d, rs_copy, new_revision, exists=True)
             min_ready = d['spec'].get('minReadySeconds', 0)
             if changed or rs_copy['spec'].get('minReadySeconds', 0) != min_ready:

@@ -49,11 +49,11 @@ def next_revision(revisions):
     return revision_number(revisions[-1]) + 1 if revisions else 1
 
 
-def owned_revisions(store, owner, kind):
+def owned_revisions(mgr, owner, kind):
     """Claim the ControllerRevisions selected by ``owner`` and return them sorted by revision."""
     selector = selector_from_label_selector_object((owner.get('spec') or {}).get('selector'))
-    candidates = store.list(RESOURCE, ns_of(owner))
-    return sort_revisions(claim(store, RESOURCE, owner, 'apps/v1', kind, candidates, selector))
+    candidates = mgr.index.list(RESOURCE, ns_of(owner), selector, owner['metadata'].get('uid'))
+    return sort_revisions(claim(mgr.store, RESOURCE, owner, 'apps/v1', kind, candidates, selector))
 
 
 def new_revision(owner, kind, name, labels, revision):

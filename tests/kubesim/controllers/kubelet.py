@@ -5,6 +5,7 @@ seconds after it was created. A pod with an image matching `fail_image` stays Pe
 its container waiting in `ImagePullBackOff`, as a pod with a bad image does on a real node.
 """
 
+import copy
 import hashlib
 
 from ..errors import ApiError
@@ -93,23 +94,35 @@ class Kubelet:
         return {c.get('image', '') for c in containers if pattern.search(c.get('image', ''))}
 
     def sync(self):
-        nodes = {name_of(n): n for n in self.store.list('/nodes') if node_is_ready(n)}
-        pods = self.store.list('/pods')
+        index = self.mgr.index
+        nodes = {name_of(n): n for n in index.peek('/nodes') if node_is_ready(n)}
+        pods = index.peek('/pods')
         load = {}
         for pod in pods:
             node = (pod.get('spec') or {}).get('nodeName')
             if node:
                 load[node] = load.get(node, 0) + 1
         for pod in pods:
+            if self._settled(pod):
+                continue
             try:
-                self._sync_pod(pod, nodes, load)
+                self._sync_pod(copy.deepcopy(pod), nodes, load)
             except ApiError:
                 continue  # deleted or changed under us; the next pass sees the new state
 
+    def _settled(self, pod):
+        """Nothing left to do for this pod (checked on the stored object, without copying it)."""
+        status = pod.get('status') or {}
+        if pod['metadata'].get('deletionTimestamp') or status.get('phase') in ('Succeeded', 'Failed'):
+            return True
+        if not (pod.get('spec') or {}).get('nodeName'):
+            return False
+        if status.get('phase') == 'Running':
+            return True
+        return status.get('phase') == 'Pending' and bool(status.get('containerStatuses'))
+
     def _sync_pod(self, pod, nodes, load):
         spec = pod.get('spec') or {}
-        if pod_phase(pod) in ('Succeeded', 'Failed') or pod['metadata'].get('deletionTimestamp'):
-            return
         node_name = spec.get('nodeName')
         if not node_name:
             if not nodes:
@@ -122,8 +135,7 @@ class Kubelet:
         if node is None:
             return  # bound to a node that does not exist (or is not ready): stays Pending
         created = self.mgr.pods.created_at(pod)
-        now_mono = self.mgr.clock()
-        if created is not None and now_mono < created + self.mgr.ready_delay:
+        if created is not None and self.mgr.clock() < created + self.mgr.ready_delay:
             self._set_status(pod, self._pending_status(pod))
             self.mgr.wake_at(created + self.mgr.ready_delay)
             return

@@ -10,7 +10,7 @@ from ..errors import ApiError
 from ..selectors import selector_from_label_selector_object
 from .common import (claim, create_with_random_name, creation_key, is_deleting, is_pod_active,
                      is_pod_ready, name_of, ns_of, omit_zero, pod_from_template, pod_phase,
-                     template_labels_match)
+                     template_labels_match, uid_of)
 
 _PHASE_RANK = {'Pending': 0, 'Unknown': 1, 'Running': 2}
 
@@ -28,13 +28,14 @@ class ReplicaSetController:
         return selector_from_label_selector_object((owner.get('spec') or {}).get('selector'))
 
     def sync_all(self):
-        for owner in self.store.list(self.resource):
+        for owner in self.mgr.index.list(self.resource):
             self.mgr.guard(self.kind, owner, self.sync, owner)
 
     def sync(self, owner):
         spec = owner.get('spec') or {}
         selector = self.selector(owner)
-        candidates = [p for p in self.store.list('/pods', ns_of(owner)) if is_pod_active(p)]
+        candidates = [p for p in self.mgr.index.list('/pods', ns_of(owner), selector, uid_of(owner))
+                      if is_pod_active(p)]
         pods = claim(self.store, '/pods', owner, self.api_version, self.kind, candidates, selector)
         if not is_deleting(owner):
             pods = self.manage_replicas(owner, pods, spec.get('replicas', 1))

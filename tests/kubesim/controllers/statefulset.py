@@ -13,7 +13,7 @@ from ..errors import ApiError
 from ..selectors import selector_from_label_selector_object
 from . import history
 from .common import (claim, compute_hash, is_deleting, is_pod_ready, labels_of, name_of, ns_of,
-                     pod_from_template, pod_phase, scaled_value)
+                     pod_from_template, pod_phase, scaled_value, uid_of)
 
 POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name'
 POD_INDEX_LABEL = 'apps.kubernetes.io/pod-index'
@@ -46,13 +46,13 @@ class StatefulSetController:
         self.store = mgr.store
 
     def sync_all(self):
-        for sts in self.store.list(self.resource):
+        for sts in self.mgr.index.list(self.resource):
             self.mgr.guard('StatefulSet', sts, self.sync, sts)
 
     # ---- helpers --------------------------------------------------------------------------------
     def claimed_pods(self, sts):
         selector = selector_from_label_selector_object(sts['spec'].get('selector'))
-        candidates = self.store.list('/pods', ns_of(sts))
+        candidates = self.mgr.index.list('/pods', ns_of(sts), selector, uid_of(sts))
         return claim(self.store, '/pods', sts, 'apps/v1', 'StatefulSet', candidates, selector,
                      extra_match=lambda p: parent_name(p) == name_of(sts))
 
@@ -122,7 +122,7 @@ class StatefulSetController:
 
     # ---- the sync ------------------------------------------------------------------------------
     def sync(self, sts):
-        revisions = history.owned_revisions(self.store, sts, 'StatefulSet')
+        revisions = history.owned_revisions(self.mgr, sts, 'StatefulSet')
         pods = self.claimed_pods(sts)
         current, update, collision = self.get_revisions(sts, revisions)
         if not is_deleting(sts):
