@@ -73,7 +73,7 @@ def env(timer_out, request_log=None):
     return e
 
 
-def run_playbook(plays, workdir, label, request_log=None, timeout=1800):
+def run_playbook(plays, workdir, label, request_log=None, timeout=1800, extra_env=None):
     """Write ``plays`` to ``<workdir>/<label>.yml``, run it, and time each task.
 
     A task's requests are the request log's lines between its start and its last result.
@@ -87,7 +87,7 @@ def run_playbook(plays, workdir, label, request_log=None, timeout=1800):
         os.unlink(timer_out)
     cmd = [os.path.join(VENV_BIN, 'ansible-playbook'), path]
     t0 = time.monotonic()
-    proc = subprocess.run(cmd, cwd=ROOT, env=env(timer_out, request_log),
+    proc = subprocess.run(cmd, cwd=ROOT, env={**env(timer_out, request_log), **(extra_env or {})},
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
     wall = time.monotonic() - t0
     with open(os.path.join(workdir, f'{label}.out'), 'w') as f:

@@ -83,12 +83,13 @@ class Context:
         seconds = time.monotonic() - t0
         return KubectlRun(proc.returncode, seconds, self.sim.log.between(start), proc.stderr.strip())
 
-    def playbook(self, tasks, label, environment=None, require_tasks=True):
+    def playbook(self, tasks, label, environment=None, require_tasks=True, extra_env=None):
         """Run one play of ``tasks`` on localhost; tasks' requests come from kubesim's log."""
         self.counter += 1
         run = ansible_run.run_playbook([ansible_run.play(tasks, name=label, environment=environment)],
                                        os.path.join(self.workdir, 'playbooks'),
-                                       f'{self.counter:03d}-{label}', request_log=self.sim.request_log_path)
+                                       f'{self.counter:03d}-{label}', request_log=self.sim.request_log_path,
+                                       extra_env=extra_env)
         if require_tasks and not run.tasks:
             raise RuntimeError(f'ansible-playbook ran no task ({label}):\n{run.output[-3000:]}')
         return run

@@ -5,9 +5,12 @@ created directly instead of by real rollouts: what is measured is reading a long
 one.
 """
 
+import concurrent.futures
 import hashlib
 import json
 import time
+
+from .kube import ApiClient
 
 NAMESPACE = 'bench'
 # kubernetes.core's k8s_rollback lists revisions by the selector's label *keys* only (it joins the
@@ -72,6 +75,11 @@ def namespace(api, name=NAMESPACE):
     except RuntimeError as e:
         if getattr(e, 'code', None) != 409:
             raise
+
+
+def delete(api, kind, name, ns=NAMESPACE):
+    """Delete with the default (background) propagation: what it owns goes with it."""
+    api.delete(item(kind, name, ns))
 
 
 def create(api, obj):
@@ -154,37 +162,50 @@ def _owner(obj):
             'uid': meta['uid'], 'controller': True, 'blockOwnerDeletion': True}
 
 
-def fake_history(api, kind, name, count):
+def fake_history(api, kind, name, count, workers=8):
     """Give a Deployment or StatefulSet ``count`` revisions in total by adding old ones directly.
 
     Old revisions are numbered from 2 up so none collides with the live revision 1; they differ
-    only in their image tag, and hold zero replicas as old revisions do.
+    only in their image tag, and hold zero replicas as old revisions do. Several connections post
+    at once: kubesim's controllers run a pass between requests, so one connection would wait for a
+    pass per object.
     """
     owner = api.get(item(kind, name))
-    for n in range(count - 1):
-        revision = n + 2
-        template = _template(name, IMAGE.format(f'old-{n}'))
-        digest = _hash(template)
-        if kind == 'Deployment':
-            template['metadata']['labels']['pod-template-hash'] = digest
-            obj = {'apiVersion': 'apps/v1', 'kind': 'ReplicaSet',
-                   'metadata': {'name': f'{name}-{digest}', 'namespace': NAMESPACE,
-                                'labels': {'app': name, 'pod-template-hash': digest},
-                                'annotations': {'deployment.kubernetes.io/revision': str(revision)},
-                                'ownerReferences': [_owner(owner)]},
-                   'spec': {'replicas': 0,
-                            'selector': {'matchLabels': {'app': name, 'pod-template-hash': digest}},
-                            'template': template}}
-        elif kind == 'StatefulSet':
-            obj = {'apiVersion': 'apps/v1', 'kind': 'ControllerRevision',
-                   'metadata': {'name': f'{name}-{digest}', 'namespace': NAMESPACE,
-                                'labels': {'app': name, 'controller.kubernetes.io/hash': digest},
-                                'ownerReferences': [_owner(owner)]},
-                   'revision': revision,
-                   'data': {'spec': {'template': {**template, '$patch': 'replace'}}}}
-        else:
-            raise ValueError(kind)
-        create(api, obj)
+    objects = [_old_revision(kind, name, owner, n) for n in range(count - 1)]
+    clients = [ApiClient(api.kubeconfig) for _ in range(workers)]
+
+    def post(worker):
+        for obj in objects[worker::workers]:
+            create(clients[worker], obj)
+
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        list(pool.map(post, range(workers)))
+    for client in clients:
+        client.close()
+
+
+def _old_revision(kind, name, owner, n):
+    revision = n + 2
+    template = _template(name, IMAGE.format(f'old-{n}'))
+    digest = _hash(template)
+    if kind == 'Deployment':
+        template['metadata']['labels']['pod-template-hash'] = digest
+        return {'apiVersion': 'apps/v1', 'kind': 'ReplicaSet',
+                'metadata': {'name': f'{name}-{digest}', 'namespace': NAMESPACE,
+                             'labels': {'app': name, 'pod-template-hash': digest},
+                             'annotations': {'deployment.kubernetes.io/revision': str(revision)},
+                             'ownerReferences': [_owner(owner)]},
+                'spec': {'replicas': 0,
+                         'selector': {'matchLabels': {'app': name, 'pod-template-hash': digest}},
+                         'template': template}}
+    if kind == 'StatefulSet':
+        return {'apiVersion': 'apps/v1', 'kind': 'ControllerRevision',
+                'metadata': {'name': f'{name}-{digest}', 'namespace': NAMESPACE,
+                             'labels': {'app': name, 'controller.kubernetes.io/hash': digest},
+                             'ownerReferences': [_owner(owner)]},
+                'revision': revision,
+                'data': {'spec': {'template': {**template, '$patch': 'replace'}}}}
+    raise ValueError(kind)
 
 
 def count_owned(api, kind, name):

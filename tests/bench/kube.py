@@ -94,6 +94,7 @@ class ApiClient:
     """Raw JSON over HTTP(S) with the kubeconfig kubesim wrote (token and CA data only)."""
 
     def __init__(self, kubeconfig):
+        self.kubeconfig = kubeconfig
         with open(kubeconfig) as f:
             cfg = yaml.safe_load(f)
         ctx_name = cfg['current-context']
@@ -147,6 +148,11 @@ class ApiClient:
         if resp.status >= 400:
             raise ApiFailure(method, path, resp.status, payload.decode(errors='replace'))
         return json.loads(payload or b'null')
+
+    def close(self):
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
     def get(self, path, **query):
         return self.request('GET', path, query=query or None)

@@ -356,6 +356,8 @@ def document(results, png_name):
                 f'differencing gives {d["median"]:.3f} s per task (range {d["min"]:.3f}–{d["max"]:.3f} over '
                 f'{d["n"]} pairs), the callback {_s(c and c["median"], 3)} s for the same tasks.\n')
 
+    breakdown_section(results, lat, floor, add)
+
     # -- scale
     scale = results['suites'].get('scale') or {}
     if scale:
@@ -422,6 +424,49 @@ def document(results, png_name):
         add(_table(['replicas', 'seconds', 'requests', 'requests per replica', 'by type', 'result'], table))
         add('')
     return '\n'.join(out).rstrip() + '\n'
+
+
+def breakdown_section(results, lat, floor, add):
+    bd = results['suites'].get('breakdown')
+    if not bd:
+        return
+    proc = bd['module_process']
+    task_time = {'ping': floor}
+    for row in lat:
+        if row['verb'] == bd['operation']:
+            task_time.update({t: row[t] for t in ('kubeops', 'command', 'kubernetes.core')})
+    add(f'### Where the time goes ({bd["operation"]})\n')
+    add('Ansible runs a module by shipping it as an AnsiballZ file (the module, its module_utils and '
+        'Ansible\'s own, zipped, with the arguments embedded) and starting a new Python process on it. '
+        'Kept with `ANSIBLE_KEEP_REMOTE_FILES` and run again directly '
+        f'({bd["reps"]} times each, interleaved), those files time the module process on its own; the '
+        'rest of a task is the controller\'s share (templating, forking a worker, transfer, result '
+        'processing).\n')
+    rows = []
+    for tool in ('ping', 'kubeops', 'command', 'kubernetes.core'):
+        t, p = _med(task_time.get(tool)), _med(proc.get(tool))
+        rows.append([TOOL_LABELS[tool], _ms(t), _ms(p), _ms(None if t is None or p is None else t - p),
+                     f'{bd["payload_bytes"].get(tool, 0) / 1024:.0f} KiB'])
+    add(_table(['tool', 'task, ms', 'module process alone, ms', 'task − process, ms', 'AnsiballZ file'],
+               rows))
+    add('')
+    ours, cmd = _med(proc.get('kubeops')), _med(proc.get('command'))
+    imp = bd.get('imports')
+    if ours is not None and cmd is not None and imp:
+        g = imp['groups']
+        diff = ours - cmd
+        more = 'more' if diff > 0 else 'less'
+        add(f'This collection\'s module process takes {_ms(abs(diff))} ms {more} than the command module '
+            f'running kubectl ({_ms(ours)} vs {_ms(cmd)} ms; the kubectl process alone takes '
+            f'{_ms(_med(bd["kubectl_process"]))} ms). Import times inside it (`python -X importtime`, '
+            f'median of 3): Ansible\'s module runtime {_ms(g["ansible.module_utils.basic"])} ms, which '
+            f'every module pays; urllib3 {_ms(g["urllib3"])} ms; PyYAML {_ms(g["yaml"])} ms; the '
+            f'collection\'s own module and module_utils {_ms(imp["own_module_utils"])} ms. Ansible puts '
+            'the AnsiballZ zip on `sys.path`, so Python compiles those from source on every run '
+            '(zipimport keeps no bytecode); urllib3 and PyYAML come from the target\'s site-packages, '
+            'compiled once. kubernetes.core\'s process '
+            f'({_ms(_med(proc.get("kubernetes.core")))} ms) imports the `kubernetes` client library and '
+            'its dynamic client.\n')
 
 
 def write(results, docs_dir):

@@ -6,11 +6,12 @@ import json
 import os
 import platform
 import re
+import signal
 import subprocess
 import sys
 import time
 
-from . import report, suite_latency, suite_requests, suite_scale
+from . import report, suite_breakdown, suite_latency, suite_requests, suite_scale
 from .ansible_run import BENCH_DIR, VENV_BIN
 from .context import KUBECTL, READY_DELAY, Context
 from .deps import core_version
@@ -21,12 +22,12 @@ SUITES = ('requests', 'latency', 'scale')
 
 # Repetitions and sizes. Quick mode is for iterating on the harness; its numbers are rougher.
 PLANS = {
-    'full': {'request_passes': 2, 'latency_reps': 3, 'latency_rounds': 5, 'calibration_tasks': 10,
+    'full': {'request_passes': 2, 'latency_reps': 2, 'latency_rounds': 5, 'calibration_tasks': 10,
              'history_sizes': [10, 100, 1000], 'history_reps': 3, 'fleet_sizes': [1, 10, 100],
-             'rc_sizes': [10, 100]},
+             'rc_sizes': [10, 100], 'breakdown_reps': 9},
     'quick': {'request_passes': 1, 'latency_reps': 1, 'latency_rounds': 2, 'calibration_tasks': 5,
               'history_sizes': [10, 100], 'history_reps': 1, 'fleet_sizes': [1, 10],
-              'rc_sizes': [10]},
+              'rc_sizes': [10], 'breakdown_reps': 3},
 }
 
 
@@ -94,15 +95,17 @@ def measure(plan, suites, quick):
             _log('per-task latency')
             results['suites']['latency'] = suite_latency.run(
                 ctx, plan['latency_reps'], plan['latency_rounds'], plan['calibration_tasks'])
+            _log('where the time goes')
+            results['suites']['breakdown'] = suite_breakdown.run(ctx, plan['breakdown_reps'])
             durations['latency'] = time.monotonic() - s
         if 'scale' in suites:
             s = time.monotonic()
-            _log('scale: history')
-            scale = {'history': suite_scale.history(ctx, plan['history_sizes'], plan['history_reps'])}
             _log('scale: many workloads')
-            scale['fleet'] = suite_scale.fleet(ctx, plan['fleet_sizes'])
+            scale = {'fleet': suite_scale.fleet(ctx, plan['fleet_sizes'])}
             _log('scale: rolling_update_rc')
             scale['rolling_update'] = suite_scale.rolling_update(ctx, plan['rc_sizes'])
+            _log('scale: history')
+            scale['history'] = suite_scale.history(ctx, plan['history_sizes'], plan['history_reps'])
             results['suites']['scale'] = scale
             durations['scale'] = time.monotonic() - s
     finally:
@@ -113,7 +116,12 @@ def measure(plan, suites, quick):
     return results
 
 
+def _terminate(signum, frame):
+    raise SystemExit(128 + signum)  # unwinds through the finally that stops kubesim
+
+
 def main(argv=None):
+    signal.signal(signal.SIGTERM, _terminate)
     p = argparse.ArgumentParser(prog='python -m tests.bench', description=__doc__)
     p.add_argument('--quick', action='store_true', default=os.environ.get('BENCH_QUICK') == '1',
                    help='fewer repetitions and sizes (also BENCH_QUICK=1)')

@@ -53,6 +53,9 @@ def history(ctx, sizes, reps):
             for tool, action in (tools if r % 2 == 0 else tools[::-1]):
                 tasks.append(task(f'hist|{kind}|{n}|{tool}|{r}', action))
     run = ctx.playbook(tasks, 'scale-history')
+    # kubesim's controllers look at every object on every pass: don't leave thousands behind.
+    for kind, name, _n in refs:
+        fx.delete(ctx.api, kind, name)
     out = {}
     for t in run.tasks:
         parts = t.name.split('|')
@@ -94,6 +97,9 @@ def fleet(ctx, sizes):
                 if parts[0] == 'fleet':
                     out[f'{verb}|{n}|{parts[3]}'] = _sample(t)
             fx.wait_all_complete(ctx.api, 'Deployment', f'fleet=g{n}')
+    for names in groups.values():
+        for name in names:
+            fx.delete(ctx.api, 'Deployment', name)
     return {'sizes': sizes, 'samples': out}
 
 
