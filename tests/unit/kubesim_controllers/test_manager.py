@@ -250,3 +250,32 @@ def test_cancellation_racing_a_store_event_still_stops_the_manager():
         assert h.mgr._on_event not in h.store.listeners
 
     asyncio.run(main())
+
+
+@pytest.mark.kubesim
+def test_a_settled_cluster_writes_nothing():
+    from .harness import daemonset, deployment, set_image, statefulset
+
+    async def scenario(h):
+        h.create('apps/deployments', deployment('fine', replicas=2))
+        h.create('apps/deployments', deployment('paused', replicas=1, paused=True))
+        h.create('apps/deployments', deployment('stuck', replicas=2, progressDeadlineSeconds=5))
+        h.create('apps/statefulsets', statefulset('db', replicas=2))
+        h.create('apps/daemonsets', daemonset('agent'))
+        await h.wait_for(
+            lambda: (h.get('apps/deployments', 'stuck').get('status') or {}).get('availableReplicas') == 2,
+            'the stuck deployment to start',
+        )
+        h.mutate('apps/deployments', 'stuck', set_image('broken:1'))
+
+        def stalled():
+            conds = (h.get('apps/deployments', 'stuck').get('status') or {}).get('conditions') or []
+            return any(c['reason'] == 'ProgressDeadlineExceeded' for c in conds)
+
+        await h.wait_for(stalled, 'the progress deadline')
+        await h.settle(0.5)
+        rv = h.store.resource_version
+        await asyncio.sleep(1.5)  # an idle resync included
+        assert h.store.resource_version == rv
+
+    simulate(scenario, fail_image='^broken', time_scale=10)
