@@ -159,6 +159,8 @@ def targets(results):
             measured = f'{len(vals) - len(over) - len(missing)}/{len(vals)} operations; highest {_x(worst)}'
             if over:
                 measured += '; over: ' + ', '.join(f'{v} {_x(x)}' for v, x in over)
+            if missing:
+                measured += '; no data: ' + ', '.join(missing)
             out.append({'target': f'latency: every module {label}', 'measured': measured,
                         'ok': None if len(missing) == len(vals) else not over and not missing})
     scale = results['suites'].get('scale') or {}
