@@ -214,8 +214,12 @@ def test_restart_job_serial_by_label(run_job, estate):
 
 
 def test_rollback_and_history_jobs(run_job, estate):
-    upgrade = run_job('upgrade.yml', dict(UPGRADE_WEB, image='registry.example.com/shop/web:1.1'))
-    assert upgrade.status == 'successful', upgrade
+    # Revision 2 of web, made with kubectl (the upgrade job has its own test).
+    estate.kubectl('-n', 'demo', 'annotate', 'deployment/web',
+                   'kubernetes.io/change-cause=AWX job: web to 1.1', check=True)
+    estate.kubectl('-n', 'demo', 'set', 'image', 'deployment/web', 'web=registry.example.com/shop/web:1.1',
+                   check=True)
+    estate.kubectl('-n', 'demo', 'rollout', 'status', 'deployment/web', '--timeout=60s', check=True)
 
     rollback = run_job('rollback.yml', {'workload_kind': 'Deployment', 'workload_name': 'web',
                                         'workload_namespace': 'demo', 'to_revision': 1})
