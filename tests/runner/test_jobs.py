@@ -204,7 +204,7 @@ def test_bad_extra_vars_fail_before_any_request(run_job, extravars, message):
 
 def test_restart_job_serial_by_label(run_job, estate):
     job = run_job('restart.yml', {'workload_kind': 'StatefulSet', 'label_selector': 'tier=backend',
-                                  'workload_namespace': 'demo', 'serial': True})
+                                  'workload_namespace': 'demo', 'one_at_a_time': True})
     assert job.status == 'successful', job
     assert job.failed_events() == [], job
     restarted = job.task_events('Restart one workload and wait for its rollout', 'runner_on_ok')
