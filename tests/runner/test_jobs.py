@@ -189,6 +189,34 @@ def test_broken_upgrade_job_rolls_back_and_fails(run_job, estate):
     assert estate.image('daemonset/agent') == 'registry.example.com/shop/agent:1.1'
 
 
+def test_canary_job_rejected_by_verification_is_rolled_back(run_job, estate, tmp_path):
+    verify = tmp_path / 'verify-canary.yml'
+    verify.write_text(
+        '- name: The canary runs an approved image\n'
+        '  ansible.builtin.assert:\n'
+        '    that: "\'-rc\' not in (rollout_upgrade_canary_workload.images.values() | join(\',\'))"\n'
+        '    fail_msg: release candidates are not approved\n')
+    job = run_job('upgrade.yml', dict(UPGRADE_WEB, image='registry.example.com/shop/web:1.1-rc1', canary=True,
+                                      canary_verify_tasks=str(verify)))
+    assert job.status == 'failed', job
+    done = [e['event_data']['task'] for e in job.events
+            if e.get('event') in ('runner_on_ok', 'runner_on_failed') and e['event_data'].get('task')]
+    # Paused once the new pods existed, verified (and rejected), resumed only to be rolled back.
+    order = ['Canary | set the new images', 'Canary | wait for the first pods of the new revision',
+             'Canary | pause the rollout', 'The canary runs an approved image',
+             'Canary | note why the canary was rejected', 'Canary | resume the rollout',
+             'Roll back each failed workload to the revision it had before the upgrade']
+    assert [t for t in done if t in order] == order, done
+    fatal = job.failed_events()
+    assert [e['event_data']['task'] for e in fatal] == ['The canary runs an approved image',
+                                                          'Fail the play when a rollout failed'], job
+    assert 'release candidates are not approved' in fatal[-1]['event_data']['res']['msg']
+    assert 'rolled back to revision 1' in fatal[-1]['event_data']['res']['msg']
+    assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
+    proc = estate.kubectl('-n', 'demo', 'get', 'deployment/web', '-o', 'jsonpath={.spec.paused}', check=True)
+    assert proc.stdout.strip() in ('', 'false'), 'the rejected canary was left paused'
+
+
 @pytest.mark.parametrize('extravars, message', [
     ({'workloads': [{'kind': 'Job', 'name': 'web', 'images': {'web': 'x:1'}}]},
      'value of kind must be one of'),
