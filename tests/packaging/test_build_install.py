@@ -33,8 +33,9 @@ def test_tarball_ships_content_not_test_harness(tarball):
         names = set(tar.getnames())
     assert 'galaxy.yml' not in names  # replaced by MANIFEST.json, as Galaxy expects
     assert {'MANIFEST.json', 'meta/runtime.yml', 'meta/execution-environment.yml', 'LICENSE'} <= names
-    leaked = [n for n in names if n.startswith(('.venv', '.collections', 'tests/kubesim', 'tests/unit',
-                                                'tests/integration', 'build/', 'scripts/'))]
+    shipped_tests = {n for n in names if n.startswith('tests/') and n != 'tests/'}
+    assert all(n.startswith('tests/sanity') for n in shipped_tests), shipped_tests
+    leaked = [n for n in names if n.startswith(('.venv', '.collections', 'build/', 'scripts/', 'extensions/molecule'))]
     assert not leaked
 
 
