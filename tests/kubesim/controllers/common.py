@@ -14,10 +14,6 @@ SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789'
 _rng = random.Random()
 
 
-def meta(obj):
-    return obj.setdefault('metadata', {})
-
-
 def name_of(obj):
     return obj['metadata']['name']
 
@@ -28,10 +24,6 @@ def ns_of(obj):
 
 def uid_of(obj):
     return obj['metadata'].get('uid')
-
-
-def annotations(obj):
-    return obj['metadata'].get('annotations') or {}
 
 
 def labels_of(obj):
