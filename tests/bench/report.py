@@ -347,9 +347,10 @@ def document(results, png_name):
             'measures, per task. Within a playbook the tools take turns, one task each per round in an '
             'order that rotates, so a slow moment of the machine hits every tool alike; each tool works on '
             'its own Deployment, and every write changes something (a new image tag each time, pause and '
-            'resume in pairs, undo between the last two revisions). Every playbook starts with untimed '
-            'warm-up tasks (Ansible loads its plugins on first use; kubectl and kubernetes.core fill their '
-            'discovery caches).\n')
+            'resume in pairs, undo between the last two revisions). Every playbook starts with an untimed '
+            'call of every module it uses, writes in check mode: Ansible builds a module\'s AnsiballZ '
+            'payload on its first use in a run, and kubectl and kubernetes.core fill their discovery '
+            'caches on first use; the timed tasks show the steady state.\n')
         cal = suite.get('calibration') or {}
         if cal.get('differencing'):
             d = summary(cal['differencing'])

@@ -83,8 +83,10 @@ def fleet(ctx, sizes):
             args = dict(one[MODULE + f'rollout_{verb}'])
             del args['name']
             single = dict(args, name='{{ item }}')
+            # Untimed: Ansible builds a module's payload on its first use in a playbook run.
+            warmup = dict(args, name=names[0])
             tasks = [
-                task('warmup|ping', {'ansible.builtin.ping': {}}),
+                task(f'warmup|{verb}', {MODULE + f'rollout_{verb}': warmup}, check_mode=True),
                 task(f'fleet|{verb}|{n}|one',
                      {MODULE + f'rollout_{verb}': dict(args, label_selectors=[f'fleet=g{n}'])}),
                 # Restart stamps have one-second precision: the loop must not restart within it.
@@ -120,8 +122,9 @@ def rolling_update(ctx, sizes):
             'name': name, 'namespace': fx.NAMESPACE, 'kubeconfig': ctx.kubeconfig,
             'image': fx.IMAGE.format('rc-2'), 'update_period': UPDATE_PERIOD, 'poll_interval': POLL_INTERVAL,
             'timeout': 600}}
-        run = ctx.playbook([task('warmup|ping', {'ansible.builtin.ping': {}}),
-                            task(f'rc|{n}', action)], f'scale-rc-{n}')
+        # Untimed: builds the module's payload (check mode only plans).
+        run = ctx.playbook([task('warmup|rc', action, check_mode=True), task(f'rc|{n}', action)],
+                           f'scale-rc-{n}')
         t = next(t for t in run.tasks if t.name == f'rc|{n}')
         out[str(n)] = _sample(t)
     return {'sizes': sizes, 'update_period': UPDATE_PERIOD, 'poll_interval': POLL_INTERVAL,
