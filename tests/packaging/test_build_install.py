@@ -35,7 +35,8 @@ def test_tarball_ships_content_not_test_harness(tarball):
     assert {'MANIFEST.json', 'meta/runtime.yml', 'meta/execution-environment.yml', 'LICENSE'} <= names
     shipped_tests = {n for n in names if n.startswith('tests/') and n != 'tests/'}
     assert all(n.startswith('tests/sanity') for n in shipped_tests), shipped_tests
-    leaked = [n for n in names if n.startswith(('.venv', '.collections', 'build/', 'scripts/', 'extensions/molecule'))]
+    harness = ('.venv', '.collections', 'build/', 'scripts/', 'extensions/molecule')
+    leaked = [n for n in names if n.startswith(harness)]
     assert not leaked
 
 
