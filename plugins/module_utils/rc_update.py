@@ -910,8 +910,11 @@ class RollingUpdate:
             if rc is not None:
                 candidates.append(rc)
         else:
-            candidates = [rc for rc in self.list_rcs()
+            rcs = self.list_rcs()
+            candidates = [rc for rc in rcs
                           if (annotations_of(rc).get(SOURCE_ID_ANNOTATION) or '').startswith(name + ':')]
+            if not candidates and opts.image_mode:
+                candidates = self.finished_by_derived_name(rcs)
         for rc in candidates:
             src = annotations_of(rc).get(SOURCE_ID_ANNOTATION)
             self.new_name = name_of(rc)
@@ -928,6 +931,30 @@ class RollingUpdate:
                 return self.result(rc, 'ReplicationController "%s" already replaced "%s" (which is deleted)'
                                    % (self.new_name, name))
         raise UpdateError('ReplicationController "%s" not found in namespace "%s"' % (name, self.ns))
+
+    def finished_by_derived_name(self, rcs):
+        """A finished image update with cleanup ``delete`` and no new name: the old RC is gone and the
+        new one lost its update annotations, but its name is still ``<name>-<value>``, ``value`` being
+        its deployment label (kubectl named it the same way). Returns [that RC] when it runs the
+        requested image, [] when none does; several are ambiguous."""
+        opts = self.opts
+        key = opts.deployment_label_key
+        found = []
+        for rc in rcs:
+            spec = rc.get('spec') or {}
+            value = (spec.get('selector') or {}).get(key)
+            labels = ((spec.get('template') or {}).get('metadata') or {}).get('labels') or {}
+            if not value or value.endswith(ORIG_SUFFIX) or labels.get(key) != value or \
+                    name_of(rc) != '%s-%s' % (opts.name, value) or \
+                    any(k in annotations_of(rc) for k in UPDATE_ANNOTATIONS):
+                continue
+            if opts.matches(rc, None):
+                found.append(rc)
+        if len(found) > 1:
+            raise UpdateError('ReplicationController "%s" not found in namespace "%s", and several finished '
+                              'updates of it run the requested image (%s): set new_name to the one to use'
+                              % (opts.name, self.ns, ', '.join(sorted(name_of(rc) for rc in found))))
+        return found
 
     def start(self, state):
         """Point the old RC at the new one, label it apart (image mode), create the new RC at 0."""

@@ -172,8 +172,10 @@ notes:
     selector (without the label), 32 hex digits like kubectl's. kubectl hashed its whole client-side
     object, server fields included, so its values cannot be computed again; existing values are
     read, never recomputed, so updates kubectl started are recognised.
-  - With I(cleanup_policy=delete) and no I(new_name), a run after the update finished no longer
-    finds the old RC and fails; give I(new_name) to make such runs idempotent.
+  - With I(cleanup_policy=delete) and no I(new_name), the old RC is gone once the update finished; a
+    run of the same task then finds the new RC by its name C(<name>-<value>) (I(value) being its
+    I(deployment_label_key) label, as kubectl named it) and reports C(changed=false) when it runs the
+    requested image. With another image it fails (the RC I(name) does not exist any more).
   - A failure says how far the update got; running the task again with the same arguments resumes
     it, and I(rollback=true) aborts it.
 seealso:

@@ -183,6 +183,29 @@ def test_cleanup_policies(kubesim_factory, play, policy):
         assert rc['spec']['selector']['deployment'] == pod['metadata']['labels']['deployment']
 
 
+def test_delete_policy_without_new_name_rerun_is_unchanged(kubesim_factory, play, tmp_path):
+    """The old RC is gone after such an update; the same task again finds the new RC by its derived
+    name <name>-<hash> and reports nothing to do, in check mode too. Another image is still an error."""
+    log_path = tmp_path / 'requests.log'
+    sim = kubesim_factory(ready_delay=0.05, request_log=log_path)
+    rcs = setup(sim, rc_manifest('web', 'nginx:1.25', 2))
+    args = {'name': 'web', 'image': 'nginx:1.26', 'cleanup_policy': 'delete'}
+    res = play(sim, [task('update', **args)])
+    new_name = res.ok('update')['new_name']
+    assert new_name.startswith('web-') and len(new_name) == len('web-') + 32, new_name
+    assert_finished(rcs, new_name, 'nginx:1.26', 2)
+    mark = len(read_log(log_path))
+    res = play(sim, [task('again', **args), task('check', check_mode=True, diff=True, **args),
+                     task('other image', **dict(args, image='nginx:1.27'))])
+    for name in ('again', 'check'):
+        again = res.ok(name)
+        assert not again['changed'] and again['steps'] == [] and again['new_name'] == new_name, again
+        assert again['replication_controller']['metadata']['name'] == new_name
+    assert res.failed('other image')['msg'] == 'ReplicationController "web" not found in namespace "default"'
+    assert writes(read_log(log_path)[mark:]) == []
+    assert_finished(rcs, new_name, 'nginx:1.26', 2)
+
+
 # ---- failures --------------------------------------------------------------------------------------
 def test_clear_failures_without_writes(kubesim_factory, play, tmp_path):
     log_path = tmp_path / 'requests.log'
