@@ -189,6 +189,50 @@ def test_broken_upgrade_job_rolls_back_and_fails(run_job, estate):
     assert estate.image('daemonset/agent') == 'registry.example.com/shop/agent:1.1'
 
 
+def test_canary_job_approved_by_verification_is_resumed_and_finished(run_job, estate, tmp_path):
+    verify = tmp_path / 'verify-canary.yml'
+    # The verification sees the Deployment paused with the canary pods of the new image running.
+    verify.write_text(
+        '- name: Would pausing change anything (no, when paused)\n'
+        '  kubeops.rollout.rollout_pause:\n'
+        '    kind: Deployment\n'
+        '    name: "{{ rollout_upgrade_canary_workload.name }}"\n'
+        '    namespace: "{{ rollout_upgrade_canary_workload.namespace }}"\n'
+        '  check_mode: true\n'
+        '  register: canary_pause\n'
+        '- name: Read the paused canary\n'
+        '  kubeops.rollout.rollout_history:\n'
+        '    kind: Deployment\n'
+        '    name: "{{ rollout_upgrade_canary_workload.name }}"\n'
+        '    namespace: "{{ rollout_upgrade_canary_workload.namespace }}"\n'
+        '  register: canary_history\n'
+        '- name: The canary runs the new image\n'
+        '  ansible.builtin.assert:\n'
+        '    that:\n'
+        '      - canary_pause is not changed\n'
+        '      - (canary_history.workloads[0].revisions | selectattr("current") | first).images.web'
+        ' == "registry.example.com/shop/web:1.1"\n'
+        '      - (canary_history.workloads[0].revisions | selectattr("current") | first).replicas > 0\n')
+    job = run_job('upgrade.yml', dict(UPGRADE_WEB, image='registry.example.com/shop/web:1.1', canary=True,
+                                      canary_verify_tasks=str(verify)))
+    assert job.status == 'successful', job
+    assert job.failed_events() == [], job
+    done = [e['event_data']['task'] for e in job.events
+            if e.get('event') in ('runner_on_ok', 'runner_on_failed') and e['event_data'].get('task')]
+    order = ['Canary | set the new images', 'Canary | wait for the first pods of the new revision',
+             'Canary | pause the rollout', 'The canary runs the new image', 'Canary | resume the rollout',
+             'Canary | wait for the rollout to finish']
+    assert [t for t in done if t in order] == order, done
+    assert 'Canary | note why the canary was rejected' not in done
+    assert not any(t.startswith('Roll back') for t in done), done
+    assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.1'
+    proc = estate.kubectl('-n', 'demo', 'get', 'deployment/web', '-o', 'json', check=True)
+    web = json.loads(proc.stdout)
+    assert not web['spec'].get('paused'), 'the approved canary was left paused'
+    status = web['status']
+    assert status.get('updatedReplicas') == web['spec']['replicas'] == status.get('availableReplicas'), status
+
+
 def test_canary_job_rejected_by_verification_is_rolled_back(run_job, estate, tmp_path):
     verify = tmp_path / 'verify-canary.yml'
     verify.write_text(
