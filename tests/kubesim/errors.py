@@ -105,8 +105,9 @@ class ApiError(Exception):
         return cls(405, 'MethodNotAllowed', message)
 
     @classmethod
-    def unsupported_media_type(cls, content_type):
+    def unsupported_media_type(cls, content_type, accepted=('application/json-patch+json',
+                                                            'application/merge-patch+json',
+                                                            'application/strategic-merge-patch+json')):
         return cls(415, 'UnsupportedMediaType',
                    f'the body of the request was in an unknown format - accepted media types '
-                   f'include: application/json-patch+json, application/merge-patch+json, '
-                   f'application/strategic-merge-patch+json (got {content_type})')
+                   f'include: {", ".join(accepted)} (got {content_type})')

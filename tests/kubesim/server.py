@@ -21,6 +21,8 @@ from .errors import ApiError
 from .selectors import parse_field_selector, parse_label_selector
 
 JSON = 'application/json'
+# Bodies of create and update requests kubesim decodes (a real API server also takes protobuf and CBOR).
+OBJECT_MEDIA_TYPES = (JSON, 'application/yaml', 'text/yaml')
 WRITE_METHODS = ('POST', 'PUT', 'PATCH', 'DELETE')
 # Watches without timeoutSeconds end after this long (the real server picks 30-60 minutes).
 DEFAULT_WATCH_TIMEOUT = 1800
@@ -382,6 +384,9 @@ class ApiServer:
         if not raw:
             raise ApiError.bad_request('the request body is empty')
         ctype = request.content_type
+        if allow_yaml and 'Content-Type' in request.headers and ctype not in OBJECT_MEDIA_TYPES:
+            # E.g. protobuf, which kubectl tries first for built-in kinds: 415 makes it retry as JSON.
+            raise ApiError.unsupported_media_type(ctype, OBJECT_MEDIA_TYPES)
         try:
             if allow_yaml and ctype in ('application/yaml', 'text/yaml'):
                 return yaml.safe_load(raw)

@@ -132,3 +132,12 @@ def test_get_prints_server_side_tables(kubectl, http, tmp_path):
     assert status == 200 and table['kind'] == 'Table' and table['rows'][0]['cells'][0] == 'web'
     namespaces = kubectl('get', 'ns', check=True).stdout.splitlines()
     assert namespaces[0].split() == ['NAME', 'STATUS', 'AGE']
+
+
+def test_protobuf_create_body_is_415_not_a_json_decode_error(kubectl):
+    # kubectl sends built-in kinds in protobuf for `create <kind>`; kubesim reads only JSON and YAML
+    # bodies and says so the way an API server does. kubectl does not fall back to JSON on 415.
+    proc = kubectl('create', 'deployment', 'web', '--image=nginx')
+    assert proc.returncode != 0
+    assert 'unknown format' in proc.stderr and 'application/vnd.kubernetes.protobuf' in proc.stderr
+    assert 'not valid JSON' not in proc.stderr
