@@ -187,9 +187,9 @@ def undo(client, workload, to_revision=0, check_mode=False):
         raise revisions.RevisionNotFound(to_revision, [])
 
     def attempt(workload, conflicted):
+        workload.check_undoable()  # before the lookup, as kubectl: a paused Deployment is the first problem
         revs = workload.history(client)
         target = _undo_target(workload, revs, to_revision)
-        workload.check_undoable()
         current = revisions.current(revs, workload.template)
         from_revision = current.number if current else (max(revisions.numbers(revs)) if revs else None)
         fields = {'from_revision': from_revision, 'to_revision': target.number, 'message': ROLLBACK_SUCCESS}

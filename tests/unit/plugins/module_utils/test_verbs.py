@@ -130,6 +130,13 @@ def test_undo_refuses_paused_deployment():
         verbs.undo(ScriptedClient(history=deploy_history()), Deployment(deployment('nginx:4', paused=True)))
 
 
+def test_undo_refuses_paused_deployment_before_looking_up_the_revision():
+    # kubectl checks spec.paused first: the refusal is what to fix, not a mistyped revision.
+    with pytest.raises(Refused, match='cannot rollback a paused deployment'):
+        verbs.undo(ScriptedClient(history=deploy_history()), Deployment(deployment('nginx:4', paused=True)),
+                   to_revision=99)
+
+
 def test_undo_conflict_retries_from_a_fresh_read():
     conflict = ApiError(422, 'Invalid', 'testing value /metadata/resourceVersion failed: test failed')
     fresh = deployment('nginx:4', rv='150')
