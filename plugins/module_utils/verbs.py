@@ -183,9 +183,6 @@ def undo(client, workload, to_revision=0, check_mode=False):
     The write is guarded by the workload's resourceVersion; if the workload changed between read
     and write, the whole decision is made again from a fresh read (bounded).
     """
-    if to_revision is not None and to_revision < 0:
-        raise revisions.RevisionNotFound(to_revision, [])
-
     def attempt(workload, conflicted):
         workload.check_undoable()  # before the lookup, as kubectl: a paused Deployment is the first problem
         revs = workload.history(client)
