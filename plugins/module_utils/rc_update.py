@@ -1225,6 +1225,11 @@ class RollingUpdate:
         server-side dry run when it does not exist yet)."""
         opts = self.opts
         old = state.old
+        if state.phase == CLEANUP and opts.policy == CLEANUP_PRESERVE and \
+                DESIRED_REPLICAS_ANNOTATION not in annotations_of(state.new) and \
+                SOURCE_ID_ANNOTATION not in annotations_of(old):
+            # A finished update that keeps the old RC: the real run would write nothing either.
+            return self.result(state.new, self.summary())
         self.changed = True
         key = opts.deployment_label_key
         if state.phase == ADOPT:

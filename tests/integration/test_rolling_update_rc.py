@@ -165,10 +165,13 @@ def test_cleanup_policies(kubesim_factory, play, policy):
     sim = kubesim_factory(ready_delay=0.05)
     rcs = setup(sim, rc_manifest('web', 'nginx:1.25', 2))
     args = {'name': 'web', 'new_name': 'web-v2', 'image': 'nginx:1.26', 'cleanup_policy': policy}
-    res = play(sim, [task('update', **args), task('again', **args)])
+    res = play(sim, [task('update', **args), task('again', **args),
+                     task('check again', check_mode=True, diff=True, **args)])
     assert res.ok('update')['changed']
-    again = res.ok('again')
-    assert not again['changed'] and again['steps'] == []
+    runs = 'web' if policy == 'rename' else 'web-v2'  # the RC that runs the pods now
+    for name in ('again', 'check again'):
+        again = res.ok(name)
+        assert not again['changed'] and again['steps'] == [] and again['new_name'] == runs, again
     if policy == 'delete':
         assert_finished(rcs, 'web-v2', 'nginx:1.26', 2)
     elif policy == 'preserve':
