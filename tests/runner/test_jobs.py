@@ -339,6 +339,16 @@ def test_rc_upgrade_check_job_then_job(run_job, estate):
     assert job.failed_events() == [], job
     assert estate.image('replicationcontroller/legacy') == 'registry.example.com/shop/legacy:1.1'
 
+    # The same image again, pulled anew (kubectl's --image-pull-policy): the survey's pull policy.
+    repull = run_job('rc_upgrade.yml', dict(extravars, rc_update_period=0.2, rc_image_pull_policy='Always'))
+    assert repull.status == 'successful', repull
+    done = repull.task_events('Rolling update of the ReplicationController', 'runner_on_ok')
+    assert done and done[0]['event_data']['res']['changed'] and done[0]['event_data']['res']['steps'], repull
+    proc = estate.kubectl('-n', 'demo', 'get', 'replicationcontroller/legacy', '-o', 'json', check=True)
+    container = json.loads(proc.stdout)['spec']['template']['spec']['containers'][0]
+    assert container['image'] == 'registry.example.com/shop/legacy:1.1'
+    assert container['imagePullPolicy'] == 'Always'
+
 
 
 def test_bearer_token_credential_job(run_job, estate, tmp_path):
