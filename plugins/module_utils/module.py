@@ -152,8 +152,12 @@ class RolloutModule:
     def fail(self, msg, **extra):
         self.module.fail_json(msg=msg, **extra)
 
-    def run(self, verb, wait_predicate=None, fail_when_not_done=None, status_inline=False):
+    def run(self, verb, wait_predicate=None, fail_when_not_done=None, status_inline=False, precheck=None):
         """Apply ``verb(client, workload) -> Outcome`` to every target, wait if asked, exit.
+
+        ``precheck(workload)``: raises one of USER_ERRORS for a workload the verb would refuse, judged
+        from the object already read; every target is checked before the first write, so a task that
+        fails for one of several workloads changes none of them.
 
         ``wait_predicate(workload) -> predicate(obj) -> RolloutStatus``: what waiting means for this
         module (default: the kind's rollout status). ``fail_when_not_done``: fail when a waited-for
@@ -162,7 +166,7 @@ class RolloutModule:
         """
         self._status_inline = status_inline
         try:
-            self._run(verb, wait_predicate, fail_when_not_done)
+            self._run(verb, wait_predicate, fail_when_not_done, precheck)
         except _Context as c:
             self.fail(describe_error(c.error, c.action, self._connection))
         except ConnectionFailure as e:
@@ -174,16 +178,22 @@ class RolloutModule:
             self.module.fail_json(msg='unexpected error: %s: %s' % (type(e).__name__, redact(e, secrets)),
                                   exception=traceback.format_exc())
 
-    def _run(self, verb, wait_predicate, fail_when_not_done):
+    def _run(self, verb, wait_predicate, fail_when_not_done, precheck=None):
         outcomes, errors = [], []
-        for workload in self.targets():
+        workloads = self.targets()
+        if precheck:
+            for workload in workloads:
+                try:
+                    precheck(workload)
+                except USER_ERRORS as e:
+                    errors.append(_user_error(workload, e))
+            if errors:
+                self.fail('; '.join(errors), changed=False, workloads=[])
+        for workload in workloads:
             try:
                 outcomes.append(verb(self.client, workload))
             except USER_ERRORS as e:
-                text = str(e)
-                if '"%s"' % workload.name not in text:  # say which workload, for multi-target tasks
-                    text = '%s "%s": %s' % (workload.kind, workload.name, text)
-                errors.append(text)
+                errors.append(_user_error(workload, e))
             except ConnectionFailure:
                 raise
             except KubeError as e:
@@ -226,6 +236,13 @@ class RolloutModule:
             entry.update(result.as_dict())
         else:
             entry['status'] = result.as_dict()
+
+
+def _user_error(workload, err):
+    text = str(err)
+    if '"%s"' % workload.name not in text:  # say which workload, for multi-target tasks
+        text = '%s "%s": %s' % (workload.kind, workload.name, text)
+    return text
 
 
 class _Context(Exception):

@@ -139,7 +139,8 @@ def main():
         module.fail('images must name at least one container (or "*")')
     change_cause = module.params['change_cause']
     check_mode = module.module.check_mode
-    module.run(lambda client, workload: verbs.image(client, workload, images, change_cause, check_mode))
+    module.run(lambda client, workload: verbs.image(client, workload, images, change_cause, check_mode),
+               precheck=lambda workload: workload.image_patch(images))
 
 
 if __name__ == '__main__':

@@ -107,7 +107,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.module import Roll
 
 def main():
     module = RolloutModule(wait=False)
-    module.run(lambda client, workload: verbs.restart(client, workload, module.module.check_mode))
+    module.run(lambda client, workload: verbs.restart(client, workload, module.module.check_mode),
+               precheck=lambda workload: workload.check_restartable())
 
 
 if __name__ == '__main__':

@@ -135,7 +135,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.module import Roll
 def main():
     module = RolloutModule({'to_revision': {'type': 'int', 'default': 0}}, wait=False)
     to_revision = module.params['to_revision']
-    module.run(lambda client, workload: verbs.undo(client, workload, to_revision, module.module.check_mode))
+    module.run(lambda client, workload: verbs.undo(client, workload, to_revision, module.module.check_mode),
+               precheck=lambda workload: workload.check_undoable())
 
 
 if __name__ == '__main__':

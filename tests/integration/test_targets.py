@@ -116,3 +116,28 @@ def test_check_mode_writes_nothing(kubesim_factory, play, tmp_path):
     for kind, name in kinds.items():
         after = kube.get(kind, name)
         assert after['metadata']['resourceVersion'] == before[kind]['metadata']['resourceVersion']
+
+
+def test_a_refusal_for_one_target_changes_none(kubesim_factory, play):
+    # Judged from the objects already read, before the first write: a task failing for one of
+    # several workloads must not leave the others half done.
+    sim = kubesim_factory()
+    kube = Kube(sim.kubeconfig)
+    kube.create(workload('Deployment', 'a', labels={'tier': 'mix'}))
+    kube.create(workload('Deployment', 'b', labels={'tier': 'mix'},
+                         extra_template={'spec': {'containers': [{'name': 'other', 'image': 'nginx:1.25'}]}}))
+    kube.create(workload('Deployment', 'c', labels={'tier': 'mix'}))
+    kube.patch('Deployment', 'c', {'spec': {'paused': True}})
+    before = {n: kube.get('Deployment', n)['spec'] for n in 'abc'}
+    mix = {'kind': 'Deployment', 'label_selectors': ['tier=mix']}
+    res = play(sim, [
+        task('image', 'rollout_image', **mix, images={'app': 'nginx:2'}),
+        task('restart', 'rollout_restart', **mix),
+        task('undo', 'rollout_undo', **mix),
+    ])
+    assert 'unable to find container named "app" (containers: other)' in res.failed('image')['msg']
+    assert "can't restart paused deployment" in res.failed('restart')['msg']
+    assert 'cannot rollback a paused deployment' in res.failed('undo')['msg']
+    for title in ('image', 'restart', 'undo'):
+        assert res[title]['changed'] is False and res[title]['workloads'] == []
+    assert {n: kube.get('Deployment', n)['spec'] for n in 'abc'} == before
