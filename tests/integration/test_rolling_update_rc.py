@@ -377,7 +377,7 @@ def _driver(sim, after=None, check_mode=False, **params):
     return rc_update.RollingUpdate(api, opts, check_mode=check_mode), api
 
 
-@pytest.mark.parametrize('policy', ['rename', 'delete', 'rollback'])
+@pytest.mark.parametrize('policy', ['rename', 'delete', 'delete-derived', 'rollback'])
 def test_resumes_after_a_crash_between_any_two_requests(kubesim_factory, policy):
     """Crash after write 1, 2, ... of a clean run (each on its own RC); check mode then writes nothing
     and predicts the end; run again: always finished, never a second new RC, bounds held throughout."""
@@ -391,8 +391,15 @@ def test_resumes_after_a_crash_between_any_two_requests(kubesim_factory, policy)
         rcs.create(rc_manifest(name, 'nginx:1.25', 2))
         rcs.wait_ready(name)
         params = {'name': name, 'image': 'nginx:1.26'}
+        final = name
         if policy == 'delete':
-            params['new_name'] = f'{name}-next'
+            params['new_name'] = final = f'{name}-next'
+        elif policy == 'delete-derived':
+            # No new name: the new RC keeps its derived name <name>-<hash>, and the old one is deleted.
+            from ansible_collections.kubeops.rollout.plugins.module_utils import rc_update
+            params['cleanup_policy'] = 'delete'
+            target = rc_update.image_target(rcs.get(name), 'nginx:1.26', None, None, 'deployment')
+            final = f"{name}-{target.selector['deployment']}"
         t0 = time.monotonic()
         if policy == 'rollback':
             # A partial update to roll back: crashed after its first scale-down.
@@ -407,7 +414,6 @@ def test_resumes_after_a_crash_between_any_two_requests(kubesim_factory, policy)
             crashed = False
         except Crash:
             crashed = True
-        final = name if policy != 'delete' else f'{name}-next'
         image = 'nginx:1.25' if policy == 'rollback' else 'nginx:1.26'
         if crashed:
             # Check mode on the half-done update: no write, and it predicts the same end.
