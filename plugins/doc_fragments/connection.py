@@ -116,8 +116,7 @@ options:
     elements: str
 requirements:
   - python >= 3.8
-  - urllib3 >= 1.26
-  - PyYAML (to read a kubeconfig file)
+  - PyYAML (only to read a kubeconfig file; I(host) with I(api_key) needs none)
   - kubernetes (only for kubeconfig users that authenticate with exec plugins or auth-providers)
 notes:
   - The common kubeconfig authentication methods (token, token file, client certificate and key as

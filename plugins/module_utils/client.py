@@ -6,9 +6,11 @@
 """Connection to the Kubernetes API: options / environment / kubeconfig -> raw JSON requests.
 
 The common auth methods (token, token file, client certificate, basic auth, CA, insecure TLS,
-proxy-url, impersonation, in-cluster service account) are read here from the kubeconfig with PyYAML
-and sent with urllib3; exec plugins and auth-providers fall back lazily to the ``kubernetes``
-library (imported only then: the import alone costs about half a second).
+proxy-url, impersonation, in-cluster service account) are read here from the kubeconfig and sent
+with the standard library's ``http.client`` and ``ssl``. Every module run starts a new Python
+process, so imports are paid each time: PyYAML is imported only when a kubeconfig file is read, and
+exec plugins and auth-providers fall back to the ``kubernetes`` library (imported only then: the
+import alone costs about half a second).
 
 Every request and response body is plain JSON (dicts and lists), never a typed client model, so a
 field the client library does not know survives a read-modify-write.
@@ -19,42 +21,19 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import base64
+import http.client
 import json
 import os
-import random
 import re
-import shutil
+import select
 import ssl
-import tempfile
+import threading
 import time
-import traceback
 
 try:
     from urllib.parse import quote, urlencode, urlsplit
 except ImportError:  # pragma: no cover - Python 2 is not supported, this keeps sanity's import test quiet
     quote = urlencode = urlsplit = None
-
-try:
-    import urllib3
-    from urllib3.exceptions import HTTPError as _Urllib3HTTPError
-    from urllib3.exceptions import NewConnectionError, ProtocolError, SSLError
-    from urllib3.exceptions import ConnectTimeoutError, ReadTimeoutError, ProxyError
-    from urllib3._collections import HTTPHeaderDict  # importable from urllib3 1.26 and 2.x alike
-
-    HAS_URLLIB3 = True
-    URLLIB3_IMPORT_ERROR = None
-except ImportError:
-    HAS_URLLIB3 = False
-    URLLIB3_IMPORT_ERROR = traceback.format_exc()
-
-try:
-    import yaml
-
-    HAS_YAML = True
-    YAML_IMPORT_ERROR = None
-except ImportError:
-    HAS_YAML = False
-    YAML_IMPORT_ERROR = traceback.format_exc()
 
 
 ENV_PREFIX = 'K8S_AUTH_'
@@ -355,6 +334,16 @@ def _absolutize(entry, base_dir, keys):
             entry[key] = os.path.expanduser(value)
 
 
+def _yaml():
+    try:
+        import yaml
+    except ImportError:
+        raise ConfigError('reading a kubeconfig file needs the Python library PyYAML on the managed '
+                          'node (pip install PyYAML); host with api_key (or K8S_AUTH_HOST and '
+                          'K8S_AUTH_API_KEY) needs no kubeconfig')
+    return yaml
+
+
 def read_kubeconfig(source, env=None):
     """Load and merge kubeconfig(s) into one dict with absolute file paths.
 
@@ -375,6 +364,7 @@ def read_kubeconfig(source, env=None):
                 if source:
                     raise ConfigError('kubeconfig file %s does not exist' % path)
                 continue
+            yaml = _yaml()
             try:
                 with open(path) as f:
                     data = yaml.safe_load(f) or {}
@@ -535,18 +525,215 @@ def _no_proxy_matches(host, no_proxy):
     return False
 
 
+def _basic(credentials):
+    return 'Basic ' + base64.b64encode(credentials.encode('latin-1')).decode('ascii')
+
+
+def proxy_header_list(proxy_headers):
+    """The ``proxy_headers`` option as HTTP headers for the proxy (kubernetes.core's names)."""
+    headers = []
+    for key, value in sorted((proxy_headers or {}).items()):
+        if value is None:
+            continue
+        if key == 'proxy_basic_auth':
+            headers.append(('Proxy-Authorization', _basic(value)))
+        elif key == 'basic_auth':
+            headers.append(('Authorization', _basic(value)))
+        elif key == 'user_agent':
+            headers.append(('User-Agent', value))
+    return headers
+
+
+class _ConnectFailed(Exception):
+    """No connection (TCP, proxy tunnel or TLS handshake): nothing was sent, a retry is safe."""
+
+    def __init__(self, error):
+        super(_ConnectFailed, self).__init__(str(error))
+        self.error = error
+
+
+class _TLSConnection(http.client.HTTPSConnection):
+    """HTTPS with the kubeconfig's ``tls-server-name`` as SNI and verified name when set."""
+
+    server_hostname = None
+
+    def connect(self):
+        http.client.HTTPConnection.connect(self)  # TCP, and the CONNECT tunnel through a proxy
+        name = self.server_hostname or getattr(self, '_tunnel_host', None) or self.host
+        self.sock = self._context.wrap_socket(self.sock, server_hostname=name)
+
+
+class _Response:
+    def __init__(self, status, reason, headers, data):
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+        self.data = data
+
+
+class _Stream:
+    """A streaming response; closing it gives its connection back when the body was read to the end."""
+
+    def __init__(self, transport, conn, resp):
+        self._transport, self._conn, self._resp = transport, conn, resp
+        self.status, self.reason, self.headers = resp.status, resp.reason, resp.msg
+        self._ended = False
+
+    @property
+    def data(self):  # an error response is read whole
+        return self.read()
+
+    def read(self):
+        data = self._resp.read()
+        self._ended = True
+        return data
+
+    def read1(self, amount):
+        data = self._resp.read1(amount)
+        if not data:
+            self._ended = True
+        return data
+
+    def close(self):
+        if self._conn is None:
+            return
+        conn, self._conn = self._conn, None
+        if self._ended and self._resp.isclosed():
+            self._transport.put(conn, self._resp)
+        else:
+            self._resp.close()
+            conn.close()
+
+
+class Transport:
+    """Keep-alive HTTP(S) connections to one API server (direct, forwarded through an HTTP proxy,
+    or tunnelled through it with CONNECT), on the standard library: ``http.client`` and ``ssl``.
+
+    Shared by the waiter's threads: each request takes an idle connection or opens one.
+    """
+
+    MAX_IDLE = 16
+
+    def __init__(self, base, connection, ssl_context=None):
+        url = urlsplit(base)
+        self.https = url.scheme == 'https'
+        self.host = url.hostname
+        self.port = url.port or (443 if self.https else 80)
+        self.ssl_context = ssl_context
+        self.server_hostname = connection.tls_server_name
+        self.headers = []  # sent to the proxy with each forwarded request (plain HTTP only)
+        self.tunnel_headers = None
+        self.proxy = None
+        if connection.proxy and not _no_proxy_matches(self.host, connection.no_proxy):
+            raw = connection.proxy if '://' in connection.proxy else 'http://' + connection.proxy
+            try:
+                proxy = urlsplit(raw)
+                port = proxy.port or 80
+            except ValueError as e:
+                raise ConfigError('invalid proxy %s: %s' % (redact(connection.proxy, []), e))
+            if proxy.scheme != 'http' or not proxy.hostname:
+                raise ConfigError('invalid proxy %s: only http:// proxy URLs are supported'
+                                  % redact(connection.proxy, []))
+            self.proxy = (proxy.hostname, port)
+            headers = proxy_header_list(connection.proxy_headers)
+            if self.https:
+                self.tunnel_headers = dict(headers)
+            else:
+                self.headers = headers
+        self._idle = []
+        self._lock = threading.Lock()
+        self.connections_opened = 0
+
+    def _open(self):
+        host, port = self.proxy or (self.host, self.port)
+        if self.https:
+            conn = _TLSConnection(host, port, timeout=CONNECT_TIMEOUT, context=self.ssl_context)
+            conn.server_hostname = self.server_hostname
+            if self.proxy:
+                conn.set_tunnel(self.host, self.port, headers=self.tunnel_headers)
+        else:
+            conn = http.client.HTTPConnection(host, port, timeout=CONNECT_TIMEOUT)
+        try:
+            conn.connect()
+        except (OSError, http.client.HTTPException) as e:
+            conn.close()
+            raise _ConnectFailed(e)
+        self.connections_opened += 1
+        return conn
+
+    def _take(self):
+        while True:
+            with self._lock:
+                if not self._idle:
+                    return None
+                conn = self._idle.pop()
+            # The server may have closed an idle connection: readable now means EOF (or junk).
+            try:
+                if conn.sock is not None and not select.select([conn.sock], [], [], 0)[0]:
+                    return conn
+            except (OSError, ValueError):
+                pass
+            conn.close()
+
+    def put(self, conn, resp):
+        """Keep a connection whose last response was read completely, unless it must close."""
+        if conn.sock is None or resp.will_close:
+            conn.close()
+            return
+        with self._lock:
+            if len(self._idle) < self.MAX_IDLE:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def request(self, method, path, body, headers, stream=False, read_timeout=READ_TIMEOUT):
+        """Send one request; a _Response (body read) or, with ``stream``, a _Stream to close.
+
+        Raises _ConnectFailed when no connection could be made, OSError or HTTPException when an
+        established one failed (the request may or may not have reached the server).
+        """
+        conn = self._take() or self._open()
+        target = path
+        if self.proxy and not self.https:
+            target = 'http://%s:%d%s' % (('[%s]' % self.host) if ':' in self.host else self.host,
+                                         self.port, path)
+        try:
+            conn.sock.settimeout(read_timeout)
+            conn.putrequest(method, target, skip_accept_encoding=True)
+            for name, value in list(headers) + self.headers:
+                conn.putheader(name, value)
+            if body is not None:
+                conn.putheader('Content-Length', str(len(body)))
+            conn.endheaders(body)
+            resp = conn.getresponse()
+            if stream:
+                return _Stream(self, conn, resp)
+            data = resp.read()
+        except BaseException:
+            conn.close()
+            raise
+        self.put(conn, resp)
+        return _Response(resp.status, resp.reason, resp.msg, data)
+
+    def close(self):
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
+
 class ApiClient:
     """Raw JSON requests to one API server, with bounded retries of what is safe to retry.
 
     Paths are API paths (``/apis/apps/v1/namespaces/default/deployments/web``); bodies and results
-    are plain dicts. Thread-safe (urllib3's pool is), so waiters can share one client.
+    are plain dicts. Thread-safe (the transport is), so waiters can share one client.
     """
 
-    def __init__(self, connection, pool=None, sleep=time.sleep):
+    def __init__(self, connection, transport=None, sleep=time.sleep):
         self.connection = connection
         self.sleep = sleep
         self.base = connection.server
-        self._pool = pool if pool is not None else self._make_pool()
+        self._transport = transport if transport is not None else self._make_transport()
         self.requests_sent = 0
 
     @classmethod
@@ -582,6 +769,8 @@ class ApiClient:
         try:
             cert, key = conn.cert_file, conn.key_file
             if conn.cert_data or conn.key_data:
+                import shutil
+                import tempfile
                 # ssl only loads certificates from files: write them to a private directory and
                 # delete them as soon as they are loaded (the context keeps them in memory).
                 tmpdir = tempfile.mkdtemp(prefix='kubeops-rollout-')
@@ -605,57 +794,35 @@ class ApiClient:
             if tmpdir:
                 shutil.rmtree(tmpdir, ignore_errors=True)
 
-    def _make_pool(self):
-        if not HAS_URLLIB3:
-            raise ConfigError('the Python library urllib3 is required')
-        conn = self.connection
-        kwargs = {'num_pools': 4, 'maxsize': 16, 'block': False, 'retries': False,
-                  'timeout': urllib3.Timeout(connect=CONNECT_TIMEOUT, read=READ_TIMEOUT)}
-        if self.base.startswith('https://'):
-            kwargs['ssl_context'] = self._ssl_context()
-            if not conn.verify:
-                kwargs['cert_reqs'] = 'CERT_NONE'
-                kwargs['assert_hostname'] = False
-            elif conn.tls_server_name:
-                kwargs['server_hostname'] = conn.tls_server_name
-                kwargs['assert_hostname'] = conn.tls_server_name
-        host = urlsplit(self.base).hostname
-        if conn.proxy and not _no_proxy_matches(host, conn.no_proxy):
-            proxy_headers = None
-            if conn.proxy_headers:
-                proxy_headers = urllib3.util.make_headers(**conn.proxy_headers)
-            try:
-                return urllib3.ProxyManager(conn.proxy, proxy_headers=proxy_headers, **kwargs)
-            except (ValueError, urllib3.exceptions.ProxySchemeUnknown) as e:
-                raise ConfigError('invalid proxy %s: %s' % (redact(conn.proxy, []), e))
-        return urllib3.PoolManager(**kwargs)
+    def _make_transport(self):
+        context = self._ssl_context() if self.base.startswith('https://') else None
+        return Transport(self.base, self.connection, context)
 
     def _headers(self, content_type=None):
+        """Request headers as (name, value) pairs: Impersonate-Group repeats, one per group."""
         conn = self.connection
-        headers = HTTPHeaderDict()
-        headers['Accept'] = 'application/json'
-        headers['User-Agent'] = USER_AGENT
+        headers = [('Accept', 'application/json'), ('User-Agent', USER_AGENT)]
         if content_type:
-            headers['Content-Type'] = content_type
+            headers.append(('Content-Type', content_type))
         if conn.token:
-            headers['Authorization'] = 'Bearer ' + conn.token
+            headers.append(('Authorization', 'Bearer ' + conn.token))
         elif conn.username and conn.password is not None:
-            raw = ('%s:%s' % (conn.username, conn.password)).encode('utf-8')
-            headers['Authorization'] = 'Basic ' + base64.b64encode(raw).decode('ascii')
+            headers.append(('Authorization', _basic('%s:%s' % (conn.username, conn.password))))
         if conn.impersonate_user:
-            headers['Impersonate-User'] = conn.impersonate_user
+            headers.append(('Impersonate-User', conn.impersonate_user))
         for group in conn.impersonate_groups or []:
-            headers.add('Impersonate-Group', group)
+            headers.append(('Impersonate-Group', group))
         return headers
 
     # -- core request
     def _url(self, path, query):
-        url = self.base + path
+        """The request target: the API path and its query string (the transport knows the server)."""
         if query:
-            url += '?' + urlencode([(k, v) for k, v in query.items() if v is not None])
-        return url
+            path += '?' + urlencode([(k, v) for k, v in query.items() if v is not None])
+        return path
 
     def _backoff(self, attempt):
+        import random  # only when retrying
         delay = min(BACKOFF_MAX, BACKOFF_BASE * (2 ** (attempt - 1)))
         return delay * (0.75 + random.random() / 2)
 
@@ -672,7 +839,7 @@ class ApiClient:
         """
         if retry is None:
             retry = method == 'GET'
-        url = self._url(path, query)
+        target = self._url(path, query)
         data = None
         if body is not None:
             data = json.dumps(body, separators=(',', ':')).encode('utf-8')
@@ -681,24 +848,20 @@ class ApiClient:
         attempt = 0
         while True:
             attempt += 1
-            timeout = urllib3.Timeout(connect=CONNECT_TIMEOUT, read=read_timeout or READ_TIMEOUT)
             self.requests_sent += 1
             try:
-                resp = self._pool.request(method, url, body=data, headers=self._headers(content_type),
-                                          preload_content=not stream, timeout=timeout, retries=False,
-                                          redirect=False)
-            except SSLError as e:
-                raise self._tls_failure(e)
-            except (NewConnectionError, ConnectTimeoutError, ProxyError) as e:
-                if isinstance(getattr(e, 'reason', None), SSLError) or 'CERTIFICATE_VERIFY_FAILED' in str(e):
-                    raise self._tls_failure(e)
+                resp = self._transport.request(method, target, data, self._headers(content_type),
+                                               stream=stream, read_timeout=read_timeout or READ_TIMEOUT)
+            except _ConnectFailed as e:
+                if isinstance(e.error, ssl.SSLError) or 'CERTIFICATE_VERIFY_FAILED' in str(e):
+                    raise self._tls_failure(e.error)
                 if attempt < CONNECT_ATTEMPTS:
                     self.sleep(self._backoff(attempt))
                     continue
                 raise ConnectionFailure('cannot reach the Kubernetes API at %s (%s): %s. Check the host or '
                                         'kubeconfig server address and that the API server is running.'
-                                        % (self._where(), self.connection.source, self._reason(e)))
-            except (ProtocolError, ReadTimeoutError, _Urllib3HTTPError, OSError) as e:
+                                        % (self._where(), self.connection.source, self._reason(e.error)))
+            except (OSError, http.client.HTTPException) as e:
                 if 'CERTIFICATE_VERIFY_FAILED' in str(e):
                     raise self._tls_failure(e)
                 if retry and attempt < MAX_ATTEMPTS:
@@ -711,6 +874,8 @@ class ApiClient:
                     return resp
                 return self._decode(resp, method, path)
             error = self._error(resp, method, path)
+            if stream:
+                resp.close()
             if error.status == 401 and self.connection.refresh and not refreshed:
                 refreshed = True
                 try:
@@ -729,9 +894,7 @@ class ApiClient:
             raise error
 
     def _reason(self, exc):
-        reason = getattr(exc, 'reason', None) or exc
-        text = str(reason)
-        # urllib3 wraps the interesting part: "<...>: Failed to establish a new connection: [Errno 111] ..."
+        text = str(exc) or type(exc).__name__  # e.g. "timed out", "[Errno 111] Connection refused"
         m = re.search(r'(\[Errno -?\d+\][^)\'"]*)', text)
         if m:
             text = m.group(1).strip()
@@ -832,9 +995,17 @@ class ApiClient:
         if label_selector:
             query['labelSelector'] = label_selector
         resp = self.request('GET', path, query=query, stream=True, read_timeout=timeout_seconds + 15)
+        for event in self._stream_events(resp):
+            yield event
+
+    def _stream_events(self, resp):
+        """The events of a watch response, one JSON document per line; closes the response."""
         buf = b''
         try:
-            for chunk in resp.stream(65536, decode_content=True):
+            while True:
+                chunk = resp.read1(65536)  # what has arrived, up to a chunk: events are not delayed
+                if not chunk:
+                    break
                 buf += chunk
                 while b'\n' in buf:
                     line, buf = buf.split(b'\n', 1)
@@ -844,7 +1015,7 @@ class ApiClient:
             event = self._event(buf)
             if event is not None:
                 yield event
-        except (ProtocolError, ReadTimeoutError, OSError):
+        except (OSError, http.client.HTTPException):
             return  # the stream ended early: the caller re-watches from its last resourceVersion
         finally:
             resp.close()

@@ -16,9 +16,8 @@ __metaclass__ = type
 
 import traceback
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import client as client_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils import status as status_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import (
     CONNECTION_ARG_SPEC,
@@ -91,9 +90,6 @@ class RolloutModule:
             mutually_exclusive=[('name', 'label_selectors')] + kwargs.pop('mutually_exclusive', []),
             required_one_of=[('name', 'label_selectors')] + kwargs.pop('required_one_of', []),
             **kwargs)
-        if not client_mod.HAS_URLLIB3:
-            self.module.fail_json(msg=missing_required_lib('urllib3'),
-                                  exception=client_mod.URLLIB3_IMPORT_ERROR)
         self.params = self.module.params
         self.kind = ROLLOUT_KINDS[self.params['kind']]
         self._client = None

@@ -31,7 +31,8 @@ def test_ansible_doc_renders_every_module():
         assert options['kind']['choices'] == ['DaemonSet', 'Deployment', 'StatefulSet']
         assert options['validate_certs']['aliases'] == ['verify_ssl']
         assert doc['version_added'] == '0.1.0'
-        assert any('urllib3' in r for r in doc['requirements'])
+        assert any('PyYAML' in r for r in doc['requirements'])
+        assert not any('urllib3' in r for r in doc['requirements'])  # HTTP(S): the standard library
         assert any('RBAC' in n for n in doc['notes']), f'{name} does not list the RBAC verbs it needs'
         assert docs[name]['examples'].strip()
         assert 'workloads' in docs[name]['return']

@@ -1,11 +1,11 @@
 import base64
+import http.client
 import json
 import os
+import ssl
 
 import pytest
-import urllib3
 import yaml
-from urllib3.exceptions import NewConnectionError, ProtocolError, SSLError
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import client as client_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import (
@@ -14,6 +14,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.client import (
     ConfigError,
     Connection,
     ConnectionFailure,
+    Transport,
     load_connection,
     redact,
 )
@@ -196,21 +197,23 @@ class FakeResponse:
         self.chunks = chunks or []
         self.closed = False
 
-    def stream(self, amt=None, decode_content=True):
-        yield from self.chunks
+    def read1(self, amount):
+        return self.chunks.pop(0) if self.chunks else b''
 
     def close(self):
         self.closed = True
 
 
-class FakePool:
+class FakeTransport:
+    """Stands in for client.Transport: records what would be sent, answers from a list."""
+
     def __init__(self, answers):
         self.answers = list(answers)
         self.requests = []
 
-    def request(self, method, url, body=None, headers=None, **kwargs):
-        self.requests.append({'method': method, 'url': url, 'body': body, 'headers': dict(headers or {}),
-                              **kwargs})
+    def request(self, method, target, body, headers, stream=False, read_timeout=None):
+        self.requests.append({'method': method, 'url': target, 'body': body, 'headers': dict(headers),
+                              'header_list': list(headers), 'stream': stream, 'read_timeout': read_timeout})
         answer = self.answers.pop(0)
         if isinstance(answer, Exception):
             raise answer
@@ -224,8 +227,8 @@ def make_client(answers, **conn_attrs):
     for k, v in conn_attrs.items():
         setattr(conn, k, v)
     sleeps = []
-    client = ApiClient(conn, pool=FakePool(answers), sleep=sleeps.append)
-    return client, client._pool, sleeps
+    client = ApiClient(conn, transport=FakeTransport(answers), sleep=sleeps.append)
+    return client, client._transport, sleeps
 
 
 def status_body(code, reason, message, **extra):
@@ -239,7 +242,8 @@ def test_get_sends_bearer_token_and_decodes_json():
     assert got == {'kind': 'Deployment', 'x-unknown': [1]}
     req = pool.requests[0]
     assert req['headers']['Authorization'] == 'Bearer ' + TOKEN
-    assert req['url'] == 'https://api.example:6443/apis/apps/v1/namespaces/default/deployments/web'
+    assert req['url'] == '/apis/apps/v1/namespaces/default/deployments/web'  # the server is the transport's
+    assert req['body'] is None and req['stream'] is False
 
 
 def test_basic_auth_and_impersonation_headers():
@@ -254,7 +258,7 @@ def test_basic_auth_and_impersonation_headers():
 def test_impersonate_group_is_sent_as_separate_headers():
     client, _pool, _ = make_client([], impersonate_groups=['a', 'b'])
     headers = client._headers()
-    assert headers.getlist('Impersonate-Group') == ['a', 'b']
+    assert [v for k, v in headers if k == 'Impersonate-Group'] == ['a', 'b']
 
 
 def test_patch_query_content_type_and_dry_run():
@@ -312,28 +316,38 @@ def test_5xx_not_retried_for_unsafe_write():
 
 
 def test_dropped_connection_retried_only_when_safe():
-    drop = ProtocolError('Connection aborted.', ConnectionResetError(104, 'Connection reset by peer'))
+    drop = ConnectionResetError(104, 'Connection reset by peer')
     client, pool, _ = make_client([drop, FakeResponse(200, {'ok': 1})])
     assert client.patch('/p', {}, retry=True) == {'ok': 1}
     client, pool, _ = make_client([drop])
-    with pytest.raises(ConnectionFailure, match='failed during PATCH /p'):
+    with pytest.raises(ConnectionFailure, match='failed during PATCH /p: .*Connection reset by peer'):
         client.patch('/p', {}, retry=False)
     assert len(pool.requests) == 1
+    # A connection the server closed before answering is a drop too (http.client's own exception).
+    client, pool, sleeps = make_client([http.client.RemoteDisconnected('Remote end closed connection')] * 5)
+    with pytest.raises(ConnectionFailure, match='failed during GET /x: Remote end closed'):
+        client.get('/x')
+    assert len(pool.requests) == client_mod.MAX_ATTEMPTS and len(sleeps) == client_mod.MAX_ATTEMPTS - 1
 
 
 def test_refused_connection_retried_briefly_then_clear_message():
-    refused = NewConnectionError(None, 'Failed to establish a new connection: [Errno 111] Connection refused')
+    refused = client_mod._ConnectFailed(ConnectionRefusedError(111, 'Connection refused'))
     client, pool, _ = make_client([refused] * client_mod.CONNECT_ATTEMPTS)
     with pytest.raises(ConnectionFailure) as e:
         client.get('/x')
     assert len(pool.requests) == client_mod.CONNECT_ATTEMPTS
     assert 'cannot reach the Kubernetes API at https://api.example:6443' in e.value.message
-    assert 'Connection refused' in e.value.message
+    assert '[Errno 111] Connection refused' in e.value.message
+    # Nothing was sent, so even a write that must not be repeated is retried.
+    client, pool, _ = make_client([refused, FakeResponse(201, {})])
+    assert client.create('/c', {}) == {}
+    assert len(pool.requests) == 2
 
 
 def test_tls_failure_is_not_retried_and_says_what_to_do():
-    err = SSLError("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer "
-                   "certificate (_ssl.c:1006)")
+    err = client_mod._ConnectFailed(ssl.SSLCertVerificationError(
+        1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer '
+        'certificate (_ssl.c:1006)'))
     client, pool, _ = make_client([err])
     with pytest.raises(ConnectionFailure) as e:
         client.get('/x')
@@ -379,7 +393,31 @@ def test_watch_parses_lines_across_chunks_and_raises_error_events():
     url = pool.requests[0]['url']
     assert 'watch=true' in url and 'resourceVersion=4' in url and 'fieldSelector=metadata.name%3Da' in url
     assert 'timeoutSeconds=30' in url
+    assert pool.requests[0]['stream'] is True and pool.requests[0]['read_timeout'] == 30 + 15
     assert resp.closed
+
+
+def test_watch_ends_quietly_when_the_stream_breaks():
+    ev1 = json.dumps({'type': 'ADDED', 'object': {'metadata': {'name': 'a'}}}) + '\n'
+
+    class Broken(FakeResponse):
+        def read1(self, amount):
+            if self.chunks:
+                return self.chunks.pop(0)
+            raise http.client.IncompleteRead(b'')
+
+    resp = Broken(200, chunks=[ev1.encode()])
+    client, _pool, _ = make_client([resp])
+    assert list(client.watch('/w')) == [('ADDED', {'metadata': {'name': 'a'}})]
+    assert resp.closed
+
+
+def test_error_answer_to_a_watch_is_raised_and_closed():
+    resp = FakeResponse(403, status_body(403, 'Forbidden', 'no watch for you'))
+    client, _pool, _ = make_client([resp])
+    with pytest.raises(ApiError) as e:
+        next(client.watch('/w'))
+    assert e.value.status == 403 and resp.closed
 
 
 # ---- secrets ---------------------------------------------------------------------------------
@@ -422,7 +460,7 @@ def test_client_cert_data_loaded_and_temp_files_removed(tmp_path, monkeypatch):
     conn.server = 'https://api:6443'
     conn.cert_data, conn.key_data = b'CERT-PEM', b'KEY-PEM'
     client = ApiClient(conn)
-    assert isinstance(client._pool, urllib3.PoolManager)
+    assert isinstance(client._transport, Transport) and client._transport.ssl_context is not None
     assert loaded['cert'] == b'CERT-PEM' and loaded['mode'] == 0o600
     assert not os.path.exists(loaded['dir'])
 
@@ -431,8 +469,13 @@ def test_proxy_and_no_proxy():
     conn = Connection()
     conn.server = 'http://api.internal:8080'
     conn.proxy = 'http://proxy:3128'
-    assert isinstance(ApiClient(conn)._pool, urllib3.ProxyManager)
+    assert ApiClient(conn)._transport.proxy == ('proxy', 3128)
+    conn.proxy = 'proxy.corp'  # no scheme: http, port 80
+    assert ApiClient(conn)._transport.proxy == ('proxy.corp', 80)
     conn.no_proxy = 'localhost,.internal'
-    assert not isinstance(ApiClient(conn)._pool, urllib3.ProxyManager)
+    assert ApiClient(conn)._transport.proxy is None
+    conn.no_proxy, conn.proxy = None, 'socks5://proxy:1080'
+    with pytest.raises(ConfigError, match='invalid proxy socks5://proxy:1080: only http://'):
+        ApiClient(conn)
     assert client_mod._no_proxy_matches('10.1.2.3', '10.0.0.0/8')
     assert not client_mod._no_proxy_matches('11.1.2.3', '10.0.0.0/8')
