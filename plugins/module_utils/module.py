@@ -18,7 +18,6 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import status as status_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import (
     CONNECTION_ARG_SPEC,
     ApiClient,
@@ -215,6 +214,8 @@ class RolloutModule:
         for o in outcomes:
             predicate = wait_predicate(o.workload) if wait_predicate else o.workload.rollout_status
             jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, predicate))
+        # Imported only to wait: most tasks never do.
+        from ansible_collections.kubeops.rollout.plugins.module_utils import status as status_mod
         results = status_mod.wait_all(self.client, jobs, self.params['wait_timeout'])
         errors = []
         for o, entry, res in zip(outcomes, entries, results):

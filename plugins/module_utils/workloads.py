@@ -22,8 +22,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import patches, revisions, status
+from ansible_collections.kubeops.rollout.plugins.module_utils import patches, revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote
+
+
+def _status():
+    # Imported on first use: a module run that neither reads nor waits for a rollout status
+    # (history, or a write without wait) does not compile it.
+    from ansible_collections.kubeops.rollout.plugins.module_utils import status
+    return status
 
 
 class NotSupported(Exception):
@@ -205,7 +212,7 @@ class Deployment(Workload):
         return patches.deployment_undo_annotations(self.annotations, revision.annotations)
 
     def rollout_status(self, obj=None):
-        return status.deployment_status(obj or self.obj)
+        return _status().deployment_status(obj or self.obj)
 
 
 class _ControllerRevisionWorkload(Workload):
@@ -224,7 +231,7 @@ class StatefulSet(_ControllerRevisionWorkload):
     plural = 'statefulsets'
 
     def rollout_status(self, obj=None):
-        return status.statefulset_status(obj or self.obj)
+        return _status().statefulset_status(obj or self.obj)
 
 
 class DaemonSet(_ControllerRevisionWorkload):
@@ -232,7 +239,7 @@ class DaemonSet(_ControllerRevisionWorkload):
     plural = 'daemonsets'
 
     def rollout_status(self, obj=None):
-        return status.daemonset_status(obj or self.obj)
+        return _status().daemonset_status(obj or self.obj)
 
 
 class ReplicationController(Workload):

@@ -111,15 +111,21 @@ diff:
   elements: dict
 '''
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import status, verbs  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
+
+
+def observed(workload):
+    """After a pause, waiting means until the controller has seen it."""
+    from ansible_collections.kubeops.rollout.plugins.module_utils import status  # only when waiting
+    return status.observed_status
 
 
 def main():
     module = RolloutModule({'state': {'type': 'str', 'default': 'paused', 'choices': ['paused', 'resumed']}},
                            wait=False)
     paused = module.params['state'] == 'paused'
-    wait_for = (lambda workload: status.observed_status) if paused else None
+    wait_for = observed if paused else None
     module.run(lambda client, workload: verbs.pause(client, workload, paused, module.module.check_mode),
                wait_predicate=wait_for)
 
