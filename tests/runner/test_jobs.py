@@ -108,7 +108,7 @@ def run_job(cluster, tmp_path, monkeypatch):
     (collections / 'rollout').symlink_to(ROOT)
     counter = iter(range(100))
 
-    def run(playbook, extravars=None, cmdline=None, credential=None):
+    def run(playbook, extravars=None, cmdline=None, credential=None, env=None):
         before = len(cluster.requests())
         private_data_dir = tmp_path / f'job{next(counter)}'
         private_data_dir.mkdir()
@@ -124,6 +124,7 @@ def run_job(cluster, tmp_path, monkeypatch):
                 **(credential or {'K8S_AUTH_KUBECONFIG': str(cluster.sim.kubeconfig)}),
                 'ANSIBLE_COLLECTIONS_PATH': str(tmp_path / 'collections'),
                 'ANSIBLE_NOCOLOR': '1',
+                **(env or {}),
             },
             quiet=True,
         )
@@ -161,6 +162,19 @@ def test_upgrade_job_then_check_job(run_job, estate):
     assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.1'
     # No rollout is waited for in a check job: nothing was started.
     assert check.task_events('Start a watch on each rollout', 'runner_on_ok', 'runner_item_on_ok') == []
+
+
+def test_upgrade_job_with_home_unlike_the_password_file(run_job, estate, tmp_path):
+    """Execution environment containers often run with a HOME that is not the user's home in the
+    password file. The background watches must still be found, and a healthy rollout never rolled
+    back because its watch could not be read."""
+    home = tmp_path / 'ee-home'
+    home.mkdir()
+    job = run_job('upgrade.yml', dict(UPGRADE_WEB, image='registry.example.com/shop/web:1.3'),
+                  env={'HOME': str(home)})
+    assert job.status == 'successful' and job.rc == 0, job
+    assert job.failed_events() == [], job
+    assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.3'
 
 
 def test_broken_upgrade_job_rolls_back_and_fails(run_job, estate):
