@@ -469,17 +469,19 @@ def breakdown_section(results, lat, floor, add):
     imp = bd.get('imports')
     if ours is not None and cmd is not None and imp:
         g = imp['groups']
+        # The HTTP client the module imported: urllib3 (which imports http.client) or http.client alone.
+        http_name = 'urllib3' if g.get('urllib3') else 'http.client'
         diff = ours - cmd
         more = 'more' if diff > 0 else 'less'
         add(f'This collection\'s module process takes {_ms(abs(diff))} ms {more} than the command module '
             f'running kubectl ({_ms(ours)} vs {_ms(cmd)} ms; the kubectl process alone takes '
             f'{_ms(_med(bd["kubectl_process"]))} ms). Import times inside it (`python -X importtime`, '
             f'median of 3): Ansible\'s module runtime {_ms(g["ansible.module_utils.basic"])} ms, which '
-            f'every module pays; urllib3 {_ms(g["urllib3"])} ms; PyYAML {_ms(g["yaml"])} ms; the '
+            f'every module pays; {http_name} {_ms(g.get(http_name))} ms; PyYAML {_ms(g["yaml"])} ms; the '
             f'collection\'s own module and module_utils {_ms(imp["own_module_utils"])} ms. Ansible puts '
             'the AnsiballZ zip on `sys.path`, so Python compiles those from source on every run '
-            '(zipimport keeps no bytecode); urllib3 and PyYAML come from the target\'s site-packages, '
-            'compiled once. kubernetes.core\'s process '
+            f'(zipimport keeps no bytecode); {http_name} and PyYAML come from the target\'s Python '
+            'installation, compiled once. kubernetes.core\'s process '
             f'({_ms(_med(proc.get("kubernetes.core")))} ms) imports the `kubernetes` client library and '
             'its dynamic client.\n')
 

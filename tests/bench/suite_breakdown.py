@@ -29,6 +29,7 @@ MODULE_FILES = {'ping': 'AnsiballZ_ping.py', 'kubeops': 'AnsiballZ_rollout_histo
 IMPORT_GROUPS = {
     'ansible.module_utils.basic': 'Ansible\'s module runtime (every module pays it)',
     'urllib3': 'urllib3 (HTTP client)',
+    'http.client': 'http.client (standard library HTTP client; urllib3 imports it too)',
     'yaml': 'PyYAML (kubeconfig parsing)',
     'ssl': 'ssl',
 }
