@@ -49,11 +49,14 @@ class RevisionNotFound(Exception):
 class Revision:
     """One entry of a workload's rollout history."""
 
-    def __init__(self, number, source, template, replicas=None):
+    def __init__(self, number, source, template, replicas=None, former_numbers=()):
         self.number = number
         self.source = source  # the raw ReplicaSet or ControllerRevision
         self.template = template  # pod template, pod-template-hash removed
         self.replicas = replicas
+        # Numbers this template had before a rollback renumbered it (Deployments keep them in the
+        # revision-history annotation; ControllerRevisions keep none).
+        self.former_numbers = tuple(former_numbers)
 
     @property
     def name(self):
@@ -149,11 +152,15 @@ def replica_set_revisions(replica_sets, owner_uid):
     for rs in replica_sets:
         if not controlled_by(rs, owner_uid):
             continue
-        number = _int(((rs.get('metadata') or {}).get('annotations') or {}).get(REVISION_ANNOTATION))
+        annotations = (rs.get('metadata') or {}).get('annotations') or {}
+        number = _int(annotations.get(REVISION_ANNOTATION))
         if number is None:
             continue
+        history = (annotations.get(REVISION_HISTORY_ANNOTATION) or '').split(',')
+        former = [n for n in (_int(v) for v in history) if n is not None]
         spec = rs.get('spec') or {}
-        out.append(Revision(number, rs, strip_hash(spec.get('template')), replicas=spec.get('replicas', 1)))
+        out.append(Revision(number, rs, strip_hash(spec.get('template')), replicas=spec.get('replicas', 1),
+                            former_numbers=former))
     return sorted(out, key=lambda r: r.number)
 
 
@@ -183,11 +190,20 @@ def numbers(revisions):
     return sorted(r.number for r in revisions)
 
 
-def find(revisions, number):
-    """The revision with ``number``; RevisionNotFound lists the existing ones."""
+def find(revisions, number, current_template=None):
+    """The revision with ``number``; RevisionNotFound lists the existing ones.
+
+    With ``current_template``, a number that a rollback renumbered still finds its revision when
+    that revision is the current one: re-running "undo to N" after it succeeded is then a no-op
+    instead of kubectl's "unable to find specified revision N".
+    """
     for r in revisions:
         if r.number == number:
             return r
+    if current_template is not None:
+        for r in revisions:
+            if number in r.former_numbers and templates_equal(r.template, current_template):
+                return r
     raise RevisionNotFound(number, numbers(revisions))
 
 

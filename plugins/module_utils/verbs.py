@@ -168,7 +168,7 @@ def image(client, workload, images, change_cause=None, check_mode=False):
 
 def _undo_target(workload, revs, to_revision):
     if to_revision:
-        return revisions.find(revs, to_revision)
+        return revisions.find(revs, to_revision, current_template=workload.template)
     target = revisions.previous(revs)
     if target is None:
         if workload.pausable:

@@ -45,7 +45,9 @@ def test_deployment_lifecycle(kubesim_factory, play, transport):
         task('undo', 'rollout_undo', **D, diff=True, wait=True),
         task('history after undo', 'rollout_history', **D),
         task('undo skipped', 'rollout_undo', **D, to_revision=4),
-        task('undo unknown', 'rollout_undo', **D, to_revision=2),
+        # Re-running "undo to 2" after it renumbered revision 2 as 4 is a no-op, not an error.
+        task('undo to 2 again', 'rollout_undo', **D, to_revision=2),
+        task('undo unknown', 'rollout_undo', **D, to_revision=7),
         task('history revision 3', 'rollout_history', **D, revision=3),
         task('history unknown revision', 'rollout_history', **D, revision=9),
         task('restart check', 'rollout_restart', **D, check_mode=True, diff=True),
@@ -98,7 +100,10 @@ def test_deployment_lifecycle(kubesim_factory, play, transport):
     skipped = res.ok('undo skipped')
     assert not skipped['changed']
     assert entry(skipped)['message'] == 'skipped rollback (current template already matches revision 4)'
-    assert 'unable to find specified revision 2 in history (existing revisions: 1, 3, 4)' in \
+    again = res.ok('undo to 2 again')
+    assert not again['changed']
+    assert entry(again)['message'] == 'skipped rollback (current template already matches revision 4)'
+    assert 'unable to find specified revision 7 in history (existing revisions: 1, 3, 4)' in \
         res.failed('undo unknown')['msg']
     template = entry(res.ok('history revision 3'))['template']
     assert template['spec']['containers'][0]['image'] == 'nginx:1.27'

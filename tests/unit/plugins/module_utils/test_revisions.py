@@ -96,3 +96,19 @@ def test_controller_revisions_template_from_data_without_patch_directive():
     assert '$patch' not in revs[0].template
     assert revs[1].template['spec']['containers'][0]['image'] == 'redis:3'
     assert 'replicas' not in revs[0].summary()
+
+
+def test_renumbered_revision_is_found_only_while_it_is_current():
+    # History 1, 3, 4 after "undo to 2": revision 2's ReplicaSet now carries 4 and remembers 2.
+    revs = revisions.replica_set_revisions([
+        replica_set(1, 'nginx:1'), replica_set(3, 'nginx:3'),
+        replica_set(4, 'nginx:2', annotations={'deployment.kubernetes.io/revision-history': '2'})],
+        DEPLOY_UID)
+    assert revs[-1].former_numbers == (2,)
+    current = revs[-1].template
+    assert revisions.find(revs, 2, current_template=current).number == 4
+    # Once another template is current, 2 is gone, as kubectl says.
+    with pytest.raises(revisions.RevisionNotFound):
+        revisions.find(revs, 2, current_template=revs[1].template)
+    with pytest.raises(revisions.RevisionNotFound):
+        revisions.find(revs, 2)

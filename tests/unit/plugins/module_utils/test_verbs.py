@@ -120,7 +120,8 @@ def test_undo_unknown_revision_and_no_previous():
                                                r'revisions: 1, 3, 4\)'):
         verbs.undo(ScriptedClient(history=deploy_history()), Deployment(deployment('nginx:4')), to_revision=2)
     with pytest.raises(RevisionNotFound, match=r'revision -3 in history \(existing revisions: 1, 3, 4\)'):
-        verbs.undo(ScriptedClient(history=deploy_history()), Deployment(deployment('nginx:4')), to_revision=-3)
+        verbs.undo(ScriptedClient(history=deploy_history()), Deployment(deployment('nginx:4')),
+                   to_revision=-3)
     with pytest.raises(Refused, match='no rollout history found for deployment "web"'):
         verbs.undo(ScriptedClient(history=[replica_set(1, 'nginx:4')]), Deployment(deployment('nginx:4')))
     with pytest.raises(Refused, match='no last revision to roll back to'):
