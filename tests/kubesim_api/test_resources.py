@@ -208,9 +208,12 @@ def test_status_subresource_changes_only_status_and_main_resource_keeps_status(h
     obj['metadata'].pop('resourceVersion')
     _, _, via_status = http.put(f'{DEPLOYS}/web/status', obj)
     assert via_status['status']['replicas'] == 42 and via_status['spec']['replicas'] == 0
-    obj['status'] = {'replicas': 1}
+    # The controller may write status between the two PUTs, so the main PUT is judged by a status
+    # value no controller ever writes: it must be ignored.
+    obj['status'] = {'replicas': 1, 'collisionCount': 99}
     _, _, via_main = http.put(f'{DEPLOYS}/web', obj)
-    assert via_main['spec']['replicas'] == 7 and via_main['status']['replicas'] == 42
+    assert via_main['spec']['replicas'] == 7
+    assert via_main['status'].get('collisionCount') != 99
 
 
 @pytest.mark.parametrize('path, body', [
