@@ -995,8 +995,7 @@ class ApiClient:
         if label_selector:
             query['labelSelector'] = label_selector
         resp = self.request('GET', path, query=query, stream=True, read_timeout=timeout_seconds + 15)
-        for event in self._stream_events(resp):
-            yield event
+        yield from self._stream_events(resp)
 
     def _stream_events(self, resp):
         """The events of a watch response, one JSON document per line; closes the response."""
