@@ -35,7 +35,7 @@ options:
       - A revision that is not in the history is a failure listing the existing revisions.
       - Rolling back renumbers the target revision as the newest (history 1, 2, 3 becomes 1, 3, 4 after
         an undo to 2). A Deployment remembers the old number, so running the same task again reports
-        O(changed=false) instead of failing as C(kubectl rollout undo --to-revision=2) would.
+        C(changed=false) instead of failing as C(kubectl rollout undo --to-revision=2) would.
         StatefulSets and DaemonSets keep no such record; there a repeated run fails with the
         revisions that exist.
     type: int
