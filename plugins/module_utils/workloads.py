@@ -150,7 +150,7 @@ class Workload:
         return client.list(self.history_path(self.namespace), label_selector=self.selector).get('items') or []
 
     def revisions(self, history_items):
-        raise NotImplementedError
+        raise NotSupported('no history viewer has been implemented for %s' % self.kind)
 
     def history(self, client):
         """The revisions this workload controls, oldest first (one LIST)."""
@@ -171,7 +171,7 @@ class Workload:
         return None
 
     def undo_patch(self, revision):
-        raise NotImplementedError
+        raise NotSupported('no rollbacker has been implemented for %s' % self.kind)
 
     def image_patch(self, images, change_cause=None):
         body = patches.image_patch(self.template, images, self.annotations, change_cause)
