@@ -1117,6 +1117,10 @@ class RollingUpdate:
     def take_over(self, old, source, desired):
         """Update the old RC in place to ``source``'s labels, annotations and spec at ``desired``."""
         name = name_of(old)
+        # Its scale-down to 0 must be carried out first: an old pod still there when the selector
+        # changes is released, not deleted, and stays behind for good (a run killed right after
+        # that scale-down never waited for it).
+        self.wait_replicas(name, ' before adopting the pods of "%s"' % name_of(source))
         for _attempt in range(10):
             live = self.must_get_rc(name)
             try:
