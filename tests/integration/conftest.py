@@ -120,6 +120,10 @@ PATHS = {
 }
 
 
+# One workload of each kind, by the names the tests use for them.
+ONE_OF_EACH = {'Deployment': 'web', 'StatefulSet': 'db', 'DaemonSet': 'agent'}
+
+
 class Kube:
     def __init__(self, kubeconfig):
         config = yaml.safe_load(pathlib.Path(kubeconfig).read_text())
@@ -183,6 +187,14 @@ class Kube:
             if time.monotonic() > deadline:
                 raise AssertionError(f'{kind} {name} never satisfied the condition: {json.dumps(obj)[:1500]}')
             time.sleep(0.05)
+
+    def create_rolled_out(self, manifests):
+        """Create every manifest (all at once, so their rollouts overlap), then wait for each."""
+        for obj in manifests:
+            self.create(obj)
+        for obj in manifests:
+            meta = obj['metadata']
+            self.rolled_out(obj['kind'], meta['name'], ns=meta.get('namespace', 'default'))
 
     def rolled_out(self, kind, name, ns='default', timeout=30):
         """Wait (test-side polling, independent of the modules) until the controller has settled."""

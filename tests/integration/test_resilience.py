@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from .conftest import Kube, read_log, workload
+from .conftest import ONE_OF_EACH, Kube, read_log, workload
 from .test_lifecycle import entry, task
 
 pytestmark = pytest.mark.integration
@@ -17,11 +17,8 @@ def test_transient_faults_and_conflicts(kubesim_factory, play, tmp_path):
     log = tmp_path / 'requests.jsonl'
     sim = kubesim_factory(request_log=log)
     kube = Kube(sim.kubeconfig)
-    kinds = {'Deployment': 'web', 'StatefulSet': 'db', 'DaemonSet': 'agent'}
-    for kind, name in kinds.items():
-        kube.create(workload(kind, name, image='app:1'))
-    for kind, name in kinds.items():
-        kube.rolled_out(kind, name)
+    kinds = ONE_OF_EACH
+    kube.create_rolled_out([workload(kind, name, image='app:1') for kind, name in kinds.items()])
     # Every write to each workload meets two conflicts first, on top of random faults everywhere.
     conflicts = ';'.join(f'conflict=apps/{kind.lower()}s/default/{name}:2' for kind, name in kinds.items())
     sim.set_faults(f'{FAULTS};{conflicts}')
@@ -68,11 +65,10 @@ UNMODELLED = {
 def test_lossless_through_image_restart_and_undo(kubesim_factory, play):
     sim = kubesim_factory()
     kube = Kube(sim.kubeconfig)
-    kinds = {'Deployment': 'web', 'StatefulSet': 'db', 'DaemonSet': 'agent'}
+    kinds = ONE_OF_EACH
+    kube.create_rolled_out([workload(kind, name, image='app:1', extra_template=UNMODELLED)
+                            for kind, name in kinds.items()])
     for kind, name in kinds.items():
-        kube.create(workload(kind, name, image='app:1', extra_template=UNMODELLED))
-    for kind, name in kinds.items():
-        kube.rolled_out(kind, name)
         if 'xKubeopsExtension' not in kube.get(kind, name)['spec']['template']['spec']:
             # kubesim keeps unknown fields on purpose; only a real cluster (which prunes them) may not
             assert os.environ.get('KUBEOPS_TEST_KUBECONFIG'), 'kubesim dropped an unknown template field'

@@ -2,7 +2,7 @@
 
 import pytest
 
-from .conftest import Kube, read_log, workload
+from .conftest import ONE_OF_EACH, Kube, read_log, workload
 from .test_lifecycle import task
 
 pytestmark = pytest.mark.integration
@@ -73,11 +73,9 @@ def test_check_mode_writes_nothing(kubesim_factory, play, tmp_path):
     log = tmp_path / 'requests.jsonl'
     sim = kubesim_factory(request_log=log)
     kube = Kube(sim.kubeconfig)
-    kinds = {'Deployment': 'web', 'StatefulSet': 'db', 'DaemonSet': 'agent'}
+    kinds = ONE_OF_EACH
+    kube.create_rolled_out([workload(kind, name, image='app:1') for kind, name in kinds.items()])
     for kind, name in kinds.items():
-        kube.create(workload(kind, name, image='app:1'))
-    for kind, name in kinds.items():
-        kube.rolled_out(kind, name)
         new_image = {'containers': [{'name': 'app', 'image': 'app:2'}]}
         kube.patch(kind, name, {'spec': {'template': {'spec': new_image}}})
     before = {}
