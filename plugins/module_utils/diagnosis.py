@@ -432,13 +432,16 @@ def _detail(cause):
         parts.append('%d restarts' % (cause.get('restarts') or 0))
         last = cause.get('last_termination') or {}
         if last:
-            parts.append('last exit %s %s' % (last.get('exit_code'), last.get('reason') or '').strip())
+            parts.append(('last exit %s %s' % (last.get('exit_code'), last.get('reason') or '')).strip())
         return ', '.join(parts)
     if reason == NOT_READY:
         text = 'Running but not Ready'
         if cause.get('not_ready_seconds') is not None:
             text += ' for %ds' % cause['not_ready_seconds']
         return text + (': %s' % cause['message'] if cause.get('message') else '')
+    if cause['category'] == 'creation' and cause.get('message'):
+        # The ReplicaSet / DaemonSet controllers' event prefix says nothing the line does not.
+        return re.sub(r'^Error creating: ', '', cause['message'])
     if cause.get('container') and cause.get('message'):
         return 'container %s: %s' % (cause['container'], cause['message'])
     return cause.get('message') or cause.get('container')
