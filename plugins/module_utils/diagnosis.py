@@ -76,6 +76,7 @@ The structured result (``diagnosis`` in a module's result), a dict:
     ImagePullBackOff (registry.example.com/shop/web:2.0-brokn: not found)``.
 ``errors``
     What could not be read, e.g. ``could not list pods: ...``; empty when every read succeeded.
+    Each also ends ``lines`` as ``<Kind> <ns>/<name>: diagnosis incomplete: <error>``.
 
 Every message passes through the collection's ``redact`` before it is cut to length, so a secret
 is never half-shown.
@@ -520,6 +521,8 @@ def diagnose(workload, revision, pods, events, now=None, secrets=(), errors=()):
         if cause.get('image'):
             cause['image'] = text.clean(cause['image'])
         lines.append(text.clean(_line(subject, cause, len(live)), 2 * MAX_MESSAGE))
+    errors = [text.clean(e) for e in errors]
+    lines.extend('%s: diagnosis incomplete: %s' % (subject, e) for e in errors)
     if len(lines) > MAX_LINES:
         more = len(lines) - MAX_LINES + 1
         lines = lines[:MAX_LINES - 1] + ['%s: %d more causes (see diagnosis.causes)' % (subject, more)]
@@ -540,7 +543,7 @@ def diagnose(workload, revision, pods, events, now=None, secrets=(), errors=()):
         'revision': ({k: revision.get(k) for k in ('kind', 'name', 'hash')} if revision else None),
         'desired': desired, 'pods': len(live), 'ready': ready,
         'causes': causes, 'events': shown, 'lines': lines,
-        'errors': [text.clean(e) for e in errors],
+        'errors': errors,
     }
 
 
