@@ -280,10 +280,10 @@ class ExecCredentialProvider:
     # ---- running the plugin ----
 
     def _config_secrets(self):
-        # Values in exec env and long arguments are often keys (AWS secret keys, service account
-        # keys passed as arguments); redact them from anything the plugin says.
+        # Values in exec env and long non-flag arguments are often keys (AWS secret keys, service
+        # account keys passed as arguments); redact them from anything the plugin says.
         values = [value for _name, value in self.env]
-        values.extend(a for a in self.args if len(a) >= 16 and '=' not in a[:2])
+        values.extend(a for a in self.args if len(a) >= 16 and not a.startswith('-'))
         return [v for v in values if v and len(v) >= MIN_SECRET_LENGTH]
 
     def _fail(self, problem):

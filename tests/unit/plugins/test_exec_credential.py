@@ -295,6 +295,18 @@ def test_failing_plugin_reports_exit_code_and_redacted_stderr(tmp_path):
     assert SECRET in provider.secrets  # env values are reported for the caller's redaction
 
 
+def test_long_arguments_are_redacted_from_stderr_but_flags_are_not(tmp_path):
+    key = 'c2VydmljZS1hY2NvdW50LWtleS1tYXRlcmlhbA'
+    script = plugin(tmp_path, '''
+        sys.stderr.write('bad key %s given with --service-account-key-file\\n' % sys.argv[2])
+        sys.exit(1)
+    ''')
+    provider = ExecCredentialProvider(config(script, args=['--service-account-key-file', key]))
+    error = failure(provider)
+    assert error.message.endswith('its stderr: bad key ******** given with --service-account-key-file')
+    assert key in provider.secrets and '--service-account-key-file' not in provider.secrets
+
+
 def test_long_stderr_is_trimmed_to_its_end(tmp_path):
     script = plugin(tmp_path, '''
         sys.stderr.write('x' * 50000 + ' the real reason at the end')
