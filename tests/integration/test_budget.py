@@ -2,8 +2,7 @@
 
 import pytest
 
-from .conftest import Kube, workload
-from .test_lifecycle import task
+from .conftest import Kube, task, workload
 
 pytestmark = [pytest.mark.integration, pytest.mark.budget]
 
