@@ -8,7 +8,7 @@ COLLECTION_LINK := .collections/ansible_collections/kubeops/rollout
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
-.PHONY: setup venv test pytest unit kubesim-tests integration sanity lint yamllint ansible-lint ruff molecule demo bench build clean
+.PHONY: setup venv test pytest unit packaging kubesim-tests integration sanity lint yamllint ansible-lint ruff molecule demo bench build clean
 
 setup: $(STAMP) $(COLLECTION_LINK) sanity-bootstrap
 
@@ -36,8 +36,12 @@ test: setup
 pytest: setup
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# Every test carries its folder's marker (tests/conftest.py): -m unit is the tests/unit folder.
 unit: setup
 	$(BIN)/python -m pytest -m unit $(PYTEST_ARGS)
+
+packaging: setup
+	$(BIN)/python -m pytest -m packaging $(PYTEST_ARGS)
 
 integration: setup
 	$(BIN)/python -m pytest -m integration $(PYTEST_ARGS)

@@ -10,6 +10,9 @@
 With ``KUBEOPS_TEST_KUBECONFIG=/path/to/kubeconfig`` the fixtures yield a real cluster instead: the
 object has the same ``.kubeconfig``, and anything that needs kubesim itself (the store, fault
 injection, server options such as TLS or tokens) skips the test with the reason.
+
+Every test also carries the marker of its folder (``FOLDER_MARKERS``), so that ``-m unit`` and
+``tests/unit`` select the same tests.
 """
 
 import itertools
@@ -26,6 +29,31 @@ KUBECTL = pathlib.Path(sys.executable).parent / 'kubectl'
 REAL_CLUSTER_ENV = 'KUBEOPS_TEST_KUBECONFIG'
 # KubeSim options that shape the server itself: a real cluster cannot honour them.
 SERVER_ONLY_OPTIONS = ('tls', 'token', 'readonly_token', 'request_log', 'faults', 'fail_image', 'port')
+
+
+# The suite marker of each folder under tests/ (see pyproject.toml for what each suite is).
+FOLDER_MARKERS = {
+    'unit': 'unit',
+    'kubesim_api': 'kubesim',
+    'conformance': 'conformance',
+    'integration': 'integration',
+    'budget': 'budget',
+    'molecule': 'molecule',
+    'runner': 'runner',
+    'packaging': 'packaging',
+}
+
+
+def pytest_collection_modifyitems(items):
+    tests = ROOT / 'tests'
+    for item in items:
+        try:
+            folder = pathlib.Path(item.path).relative_to(tests).parts[0]
+        except ValueError:
+            continue
+        marker = FOLDER_MARKERS.get(folder)
+        if marker and item.get_closest_marker(marker) is None:
+            item.add_marker(marker)
 
 
 class RealCluster:

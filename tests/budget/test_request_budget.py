@@ -11,6 +11,9 @@ needs by design, not what the code happens to send:
 - with `label_selectors`, one LIST replaces the per-workload GETs;
 - nothing ever asks for discovery (`/api`, `/apis`, `/openapi`, `/version`): the modules know
   their resources' paths.
+
+`test_request_shapes` pins the exact requests (method and resource) of the common verbs as well,
+through the integration harness (tests/integration/conftest.py).
 """
 
 import dataclasses
@@ -20,6 +23,8 @@ import pytest
 from tests.bench import fixtures as fx
 from tests.bench.ansible_run import run_playbook, play, task
 from tests.bench.kube import KubeSim, is_discovery
+from tests.integration.conftest import Kube, task as module_task, workload
+from tests.integration.conftest import run_playbook as run_ansible
 
 pytestmark = pytest.mark.budget
 
@@ -121,3 +126,61 @@ def test_request_budget(measured, op):
     assert len(writes) == op.writes, f'{op.label}: {len(writes)} writes, expected {op.writes}: {sent}'
     assert len(t.requests) <= op.budget, (
         f'{op.label}: {len(t.requests)} requests, budget {op.budget}: {sent}')
+
+
+def shape(requests):
+    """[(method, resource path tail)] e.g. ('GET', 'deployments/web'), ('LIST', 'replicasets')."""
+    out = []
+    for r in requests:
+        parts = r['path'].split('/')
+        tail = parts[-1] if parts[-2] == 'default' else '/'.join(parts[-2:])
+        method = r['method']
+        if method == 'GET' and tail.split('/')[-1] in ('replicasets', 'controllerrevisions', 'deployments',
+                                                     'statefulsets', 'daemonsets'):
+            method = 'WATCH' if 'watch=true' in r['query'] else 'LIST'
+        out.append((method, tail))
+    return out
+
+
+def test_request_shapes(kubesim_factory, tmp_path):
+    log = tmp_path / 'requests.jsonl'
+    sim = kubesim_factory(request_log=log)
+    kube = Kube(sim.kubeconfig)
+    kube.create(workload('Deployment', 'web', image='app:1'))
+    kube.create(workload('StatefulSet', 'db', image='app:1'))
+    for kind, name in (('Deployment', 'web'), ('StatefulSet', 'db')):
+        kube.rolled_out(kind, name)
+    D = {'kind': 'Deployment', 'name': 'web'}
+    S = {'kind': 'StatefulSet', 'name': 'db'}
+    tasks = [
+        module_task('history', 'rollout_history', **D),
+        module_task('image', 'rollout_image', **D, images={'app': 'app:2'}),
+        module_task('image unchanged', 'rollout_image', **D, images={'app': 'app:2'}),
+        module_task('undo', 'rollout_undo', **D),
+        module_task('restart', 'rollout_restart', **D),
+        module_task('pause', 'rollout_pause', **D),
+        module_task('status', 'rollout_status', **D, wait=False),
+        module_task('sts image', 'rollout_image', **S, images={'app': 'app:2'}),
+        module_task('sts history', 'rollout_history', **S),
+        module_task('sts undo', 'rollout_undo', **S, to_revision=1),
+        module_task('selector history', 'rollout_history', kind='Deployment', label_selectors=['app=web']),
+    ]
+    workdir = tmp_path / 'play'
+    workdir.mkdir()
+    res = run_ansible(sim.kubeconfig, tasks, workdir=workdir, extra_env={'KUBEOPS_REQUEST_LOG': str(log)})
+    expected = {
+        'history': [('GET', 'deployments/web'), ('LIST', 'replicasets')],
+        'image': [('GET', 'deployments/web'), ('PATCH', 'deployments/web')],
+        'image unchanged': [('GET', 'deployments/web')],
+        'undo': [('GET', 'deployments/web'), ('LIST', 'replicasets'), ('PATCH', 'deployments/web')],
+        'restart': [('GET', 'deployments/web'), ('PATCH', 'deployments/web')],
+        'pause': [('GET', 'deployments/web'), ('PATCH', 'deployments/web')],
+        'status': [('GET', 'deployments/web')],
+        'sts image': [('GET', 'statefulsets/db'), ('PATCH', 'statefulsets/db')],
+        'sts history': [('GET', 'statefulsets/db'), ('LIST', 'controllerrevisions')],
+        'sts undo': [('GET', 'statefulsets/db'), ('LIST', 'controllerrevisions'),
+                     ('PATCH', 'statefulsets/db')],
+        'selector history': [('LIST', 'deployments'), ('LIST', 'replicasets')],
+    }
+    for name, want in expected.items():
+        assert shape(res.ok(name)['_requests']) == want, name

@@ -107,6 +107,21 @@ def play(tmp_path):
     return run
 
 
+def task(title, module, **args):
+    """A task of ``module``; ``check_mode``/``diff`` become task keywords; failures are recorded."""
+    t = {'name': title, f'kubeops.rollout.{module}': args, 'register': 'r', 'ignore_errors': True}
+    for key in ('check_mode', 'diff'):
+        if key in args:
+            t[key] = args.pop(key)
+    return t
+
+
+def entry(result):
+    """The one workload of a module result."""
+    assert len(result['workloads']) == 1, result
+    return result['workloads'][0]
+
+
 # ---- an independent little client ------------------------------------------------------------
 
 PATHS = {

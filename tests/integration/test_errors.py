@@ -7,8 +7,7 @@ import pytest
 
 from tests.kubesim.kubeconfig import write_kubeconfig
 
-from .conftest import Kube, workload
-from .test_lifecycle import task
+from .conftest import Kube, task, workload
 
 pytestmark = pytest.mark.integration
 

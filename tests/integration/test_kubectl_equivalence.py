@@ -9,8 +9,7 @@ import copy
 
 import pytest
 
-from .conftest import Kube, workload
-from .test_lifecycle import task
+from .conftest import Kube, task, workload
 
 pytestmark = pytest.mark.integration
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from .conftest import Kube, workload
+from .conftest import Kube, entry, task, workload
 
 pytestmark = pytest.mark.integration
 
@@ -10,19 +10,6 @@ TRANSPORTS = {
     'http': {},
     'https': {'tls': True, 'token': 'lifecycle-token-0123456789'},
 }
-
-
-def task(title, module, **args):
-    t = {'name': title, f'kubeops.rollout.{module}': args, 'register': 'r', 'ignore_errors': True}
-    for key in ('check_mode', 'diff'):
-        if key in args:
-            t[key] = args.pop(key)
-    return t
-
-
-def entry(result):
-    assert len(result['workloads']) == 1, result
-    return result['workloads'][0]
 
 
 @pytest.mark.parametrize('transport', sorted(TRANSPORTS))

@@ -5,8 +5,7 @@ import os
 
 import pytest
 
-from .conftest import ONE_OF_EACH, Kube, read_log, workload
-from .test_lifecycle import entry, task
+from .conftest import ONE_OF_EACH, Kube, entry, read_log, task, workload
 
 pytestmark = pytest.mark.integration
 

@@ -2,8 +2,7 @@
 
 import pytest
 
-from .conftest import ONE_OF_EACH, Kube, read_log, workload
-from .test_lifecycle import task
+from .conftest import ONE_OF_EACH, Kube, read_log, task, workload
 
 pytestmark = pytest.mark.integration
 

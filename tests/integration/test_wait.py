@@ -2,8 +2,7 @@
 
 import pytest
 
-from .conftest import Kube, read_log, workload
-from .test_lifecycle import entry, task
+from .conftest import Kube, entry, read_log, task, workload
 
 pytestmark = pytest.mark.integration
 

@@ -11,7 +11,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = ROOT / '.venv' / 'bin'
 
-pytestmark = pytest.mark.unit
+pytestmark = pytest.mark.packaging
 
 
 def run(cmd, **kw):
