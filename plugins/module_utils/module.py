@@ -18,14 +18,16 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import (
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection import (
     CONNECTION_ARG_SPEC,
-    ApiClient,
+    load_connection,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (
     ApiError,
     ConfigError,
     ConnectionFailure,
     KubeError,
-    load_connection,
     redact,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import UnknownContainer

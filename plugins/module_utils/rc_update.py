@@ -35,13 +35,9 @@ import time
 import traceback
 from collections import namedtuple
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import (
-    ApiClient,
-    ApiError,
-    ConfigError,
-    KubeError,
-    load_connection,
-)
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection import load_connection
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, ConfigError, KubeError
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import DEFAULT_NAMESPACE, describe_error
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
     ReplicationController,

@@ -17,7 +17,7 @@ __metaclass__ = type
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import patches, revisions
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiError
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import NotSupported, Refused
 
 # A write that meets a conflict is decided again from a fresh read, this many times in all.

@@ -303,7 +303,7 @@ diff:
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import rc_update  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import CONNECTION_ARG_SPEC  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection import CONNECTION_ARG_SPEC  # noqa: E402
 
 
 def main():

@@ -370,7 +370,8 @@ class CrashingApi:
 
 def _driver(sim, after=None, check_mode=False, **params):
     from ansible_collections.kubeops.rollout.plugins.module_utils import rc_update
-    from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient, load_connection
+    from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient
+    from ansible_collections.kubeops.rollout.plugins.module_utils.connection import load_connection
 
     api = CrashingApi(ApiClient(load_connection({'kubeconfig': str(sim.kubeconfig)})), after)
     opts = rc_update.Options(namespace='default', update_period=0, poll_interval=0.02, timeout=20, **params)

@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import verbs
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiError
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import UnknownContainer
 from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import RevisionNotFound
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
