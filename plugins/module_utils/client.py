@@ -50,6 +50,8 @@ BACKOFF_BASE = 0.2
 BACKOFF_MAX = 2.0
 RETRY_AFTER_MAX = 10.0
 RETRIABLE_STATUS = (500, 502, 503, 504)
+# A write that meets a conflict is decided again from a fresh read, this many times in all.
+WRITE_ATTEMPTS = 5
 
 
 class ApiClient:
@@ -64,7 +66,6 @@ class ApiClient:
         self.sleep = sleep
         self.base = connection.server
         self._transport = transport if transport is not None else self._make_transport()
-        self.requests_sent = 0
 
     @classmethod
     def from_params(cls, params, env=None):
@@ -124,7 +125,6 @@ class ApiClient:
         attempt = 0
         while True:
             attempt += 1
-            self.requests_sent += 1
             try:
                 resp = self._transport.request(method, target, data, self._headers(content_type),
                                                stream=stream, read_timeout=read_timeout or READ_TIMEOUT)
@@ -308,6 +308,27 @@ class ApiClient:
             raise ApiError(obj.get('code') or 500, obj.get('reason') or '',
                            obj.get('message') or 'watch error', obj)
         return event.get('type'), event.get('object') or {}
+
+
+def retry_on_conflict(attempt, attempts=WRITE_ATTEMPTS, exhausted=None):
+    """Run ``attempt(conflicted)`` (read, decide, write) again after each conflict (409, or a failed
+    resourceVersion test), at most ``attempts`` times in all; the attempt reads afresh each time.
+
+    ``conflicted`` tells the attempt that an earlier write may have landed (its answer lost, or a
+    concurrent writer got there first). When the last attempt conflicts too, ``exhausted()`` is
+    raised if given, else the conflict.
+    """
+    for number in range(1, attempts + 1):
+        try:
+            return attempt(number > 1)
+        except ApiError as e:
+            if not e.is_conflict:
+                raise
+            if number == attempts:
+                if exhausted is not None:
+                    raise exhausted()
+                raise
+    raise AssertionError('unreachable')  # pragma: no cover
 
 
 def path_quote(segment):

@@ -58,3 +58,12 @@ def redact(text, secrets):
             text = text.replace(secret, '********')
     return re.sub(r'(\w+://)[^/@\s]+@', r'\1********@', text)
 
+
+
+class UpdateError(Exception):
+    """A rolling update of a ReplicationController cannot start or go on; ``message`` says why and
+    what to do."""
+
+    def __init__(self, message):
+        super(UpdateError, self).__init__(message)
+        self.message = message

@@ -39,7 +39,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
 )
 
 DEFAULT_NAMESPACE = 'default'
-DEFAULT_WAIT_TIMEOUT = 300
+DEFAULT_TIMEOUT = 300  # seconds, for every wait (kubectl: 5m)
 
 TARGET_ARG_SPEC = {
     'kind': {'type': 'str', 'required': True, 'choices': sorted(ROLLOUT_KINDS)},
@@ -52,7 +52,7 @@ TARGET_ARG_SPEC = {
 def wait_arg_spec(default):
     return {
         'wait': {'type': 'bool', 'default': default},
-        'wait_timeout': {'type': 'int', 'default': DEFAULT_WAIT_TIMEOUT},
+        'wait_timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT},
     }
 
 
@@ -74,28 +74,17 @@ def describe_error(err, action, connection=None):
     return '%s: %s' % (action, err.message)
 
 
-class RolloutModule:
-    """AnsibleModule plus the collection's common options and behaviour."""
+class KubeModule:
+    """AnsibleModule with the collection's connection options: the connection, the client and the
+    namespace, resolved once, with the same messages for every module."""
 
-    def __init__(self, argument_spec=None, wait=None, kinds=None, **kwargs):
+    def __init__(self, argument_spec, **kwargs):
         spec = dict(CONNECTION_ARG_SPEC)
-        spec.update(TARGET_ARG_SPEC)
-        if kinds:
-            spec['kind'] = dict(TARGET_ARG_SPEC['kind'], choices=list(kinds))
-        if wait is not None:
-            spec.update(wait_arg_spec(wait))
-        spec.update(argument_spec or {})
-        self.module = AnsibleModule(
-            argument_spec=spec,
-            supports_check_mode=True,
-            mutually_exclusive=[('name', 'label_selectors')] + kwargs.pop('mutually_exclusive', []),
-            required_one_of=[('name', 'label_selectors')] + kwargs.pop('required_one_of', []),
-            **kwargs)
+        spec.update(argument_spec)
+        self.module = AnsibleModule(argument_spec=spec, supports_check_mode=True, **kwargs)
         self.params = self.module.params
-        self.kind = ROLLOUT_KINDS[self.params['kind']]
         self._client = None
         self._connection = None
-        self._status_inline = False
 
     # -- connection
     @property
@@ -120,7 +109,31 @@ class RolloutModule:
 
     @property
     def namespace(self):
+        """The namespace option, else the kubeconfig context's (or service account's), else default."""
         return self.params.get('namespace') or self.connection.namespace or DEFAULT_NAMESPACE
+
+    def fail(self, msg, **extra):
+        self.module.fail_json(msg=msg, **extra)
+
+
+class RolloutModule(KubeModule):
+    """The rollout modules' options and behaviour: targets by name or label selectors, the verb
+    applied to each, waiting, results and diffs."""
+
+    def __init__(self, argument_spec=None, wait=None, kinds=None, **kwargs):
+        spec = dict(TARGET_ARG_SPEC)
+        if kinds:
+            spec['kind'] = dict(TARGET_ARG_SPEC['kind'], choices=list(kinds))
+        if wait is not None:
+            spec.update(wait_arg_spec(wait))
+        spec.update(argument_spec or {})
+        super(RolloutModule, self).__init__(
+            spec,
+            mutually_exclusive=[('name', 'label_selectors')] + kwargs.pop('mutually_exclusive', []),
+            required_one_of=[('name', 'label_selectors')] + kwargs.pop('required_one_of', []),
+            **kwargs)
+        self.kind = ROLLOUT_KINDS[self.params['kind']]
+        self._status_inline = False
 
     # -- targets
     def targets(self):
@@ -146,9 +159,6 @@ class RolloutModule:
         return [kind(item) for item in items]
 
     # -- results
-    def fail(self, msg, **extra):
-        self.module.fail_json(msg=msg, **extra)
-
     def run(self, verb, wait_predicate=None, fail_when_not_done=None, status_inline=False, precheck=None):
         """Apply ``verb(client, workload) -> Outcome`` to every target, wait if asked, exit.
 
