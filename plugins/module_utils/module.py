@@ -120,10 +120,8 @@ class RolloutModule(KubeModule):
     """The rollout modules' options and behaviour: targets by name or label selectors, the verb
     applied to each, waiting, results and diffs."""
 
-    def __init__(self, argument_spec=None, wait=None, kinds=None, **kwargs):
+    def __init__(self, argument_spec=None, wait=None, **kwargs):
         spec = dict(TARGET_ARG_SPEC)
-        if kinds:
-            spec['kind'] = dict(TARGET_ARG_SPEC['kind'], choices=list(kinds))
         if wait is not None:
             spec.update(wait_arg_spec(wait))
         spec.update(argument_spec or {})
@@ -159,7 +157,7 @@ class RolloutModule(KubeModule):
         return [kind(item) for item in items]
 
     # -- results
-    def run(self, verb, wait_predicate=None, fail_when_not_done=None, status_inline=False, precheck=None):
+    def run(self, verb, wait_predicate=None, status_inline=False, precheck=None):
         """Apply ``verb(client, workload) -> Outcome`` to every target, wait if asked, exit.
 
         ``precheck(workload)``: raises one of USER_ERRORS for a workload the verb would refuse, judged
@@ -167,13 +165,13 @@ class RolloutModule(KubeModule):
         fails for one of several workloads changes none of them.
 
         ``wait_predicate(workload) -> predicate(obj) -> RolloutStatus``: what waiting means for this
-        module (default: the kind's rollout status). ``fail_when_not_done``: fail when a waited-for
-        rollout did not finish (default: when waiting was requested). ``status_inline``: put the
-        wait's done/message/reason in the entry itself (rollout_status) instead of under ``status``.
+        module (default: the kind's rollout status); a waited-for rollout that did not finish fails
+        the task. ``status_inline``: put the wait's done/message/reason in the entry itself
+        (rollout_status) instead of under ``status``.
         """
         self._status_inline = status_inline
         try:
-            self._run(verb, wait_predicate, fail_when_not_done, precheck)
+            self._run(verb, wait_predicate, precheck)
         except _Context as c:
             self.fail(describe_error(c.error, c.action, self._connection))
         except ConnectionFailure as e:
@@ -185,7 +183,7 @@ class RolloutModule(KubeModule):
             self.module.fail_json(msg='unexpected error: %s: %s' % (type(e).__name__, redact(e, secrets)),
                                   exception=traceback.format_exc())
 
-    def _run(self, verb, wait_predicate, fail_when_not_done, precheck=None):
+    def _run(self, verb, wait_predicate, precheck=None):
         outcomes, errors = [], []
         workloads = self.targets()
         if precheck:
@@ -210,7 +208,7 @@ class RolloutModule(KubeModule):
         pending = [(o, e) for o, e in zip(outcomes, entries) if not o.error]
         wait = self.params.get('wait') and not self.module.check_mode
         if wait and pending:
-            errors.extend(self._wait(pending, wait_predicate, fail_when_not_done))
+            errors.extend(self._wait(pending, wait_predicate))
         result = {'changed': any(o.changed for o in outcomes), 'workloads': entries}
         diffs = [o.diff() for o in outcomes if o.changed and (o.before is not None or o.after is not None)]
         if self.module._diff and diffs:
@@ -219,7 +217,7 @@ class RolloutModule(KubeModule):
             self.fail('; '.join(errors), **result)
         self.module.exit_json(**result)
 
-    def _wait(self, pending, wait_predicate, fail_when_not_done):
+    def _wait(self, pending, wait_predicate):
         outcomes = [o for o, _e in pending]
         entries = [e for _o, e in pending]
         jobs = []
@@ -236,7 +234,7 @@ class RolloutModule(KubeModule):
                                              self._connection))
                 continue
             self.record_status(entry, res)
-            if not res.done and (fail_when_not_done is None or fail_when_not_done):
+            if not res.done:
                 errors.append('%s "%s": %s' % (o.workload.kind, o.workload.name, res.message))
         return errors
 

@@ -161,9 +161,7 @@ def _undo_target(workload, revs, to_revision):
         return revisions.find(revs, to_revision, current_template=workload.template)
     target = revisions.previous(revs)
     if target is None:
-        if workload.pausable:
-            raise Refused('no rollout history found for deployment "%s"' % workload.name)
-        raise Refused('no last revision to roll back to')
+        raise workload.no_previous_revision()
     return target
 
 

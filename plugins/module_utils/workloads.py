@@ -69,7 +69,6 @@ class Workload:
     plural = None
     group = 'apps'
     history_plural = None  # where revisions live, in the same API group/version
-    pausable = False
 
     def __init__(self, obj):
         self.obj = obj
@@ -164,11 +163,15 @@ class Workload:
         return None
 
     def restart_patch(self, timestamp):
-        self.check_restartable()
+        """Call check_restartable first: a paused Deployment is refused."""
         return patches.STRATEGIC_MERGE, patches.restart_patch(timestamp)
 
     def check_undoable(self):
         return None
+
+    def no_previous_revision(self):
+        """The refusal of an undo without a revision to go back to (kubectl's message per kind)."""
+        return Refused('no last revision to roll back to')
 
     def undo_patch(self, revision):
         raise NotSupported('no rollbacker has been implemented for %s' % self.kind)
@@ -186,7 +189,6 @@ class Deployment(Workload):
     kind = 'Deployment'
     plural = 'deployments'
     history_plural = 'replicasets'
-    pausable = True
 
     def revisions(self, history_items):
         return revisions.replica_set_revisions(history_items, self.uid)
@@ -199,6 +201,9 @@ class Deployment(Workload):
             raise Refused("%s can't restart paused deployment (run rollout resume first: "
                           "rollout_pause with state=resumed)" % self.describe())
 
+    def no_previous_revision(self):
+        return Refused('no rollout history found for deployment "%s"' % self.name)
+
     def check_undoable(self):
         if self.paused:
             raise Refused("you cannot rollback a paused deployment; resume it first with 'kubectl rollout "
@@ -207,9 +212,6 @@ class Deployment(Workload):
     def undo_patch(self, revision):
         """JSON patch: the ReplicaSet's template and annotations, guarded by resourceVersion."""
         return patches.JSON_PATCH, patches.deployment_undo_patch(self.obj, revision.source)
-
-    def undo_annotations(self, revision):
-        return patches.deployment_undo_annotations(self.annotations, revision.annotations)
 
     def rollout_status(self, obj=None):
         return _status().deployment_status(obj or self.obj)
@@ -243,30 +245,15 @@ class DaemonSet(_ControllerRevisionWorkload):
 
 
 class ReplicationController(Workload):
-    """No rollout history in the API: rolling_update_rc replaces it with a second controller."""
+    """Not a rollout kind (no rollout history in the API): rolling_update_rc replaces it with a
+    second controller, and uses this class for its API paths only."""
 
     kind = 'ReplicationController'
     api_prefix = '/api/v1'
     plural = 'replicationcontrollers'
     group = ''
 
-    def history(self, client):
-        raise NotSupported('%s has no rollout history (ReplicationControllers keep none)' % self.describe())
 
-    def revisions(self, history_items):
-        return []
-
-    def restart_patch(self, timestamp):
-        raise NotSupported('%s restarting is not supported' % self.describe())
-
-    def undo_patch(self, revision):
-        raise NotSupported('%s rollback is not supported' % self.describe())
-
-
-# Kinds the rollout modules accept (kubectl rollout's), and every kind the core knows.
+# The kinds the rollout modules accept (kubectl rollout's).
 ROLLOUT_KINDS = {cls.kind: cls for cls in (Deployment, StatefulSet, DaemonSet)}
-KINDS = dict(ROLLOUT_KINDS, ReplicationController=ReplicationController)
 
-
-def for_kind(kind):
-    return KINDS[kind]

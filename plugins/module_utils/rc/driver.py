@@ -41,7 +41,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.rc.state import (
     CLEANUP_DELETE,
     CLEANUP_PRESERVE,
     CLEANUP_RENAME,
-    COMPLETE,
+    FINISHED,
     LEFTOVERS,
     NOTHING,
     SCALING,
@@ -144,7 +144,7 @@ class RollingUpdate(ControllerRequests):
         self.new_name = state.new_name
         self.diff = {'before': (state.old.get('spec') or {}).get('template'), 'after': state.target.template}
         self.in_progress = state.phase != START
-        if state.phase == COMPLETE:
+        if state.phase == FINISHED:
             self.new_name = self.opts.name
             self.diff = None
             return self.result(state.old, state.reason)

@@ -112,7 +112,7 @@ class Options:
 
 # ---- state detection -------------------------------------------------------------------------------
 # Phases, from what the API shows (see RollingUpdate.observe):
-COMPLETE = 'complete'  # nothing to do
+FINISHED = 'complete'  # nothing to do
 START = 'start'  # no new RC yet: label the old one, create the new one
 SCALING = 'scaling'  # both exist, update in progress (or finished, cleanup pending)
 CLEANUP = 'cleanup'  # the new RC lost its update annotations (kubectl's cleanup began)
@@ -134,7 +134,7 @@ def classify(opts, old, new, new_name, target, ptr_missing_orphans=None):
         if ptr_missing_orphans and ptr_missing_orphans[1] and replicas_of(old) == 0:
             return State(ADOPT, old, None, ptr, target, 'renaming %s to %s' % (ptr, old_name))
         if opts.matches(old, target) and _runs_exact_target(old, target, opts):
-            return State(COMPLETE, old, None, None, target, 'ReplicationController "%s" already runs the '
+            return State(FINISHED, old, None, None, target, 'ReplicationController "%s" already runs the '
                          'requested template' % old_name)
         return State(START, old, None, new_name, target, 'start')
     src = annotations_of(new).get(SOURCE_ID_ANNOTATION)

@@ -352,13 +352,13 @@ def test_classify_fresh_rc_starts():
 
 def test_classify_finished_update_is_complete():
     opts = options()
-    assert classify(opts, finished(rc())).phase == rc_state.COMPLETE
+    assert classify(opts, finished(rc())).phase == rc_state.FINISHED
 
 
 def test_classify_finished_by_kubectl_is_complete():
     # kubectl's label value is its own md5: recognised by the template, not the value.
     opts = options()
-    assert classify(opts, finished(rc(), value='0123456789abcdef0123456789abcdef')).phase == rc_state.COMPLETE
+    assert classify(opts, finished(rc(), value='0123456789abcdef0123456789abcdef')).phase == rc_state.FINISHED
 
 
 def test_classify_same_image_without_the_label_is_not_complete():
