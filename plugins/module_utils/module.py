@@ -90,10 +90,7 @@ class KubeModule:
     @property
     def connection(self):
         if self._connection is None:
-            try:
-                self._connection = load_connection(self.params)
-            except ConfigError as e:
-                self.fail('cannot configure the Kubernetes connection: %s' % e.message)
+            self._connection = self._configure(load_connection, self.params)
             # Secrets read from a kubeconfig are unknown to Ansible's no_log: register them.
             self.module.no_log_values.update(self._connection.secrets())
         return self._connection
@@ -101,11 +98,14 @@ class KubeModule:
     @property
     def client(self):
         if self._client is None:
-            try:
-                self._client = ApiClient(self.connection)
-            except ConfigError as e:
-                self.fail('cannot configure the Kubernetes connection: %s' % e.message)
+            self._client = self._configure(ApiClient, self.connection)
         return self._client
+
+    def _configure(self, build, source):
+        try:
+            return build(source)
+        except ConfigError as e:
+            self.fail('cannot configure the Kubernetes connection: %s' % e.message)
 
     @property
     def namespace(self):

@@ -6,16 +6,8 @@
 """One class per workload kind: where it lives in the API, where its revisions live, the patch
 for each rollout verb and how to read its rollout status.
 
-The verb x kind table, as kubectl has it:
-
-=================  ==========  ===========  =========  =====================
-verb               Deployment  StatefulSet  DaemonSet  ReplicationController
-=================  ==========  ===========  =========  =====================
-history / undo     ReplicaSet  ControllerRevision        (none)
-pause / resume     yes         no           no         no
-restart / image    yes         yes          yes        image only
-status             yes         RollingUpdate only        (rolling_update_rc)
-=================  ==========  ===========  =========  =====================
+The verb x kind table (which verb each kind supports, and how) is in docs/module_utils.md;
+a verb a kind lacks raises NotSupported from the Workload base class.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -61,6 +53,11 @@ def selector_string(selector):
     return ','.join(parts)
 
 
+def _metadata_field(key):
+    """A read-only property: the workload's ``metadata.<key>`` (None when missing)."""
+    return property(lambda self: self.metadata.get(key))
+
+
 class Workload:
     """A workload object (raw JSON) and what its kind knows. Subclasses set the class attributes."""
 
@@ -100,21 +97,10 @@ class Workload:
     def metadata(self):
         return self.obj.get('metadata') or {}
 
-    @property
-    def name(self):
-        return self.metadata.get('name')
-
-    @property
-    def namespace(self):
-        return self.metadata.get('namespace')
-
-    @property
-    def uid(self):
-        return self.metadata.get('uid')
-
-    @property
-    def resource_version(self):
-        return self.metadata.get('resourceVersion')
+    name = _metadata_field('name')
+    namespace = _metadata_field('namespace')
+    uid = _metadata_field('uid')
+    resource_version = _metadata_field('resourceVersion')
 
     @property
     def annotations(self):

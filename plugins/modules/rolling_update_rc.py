@@ -143,19 +143,25 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
   - kubeops.rollout.connection
 attributes:
+  action:
+    support: none
+  async:
+    support: full
+  bypass_host_loop:
+    support: none
+  platform:
+    platforms: posix
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details: >-
       Reports the plan - the new RC's name, every scale step (computed as if each new pod became
       ready at once) and the final RC - with no persisted write. The new RC is validated by a
       server-side dry run (C(dryRun=All)) when it does not exist yet.
   diff_mode:
-    description: >-
-      Will return details on what has changed (or possibly needs changing in check_mode), when in
-      diff mode.
     support: full
     details: Shows the pod template before (the old RC) and after (the new one).
 notes:
