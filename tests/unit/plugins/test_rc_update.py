@@ -346,6 +346,25 @@ def in_progress(old, opts, replicas=1):
     return new
 
 
+def test_classify_rollback():
+    opts = options(image=None, rollback=True)
+    plain = rc()
+    assert rc_state.rollback_partial_name(opts, plain) is None
+    assert rc_state.classify_rollback(opts, plain, None, None).phase == rc_state.NOTHING
+    old = rc(annotations={NEXT: 'web-2', ORIGINAL: '3'}, replicas=2)
+    assert rc_state.rollback_partial_name(opts, old) == 'web-2'
+    decision = rc_state.classify_rollback(opts, old, 'web-2', in_progress(old, options()))
+    assert decision == (rc_state.ROLL_BACK, 'web-2', 3)
+    # The new RC is gone: leftover annotations are cleared, unless its pods wait for adoption.
+    assert rc_state.classify_rollback(opts, old, 'web-2', None).phase == rc_state.LEFTOVERS
+    emptied = rc(annotations={NEXT: 'web-2', ORIGINAL: '3'}, replicas=0)
+    assert rc_state.rename_may_be_pending(emptied)
+    with pytest.raises(errors.UpdateError, match='finishing its rename'):
+        rc_state.classify_rollback(opts, emptied, 'web-2', None, released_pods=[{'metadata': {}}])
+    with pytest.raises(errors.UpdateError, match='not the new controller of an update'):
+        rc_state.classify_rollback(opts, rc(), 'web-2', rc('web-2', uid='uid-2'))
+
+
 def test_classify_fresh_rc_starts():
     assert classify(options(), rc()).phase == rc_state.START
 
