@@ -18,14 +18,16 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import (
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection import (
     CONNECTION_ARG_SPEC,
-    ApiClient,
+    load_connection,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (
     ApiError,
     ConfigError,
     ConnectionFailure,
     KubeError,
-    load_connection,
     redact,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import UnknownContainer
@@ -37,7 +39,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
 )
 
 DEFAULT_NAMESPACE = 'default'
-DEFAULT_WAIT_TIMEOUT = 300
+DEFAULT_TIMEOUT = 300  # seconds, for every wait (kubectl: 5m)
 
 TARGET_ARG_SPEC = {
     'kind': {'type': 'str', 'required': True, 'choices': sorted(ROLLOUT_KINDS)},
@@ -50,7 +52,7 @@ TARGET_ARG_SPEC = {
 def wait_arg_spec(default):
     return {
         'wait': {'type': 'bool', 'default': default},
-        'wait_timeout': {'type': 'int', 'default': DEFAULT_WAIT_TIMEOUT},
+        'wait_timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT},
     }
 
 
@@ -72,37 +74,23 @@ def describe_error(err, action, connection=None):
     return '%s: %s' % (action, err.message)
 
 
-class RolloutModule:
-    """AnsibleModule plus the collection's common options and behaviour."""
+class KubeModule:
+    """AnsibleModule with the collection's connection options: the connection, the client and the
+    namespace, resolved once, with the same messages for every module."""
 
-    def __init__(self, argument_spec=None, wait=None, kinds=None, **kwargs):
+    def __init__(self, argument_spec, **kwargs):
         spec = dict(CONNECTION_ARG_SPEC)
-        spec.update(TARGET_ARG_SPEC)
-        if kinds:
-            spec['kind'] = dict(TARGET_ARG_SPEC['kind'], choices=list(kinds))
-        if wait is not None:
-            spec.update(wait_arg_spec(wait))
-        spec.update(argument_spec or {})
-        self.module = AnsibleModule(
-            argument_spec=spec,
-            supports_check_mode=True,
-            mutually_exclusive=[('name', 'label_selectors')] + kwargs.pop('mutually_exclusive', []),
-            required_one_of=[('name', 'label_selectors')] + kwargs.pop('required_one_of', []),
-            **kwargs)
+        spec.update(argument_spec)
+        self.module = AnsibleModule(argument_spec=spec, supports_check_mode=True, **kwargs)
         self.params = self.module.params
-        self.kind = ROLLOUT_KINDS[self.params['kind']]
         self._client = None
         self._connection = None
-        self._status_inline = False
 
     # -- connection
     @property
     def connection(self):
         if self._connection is None:
-            try:
-                self._connection = load_connection(self.params)
-            except ConfigError as e:
-                self.fail('cannot configure the Kubernetes connection: %s' % e.message)
+            self._connection = self._configure(load_connection, self.params)
             # Secrets read from a kubeconfig are unknown to Ansible's no_log: register them.
             self.module.no_log_values.update(self._connection.secrets())
         return self._connection
@@ -110,15 +98,40 @@ class RolloutModule:
     @property
     def client(self):
         if self._client is None:
-            try:
-                self._client = ApiClient(self.connection)
-            except ConfigError as e:
-                self.fail('cannot configure the Kubernetes connection: %s' % e.message)
+            self._client = self._configure(ApiClient, self.connection)
         return self._client
+
+    def _configure(self, build, source):
+        try:
+            return build(source)
+        except ConfigError as e:
+            self.fail('cannot configure the Kubernetes connection: %s' % e.message)
 
     @property
     def namespace(self):
+        """The namespace option, else the kubeconfig context's (or service account's), else default."""
         return self.params.get('namespace') or self.connection.namespace or DEFAULT_NAMESPACE
+
+    def fail(self, msg, **extra):
+        self.module.fail_json(msg=msg, **extra)
+
+
+class RolloutModule(KubeModule):
+    """The rollout modules' options and behaviour: targets by name or label selectors, the verb
+    applied to each, waiting, results and diffs."""
+
+    def __init__(self, argument_spec=None, wait=None, **kwargs):
+        spec = dict(TARGET_ARG_SPEC)
+        if wait is not None:
+            spec.update(wait_arg_spec(wait))
+        spec.update(argument_spec or {})
+        super(RolloutModule, self).__init__(
+            spec,
+            mutually_exclusive=[('name', 'label_selectors')] + kwargs.pop('mutually_exclusive', []),
+            required_one_of=[('name', 'label_selectors')] + kwargs.pop('required_one_of', []),
+            **kwargs)
+        self.kind = ROLLOUT_KINDS[self.params['kind']]
+        self._status_inline = False
 
     # -- targets
     def targets(self):
@@ -144,10 +157,7 @@ class RolloutModule:
         return [kind(item) for item in items]
 
     # -- results
-    def fail(self, msg, **extra):
-        self.module.fail_json(msg=msg, **extra)
-
-    def run(self, verb, wait_predicate=None, fail_when_not_done=None, status_inline=False, precheck=None):
+    def run(self, verb, wait_predicate=None, status_inline=False, precheck=None):
         """Apply ``verb(client, workload) -> Outcome`` to every target, wait if asked, exit.
 
         ``precheck(workload)``: raises one of USER_ERRORS for a workload the verb would refuse, judged
@@ -155,13 +165,13 @@ class RolloutModule:
         fails for one of several workloads changes none of them.
 
         ``wait_predicate(workload) -> predicate(obj) -> RolloutStatus``: what waiting means for this
-        module (default: the kind's rollout status). ``fail_when_not_done``: fail when a waited-for
-        rollout did not finish (default: when waiting was requested). ``status_inline``: put the
-        wait's done/message/reason in the entry itself (rollout_status) instead of under ``status``.
+        module (default: the kind's rollout status); a waited-for rollout that did not finish fails
+        the task. ``status_inline``: put the wait's done/message/reason in the entry itself
+        (rollout_status) instead of under ``status``.
         """
         self._status_inline = status_inline
         try:
-            self._run(verb, wait_predicate, fail_when_not_done, precheck)
+            self._run(verb, wait_predicate, precheck)
         except _Context as c:
             self.fail(describe_error(c.error, c.action, self._connection))
         except ConnectionFailure as e:
@@ -173,7 +183,7 @@ class RolloutModule:
             self.module.fail_json(msg='unexpected error: %s: %s' % (type(e).__name__, redact(e, secrets)),
                                   exception=traceback.format_exc())
 
-    def _run(self, verb, wait_predicate, fail_when_not_done, precheck=None):
+    def _run(self, verb, wait_predicate, precheck=None):
         outcomes, errors = [], []
         workloads = self.targets()
         if precheck:
@@ -198,7 +208,7 @@ class RolloutModule:
         pending = [(o, e) for o, e in zip(outcomes, entries) if not o.error]
         wait = self.params.get('wait') and not self.module.check_mode
         if wait and pending:
-            errors.extend(self._wait(pending, wait_predicate, fail_when_not_done))
+            errors.extend(self._wait(pending, wait_predicate))
         result = {'changed': any(o.changed for o in outcomes), 'workloads': entries}
         diffs = [o.diff() for o in outcomes if o.changed and (o.before is not None or o.after is not None)]
         if self.module._diff and diffs:
@@ -207,7 +217,7 @@ class RolloutModule:
             self.fail('; '.join(errors), **result)
         self.module.exit_json(**result)
 
-    def _wait(self, pending, wait_predicate, fail_when_not_done):
+    def _wait(self, pending, wait_predicate):
         outcomes = [o for o, _e in pending]
         entries = [e for _o, e in pending]
         jobs = []
@@ -224,7 +234,7 @@ class RolloutModule:
                                              self._connection))
                 continue
             self.record_status(entry, res)
-            if not res.done and (fail_when_not_done is None or fail_when_not_done):
+            if not res.done:
                 errors.append('%s "%s": %s' % (o.workload.kind, o.workload.name, res.message))
         return errors
 

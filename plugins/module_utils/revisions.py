@@ -19,7 +19,7 @@ import copy
 POD_TEMPLATE_HASH_LABEL = 'pod-template-hash'
 REVISION_ANNOTATION = 'deployment.kubernetes.io/revision'
 REVISION_HISTORY_ANNOTATION = 'deployment.kubernetes.io/revision-history'
-DESIRED_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/desired-replicas'
+DEPLOYMENT_DESIRED_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/desired-replicas'
 MAX_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/max-replicas'
 LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration'
 ROLLBACK_TO_ANNOTATION = 'deprecated.deployment.rollback.to'
@@ -31,7 +31,7 @@ ANNOTATIONS_TO_SKIP = frozenset([
     LAST_APPLIED_ANNOTATION,
     REVISION_ANNOTATION,
     REVISION_HISTORY_ANNOTATION,
-    DESIRED_REPLICAS_ANNOTATION,
+    DEPLOYMENT_DESIRED_REPLICAS_ANNOTATION,
     MAX_REPLICAS_ANNOTATION,
     ROLLBACK_TO_ANNOTATION,
 ])

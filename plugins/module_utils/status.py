@@ -13,7 +13,7 @@ __metaclass__ = type
 import threading
 import time
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiError, KubeError
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, KubeError
 
 # Reasons reported next to kubectl's message; stable strings for playbooks to test.
 COMPLETE = 'Complete'

@@ -17,11 +17,8 @@ __metaclass__ = type
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import patches, revisions
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiError
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import retry_on_conflict
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import NotSupported, Refused
-
-# A write that meets a conflict is decided again from a fresh read, this many times in all.
-WRITE_ATTEMPTS = 5
 
 ROLLBACK_SUCCESS = 'rolled back'
 ROLLBACK_SKIPPED = 'skipped rollback'
@@ -56,24 +53,17 @@ def _template_of(obj):
 
 # ---- conflicts -------------------------------------------------------------------------------
 
-def _retry_on_conflict(client, workload, attempt):
-    """Run ``attempt(workload, conflicted)``; on a conflict (409, or a failed resourceVersion test)
-    read the workload again and decide again, at most WRITE_ATTEMPTS times in all.
+def _decide_and_write(client, workload, attempt):
+    """``attempt(workload, conflicted)`` under ``retry_on_conflict``: after a conflict the workload is
+    read again and the decision made again from it."""
+    latest = [workload]
 
-    ``conflicted`` tells the attempt that an earlier write may have landed (its answer lost, or a
-    concurrent writer got there first): finding the desired state already in place then still
-    counts as a change made during this task.
-    """
-    conflicted = False
-    for number in range(1, WRITE_ATTEMPTS + 1):
-        try:
-            return attempt(workload, conflicted)
-        except ApiError as e:
-            if not e.is_conflict or number == WRITE_ATTEMPTS:
-                raise
-            conflicted = True
-            workload = type(workload)(client.get(workload.path))
-    raise AssertionError('unreachable')  # pragma: no cover
+    def once(conflicted):
+        if conflicted:
+            latest[0] = type(workload)(client.get(workload.path))
+        return attempt(latest[0], conflicted)
+
+    return retry_on_conflict(once)
 
 
 # ---- history ---------------------------------------------------------------------------------
@@ -105,7 +95,7 @@ def pause(client, workload, paused, check_mode=False):
             after = {'spec': {'paused': bool((obj.get('spec') or {}).get('paused'))}}
         return Outcome(workload, True, {'paused': after['spec']['paused']}, before, after, obj)
 
-    return _retry_on_conflict(client, workload, attempt)
+    return _decide_and_write(client, workload, attempt)
 
 
 # ---- restart ---------------------------------------------------------------------------------
@@ -130,7 +120,7 @@ def restart(client, workload, check_mode=False, now=patches.rfc3339_now, sleep=t
             after = _template_of(obj)
         return Outcome(workload, True, {'restarted_at': stamp}, before, after, obj)
 
-    return _retry_on_conflict(client, workload, attempt)
+    return _decide_and_write(client, workload, attempt)
 
 
 # ---- set image -------------------------------------------------------------------------------
@@ -161,7 +151,7 @@ def image(client, workload, images, change_cause=None, check_mode=False):
         fields = {'images': now_images, 'previous_images': previous, 'init_containers': init}
         return Outcome(workload, True, fields, before, after, obj)
 
-    return _retry_on_conflict(client, workload, attempt)
+    return _decide_and_write(client, workload, attempt)
 
 
 # ---- undo ------------------------------------------------------------------------------------
@@ -171,9 +161,7 @@ def _undo_target(workload, revs, to_revision):
         return revisions.find(revs, to_revision, current_template=workload.template)
     target = revisions.previous(revs)
     if target is None:
-        if workload.pausable:
-            raise Refused('no rollout history found for deployment "%s"' % workload.name)
-        raise Refused('no last revision to roll back to')
+        raise workload.no_previous_revision()
     return target
 
 
@@ -206,7 +194,7 @@ def undo(client, workload, to_revision=0, check_mode=False):
         obj = client.patch(workload.path, body, content_type, retry=True)
         return Outcome(workload, True, fields, before, _template_of(obj), obj)
 
-    return _retry_on_conflict(client, workload, attempt)
+    return _decide_and_write(client, workload, attempt)
 
 
 # ---- status ----------------------------------------------------------------------------------

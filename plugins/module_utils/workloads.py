@@ -6,16 +6,8 @@
 """One class per workload kind: where it lives in the API, where its revisions live, the patch
 for each rollout verb and how to read its rollout status.
 
-The verb x kind table, as kubectl has it:
-
-=================  ==========  ===========  =========  =====================
-verb               Deployment  StatefulSet  DaemonSet  ReplicationController
-=================  ==========  ===========  =========  =====================
-history / undo     ReplicaSet  ControllerRevision        (none)
-pause / resume     yes         no           no         no
-restart / image    yes         yes          yes        image only
-status             yes         RollingUpdate only        (rolling_update_rc)
-=================  ==========  ===========  =========  =====================
+The verb x kind table (which verb each kind supports, and how) is in docs/module_utils.md;
+a verb a kind lacks raises NotSupported from the Workload base class.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -61,6 +53,11 @@ def selector_string(selector):
     return ','.join(parts)
 
 
+def _metadata_field(key):
+    """A read-only property: the workload's ``metadata.<key>`` (None when missing)."""
+    return property(lambda self: self.metadata.get(key))
+
+
 class Workload:
     """A workload object (raw JSON) and what its kind knows. Subclasses set the class attributes."""
 
@@ -69,7 +66,6 @@ class Workload:
     plural = None
     group = 'apps'
     history_plural = None  # where revisions live, in the same API group/version
-    pausable = False
 
     def __init__(self, obj):
         self.obj = obj
@@ -101,21 +97,10 @@ class Workload:
     def metadata(self):
         return self.obj.get('metadata') or {}
 
-    @property
-    def name(self):
-        return self.metadata.get('name')
-
-    @property
-    def namespace(self):
-        return self.metadata.get('namespace')
-
-    @property
-    def uid(self):
-        return self.metadata.get('uid')
-
-    @property
-    def resource_version(self):
-        return self.metadata.get('resourceVersion')
+    name = _metadata_field('name')
+    namespace = _metadata_field('namespace')
+    uid = _metadata_field('uid')
+    resource_version = _metadata_field('resourceVersion')
 
     @property
     def annotations(self):
@@ -164,11 +149,15 @@ class Workload:
         return None
 
     def restart_patch(self, timestamp):
-        self.check_restartable()
+        """Call check_restartable first: a paused Deployment is refused."""
         return patches.STRATEGIC_MERGE, patches.restart_patch(timestamp)
 
     def check_undoable(self):
         return None
+
+    def no_previous_revision(self):
+        """The refusal of an undo without a revision to go back to (kubectl's message per kind)."""
+        return Refused('no last revision to roll back to')
 
     def undo_patch(self, revision):
         raise NotSupported('no rollbacker has been implemented for %s' % self.kind)
@@ -186,7 +175,6 @@ class Deployment(Workload):
     kind = 'Deployment'
     plural = 'deployments'
     history_plural = 'replicasets'
-    pausable = True
 
     def revisions(self, history_items):
         return revisions.replica_set_revisions(history_items, self.uid)
@@ -199,6 +187,9 @@ class Deployment(Workload):
             raise Refused("%s can't restart paused deployment (run rollout resume first: "
                           "rollout_pause with state=resumed)" % self.describe())
 
+    def no_previous_revision(self):
+        return Refused('no rollout history found for deployment "%s"' % self.name)
+
     def check_undoable(self):
         if self.paused:
             raise Refused("you cannot rollback a paused deployment; resume it first with 'kubectl rollout "
@@ -207,9 +198,6 @@ class Deployment(Workload):
     def undo_patch(self, revision):
         """JSON patch: the ReplicaSet's template and annotations, guarded by resourceVersion."""
         return patches.JSON_PATCH, patches.deployment_undo_patch(self.obj, revision.source)
-
-    def undo_annotations(self, revision):
-        return patches.deployment_undo_annotations(self.annotations, revision.annotations)
 
     def rollout_status(self, obj=None):
         return _status().deployment_status(obj or self.obj)
@@ -243,30 +231,15 @@ class DaemonSet(_ControllerRevisionWorkload):
 
 
 class ReplicationController(Workload):
-    """No rollout history in the API: rolling_update_rc replaces it with a second controller."""
+    """Not a rollout kind (no rollout history in the API): rolling_update_rc replaces it with a
+    second controller, and uses this class for its API paths only."""
 
     kind = 'ReplicationController'
     api_prefix = '/api/v1'
     plural = 'replicationcontrollers'
     group = ''
 
-    def history(self, client):
-        raise NotSupported('%s has no rollout history (ReplicationControllers keep none)' % self.describe())
 
-    def revisions(self, history_items):
-        return []
-
-    def restart_patch(self, timestamp):
-        raise NotSupported('%s restarting is not supported' % self.describe())
-
-    def undo_patch(self, revision):
-        raise NotSupported('%s rollback is not supported' % self.describe())
-
-
-# Kinds the rollout modules accept (kubectl rollout's), and every kind the core knows.
+# The kinds the rollout modules accept (kubectl rollout's).
 ROLLOUT_KINDS = {cls.kind: cls for cls in (Deployment, StatefulSet, DaemonSet)}
-KINDS = dict(ROLLOUT_KINDS, ReplicationController=ReplicationController)
 
-
-def for_kind(kind):
-    return KINDS[kind]

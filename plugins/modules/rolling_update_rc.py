@@ -143,19 +143,25 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
   - kubeops.rollout.connection
 attributes:
+  action:
+    support: none
+  async:
+    support: full
+  bypass_host_loop:
+    support: none
+  platform:
+    platforms: posix
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details: >-
       Reports the plan - the new RC's name, every scale step (computed as if each new pod became
       ready at once) and the final RC - with no persisted write. The new RC is validated by a
       server-side dry run (C(dryRun=All)) when it does not exist yet.
   diff_mode:
-    description: >-
-      Will return details on what has changed (or possibly needs changing in check_mode), when in
-      diff mode.
     support: full
     details: Shows the pod template before (the old RC) and after (the new one).
 notes:
@@ -300,18 +306,72 @@ diff:
   type: dict
 '''
 
-from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+import traceback  # noqa: E402
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import rc_update  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import CONNECTION_ARG_SPEC  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (  # noqa: E402
+    ApiError,
+    KubeError,
+    UpdateError,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.module import (  # noqa: E402
+    DEFAULT_TIMEOUT,
+    KubeModule,
+    describe_error,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc.driver import RollingUpdate  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc.state import Options  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc.steps import step_dict  # noqa: E402
+
+ARGUMENT_SPEC = {
+    'name': {'type': 'str', 'required': True},
+    'namespace': {'type': 'str'},
+    'new_name': {'type': 'str'},
+    'image': {'type': 'str'},
+    'container': {'type': 'str'},
+    'image_pull_policy': {'type': 'str', 'choices': ['Always', 'IfNotPresent', 'Never']},
+    'new_controller': {'type': 'dict'},
+    'deployment_label_key': {'type': 'str', 'default': 'deployment', 'no_log': False},
+    'max_surge': {'type': 'raw', 'default': 1},
+    'max_unavailable': {'type': 'raw', 'default': 0},
+    'update_period': {'type': 'float', 'default': 1.0},  # kubectl: 1m; readiness gates every scale-down
+    'poll_interval': {'type': 'float', 'default': 1.0},  # kubectl: 3s
+    'timeout': {'type': 'float', 'default': float(DEFAULT_TIMEOUT)},
+    'cleanup_policy': {'type': 'str', 'choices': ['delete', 'preserve', 'rename']},
+    'rollback': {'type': 'bool', 'default': False},
+}
 
 
 def main():
-    spec = dict(CONNECTION_ARG_SPEC)
-    spec.update(rc_update.ARGUMENT_SPEC)
-    module = AnsibleModule(argument_spec=spec, supports_check_mode=True,
-                           mutually_exclusive=[('image', 'new_controller')])
-    rc_update.run_module(module)
+    module = KubeModule(ARGUMENT_SPEC, mutually_exclusive=[('image', 'new_controller')])
+    params = module.params
+    try:
+        opts = Options(**dict(params, namespace=module.namespace))
+    except UpdateError as e:
+        module.fail(e.message)
+    updater = RollingUpdate(module.client, opts, check_mode=module.module.check_mode)
+    details = {}
+    try:
+        result = updater.run()
+    except Exception as e:  # every failure says how far the update got and how to resume it
+        if isinstance(e, ApiError):
+            message = describe_error(e, 'rolling update of ReplicationController "%s"' % opts.name,
+                                     module.connection)
+        elif isinstance(e, (UpdateError, KubeError)):
+            message = e.message
+        else:
+            message = 'unexpected error (%s: %s)' % (type(e).__name__, e)
+            details['exception'] = traceback.format_exc()
+        if updater.in_progress and not module.module.check_mode:
+            progress = updater.progress()
+            message = '%s. %s%s' % (message.rstrip('.'), ('Progress: %s. ' % progress) if progress else '',
+                                    'Run the task again with the same arguments to resume'
+                                    + ('' if opts.rollback else ', or with rollback: true to return to "%s"'
+                                       % opts.name) + '.')
+        module.fail(message, changed=updater.changed, steps=[step_dict(s) for s in updater.steps],
+                    new_name=updater.new_name, **details)
+    if module.module._diff and updater.diff and result['changed']:
+        result['diff'] = updater.diff
+    module.module.exit_json(**result)
 
 
 if __name__ == '__main__':

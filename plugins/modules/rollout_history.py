@@ -26,16 +26,22 @@ options:
       - A revision that is not in the history is a failure listing the existing ones.
     type: int
 extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
   - kubeops.rollout.connection
   - kubeops.rollout.target
 attributes:
+  action:
+    support: none
+  async:
+    support: full
+  bypass_host_loop:
+    support: none
+  platform:
+    platforms: posix
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: >-
-      Will return details on what has changed (or possibly needs changing in check_mode), when in
-      diff mode.
     support: none
 notes:
   - "RBAC: C(get) and C(list) on the workload's resource (C(deployments), C(statefulsets) or

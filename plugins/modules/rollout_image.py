@@ -36,17 +36,23 @@ options:
       - Written to the workload's C(kubernetes.io/change-cause) annotation together with the images.
     type: str
 extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
   - kubeops.rollout.connection
   - kubeops.rollout.target
   - kubeops.rollout.wait
 attributes:
+  action:
+    support: none
+  async:
+    support: full
+  bypass_host_loop:
+    support: none
+  platform:
+    platforms: posix
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: >-
-      Will return details on what has changed (or possibly needs changing in check_mode), when in
-      diff mode.
     support: full
     details: Shows the pod template (and change-cause) before and after.
 notes:

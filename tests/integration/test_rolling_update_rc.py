@@ -369,12 +369,17 @@ class CrashingApi:
 
 
 def _driver(sim, after=None, check_mode=False, **params):
-    from ansible_collections.kubeops.rollout.plugins.module_utils import rc_update
-    from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient, load_connection
+    from ansible_collections.kubeops.rollout.plugins.modules.rolling_update_rc import ARGUMENT_SPEC
+    from ansible_collections.kubeops.rollout.plugins.module_utils.rc.driver import RollingUpdate
+    from ansible_collections.kubeops.rollout.plugins.module_utils.rc.state import Options
+    from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient
+    from ansible_collections.kubeops.rollout.plugins.module_utils.connection import load_connection
 
     api = CrashingApi(ApiClient(load_connection({'kubeconfig': str(sim.kubeconfig)})), after)
-    opts = rc_update.Options(namespace='default', update_period=0, poll_interval=0.02, timeout=20, **params)
-    return rc_update.RollingUpdate(api, opts, check_mode=check_mode), api
+    defaults = {name: spec.get('default') for name, spec in ARGUMENT_SPEC.items()}
+    opts = Options(**dict(defaults, namespace='default', update_period=0, poll_interval=0.02, timeout=20,
+                          **params))
+    return RollingUpdate(api, opts, check_mode=check_mode), api
 
 
 @pytest.mark.parametrize('policy', ['rename', 'delete', 'delete-derived', 'rollback'])
@@ -396,9 +401,9 @@ def test_resumes_after_a_crash_between_any_two_requests(kubesim_factory, policy)
             params['new_name'] = final = f'{name}-next'
         elif policy == 'delete-derived':
             # No new name: the new RC keeps its derived name <name>-<hash>, and the old one is deleted.
-            from ansible_collections.kubeops.rollout.plugins.module_utils import rc_update
+            from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import image_target
             params['cleanup_policy'] = 'delete'
-            target = rc_update.image_target(rcs.get(name), 'nginx:1.26', None, None, 'deployment')
+            target = image_target(rcs.get(name), 'nginx:1.26', None, None, 'deployment')
             final = f"{name}-{target.selector['deployment']}"
         t0 = time.monotonic()
         if policy == 'rollback':

@@ -1,4 +1,4 @@
-"""Unit tests of rc_update's pure part: step math, kubectl's labels and annotations, state detection."""
+"""Unit tests of the rolling update's pure part (module_utils/rc): step math, objects, state detection."""
 
 import copy
 import itertools
@@ -6,13 +6,18 @@ import random
 
 import pytest
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import rc_update as ru
+from ansible_collections.kubeops.rollout.plugins.modules.rolling_update_rc import ARGUMENT_SPEC
+from ansible_collections.kubeops.rollout.plugins.module_utils import errors
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc import objects
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc import state as rc_state
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc import steps as step_math
 
 pytestmark = pytest.mark.unit
 
-KEY = ru.DEFAULT_DEPLOYMENT_KEY
-NEXT, ORIGINAL = ru.NEXT_CONTROLLER_ANNOTATION, ru.ORIGINAL_REPLICAS_ANNOTATION
-SOURCE, DESIRED = ru.SOURCE_ID_ANNOTATION, ru.DESIRED_REPLICAS_ANNOTATION
+DEFAULTS = {name: spec.get('default') for name, spec in ARGUMENT_SPEC.items()}
+KEY = DEFAULTS['deployment_label_key']
+NEXT, ORIGINAL = objects.NEXT_CONTROLLER_ANNOTATION, objects.ORIGINAL_REPLICAS_ANNOTATION
+SOURCE, DESIRED = objects.SOURCE_ID_ANNOTATION, objects.DESIRED_REPLICAS_ANNOTATION
 
 
 def rc(name='web', image='nginx:1.25', replicas=3, containers=None, selector=None, labels=None,
@@ -31,14 +36,14 @@ def rc(name='web', image='nginx:1.25', replicas=3, containers=None, selector=Non
 
 
 def options(**kw):
-    base = {'name': 'web', 'namespace': 'default', 'image': 'nginx:1.26'}
+    base = dict(DEFAULTS, name='web', namespace='default', image='nginx:1.26')
     base.update(kw)
-    return ru.Options(**base)
+    return rc_state.Options(**base)
 
 
 def steps(old, new, desired, surge, unavailable, **kw):
-    lim = ru.limits(surge, unavailable, desired, old)
-    return [(s.action, s.to_replicas) for s in ru.plan_steps(old, new, lim, **kw)]
+    lim = step_math.limits(surge, unavailable, desired, old)
+    return [(s.action, s.to_replicas) for s in step_math.plan_steps(old, new, lim, **kw)]
 
 
 # ---- fenceposts ----------------------------------------------------------------------------------
@@ -53,7 +58,7 @@ def steps(old, new, desired, surge, unavailable, **kw):
     ('50%', 0, 0, (0, 1)),
 ])
 def test_resolve_fenceposts(surge, unavailable, desired, expected):
-    assert ru.resolve_fenceposts(surge, unavailable, desired) == expected
+    assert step_math.resolve_fenceposts(surge, unavailable, desired) == expected
 
 
 @pytest.mark.parametrize('surge, unavailable, message', [
@@ -65,12 +70,12 @@ def test_resolve_fenceposts(surge, unavailable, desired, expected):
     (True, 1, 'max_surge must be an integer'),
 ])
 def test_check_fenceposts_rejects(surge, unavailable, message):
-    with pytest.raises(ru.UpdateError, match=message):
-        ru.check_fenceposts(surge, unavailable)
+    with pytest.raises(errors.UpdateError, match=message):
+        step_math.check_fenceposts(surge, unavailable)
 
 
 def test_limits_zero_desired_lets_everything_go():
-    lim = ru.limits(1, 0, 0, 4)
+    lim = step_math.limits(1, 0, 0, 4)
     assert (lim.desired, lim.unavailable, lim.min_available) == (0, 4, 0)
 
 
@@ -110,43 +115,43 @@ def test_plan_grows_desired_count():
 
 
 def test_step_records_both_counts():
-    lim = ru.limits(1, 0, 2, 2)
-    first, second = ru.plan_steps(2, 0, lim, 'web', 'web-2')[:2]
-    assert ru.step_dict(first) == {'action': 'scale up', 'controller': 'web-2', 'from': 0, 'to': 1,
+    lim = step_math.limits(1, 0, 2, 2)
+    first, second = step_math.plan_steps(2, 0, lim, 'web', 'web-2')[:2]
+    assert step_math.step_dict(first) == {'action': 'scale up', 'controller': 'web-2', 'from': 0, 'to': 1,
                                    'old_replicas': 2, 'new_replicas': 1}
-    assert ru.step_dict(second) == {'action': 'scale down', 'controller': 'web', 'from': 2, 'to': 1,
+    assert step_math.step_dict(second) == {'action': 'scale down', 'controller': 'web', 'from': 2, 'to': 1,
                                     'old_replicas': 1, 'new_replicas': 1}
 
 
 def test_scale_down_waits_for_new_pods():
-    lim = ru.limits(1, 0, 3, 3)
-    assert ru.scale_down_target(3, 1, 0, lim) is None  # the new pod is not ready: nothing may go
-    assert ru.scale_down_target(3, 1, 1, lim) == 2
+    lim = step_math.limits(1, 0, 3, 3)
+    assert step_math.scale_down_target(3, 1, 0, lim) is None  # the new pod is not ready: nothing may go
+    assert step_math.scale_down_target(3, 1, 1, lim) == 2
 
 
 def test_scale_down_all_the_way_once_new_is_available():
-    lim = ru.limits(3, 0, 3, 3)  # a large surge: old may still have 3 when new has 3
-    assert ru.scale_down_target(3, 3, 3, lim) == 0
+    lim = step_math.limits(3, 0, 3, 3)  # a large surge: old may still have 3 when new has 3
+    assert step_math.scale_down_target(3, 3, 3, lim) == 0
 
 
 def test_scale_up_respects_surge_and_desired():
-    lim = ru.limits(2, 0, 3, 3)
-    assert ru.scale_up_target(3, 0, lim) == 2
-    assert ru.scale_up_target(3, 2, lim) is None  # 5 = desired + surge already
-    assert ru.scale_up_target(0, 2, lim) == 3  # nothing old left: all the way
-    assert ru.scale_up_target(1, 3, lim) is None
+    lim = step_math.limits(2, 0, 3, 3)
+    assert step_math.scale_up_target(3, 0, lim) == 2
+    assert step_math.scale_up_target(3, 2, lim) is None  # 5 = desired + surge already
+    assert step_math.scale_up_target(0, 2, lim) == 3  # nothing old left: all the way
+    assert step_math.scale_up_target(1, 3, lim) is None
 
 
 def _check_invariants(old, new, desired, surge, unavailable, ready_model):
     """Simulate the loop with a readiness model; check both bounds after every step."""
-    lim = ru.limits(surge, unavailable, desired, old)
+    lim = step_math.limits(surge, unavailable, desired, old)
     available_new = [0]
 
     def ready(new_replicas, rnd):
         available_new[0] = min(new_replicas, ready_model(new_replicas, rnd, available_new[0]))
         return available_new[0]
 
-    plan = ru.plan_steps(old, new, lim, ready=ready, max_rounds=5000)
+    plan = step_math.plan_steps(old, new, lim, ready=ready, max_rounds=5000)
     cur_old, cur_new, avail = old, new, 0
     for step in plan:
         if step.action == 'scale up':
@@ -178,39 +183,39 @@ def test_invariants_hold_at_every_step(desired, surge, unavailable):
 def test_invariants_hold_with_random_readiness():
     rng = random.Random(7)
     for desired, surge, unavailable in itertools.product((1, 2, 5, 8), (0, 1, 3, '25%'), (0, 1, '50%')):
-        if ru._is_zero(surge) and ru._is_zero(unavailable):
+        if step_math._is_zero(surge) and step_math._is_zero(unavailable):
             continue
         _check_invariants(desired, 0, desired, surge, unavailable,
                           lambda n, rnd, prev: max(prev, min(n, prev + rng.randint(0, 2))))
 
 
 def test_plan_stops_when_new_pods_never_become_ready():
-    lim = ru.limits(1, 0, 3, 3)
-    with pytest.raises(ru.UpdateError, match='no progress'):
-        ru.plan_steps(3, 0, lim, ready=lambda n, rnd: 0, max_rounds=50)
+    lim = step_math.limits(1, 0, 3, 3)
+    with pytest.raises(errors.UpdateError, match='no progress'):
+        step_math.plan_steps(3, 0, lim, ready=lambda n, rnd: 0, max_rounds=50)
 
 
 # ---- hashes, labels, annotations -------------------------------------------------------------------
 def test_template_hash_is_md5_hex_and_ignores_the_deployment_label():
     template = rc()['spec']['template']
-    h = ru.template_hash(template, {'app': 'web'}, KEY)
+    h = objects.template_hash(template, {'app': 'web'}, KEY)
     assert len(h) == 32 and int(h, 16) >= 0
     labelled = copy.deepcopy(template)
     labelled['metadata']['labels'][KEY] = 'abc-orig'
-    assert ru.template_hash(labelled, {'app': 'web', KEY: 'abc-orig'}, KEY) == h
+    assert objects.template_hash(labelled, {'app': 'web', KEY: 'abc-orig'}, KEY) == h
     other = copy.deepcopy(template)
     other['spec']['containers'][0]['image'] = 'nginx:1.26'
-    assert ru.template_hash(other, {'app': 'web'}, KEY) != h
+    assert objects.template_hash(other, {'app': 'web'}, KEY) != h
 
 
 def test_orig_label_value():
-    value = ru.orig_label_value(rc(), KEY)
+    value = objects.orig_label_value(rc(), KEY)
     assert value.endswith('-orig') and len(value) == 32 + len('-orig')
 
 
 def test_image_target_copies_the_old_rc():
     old = rc(annotations={'team': 'a', NEXT: 'x', ORIGINAL: '3'})
-    target = ru.image_target(old, 'nginx:1.26', None, 'Always', KEY)
+    target = objects.image_target(old, 'nginx:1.26', None, 'Always', KEY)
     container = target.template['spec']['containers'][0]
     assert container == {'name': 'app', 'image': 'nginx:1.26', 'imagePullPolicy': 'Always'}
     value = target.selector[KEY]
@@ -224,47 +229,47 @@ def test_image_target_copies_the_old_rc():
 def test_image_target_same_for_old_rc_labelled_orig():
     old = rc()
     labelled = copy.deepcopy(old)
-    labelled['spec']['selector'][KEY] = ru.orig_label_value(old, KEY)
+    labelled['spec']['selector'][KEY] = objects.orig_label_value(old, KEY)
     labelled['spec']['template']['metadata']['labels'][KEY] = labelled['spec']['selector'][KEY]
-    a = ru.image_target(old, 'nginx:1.26', None, None, KEY)
-    b = ru.image_target(labelled, 'nginx:1.26', None, None, KEY)
+    a = objects.image_target(old, 'nginx:1.26', None, None, KEY)
+    b = objects.image_target(labelled, 'nginx:1.26', None, None, KEY)
     assert a.template == b.template and a.selector == b.selector
 
 
 def test_container_rules():
     two = rc(containers=[{'name': 'app', 'image': 'a:1'}, {'name': 'side', 'image': 'b:1'}])
-    with pytest.raises(ru.UpdateError, match=r'has 2 containers \(app, side\): set container'):
-        ru.image_target(two, 'a:2', None, None, KEY)
-    with pytest.raises(ru.UpdateError, match=r'container "nope" not found .* \(containers: app, side\)'):
-        ru.image_target(two, 'a:2', 'nope', None, KEY)
-    target = ru.image_target(two, 'b:2', 'side', None, KEY)
+    with pytest.raises(errors.UpdateError, match=r'has 2 containers \(app, side\): set container'):
+        objects.image_target(two, 'a:2', None, None, KEY)
+    with pytest.raises(errors.UpdateError, match=r'container "nope" not found .* \(containers: app, side\)'):
+        objects.image_target(two, 'a:2', 'nope', None, KEY)
+    target = objects.image_target(two, 'b:2', 'side', None, KEY)
     assert [c['image'] for c in target.template['spec']['containers']] == ['a:1', 'b:2']
 
 
 def test_same_image_needs_pull_policy():
     opts = options(image='nginx:1.25')
     old = rc()
-    with pytest.raises(ru.UpdateError, match='image_pull_policy .* must be given when image is the same'):
+    with pytest.raises(errors.UpdateError, match='image_pull_policy .* must be given when image is the same'):
         opts.check_can_start(old, opts.target(old, 'default'))
     options(image='nginx:1.25', image_pull_policy='Always').check_can_start(old, None)
 
 
 def test_new_controller_body_has_kubectls_annotations():
     old = rc()
-    target = ru.image_target(old, 'nginx:1.26', None, None, KEY)
-    body = ru.new_controller_body(target, 'web-2', 'default', old, 3)
+    target = objects.image_target(old, 'nginx:1.26', None, None, KEY)
+    body = objects.new_controller_body(target, 'web-2', 'default', old, 3)
     assert body['spec']['replicas'] == 0
-    assert body['metadata']['annotations'] == {ru.DESIRED_REPLICAS_ANNOTATION: '3',
-                                               ru.SOURCE_ID_ANNOTATION: 'web:uid-1'}
+    assert body['metadata']['annotations'] == {objects.DESIRED_REPLICAS_ANNOTATION: '3',
+                                               objects.SOURCE_ID_ANNOTATION: 'web:uid-1'}
     assert 'uid' not in body['metadata'] and 'status' not in body
 
 
 def test_renamed_body_keeps_identity_and_drops_update_annotations():
-    old = rc(annotations={ru.NEXT_CONTROLLER_ANNOTATION: 'web-2', ru.ORIGINAL_REPLICAS_ANNOTATION: '3'})
+    old = rc(annotations={NEXT: 'web-2', ORIGINAL: '3'})
     new = rc('web-2', image='nginx:1.26', selector={'app': 'web', KEY: 'h'}, labels={'app': 'web', KEY: 'h'},
              annotations={SOURCE: 'web:uid-1', DESIRED: '3', 'team': 'a'},
              uid='uid-2')
-    body = ru.renamed_body(old, new, 3)
+    body = objects.renamed_body(old, new, 3)
     assert body['metadata']['name'] == 'web' and body['metadata']['uid'] == 'uid-1'
     assert body['metadata']['resourceVersion'] == '10'  # the update is guarded
     assert body['metadata']['annotations'] == {'team': 'a'}
@@ -279,18 +284,18 @@ def test_definition_target_validation():
             'spec': {'selector': {'app': 'web', 'v': '2'},
                      'template': {'metadata': {'labels': {'app': 'web', 'v': '2'}},
                                   'spec': {'containers': [{'name': 'app', 'image': 'x:2'}]}}}}
-    target = ru.definition_target(good, old, 'default')
+    target = objects.definition_target(good, old, 'default')
     assert target.name == 'web-v2' and target.replicas == 3  # defaults to the old size
-    with pytest.raises(ru.UpdateError, match='same namespace'):
-        ru.definition_target(dict(good, metadata={'name': 'a', 'namespace': 'other'}), old, 'default')
-    with pytest.raises(ru.UpdateError, match='not a ReplicationController'):
-        ru.definition_target(dict(good, kind='Deployment'), old, 'default')
-    with pytest.raises(ru.UpdateError, match='needs metadata.name'):
-        ru.definition_target(dict(good, metadata={}), old, 'default')
-    with pytest.raises(ru.UpdateError, match='differs from new_controller metadata.name'):
-        ru.definition_target(good, old, 'default', new_name='other')
-    with pytest.raises(ru.UpdateError, match='different value'):
-        ru.check_distinct_selectors(old, ru.definition_target(
+    with pytest.raises(errors.UpdateError, match='same namespace'):
+        objects.definition_target(dict(good, metadata={'name': 'a', 'namespace': 'other'}), old, 'default')
+    with pytest.raises(errors.UpdateError, match='not a ReplicationController'):
+        objects.definition_target(dict(good, kind='Deployment'), old, 'default')
+    with pytest.raises(errors.UpdateError, match='needs metadata.name'):
+        objects.definition_target(dict(good, metadata={}), old, 'default')
+    with pytest.raises(errors.UpdateError, match='differs from new_controller metadata.name'):
+        objects.definition_target(good, old, 'default', new_name='other')
+    with pytest.raises(errors.UpdateError, match='different value'):
+        objects.check_distinct_selectors(old, objects.definition_target(
             dict(good, spec=dict(good['spec'], selector={'app': 'web'})), old, 'default'))
 
 
@@ -298,35 +303,35 @@ def test_subset_matches_ignores_server_defaults():
     wanted = {'spec': {'containers': [{'name': 'a', 'image': 'x'}]}}
     actual = {'spec': {'containers': [{'name': 'a', 'image': 'x', 'imagePullPolicy': 'IfNotPresent'}],
                        'restartPolicy': 'Always'}}
-    assert ru.subset_matches(wanted, actual)
-    assert not ru.subset_matches({'spec': {'containers': [{'name': 'a', 'image': 'y'}]}}, actual)
-    assert not ru.subset_matches({'spec': {'containers': []}}, actual)
+    assert objects.subset_matches(wanted, actual)
+    assert not objects.subset_matches({'spec': {'containers': [{'name': 'a', 'image': 'y'}]}}, actual)
+    assert not objects.subset_matches({'spec': {'containers': []}}, actual)
 
 
 # ---- options ------------------------------------------------------------------------------------
 def test_options_rules():
-    assert options().policy == ru.CLEANUP_RENAME
-    assert options(new_name='web-2').policy == ru.CLEANUP_DELETE
-    assert options(cleanup_policy='preserve').policy == ru.CLEANUP_PRESERVE
-    with pytest.raises(ru.UpdateError, match="don't set image"):
+    assert options().policy == rc_state.CLEANUP_RENAME
+    assert options(new_name='web-2').policy == rc_state.CLEANUP_DELETE
+    assert options(cleanup_policy='preserve').policy == rc_state.CLEANUP_PRESERVE
+    with pytest.raises(errors.UpdateError, match="don't set image"):
         options(rollback=True)
-    with pytest.raises(ru.UpdateError, match='set image'):
+    with pytest.raises(errors.UpdateError, match='set image'):
         options(image=None)
-    with pytest.raises(ru.UpdateError, match='cannot both be 0'):
+    with pytest.raises(errors.UpdateError, match='cannot both be 0'):
         options(max_surge=0, max_unavailable=0)
-    with pytest.raises(ru.UpdateError, match='deployment_label_key cannot be empty'):
+    with pytest.raises(errors.UpdateError, match='deployment_label_key cannot be empty'):
         options(deployment_label_key='')
-    ru.Options(name='web', namespace='default', rollback=True)
+    rc_state.Options(**dict(DEFAULTS, name='web', namespace='default', rollback=True))
 
 
 # ---- state detection ------------------------------------------------------------------------------
 def classify(opts, old, new=None, new_name='web-2', orphans=None):
-    return ru.classify(opts, old, new, new_name, opts.target(old, 'default'), orphans)
+    return rc_state.classify(opts, old, new, new_name, opts.target(old, 'default'), orphans)
 
 
 def finished(old, image='nginx:1.26', value=None):
     """``old`` after an update to ``image`` renamed back: the target's template and selector."""
-    target = ru.image_target(old, image, None, None, KEY, value)
+    target = objects.image_target(old, image, None, None, KEY, value)
     done = copy.deepcopy(old)
     done['spec']['template'] = target.template
     done['spec']['selector'] = target.selector
@@ -335,44 +340,63 @@ def finished(old, image='nginx:1.26', value=None):
 
 def in_progress(old, opts, replicas=1):
     target = opts.target(old, 'default')
-    new = ru.new_controller_body(target, 'web-2', 'default', old, 3)
+    new = objects.new_controller_body(target, 'web-2', 'default', old, 3)
     new['metadata']['uid'] = 'uid-2'
     new['spec']['replicas'] = replicas
     return new
 
 
+def test_classify_rollback():
+    opts = options(image=None, rollback=True)
+    plain = rc()
+    assert rc_state.rollback_partial_name(opts, plain) is None
+    assert rc_state.classify_rollback(opts, plain, None, None).phase == rc_state.NOTHING
+    old = rc(annotations={NEXT: 'web-2', ORIGINAL: '3'}, replicas=2)
+    assert rc_state.rollback_partial_name(opts, old) == 'web-2'
+    decision = rc_state.classify_rollback(opts, old, 'web-2', in_progress(old, options()))
+    assert decision == (rc_state.ROLL_BACK, 'web-2', 3)
+    # The new RC is gone: leftover annotations are cleared, unless its pods wait for adoption.
+    assert rc_state.classify_rollback(opts, old, 'web-2', None).phase == rc_state.LEFTOVERS
+    emptied = rc(annotations={NEXT: 'web-2', ORIGINAL: '3'}, replicas=0)
+    assert rc_state.rename_may_be_pending(emptied)
+    with pytest.raises(errors.UpdateError, match='finishing its rename'):
+        rc_state.classify_rollback(opts, emptied, 'web-2', None, released_pods=[{'metadata': {}}])
+    with pytest.raises(errors.UpdateError, match='not the new controller of an update'):
+        rc_state.classify_rollback(opts, rc(), 'web-2', rc('web-2', uid='uid-2'))
+
+
 def test_classify_fresh_rc_starts():
-    assert classify(options(), rc()).phase == ru.START
+    assert classify(options(), rc()).phase == rc_state.START
 
 
 def test_classify_finished_update_is_complete():
     opts = options()
-    assert classify(opts, finished(rc())).phase == ru.COMPLETE
+    assert classify(opts, finished(rc())).phase == rc_state.FINISHED
 
 
 def test_classify_finished_by_kubectl_is_complete():
     # kubectl's label value is its own md5: recognised by the template, not the value.
     opts = options()
-    assert classify(opts, finished(rc(), value='0123456789abcdef0123456789abcdef')).phase == ru.COMPLETE
+    assert classify(opts, finished(rc(), value='0123456789abcdef0123456789abcdef')).phase == rc_state.FINISHED
 
 
 def test_classify_same_image_without_the_label_is_not_complete():
     opts = options(image='nginx:1.25')
-    assert classify(opts, rc()).phase == ru.START  # and start() then asks for image_pull_policy
+    assert classify(opts, rc()).phase == rc_state.START  # and start() then asks for image_pull_policy
 
 
 def test_classify_in_progress():
     opts = options()
-    old = rc(annotations={ru.NEXT_CONTROLLER_ANNOTATION: 'web-2'})
+    old = rc(annotations={objects.NEXT_CONTROLLER_ANNOTATION: 'web-2'})
     state = classify(opts, old, in_progress(old, opts))
-    assert state.phase == ru.SCALING and state.new_name == 'web-2'
+    assert state.phase == rc_state.SCALING and state.new_name == 'web-2'
 
 
 def test_classify_in_progress_to_another_image():
     opts = options()
-    old = rc(annotations={ru.NEXT_CONTROLLER_ANNOTATION: 'web-2'})
+    old = rc(annotations={objects.NEXT_CONTROLLER_ANNOTATION: 'web-2'})
     other = in_progress(old, options(image='nginx:9'))
-    with pytest.raises(ru.UpdateError,
+    with pytest.raises(errors.UpdateError,
                        match=r'to image nginx:9 .*image: nginx:9, or abort it with rollback: true'):
         classify(opts, old, other)
 
@@ -381,24 +405,24 @@ def test_classify_new_rc_of_another_source():
     opts = options()
     old = rc()
     new = in_progress(old, opts)
-    new['metadata']['annotations'][ru.SOURCE_ID_ANNOTATION] = 'web:another-uid'
-    with pytest.raises(ru.UpdateError, match='new controller of another update'):
+    new['metadata']['annotations'][objects.SOURCE_ID_ANNOTATION] = 'web:another-uid'
+    with pytest.raises(errors.UpdateError, match='new controller of another update'):
         classify(opts, old, new)
 
 
 def test_classify_cleanup_when_annotations_are_gone():
     opts = options()
-    old = rc(replicas=0, annotations={ru.NEXT_CONTROLLER_ANNOTATION: 'web-2'})
+    old = rc(replicas=0, annotations={objects.NEXT_CONTROLLER_ANNOTATION: 'web-2'})
     new = in_progress(old, opts, replicas=3)
-    for key in (ru.SOURCE_ID_ANNOTATION, ru.DESIRED_REPLICAS_ANNOTATION):
+    for key in (objects.SOURCE_ID_ANNOTATION, objects.DESIRED_REPLICAS_ANNOTATION):
         del new['metadata']['annotations'][key]
-    assert classify(opts, old, new).phase == ru.CLEANUP
+    assert classify(opts, old, new).phase == rc_state.CLEANUP
 
 
 def test_classify_unrelated_existing_rc():
     opts = options()
     new = rc('web-2', image='nginx:1.26')
-    with pytest.raises(ru.UpdateError, match='already exists and is not part of an update'):
+    with pytest.raises(errors.UpdateError, match='already exists and is not part of an update'):
         classify(opts, rc(), new)
 
 
@@ -406,7 +430,7 @@ def test_classify_interrupted_rename_adopts():
     opts = options()
     old = rc(replicas=0, annotations={NEXT: 'web-2', ORIGINAL: '3'})
     state = classify(opts, old, None, orphans=('h', [{'metadata': {'name': 'p'}}]))
-    assert state.phase == ru.ADOPT and state.new_name == 'web-2'
+    assert state.phase == rc_state.ADOPT and state.new_name == 'web-2'
 
 
 def test_orphans_for_picks_released_pods():
@@ -421,23 +445,23 @@ def test_orphans_for_picks_released_pods():
         return {'metadata': meta}
     pods = [pod('a', 'h1'), pod('b', 'h1'), pod('c', 'x-orig'), pod('d', 'h2', owned=True),
             pod('e', 'h1', deleting=True), pod('f', None)]
-    value, found = ru.orphans_for(pods, old, KEY)
+    value, found = objects.orphans_for(pods, old, KEY)
     assert value == 'h1' and [p['metadata']['name'] for p in found] == ['a', 'b']
 
 
 def test_pod_available_honours_min_ready_seconds():
     pod = {'metadata': {}, 'status': {'conditions': [
         {'type': 'Ready', 'status': 'True', 'lastTransitionTime': '2026-01-01T00:00:00Z'}]}}
-    t0 = ru._parse_time('2026-01-01T00:00:00Z')
-    assert ru.pod_available(pod, 0, t0)
-    assert not ru.pod_available(pod, 10, t0 + 5)
-    assert ru.pod_available(pod, 10, t0 + 10)
+    t0 = objects._parse_time('2026-01-01T00:00:00Z')
+    assert objects.pod_available(pod, 0, t0)
+    assert not objects.pod_available(pod, 10, t0 + 5)
+    assert objects.pod_available(pod, 10, t0 + 10)
     pod['metadata']['deletionTimestamp'] = '2026-01-01T00:00:01Z'
-    assert not ru.pod_available(pod, 0, t0)
-    assert not ru.pod_available({'metadata': {}, 'status': {}}, 0, t0)
+    assert not objects.pod_available(pod, 0, t0)
+    assert not objects.pod_available({'metadata': {}, 'status': {}}, 0, t0)
 
 
 def test_desired_replicas_annotation_must_parse():
-    assert ru.desired_replicas(rc(annotations={ru.DESIRED_REPLICAS_ANNOTATION: '4'})) == 4
-    with pytest.raises(ru.UpdateError, match='unable to parse annotation'):
-        ru.desired_replicas(rc(annotations={ru.DESIRED_REPLICAS_ANNOTATION: 'x'}))
+    assert objects.desired_replicas(rc(annotations={objects.DESIRED_REPLICAS_ANNOTATION: '4'})) == 4
+    with pytest.raises(errors.UpdateError, match='unable to parse annotation'):
+        objects.desired_replicas(rc(annotations={objects.DESIRED_REPLICAS_ANNOTATION: 'x'}))

@@ -8,16 +8,17 @@ import pytest
 import yaml
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import client as client_mod
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import (
-    ApiClient,
+from ansible_collections.kubeops.rollout.plugins.module_utils import connection as connection_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils import transport as transport_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection import Connection, load_connection
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (
     ApiError,
     ConfigError,
-    Connection,
     ConnectionFailure,
-    Transport,
-    load_connection,
     redact,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.transport import Transport
 
 pytestmark = pytest.mark.unit
 
@@ -137,7 +138,7 @@ def test_in_cluster_service_account_when_nothing_else(tmp_path, monkeypatch):
     (sa / 'token').write_text('sa-token\n')
     (sa / 'ca.crt').write_text('pem')
     (sa / 'namespace').write_text('apps')
-    monkeypatch.setattr(client_mod, 'SERVICE_ACCOUNT_DIR', str(sa))
+    monkeypatch.setattr(connection_mod, 'SERVICE_ACCOUNT_DIR', str(sa))
     env = {'KUBERNETES_SERVICE_HOST': '10.96.0.1', 'KUBERNETES_SERVICE_PORT': '443'}
     conn = load_connection({}, env=env)
     assert (conn.server, conn.token, conn.namespace) == ('https://10.96.0.1:443', 'sa-token', 'apps')
@@ -179,7 +180,8 @@ def test_native_auth_does_not_import_kubernetes(tmp_path):
     kc = write_kubeconfig(tmp_path / 'config')
     collections = client_mod.__file__.split('/ansible_collections/')[0]
     code = ('import sys; sys.path.insert(0, %r)\n'
-            'from ansible_collections.kubeops.rollout.plugins.module_utils.client import load_connection\n'
+            'from ansible_collections.kubeops.rollout.plugins.module_utils.connection import '
+            'load_connection\n'
             'load_connection({"kubeconfig": %r}, env={})\n'
             'print("kubernetes" in sys.modules)') % (collections, kc)
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
@@ -331,7 +333,7 @@ def test_dropped_connection_retried_only_when_safe():
 
 
 def test_refused_connection_retried_briefly_then_clear_message():
-    refused = client_mod._ConnectFailed(ConnectionRefusedError(111, 'Connection refused'))
+    refused = transport_mod.ConnectFailed(ConnectionRefusedError(111, 'Connection refused'))
     client, pool, _ = make_client([refused] * client_mod.CONNECT_ATTEMPTS)
     with pytest.raises(ConnectionFailure) as e:
         client.get('/x')
@@ -345,7 +347,7 @@ def test_refused_connection_retried_briefly_then_clear_message():
 
 
 def test_tls_failure_is_not_retried_and_says_what_to_do():
-    err = client_mod._ConnectFailed(ssl.SSLCertVerificationError(
+    err = transport_mod.ConnectFailed(ssl.SSLCertVerificationError(
         1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer '
         'certificate (_ssl.c:1006)'))
     client, pool, _ = make_client([err])
@@ -477,5 +479,5 @@ def test_proxy_and_no_proxy():
     conn.no_proxy, conn.proxy = None, 'socks5://proxy:1080'
     with pytest.raises(ConfigError, match='invalid proxy socks5://proxy:1080: only http://'):
         ApiClient(conn)
-    assert client_mod._no_proxy_matches('10.1.2.3', '10.0.0.0/8')
-    assert not client_mod._no_proxy_matches('11.1.2.3', '10.0.0.0/8')
+    assert transport_mod._no_proxy_matches('10.1.2.3', '10.0.0.0/8')
+    assert not transport_mod._no_proxy_matches('11.1.2.3', '10.0.0.0/8')

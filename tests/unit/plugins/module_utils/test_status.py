@@ -169,7 +169,7 @@ def test_wait_for_times_out():
 
 
 def test_wait_for_deleted_and_gone():
-    from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiError
+    from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError
     client = FakeWatchClient([[('DELETED', with_rv(dep(), '12'))]])
     r = status.wait_for(client, '/p', with_rv(dep(updatedReplicas=0), '10'), status.deployment_status, 30)
     assert r.reason == 'Deleted' and r.failed

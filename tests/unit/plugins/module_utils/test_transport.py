@@ -16,11 +16,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import client as client_mod
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import (
-    ApiClient,
-    Connection,
-    ConnectionFailure,
-)
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection import Connection
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConnectionFailure
 from tests.kubesim.tls import Certificates
 
 pytestmark = [pytest.mark.unit, pytest.mark.timeout(30)]

@@ -4,8 +4,9 @@ import copy
 
 import pytest
 
+from ansible_collections.kubeops.rollout.plugins.module_utils import client as client_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils import verbs
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiError
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import UnknownContainer
 from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import RevisionNotFound
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
@@ -175,7 +176,7 @@ def test_image_and_pause_retry_a_conflict_from_a_fresh_read():
 
 def test_undo_conflict_retries_are_bounded():
     conflict = ApiError(409, 'Conflict', 'the object has been modified')
-    n = verbs.WRITE_ATTEMPTS
+    n = client_mod.WRITE_ATTEMPTS
     client = ScriptedClient(history=deploy_history(), fresh=[deployment('nginx:4') for _ in range(n)],
                             patch_answers=[conflict] * n)
     with pytest.raises(ApiError):

@@ -1,0 +1,497 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""``RollingUpdate``: runs (or, in check mode, plans) one rolling update or rollback. The decisions
+come from ``state``, ``steps`` and ``objects``; the requests from ``requests``."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import time
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, KubeError, UpdateError
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import (
+    DESIRED_REPLICAS_ANNOTATION,
+    NEXT_CONTROLLER_ANNOTATION,
+    ORIGINAL_REPLICAS_ANNOTATION,
+    SOURCE_ID_ANNOTATION,
+    UPDATE_ANNOTATIONS,
+    annotations_of,
+    controller_ref,
+    desired_replicas,
+    name_of,
+    new_controller_body,
+    orig_label_value,
+    orphans_for,
+    renamed_body,
+    replicas_of,
+    source_id,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc.requests import (
+    ControllerRequests,
+    StateChanged,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc.state import (
+    ADOPT,
+    CLEANUP,
+    CLEANUP_DELETE,
+    CLEANUP_PRESERVE,
+    CLEANUP_RENAME,
+    FINISHED,
+    LEFTOVERS,
+    NOTHING,
+    SCALING,
+    START,
+    classify,
+    classify_rollback,
+    finished_by_derived_name,
+    rename_may_be_pending,
+    rollback_partial_name,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc.steps import (
+    limits,
+    plan_steps,
+    scale_down_target,
+    scale_up_target,
+    step_dict,
+)
+
+class RollingUpdate(ControllerRequests):
+    """Runs (or, in check mode, plans) one rolling update or rollback against the API.
+
+    ``api`` is an ApiClient (get/list/create/replace/patch/delete on raw JSON). ``sleep`` and
+    ``clock`` are injectable for tests.
+    """
+
+    def __init__(self, api, opts, check_mode=False, sleep=time.sleep, clock=time.time):
+        super(RollingUpdate, self).__init__(api, opts, sleep=sleep, clock=clock)
+        self.check_mode = check_mode
+        self.new_name = None
+        self.diff = None
+
+    # -- entry point
+    def run(self):
+        if self.opts.rollback:
+            return self.rollback()
+        return self.forward()
+
+    # -- forward update
+    def resolve_target(self, old):
+        return self.opts.target(old, self.ns)
+
+    def observe(self):
+        """Read what the update needs and classify it (forward direction)."""
+        opts = self.opts
+        old = self.get_rc(opts.name)
+        if old is None:
+            return None
+        if (old.get('metadata') or {}).get('deletionTimestamp'):
+            raise UpdateError('ReplicationController "%s" is being deleted' % opts.name)
+        target = self.resolve_target(old)
+        ptr = annotations_of(old).get(NEXT_CONTROLLER_ANNOTATION)
+        marker = annotations_of(old).get(SOURCE_ID_ANNOTATION)
+        if marker is not None and marker.rsplit(':', 1)[0] != ptr:
+            source = marker.rsplit(':', 1)[0]
+            raise UpdateError('ReplicationController "%s" is the new controller of an update of "%s" that is '
+                              'in progress: run the update with name: %s to finish it'
+                              % (opts.name, source, source))
+        ptr_rc = self.get_rc(ptr) if ptr else None
+        explicit = opts.explicit_new_name
+        if explicit:
+            new_name = explicit
+        elif ptr_rc is not None:
+            new_name = ptr
+        else:
+            new_name = '%s-%s' % (opts.name, target.selector[opts.deployment_label_key])
+        if new_name == opts.name:
+            raise UpdateError('the new controller cannot have the same name as the existing '
+                              'ReplicationController "%s"' % opts.name)
+        if ptr_rc is not None and ptr != new_name and \
+                annotations_of(ptr_rc).get(SOURCE_ID_ANNOTATION) == source_id(old):
+            raise UpdateError('an update of "%s" to "%s" is in progress: finish it first (new_name: %s and '
+                              'its image or definition) or abort it with rollback: true'
+                              % (opts.name, ptr, ptr))
+        new = ptr_rc if ptr == new_name else self.get_rc(new_name)
+        if new is not None and (new.get('metadata') or {}).get('deletionTimestamp'):
+            self.wait_gone(new_name)
+            return self.observe()
+        orphans = None
+        if new is None and ptr and ptr_rc is None and rename_may_be_pending(old):
+            orphans = self.find_orphans(old, target)
+        return classify(opts, old, new, new_name, target, orphans)
+
+    def released_pods(self, old):
+        """Pods of a deleted new RC, found by the deployment label (value, pods)."""
+        key = self.opts.deployment_label_key
+        selector = {k: v for k, v in ((old.get('spec') or {}).get('selector') or {}).items() if k != key}
+        return orphans_for(self.list_pods(selector), old, key)
+
+    def find_orphans(self, old, target):
+        if self.opts.image_mode:
+            return self.released_pods(old)
+        pods = [p for p in self.list_pods(target.selector)
+                if not controller_ref(p) and not (p.get('metadata') or {}).get('deletionTimestamp')]
+        return (None, pods)
+
+    def forward(self):
+        state = self.observe()
+        if state is None:
+            return self.old_missing()
+        self.new_name = state.new_name
+        self.diff = {'before': (state.old.get('spec') or {}).get('template'), 'after': state.target.template}
+        self.in_progress = state.phase != START
+        if state.phase == FINISHED:
+            self.new_name = self.opts.name
+            self.diff = None
+            return self.result(state.old, state.reason)
+        if self.opts.rollback is False and SOURCE_ID_ANNOTATION in annotations_of(state.old):
+            self.cancel_rollback(state.old)
+        if self.check_mode:
+            return self.plan(state)
+        if state.phase == ADOPT:
+            rc = self.adopt(state)
+            return self.result(rc, 'finished renaming %s to %s' % (state.new_name, self.opts.name))
+        if state.phase == START:
+            self.start(state)
+        elif state.phase == SCALING:
+            self.prepare_old(state.old, state.new_name)
+        if state.phase in (START, SCALING):
+            self.scale_loop(self.opts.name, self.new_name)
+        rc = self.cleanup(self.opts.name, self.new_name)
+        return self.result(rc, self.summary())
+
+    def cancel_rollback(self, old):
+        """A rollback was in progress and the update is wanted again: drop the rollback markers."""
+        if self.check_mode:
+            return
+
+        def mutate(rc):
+            annotations = rc['metadata'].get('annotations') or {}
+            annotations.pop(SOURCE_ID_ANNOTATION, None)
+            annotations.pop(DESIRED_REPLICAS_ANNOTATION, None)
+        self.update_rc(self.opts.name, mutate, 'dropped the rollback annotations of %s' % self.opts.name)
+
+    def old_missing(self):
+        """The old RC is gone: a finished update (delete policy) or one whose last step is left."""
+        opts = self.opts
+        name = opts.name
+        candidates = []
+        explicit = opts.explicit_new_name
+        if explicit:
+            rc = self.get_rc(explicit)
+            if rc is not None:
+                candidates.append(rc)
+        else:
+            rcs = self.list_rcs()
+            candidates = [rc for rc in rcs
+                          if (annotations_of(rc).get(SOURCE_ID_ANNOTATION) or '').startswith(name + ':')]
+            if not candidates and opts.image_mode:
+                candidates = finished_by_derived_name(opts, rcs)
+        for rc in candidates:
+            src = annotations_of(rc).get(SOURCE_ID_ANNOTATION)
+            self.new_name = name_of(rc)
+            if src is not None and src.startswith(name + ':'):
+                if self.check_mode:
+                    self.changed = True
+                    return self.result(rc, 'would remove the update annotations of "%s" (the old controller '
+                                       '"%s" is already deleted)' % (self.new_name, name))
+                rc = self.strip_update_annotations(self.new_name)
+                return self.result(rc, 'finished the update of "%s": "%s" replaced it'
+                                   % (name, self.new_name))
+            target = None if opts.image_mode else opts.target(None, self.ns)
+            if src is None and opts.matches(rc, target):
+                return self.result(rc, 'ReplicationController "%s" already replaced "%s" (which is deleted)'
+                                   % (self.new_name, name))
+        raise UpdateError('ReplicationController "%s" not found in namespace "%s"' % (name, self.ns))
+
+    def start(self, state):
+        """Point the old RC at the new one, label it apart (image mode), create the new RC at 0."""
+        opts = self.opts
+        old = state.old
+        opts.check_can_start(old, state.target)
+        old = self.prepare_old(old, state.new_name)
+        desired = state.target.replicas
+        body = new_controller_body(state.target, state.new_name, self.ns, old, desired)
+        try:
+            self.api.create(self._rc_path(), body)
+        except ApiError as e:
+            if e.status != 409:
+                raise
+            # Created by a run that did not see the answer: it is ours if its source id says so.
+            existing = self.must_get_rc(state.new_name)
+            if annotations_of(existing).get(SOURCE_ID_ANNOTATION) != source_id(old):
+                raise UpdateError('ReplicationController "%s" already exists and is not part of an update of '
+                                  '"%s"' % (state.new_name, opts.name))
+        else:
+            self._write('created %s' % state.new_name)
+
+    def prepare_old(self, old, new_name):
+        """kubectl's UpdateExistingReplicationController: next-controller-id (and original-replicas),
+        and in image mode the ``<key>=<hash>-orig`` label on template, pods, then selector."""
+        opts = self.opts
+        key = opts.deployment_label_key
+        name = opts.name
+        selector = (old.get('spec') or {}).get('selector') or {}
+        needs_label = opts.image_mode and key not in selector
+        value = orig_label_value(old, key)
+
+        def annotate(rc):
+            annotations = rc['metadata'].setdefault('annotations', {})
+            annotations[NEXT_CONTROLLER_ANNOTATION] = new_name
+            annotations.setdefault(ORIGINAL_REPLICAS_ANNOTATION, str(replicas_of(rc)))
+            if needs_label:
+                template_meta = rc['spec']['template'].setdefault('metadata', {})
+                template_meta.setdefault('labels', {})[key] = value
+        old = self.update_rc(name, annotate, 'annotated %s' % name)
+        if not needs_label:
+            return old
+        # Label the running pods first so that the new selector keeps them.
+        for pod in self.list_pods(selector):
+            if (pod['metadata'].get('labels') or {}).get(key) != value:
+                self.label_pod(pod, key, value)
+
+        def select(rc):
+            rc['spec'].setdefault('selector', dict(selector))[key] = value
+        old = self.update_rc(name, select, 'added %s=%s to the selector of %s' % (key, value, name))
+        # A pod made from the unlabelled template in between would be left behind: delete it.
+        for pod in self.list_pods(selector):
+            if key not in (pod['metadata'].get('labels') or {}):
+                self.delete_pod(pod)
+        return old
+
+    def scale_loop(self, src_name, dst_name):
+        """kubectl's loop: scale dst up within the surge, wait update_period, scale src down within
+        availability; repeat until dst has its desired replicas and src none. Any scale is progress;
+        none for ``timeout`` seconds fails."""
+        opts = self.opts
+        deadline = self.clock() + float(opts.timeout)
+        while True:
+            src = self.must_get_rc(src_name)
+            dst = self.must_get_rc(dst_name)
+            desired = desired_replicas(dst)
+            lim = limits(opts.max_surge, opts.max_unavailable, desired, replicas_of(src))
+            if replicas_of(dst) == desired and replicas_of(src) == 0:
+                return
+            before = (replicas_of(src), replicas_of(dst))
+            try:
+                up = scale_up_target(replicas_of(src), replicas_of(dst), lim)
+                if up is not None:
+                    dst = self.scale(dst, up, 'scale up', src)
+                    self.sleep(float(opts.update_period))
+                src = self.must_get_rc(src_name)
+                down = scale_down_target(replicas_of(src), replicas_of(dst), self.available_pods(dst), lim)
+                if down is not None:
+                    src = self.scale(src, down, 'scale down', dst)
+            except StateChanged:
+                continue
+            if (replicas_of(src), replicas_of(dst)) != before:
+                deadline = self.clock() + float(opts.timeout)
+            elif self.clock() > deadline:
+                raise UpdateError('timed out waiting for any update progress to be made (no scaling possible '
+                                  'for %ss: are the new pods becoming ready?)' % opts.timeout)
+            else:
+                self.sleep(float(opts.poll_interval))
+
+    def strip_update_annotations(self, name):
+        def mutate(rc):
+            annotations = rc['metadata'].get('annotations') or {}
+            annotations.pop(SOURCE_ID_ANNOTATION, None)
+            annotations.pop(DESIRED_REPLICAS_ANNOTATION, None)
+            if not annotations:
+                rc['metadata'].pop('annotations', None)
+        return self.update_rc(name, mutate, 'removed the update annotations of %s' % name)
+
+    def cleanup(self, old_name, new_name):
+        """After the loop: wait for the new RC's pods, then the cleanup policy. Every order here is
+        chosen so that a killed run still finds the update from what is left."""
+        policy = self.opts.policy
+        new = self.wait_replicas(new_name)
+        if policy == CLEANUP_PRESERVE:
+            new = self.strip_update_annotations(new_name)
+            return new
+        if policy == CLEANUP_DELETE:
+            self.delete_rc(old_name)
+            return self.strip_update_annotations(new_name)
+        old = self.must_get_rc(old_name)
+        return self.rename(old, new)
+
+    def rename(self, old, new):
+        """Give the old RC the new one's pods: delete the new RC orphaning its pods, then update the
+        old RC in place to the new selector/template/size; it adopts the released pods."""
+        desired = replicas_of(new)
+        self.delete_rc(name_of(new), orphan=True)
+        return self.take_over(old, new, desired)
+
+    def take_over(self, old, source, desired):
+        """Update the old RC in place to ``source``'s labels, annotations and spec at ``desired``."""
+        name = name_of(old)
+        # Its scale-down to 0 must be carried out first: an old pod still there when the selector
+        # changes is released, not deleted, and stays behind for good (a run killed right after
+        # that scale-down never waited for it).
+        self.wait_replicas(name, ' before adopting the pods of "%s"' % name_of(source))
+        self.replace_rc(name, lambda live: renamed_body(live, source, desired),
+                        'renamed %s to %s' % (name_of(source), name))
+        return self.wait_replicas(name, ' after adopting the pods of "%s"' % name_of(source))
+
+    def adoption_source(self, state):
+        """The deleted new RC of an interrupted rename, rebuilt from the target (in image mode with
+        the deployment label its released pods carry): (source object, desired replicas)."""
+        old = state.old
+        value, _pods = self.find_orphans(old, state.target)
+        target = self.opts.target(old, self.ns, label_value=value) if self.opts.image_mode else state.target
+        metadata = {'name': state.new_name, 'labels': target.labels, 'annotations': target.annotations}
+        spec = dict(copy.deepcopy(old.get('spec') or {}), selector=target.selector, template=target.template)
+        source = {'metadata': metadata, 'spec': spec}
+        return source, target.replicas
+
+    def adopt(self, state):
+        """The rename was interrupted after the new RC was deleted: the old RC takes its pods over."""
+        source, desired = self.adoption_source(state)
+        return self.take_over(state.old, source, desired)
+
+    # -- rollback
+    def rollback(self):
+        """kubectl's --rollback: swap the roles and scale the old RC back to its original size,
+        then delete the partial new RC (kubectl's cleanup for an abort)."""
+        opts = self.opts
+        old = self.get_rc(opts.name)
+        if old is None:
+            raise UpdateError('ReplicationController "%s" not found in namespace "%s"' % (opts.name, self.ns))
+        partial_name = rollback_partial_name(opts, old)
+        self.new_name = partial_name
+        partial = self.get_rc(partial_name) if partial_name else None
+        released = []
+        if partial_name and partial is None and rename_may_be_pending(old):
+            released = self.released_pods(old)[1]
+        decision = classify_rollback(opts, old, partial_name, partial, released)
+        if decision.phase == NOTHING:
+            return self.result(old, 'no rolling update of "%s" in progress: nothing to roll back' % opts.name)
+        if decision.phase == LEFTOVERS:
+            if self.check_mode:
+                self.changed = True
+                return self.result(old, 'would remove the leftover update annotations of "%s"' % opts.name)
+            old = self.clear_old_annotations(opts.name)
+            return self.result(old, 'rollback of "%s" finished' % opts.name)
+        original = decision.original
+        self.diff = {'before': (partial.get('spec') or {}).get('template'),
+                     'after': (old.get('spec') or {}).get('template')}
+        if self.check_mode:
+            lim = limits(opts.max_surge, opts.max_unavailable, original, replicas_of(partial))
+            self.steps = plan_steps(replicas_of(partial), replicas_of(old), lim, partial_name, opts.name)
+            self.changed = True
+            final = copy.deepcopy(old)
+            final['spec']['replicas'] = original
+            return self.result(final, 'would roll "%s" back to "%s" (%d replicas) and delete "%s"'
+                               % (partial_name, opts.name, original, partial_name), planned=True)
+
+        def mark(rc):
+            rc_annotations = rc['metadata'].setdefault('annotations', {})
+            rc_annotations[SOURCE_ID_ANNOTATION] = source_id(partial)
+            rc_annotations[DESIRED_REPLICAS_ANNOTATION] = str(original)
+        self.update_rc(opts.name, mark, 'marked %s as the rollback target' % opts.name)
+        self.scale_loop(partial_name, opts.name)
+        self.wait_replicas(opts.name)
+        self.delete_rc(partial_name)
+        old = self.clear_old_annotations(opts.name)
+        return self.result(old, 'rolled back "%s" to "%s" and deleted "%s"'
+                           % (partial_name, opts.name, partial_name))
+
+    def clear_old_annotations(self, name):
+        def mutate(rc):
+            annotations = rc['metadata'].get('annotations') or {}
+            for key in UPDATE_ANNOTATIONS:
+                annotations.pop(key, None)
+            if not annotations:
+                rc['metadata'].pop('annotations', None)
+        return self.update_rc(name, mutate, 'removed the update annotations of %s' % name)
+
+    # -- check mode
+    def plan(self, state):
+        """The update as it would run, without a persisted write (the new RC is validated by a
+        server-side dry run when it does not exist yet)."""
+        opts = self.opts
+        old = state.old
+        if state.phase == CLEANUP and opts.policy == CLEANUP_PRESERVE and \
+                DESIRED_REPLICAS_ANNOTATION not in annotations_of(state.new) and \
+                SOURCE_ID_ANNOTATION not in annotations_of(old):
+            # A finished update that keeps the old RC: the real run would write nothing either.
+            return self.result(state.new, self.summary())
+        self.changed = True
+        key = opts.deployment_label_key
+        if state.phase == ADOPT:
+            source, desired = self.adoption_source(state)
+            final = renamed_body(old, source, desired)
+            return self.result(final, 'would finish renaming %s to %s' % (state.new_name, opts.name),
+                               planned=True)
+        if state.phase == START:
+            opts.check_can_start(old, state.target)
+            desired = state.target.replicas
+            body = new_controller_body(state.target, state.new_name, self.ns, old, desired)
+            new = self.api.create(self._rc_path(), body, dry_run=True)
+            new_replicas = 0
+        else:
+            new = state.new
+            desired = desired_replicas(new) if state.phase == SCALING else replicas_of(new)
+            new_replicas = replicas_of(new)
+        old_replicas = replicas_of(old)
+        lim = limits(opts.max_surge, opts.max_unavailable, desired, old_replicas)
+        self.steps = plan_steps(old_replicas, new_replicas, lim, opts.name, state.new_name)
+        final = copy.deepcopy(new)
+        final['spec']['replicas'] = desired
+        for k in (SOURCE_ID_ANNOTATION, DESIRED_REPLICAS_ANNOTATION):
+            (final['metadata'].get('annotations') or {}).pop(k, None)
+        msg = 'would update "%s" to "%s" ' % (opts.name, state.new_name)
+        if opts.policy == CLEANUP_RENAME:
+            final = renamed_body(old, final, desired)
+            msg += 'and rename it back to "%s"' % opts.name
+        elif opts.policy == CLEANUP_DELETE:
+            msg += 'and delete "%s"' % opts.name
+        else:
+            msg += 'and keep "%s" at 0 replicas' % opts.name
+        if opts.image_mode and key not in ((old.get('spec') or {}).get('selector') or {}):
+            msg += ' (labelling its pods %s=%s)' % (key, orig_label_value(old, key))
+        return self.result(final, msg, planned=True)
+
+    # -- results
+    def summary(self):
+        if not self.changed:
+            return '"%s" already replaced "%s" (cleanup policy %s: nothing left to do)' % (
+                self.new_name, self.opts.name, self.opts.policy)
+        how = {CLEANUP_RENAME: 'then renamed back to "%s"' % self.opts.name,
+               CLEANUP_DELETE: 'and deleted "%s"' % self.opts.name,
+               CLEANUP_PRESERVE: 'and kept "%s" at 0 replicas' % self.opts.name}[self.opts.policy]
+        return 'rolling updated "%s" to "%s" in %d scale steps %s' % (
+            self.opts.name, self.new_name, len(self.steps), how)
+
+    def result(self, rc, msg, planned=False):
+        # Not "rc": Ansible reads a result key rc as a return code and fails the task when it is not 0.
+        out = {'changed': self.changed, 'msg': msg, 'steps': [step_dict(s) for s in self.steps],
+               'replication_controller': rc, 'new_name': self.final_name(rc)}
+        if planned:
+            out['planned'] = True
+        return out
+
+    def final_name(self, rc):
+        return self.new_name or (name_of(rc) if rc else None)
+
+    def progress(self):
+        """How far the update got, for a failure message."""
+        parts = []
+        try:
+            for name in (self.opts.name, self.new_name):
+                if not name:
+                    continue
+                rc = self.get_rc(name)
+                if rc is None:
+                    parts.append('"%s" does not exist' % name)
+                else:
+                    parts.append('"%s" has %d replicas' % (name, replicas_of(rc)))
+        except KubeError:
+            pass
+        if self.done:
+            parts.append('last change in this run: %s' % self.done[-1])
+        return '; '.join(parts)

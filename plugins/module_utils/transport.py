@@ -1,0 +1,300 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""HTTP(S) to one API server on the standard library (``http.client`` and ``ssl``): the TLS
+context from a ``Connection``, HTTP proxies (forwarding and CONNECT tunnels), keep-alive pooling
+and streaming responses. Knows nothing of Kubernetes: ``client.py`` sends the requests."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import http.client
+import os
+import select
+import ssl
+import threading
+
+try:
+    from urllib.parse import urlsplit
+except ImportError:  # pragma: no cover - Python 2 is not supported, this keeps sanity's import test quiet
+    urlsplit = None
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConfigError, redact
+
+CONNECT_TIMEOUT = 10.0
+READ_TIMEOUT = 60.0
+
+
+def _no_proxy_matches(host, no_proxy):
+    if not no_proxy:
+        return False
+    host = (host or '').lower()
+    for entry in [e.strip().lower() for e in no_proxy.split(',') if e.strip()]:
+        if entry == '*':
+            return True
+        if '/' in entry:
+            try:
+                import ipaddress
+                if ipaddress.ip_address(host) in ipaddress.ip_network(entry, strict=False):
+                    return True
+            except ValueError:
+                pass
+            continue
+        entry = entry.lstrip('.')
+        if host == entry or host.endswith('.' + entry):
+            return True
+    return False
+
+
+def basic_auth(credentials):
+    return 'Basic ' + base64.b64encode(credentials.encode('latin-1')).decode('ascii')
+
+
+def proxy_header_list(proxy_headers):
+    """The ``proxy_headers`` option as HTTP headers for the proxy (kubernetes.core's names)."""
+    headers = []
+    for key, value in sorted((proxy_headers or {}).items()):
+        if value is None:
+            continue
+        if key == 'proxy_basic_auth':
+            headers.append(('Proxy-Authorization', basic_auth(value)))
+        elif key == 'basic_auth':
+            headers.append(('Authorization', basic_auth(value)))
+        elif key == 'user_agent':
+            headers.append(('User-Agent', value))
+    return headers
+
+
+def ssl_context(conn):
+    """The TLS context for ``conn``: its CA (or the system's), client certificate, verification."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    if conn.verify:
+        try:
+            if conn.ca_file:
+                ctx.load_verify_locations(cafile=conn.ca_file)
+            elif conn.ca_data:
+                ctx.load_verify_locations(cadata=conn.ca_data)
+            else:
+                ctx.load_default_certs()
+        except (IOError, OSError, ssl.SSLError) as e:
+            raise ConfigError('cannot load the CA certificate %s: %s'
+                              % (conn.ca_file or '(certificate-authority-data)',
+                                 getattr(e, 'strerror', None) or e))
+    else:
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+    if conn.cert_file or conn.cert_data:
+        _load_client_cert(conn, ctx)
+    return ctx
+
+def _load_client_cert(conn, ctx):
+    tmpdir = None
+    try:
+        cert, key = conn.cert_file, conn.key_file
+        if conn.cert_data or conn.key_data:
+            import shutil
+            import tempfile
+            # ssl only loads certificates from files: write them to a private directory and
+            # delete them as soon as they are loaded (the context keeps them in memory).
+            tmpdir = tempfile.mkdtemp(prefix='kubeops-rollout-')
+            if conn.cert_data:
+                cert = os.path.join(tmpdir, 'client.crt')
+                with os.fdopen(os.open(cert, os.O_WRONLY | os.O_CREAT, 0o600), 'wb') as f:
+                    f.write(conn.cert_data)
+            if conn.key_data:
+                key = os.path.join(tmpdir, 'client.key')
+                with os.fdopen(os.open(key, os.O_WRONLY | os.O_CREAT, 0o600), 'wb') as f:
+                    f.write(conn.key_data)
+        if not key:
+            raise ConfigError('a client certificate needs a client key '
+                              '(client_key or the kubeconfig client-key)')
+        ctx.load_cert_chain(cert, key)
+    except (IOError, OSError, ssl.SSLError) as e:
+        raise ConfigError('cannot load the client certificate/key (%s, %s): %s'
+                          % (conn.cert_file or 'client-certificate-data',
+                             conn.key_file or 'client-key-data', getattr(e, 'strerror', None) or e))
+    finally:
+        if tmpdir:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+class ConnectFailed(Exception):
+    """No connection (TCP, proxy tunnel or TLS handshake): nothing was sent, a retry is safe."""
+
+    def __init__(self, error):
+        super(ConnectFailed, self).__init__(str(error))
+        self.error = error
+
+
+class _TLSConnection(http.client.HTTPSConnection):
+    """HTTPS with the kubeconfig's ``tls-server-name`` as SNI and verified name when set."""
+
+    server_hostname = None
+
+    def connect(self):
+        http.client.HTTPConnection.connect(self)  # TCP, and the CONNECT tunnel through a proxy
+        name = self.server_hostname or getattr(self, '_tunnel_host', None) or self.host
+        self.sock = self._context.wrap_socket(self.sock, server_hostname=name)
+
+
+class _Response:
+    def __init__(self, status, reason, headers, data):
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+        self.data = data
+
+
+class _Stream:
+    """A streaming response; closing it gives its connection back when the body was read to the end."""
+
+    def __init__(self, transport, conn, resp):
+        self._transport, self._conn, self._resp = transport, conn, resp
+        self.status, self.reason, self.headers = resp.status, resp.reason, resp.msg
+        self._ended = False
+
+    @property
+    def data(self):  # an error response is read whole
+        return self.read()
+
+    def read(self):
+        data = self._resp.read()
+        self._ended = True
+        return data
+
+    def read1(self, amount):
+        data = self._resp.read1(amount)
+        if not data:
+            self._ended = True
+        return data
+
+    def close(self):
+        if self._conn is None:
+            return
+        conn, self._conn = self._conn, None
+        if self._ended and self._resp.isclosed():
+            self._transport.put(conn, self._resp)
+        else:
+            self._resp.close()
+            conn.close()
+
+
+class Transport:
+    """Keep-alive HTTP(S) connections to one API server (direct, forwarded through an HTTP proxy,
+    or tunnelled through it with CONNECT), on the standard library: ``http.client`` and ``ssl``.
+
+    Shared by the waiter's threads: each request takes an idle connection or opens one.
+    """
+
+    MAX_IDLE = 16
+
+    def __init__(self, base, connection, ssl_context=None):
+        url = urlsplit(base)
+        self.https = url.scheme == 'https'
+        self.host = url.hostname
+        self.port = url.port or (443 if self.https else 80)
+        self.ssl_context = ssl_context
+        self.server_hostname = connection.tls_server_name
+        self.headers = []  # sent to the proxy with each forwarded request (plain HTTP only)
+        self.tunnel_headers = None
+        self.proxy = None
+        if connection.proxy and not _no_proxy_matches(self.host, connection.no_proxy):
+            raw = connection.proxy if '://' in connection.proxy else 'http://' + connection.proxy
+            try:
+                proxy = urlsplit(raw)
+                port = proxy.port or 80
+            except ValueError as e:
+                raise ConfigError('invalid proxy %s: %s' % (redact(connection.proxy, []), e))
+            if proxy.scheme != 'http' or not proxy.hostname:
+                raise ConfigError('invalid proxy %s: only http:// proxy URLs are supported'
+                                  % redact(connection.proxy, []))
+            self.proxy = (proxy.hostname, port)
+            headers = proxy_header_list(connection.proxy_headers)
+            if self.https:
+                self.tunnel_headers = dict(headers)
+            else:
+                self.headers = headers
+        self._idle = []
+        self._lock = threading.Lock()
+        self.connections_opened = 0
+
+    def _open(self):
+        host, port = self.proxy or (self.host, self.port)
+        if self.https:
+            conn = _TLSConnection(host, port, timeout=CONNECT_TIMEOUT, context=self.ssl_context)
+            conn.server_hostname = self.server_hostname
+            if self.proxy:
+                conn.set_tunnel(self.host, self.port, headers=self.tunnel_headers)
+        else:
+            conn = http.client.HTTPConnection(host, port, timeout=CONNECT_TIMEOUT)
+        try:
+            conn.connect()
+        except (OSError, http.client.HTTPException) as e:
+            conn.close()
+            raise ConnectFailed(e)
+        self.connections_opened += 1
+        return conn
+
+    def _take(self):
+        while True:
+            with self._lock:
+                if not self._idle:
+                    return None
+                conn = self._idle.pop()
+            # The server may have closed an idle connection: readable now means EOF (or junk).
+            try:
+                if conn.sock is not None and not select.select([conn.sock], [], [], 0)[0]:
+                    return conn
+            except (OSError, ValueError):
+                pass
+            conn.close()
+
+    def put(self, conn, resp):
+        """Keep a connection whose last response was read completely, unless it must close."""
+        if conn.sock is None or resp.will_close:
+            conn.close()
+            return
+        with self._lock:
+            if len(self._idle) < self.MAX_IDLE:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def request(self, method, path, body, headers, stream=False, read_timeout=READ_TIMEOUT):
+        """Send one request; a _Response (body read) or, with ``stream``, a _Stream to close.
+
+        Raises ConnectFailed when no connection could be made, OSError or HTTPException when an
+        established one failed (the request may or may not have reached the server).
+        """
+        conn = self._take() or self._open()
+        target = path
+        if self.proxy and not self.https:
+            target = 'http://%s:%d%s' % (('[%s]' % self.host) if ':' in self.host else self.host,
+                                         self.port, path)
+        try:
+            conn.sock.settimeout(read_timeout)
+            conn.putrequest(method, target, skip_accept_encoding=True)
+            for name, value in list(headers) + self.headers:
+                conn.putheader(name, value)
+            if body is not None:
+                conn.putheader('Content-Length', str(len(body)))
+            conn.endheaders(body)
+            resp = conn.getresponse()
+            if stream:
+                return _Stream(self, conn, resp)
+            data = resp.read()
+        except BaseException:
+            conn.close()
+            raise
+        self.put(conn, resp)
+        return _Response(resp.status, resp.reason, resp.msg, data)
+
+    def close(self):
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
