@@ -89,7 +89,8 @@ __metaclass__ = type
 import datetime
 import re
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import KubeError, path_quote, redact
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import KubeError, redact
 from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import (
     POD_TEMPLATE_HASH_LABEL,
     controlled_by,
