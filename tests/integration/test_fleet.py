@@ -40,7 +40,8 @@ def start_fleet(kubesim_factory, tmp_path, fail_image_on=None):
 
 
 def write_inventory(fleet, path, release):
-    hosts = {name: {'kubeconfig': str(c['sim'].kubeconfig), 'context': 'kubesim'} for name, c in fleet.items()}
+    hosts = {name: {'kubeconfig': str(c['sim'].kubeconfig), 'context': 'kubesim'}
+             for name, c in fleet.items()}
     inventory = {'all': {'children': {'clusters': {
         'hosts': hosts,
         'vars': {'ansible_connection': 'local',
@@ -93,8 +94,16 @@ def state(kube):
     out = {}
     for kind, name in (('Deployment', 'web'), ('StatefulSet', 'db')):
         obj = kube.get(kind, name)
-        out[kind] = (obj['spec']['template']['spec']['containers'][0]['image'], obj['metadata']['resourceVersion'])
+        out[kind] = (obj['spec']['template']['spec']['containers'][0]['image'],
+                     obj['metadata']['resourceVersion'])
     return out
+
+
+def images_of(cluster):
+    return {kind: image for kind, (image, _) in state(cluster['kube']).items()}
+
+
+RELEASE_2 = {'Deployment': 'web:2', 'StatefulSet': 'db:2'}
 
 
 def test_failed_wave_stops_the_rest(kubesim_factory, tmp_path):
@@ -111,17 +120,19 @@ def test_failed_wave_stops_the_rest(kubesim_factory, tmp_path):
     reason = summary['wave2']['reason']
     assert 'Deployment default/web' in reason and 'rolled back to revision 1' in reason, reason
     assert summary['wave3']['reason'] == '' and summary['wave3']['changed'] == []
-    assert 'fleet: 1 of 3 cluster(s) failed: wave2. wave3 not attempted.' in run.results['Fail the run when a cluster failed']['msg']
+    assert 'fleet: 1 of 3 cluster(s) failed: wave2. wave3 not attempted.' in \
+        run.results['Fail the run when a cluster failed']['msg']
 
     # The canary took the release; wave2 was rolled back by the role (web) and kept db:2, which rolled out.
-    assert {k: v[0] for k, v in state(fleet['canary']['kube']).items()} == {'Deployment': 'web:2', 'StatefulSet': 'db:2'}
-    assert {k: v[0] for k, v in state(fleet['wave2']['kube']).items()} == {'Deployment': 'web:1', 'StatefulSet': 'db:2'}
+    assert images_of(fleet['canary']) == RELEASE_2
+    assert images_of(fleet['wave2']) == {'Deployment': 'web:1', 'StatefulSet': 'db:2'}
     # The later wave was never touched: same objects, not one write.
     assert state(fleet['wave3']['kube']) == before['wave3']
     assert persisted_writes(fleet['wave3']['log'], marks['wave3']) == []
     assert persisted_writes(fleet['wave2']['log'], marks['wave2'])  # the failing cluster was written to
     # In the recap, wave3 has only the fleet check before the first wave.
-    assert run.recap['wave3'] == {**run.recap['wave3'], 'ok': 1, 'changed': 0, 'failed': 0, 'rescued': 0}, run.recap
+    wave3 = run.recap['wave3']
+    assert (wave3['ok'], wave3['changed'], wave3['failed'], wave3['rescued']) == (1, 0, 0, 0), run.recap
     assert run.recap['wave2']['rescued'] == 1, run.recap
 
 
@@ -140,18 +151,22 @@ def test_check_mode_then_upgrade_then_idempotent(kubesim_factory, tmp_path):
     assert all(sorted(e['changed']) == ['Deployment default/web', 'StatefulSet default/db']
                for e in preview.summary.values()), preview.summary
     assert all(preview.recap[name]['changed'] > 0 for name in CLUSTERS), preview.recap
-    assert '-          image: web:1' in preview.stdout or '+' in preview.stdout  # diffs were shown
+    # --diff: the pod template diffs (recorded for the last cluster) show the new images.
+    diffs = [d for r in preview.results['kubeops.rollout.rollout_upgrade : Set the new images']['results']
+             for d in r['diff']]
+    for side, wanted in (('before', ['db:1', 'web:1']), ('after', ['db:2', 'web:2'])):
+        assert sorted(c['image'] for d in diffs for c in d[side]['template']['spec']['containers']) == wanted
 
     upgrade = run_fleet(tmp_path, inventory)
     assert upgrade.rc == 0, upgrade.stdout[-4000:]
     assert {n: e['status'] for n, e in upgrade.summary.items()} == dict.fromkeys(CLUSTERS, 'upgraded')
     for c in fleet.values():
-        assert {k: v[0] for k, v in state(c['kube']).items()} == {'Deployment': 'web:2', 'StatefulSet': 'db:2'}
+        assert images_of(c) == RELEASE_2
 
     marks = {name: len(read_log(c['log'])) for name, c in fleet.items()}
     again = run_fleet(tmp_path, inventory)
     assert again.rc == 0, again.stdout[-4000:]
-    assert {name: again.recap[name]['changed'] for name in CLUSTERS} == dict.fromkeys(CLUSTERS, 0), again.recap
-    assert all(e['changed'] == [] and e['status'] == 'upgraded' for e in again.summary.values()), again.summary
+    assert {name: again.recap[name]['changed'] for name in CLUSTERS} == dict.fromkeys(CLUSTERS, 0)
+    assert all(e['changed'] == [] and e['status'] == 'upgraded' for e in again.summary.values())
     for name, c in fleet.items():
         assert persisted_writes(c['log'], marks[name]) == [], name
