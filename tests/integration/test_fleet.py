@@ -170,3 +170,24 @@ def test_check_mode_then_upgrade_then_idempotent(kubesim_factory, tmp_path):
     assert all(e['changed'] == [] and e['status'] == 'upgraded' for e in again.summary.values())
     for name, c in fleet.items():
         assert persisted_writes(c['log'], marks[name]) == [], name
+
+
+def test_two_hosts_on_one_cluster_stop_before_the_first_wave(kubesim_factory, tmp_path):
+    log = tmp_path / 'requests.jsonl'
+    sim = kubesim_factory(request_log=log)
+    Kube(sim.kubeconfig).create_rolled_out([workload('Deployment', 'web', image='web:1', replicas=1)])
+    inventory = {'clusters': {
+        'hosts': {'eu': {'kubeconfig': str(sim.kubeconfig)}, 'us': {'kubeconfig': str(sim.kubeconfig)}},
+        'vars': {'ansible_connection': 'local', 'ansible_python_interpreter': '{{ ansible_playbook_python }}',
+                 'workloads': images(2)[:1]}}}
+    path = tmp_path / 'inventory.yml'
+    path.write_text(yaml.safe_dump(inventory))
+    mark = len(read_log(log))
+
+    run = run_fleet(tmp_path, path)
+
+    assert run.rc == 2, run.stdout[-4000:]
+    assert {n: e['status'] for n, e in run.summary.items()} == {'eu': 'failed', 'us': 'failed'}
+    assert 'its kubeconfig and context are also those of us' in run.summary['eu']['reason']
+    assert 'Note that this cluster\'s upgrade started' not in run.results
+    assert persisted_writes(log, mark) == []
