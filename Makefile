@@ -67,6 +67,10 @@ ansible-lint: setup
 demo: setup
 	@scripts/demo
 
+.PHONY: demo-fleet
+demo-fleet: setup
+	@scripts/demo-fleet
+
 bench: setup
 	@scripts/bench
 
