@@ -19,7 +19,7 @@ import threading
 
 from aiohttp import web
 
-from . import defaults, discovery
+from . import resources
 from .controllers import ControllerManager
 from .faults import Faults
 from .kubeconfig import write_kubeconfig
@@ -58,8 +58,7 @@ class KubeSim:
     # ---- async core (runs on the loop) ---------------------------------------------------
     async def _astart(self):
         store = self.store = Store()
-        store.namespaced = discovery.namespaced_map()
-        store.admission = defaults.admit
+        store.admission = resources.admit
         for name in INITIAL_NAMESPACES:
             store.create('/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': name},
                                          'spec': {'finalizers': ['kubernetes']},

@@ -24,9 +24,9 @@ from .index import ObjectIndex
 from .kubelet import Kubelet
 from .replicaset import ReplicaSetController, ReplicationControllerController
 from .statefulset import StatefulSetController
-from .timeline import PodTracker, extremes, workload_timeline
+from .. import timeline
 
-__all__ = ['ControllerManager', 'workload_timeline', 'extremes']
+__all__ = ['ControllerManager']
 
 log = logging.getLogger('kubesim.controllers')
 
@@ -50,7 +50,7 @@ class ControllerManager:
             fail_image or None)
         self.time_scale = float(time_scale)
         self.clock = time.monotonic
-        self.pods = PodTracker(store, self.clock)
+        self.pods = timeline.PodTracker(store, self.clock)  # also the readiness log tests read
         self.index = ObjectIndex(store)
         self.readiness_log = self.pods.log
         self.kubelet = Kubelet(self)
