@@ -11,6 +11,7 @@ template, StatefulSet/DaemonSet template vs. ControllerRevision data).
 import re
 
 from .errors import ApiError
+from .quantity import parse_quantity
 from .selectors import matches_labels, selector_from_label_selector_object
 
 REVISION_ANNOTATION = 'deployment.kubernetes.io/revision'
@@ -523,6 +524,27 @@ def daemonset_template_generation(obj, old):
     if (obj.get('spec') or {}).get('template') != (old.get('spec') or {}).get('template'):
         generation += 1
     annotations[DS_TEMPLATE_GENERATION] = str(generation)
+
+
+def validate_lease(obj, old, errs):
+    spec = obj.get('spec') or {}
+    duration = spec.get('leaseDurationSeconds')
+    if duration is not None and (not isinstance(duration, int) or duration <= 0):
+        errs.invalid('spec.leaseDurationSeconds', duration, 'must be greater than 0')
+    transitions = spec.get('leaseTransitions')
+    if transitions is not None and (not isinstance(transitions, int) or transitions < 0):
+        errs.invalid('spec.leaseTransitions', transitions, 'must be greater than or equal to 0')
+
+
+def validate_resourcequota(obj, old, errs):
+    for name, value in sorted(((obj.get('spec') or {}).get('hard') or {}).items()):
+        try:
+            quantity = parse_quantity(value)
+        except ValueError as err:
+            errs.invalid(f'spec.hard[{name}]', value, str(err))
+            continue
+        if quantity.value < 0:
+            errs.invalid(f'spec.hard[{name}]', value, 'must be greater than or equal to 0')
 
 
 # ---- the hook ----------------------------------------------------------------------------------

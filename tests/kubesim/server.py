@@ -82,9 +82,10 @@ def _not_found_path():
 def parse_route(path, server_address):
     segs = [s for s in path.split('/') if s]
     if not segs:
-        return Route('discovery', document={'paths': ['/api', '/api/v1', '/apis', '/apis/apps',
-                                                      '/apis/apps/v1', '/healthz', '/livez', '/readyz',
-                                                      '/version']})
+        paths = ['/api', '/api/v1', '/apis']
+        for group, versions in resources.groups().items():
+            paths += [f'/apis/{group}'] + [f'/apis/{group}/{v}' for v in versions]
+        return Route('discovery', document={'paths': paths + ['/healthz', '/livez', '/readyz', '/version']})
     head = segs[0]
     if head == 'version' and len(segs) == 1:
         return Route('version')

@@ -89,6 +89,9 @@ class Store:
         # Callable (resource, new_obj, old_obj_or_None) -> None; defaults and validates in place,
         # raising ApiError(422) on invalid objects. Set by the server (resources.admit).
         self.admission = None
+        # Callables (store, resource, new_obj) run after admission on creates, raising ApiError to
+        # refuse (validating admission plugins such as ResourceQuota; set by the server).
+        self.validating_admission = []
 
     # ---- reads ---------------------------------------------------------------------------
     def get(self, resource, namespace, name):
@@ -140,6 +143,8 @@ class Store:
             raise ApiError.already_exists(resource, meta['name'])
         if self.admission:
             self.admission(resource, obj, None)
+        for check in self.validating_admission:
+            check(self, resource, obj)
         meta['uid'] = str(uuid.uuid4())
         meta['creationTimestamp'] = now_rfc3339()
         if strategy(resource).generation:

@@ -214,6 +214,17 @@ EVENT = [
     ('Last Seen', 'string', 0, _event_last_seen), ('Type', 'string', 0, lambda o: o.get('type', '')),
     ('Reason', 'string', 0, lambda o: o.get('reason', '')), ('Object', 'string', 0, _event_object),
     ('Message', 'string', 0, lambda o: (o.get('message') or '').strip())]
+LEASE = [_NAME, ('Holder', 'string', 0, lambda o: _spec(o).get('holderIdentity') or ''), _AGE]
+
+
+def _quota_usage(quota, limits):
+    hard, used = _status(quota).get('hard') or {}, _status(quota).get('used') or {}
+    return ', '.join(f'{name}: {used.get(name, "0")}/{value}' for name, value in sorted(hard.items())
+                     if name.startswith('limits') == limits)
+
+
+RESOURCE_QUOTA = [_NAME, _AGE, ('Request', 'string', 0, lambda o: _quota_usage(o, False)),
+                  ('Limit', 'string', 0, lambda o: _quota_usage(o, True))]
 # Kinds without a printer of their own.
 DEFAULT = [_NAME, _AGE]
 

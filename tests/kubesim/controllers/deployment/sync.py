@@ -6,6 +6,7 @@ import copy
 from ...errors import ApiError
 from ..common import (compute_hash, creation_key, is_controlled_by, is_deleting, name_of, ns_of, omit_zero,
                       uid_of)
+from ..events import NORMAL
 from .util import (AVAILABLE, DESIRED_REPLICAS, FOUND_NEW_RS, HASH_LABEL, MAX_REPLICAS, MIN_AVAILABLE,
                    MIN_UNAVAILABLE, NEW_RS_CREATED, PAUSED, PROGRESSING, RESUMED, REVISION, TIMED_OUT,
                    descending, active, equal_ignore_hash, get_condition, has_progress_deadline, is_rolling,
@@ -53,10 +54,18 @@ class SyncMixin:
         fresh = self.mgr.index.get('apps/replicasets', ns_of(rs), name_of(rs))
         if fresh is None:
             return False, rs
+        old_scale = replicas_of(fresh)
         fresh['spec']['replicas'] = new_scale
         set_replicas_annotations(fresh, desired, maximum)
         updated = self.store.update('apps/replicasets', fresh)
+        if size_changed:
+            self._scaling_event(d, updated, old_scale, new_scale)
         return size_changed, updated
+
+    def _scaling_event(self, d, rs, old_scale, new_scale):
+        direction = 'up' if old_scale < new_scale else 'down'
+        message = f'Scaled {direction} replica set {name_of(rs)} from {old_scale} to {new_scale}'
+        self.mgr.events.record(d, NORMAL, 'ScalingReplicaSet', message, 'deployment-controller')
 
     # ---- revisions and the new ReplicaSet ------------------------------------------------------
     def find_new_rs(self, d, rs_list):
@@ -135,6 +144,8 @@ class SyncMixin:
                 self._write_status(d, status)
                 return None
         self._write_revision(d, new_revision)
+        if not already_exists and replicas_of(created) > 0:
+            self._scaling_event(d, created, 0, replicas_of(created))
         if not already_exists and has_progress_deadline(d):
             status = copy.deepcopy(d.get('status') or {})
             set_condition(status, new_condition(PROGRESSING, 'True', NEW_RS_CREATED,
