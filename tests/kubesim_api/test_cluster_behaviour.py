@@ -220,3 +220,28 @@ def test_image_pull_failure_events(kubesim, http):
     ]
     assert any(e['message'].startswith('Failed to pull image "registry.invalid/app:1": ') for e in found)
     assert len(events(http, **{'involvedObject.name': 'nopull', 'type': 'Warning'})) == 3
+
+
+def test_statefulset_and_daemonset_report_refused_pods(kubesim, http):
+    quota = {'metadata': {'name': 'none'}, 'spec': {'hard': {'pods': '0'}}}
+    assert http.post(f'{NS}/resourcequotas', quota)[0] == 201
+    template = {'metadata': {'labels': {'app': 'x'}},
+                'spec': {'containers': [{'name': 'app', 'image': 'nginx:1.25'}]}}
+    sts = {'apiVersion': 'apps/v1', 'kind': 'StatefulSet', 'metadata': {'name': 'db'},
+           'spec': {'replicas': 1, 'serviceName': 'db', 'selector': {'matchLabels': {'app': 'x'}},
+                    'template': template}}
+    ds = {'apiVersion': 'apps/v1', 'kind': 'DaemonSet', 'metadata': {'name': 'agent'},
+          'spec': {'selector': {'matchLabels': {'app': 'x'}}, 'template': template}}
+    assert http.post('/apis/apps/v1/namespaces/default/statefulsets', sts)[0] == 201
+    assert http.post('/apis/apps/v1/namespaces/default/daemonsets', ds)[0] == 201
+
+    refused = 'exceeded quota: none, requested: pods=1, used: pods=0, limited: pods=0'
+    sts_events = wait_for(lambda: events(http, **{'involvedObject.kind': 'StatefulSet',
+                                                  'reason': 'FailedCreate'}))
+    assert sts_events[0]['message'] == ('create Pod db-0 in StatefulSet db failed error: '
+                                        f'pods "db-0" is forbidden: {refused}')
+    assert sts_events[0]['source']['component'] == 'statefulset-controller'
+    ds_events = wait_for(lambda: events(http, **{'involvedObject.name': 'agent', 'reason': 'FailedCreate'}))
+    assert ds_events[0]['type'] == 'Warning'
+    assert ds_events[0]['message'].startswith('Error creating: pods "agent-')
+    assert ds_events[0]['message'].endswith(f'is forbidden: {refused}')
