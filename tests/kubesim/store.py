@@ -135,7 +135,7 @@ class Store:
                 meta['name'] = meta['generateName'] + uuid.uuid4().hex[:5]
             else:
                 raise ApiError.invalid(resource, '', [('metadata.name', 'FieldValueRequired',
-                                                       'name or generateName is required')])
+                                                       'Required value: name or generateName is required')])
         if not strategy(resource).namespaced:
             meta.pop('namespace', None)
         key = self._key(resource, obj)

@@ -245,3 +245,23 @@ def test_statefulset_and_daemonset_report_refused_pods(kubesim, http):
     assert ds_events[0]['type'] == 'Warning'
     assert ds_events[0]['message'].startswith('Error creating: pods "agent-')
     assert ds_events[0]['message'].endswith(f'is forbidden: {refused}')
+
+
+# ---- the Status of a 422 ------------------------------------------------------------------------
+def test_invalid_status_names_kind_and_group_as_the_api_server_does(http):
+    bad = deployment('web')
+    bad['spec']['replicas'] = -1
+    status, _, err = http.post(DEPLOYS, bad)
+    assert status == 422 and err['reason'] == 'Invalid'
+    assert err['message'] == ('Deployment.apps "web" is invalid: spec.replicas: Invalid value: -1: '
+                              'must be greater than or equal to 0')
+    assert err['details'] == {'name': 'web', 'group': 'apps', 'kind': 'Deployment', 'causes': [
+        {'reason': 'FieldValueInvalid', 'message': 'Invalid value: -1: must be greater than or equal to 0',
+         'field': 'spec.replicas'}]}
+    unnamed = deployment('x')
+    del unnamed['metadata']['name']
+    status, _, err = http.post(DEPLOYS, unnamed)
+    assert status == 422 and err['details']['kind'] == 'Deployment' and err['details']['group'] == 'apps'
+    assert err['message'].startswith('Deployment.apps "" is invalid: metadata.name: Required value')
+    status, _, err = http.post(f'{NS}/pods', {'metadata': {'name': 'p'}, 'spec': {'containers': []}})
+    assert status == 422 and err['details']['kind'] == 'Pod' and 'group' not in err['details']
