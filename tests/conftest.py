@@ -28,7 +28,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 KUBECTL = pathlib.Path(sys.executable).parent / 'kubectl'
 REAL_CLUSTER_ENV = 'KUBEOPS_TEST_KUBECONFIG'
 # KubeSim options that shape the server itself: a real cluster cannot honour them.
-SERVER_ONLY_OPTIONS = ('tls', 'token', 'readonly_token', 'request_log', 'faults', 'fail_image', 'port')
+SERVER_ONLY_OPTIONS = ('tls', 'token', 'readonly_token', 'request_log', 'faults', 'fail_image', 'port',
+                       'crash_image', 'crash_after')
 
 
 # The suite marker of each folder under tests/ (see pyproject.toml for what each suite is).

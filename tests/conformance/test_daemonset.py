@@ -88,7 +88,7 @@ def test_rolling_update_keeps_all_but_max_unavailable(kube, cluster):
     kube.status('ds/agent')
     assert {p['spec']['containers'][0]['image'] for p in pods_by_node(kube).values()} == {'fluentd:1.1'}
     if is_kubesim(cluster):
-        from tests.kubesim.controllers import extremes, workload_timeline
+        from tests.kubesim.timeline import extremes, workload_timeline
 
         n = len(nodes(kube))
         timeline = workload_timeline(cluster.readiness_log, kube.namespace, 'DaemonSet', 'agent', since=start)

@@ -240,7 +240,7 @@ def test_rolling_update_bounds_seen_by_kubectl_and_the_readiness_log(
 ):
     if not is_kubesim(cluster):
         pytest.skip("the readiness log is kubesim's")
-    from tests.kubesim.controllers import extremes, workload_timeline
+    from tests.kubesim.timeline import extremes, workload_timeline
 
     kube.apply(workload('Deployment', 'big', 'nginx:1.25', replicas=10, strategy=strategy))
     kube.status('deploy/big')
@@ -260,7 +260,7 @@ def test_recreate_strategy(kube, cluster):
     by_rev = replicasets(kube)
     assert (by_rev[1]['spec']['replicas'], by_rev[2]['spec']['replicas']) == (0, 2)
     if is_kubesim(cluster):
-        from tests.kubesim.controllers import workload_timeline
+        from tests.kubesim.timeline import workload_timeline
 
         old = workload_timeline(
             cluster.readiness_log, kube.namespace, 'ReplicaSet', by_rev[1]['metadata']['name']

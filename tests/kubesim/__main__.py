@@ -2,6 +2,7 @@
 
 import argparse
 import asyncio
+import re
 import signal
 import sys
 
@@ -21,6 +22,11 @@ def parse_args(argv=None):
     p.add_argument('--ready-delay', type=float, default=0.2, metavar='SECONDS',
                    help='seconds from pod creation to Ready (default 0.2)')
     p.add_argument('--fail-image', metavar='REGEX', help='pods whose image matches never become Ready')
+    p.add_argument('--crash-image', metavar='REGEX',
+                   help='containers whose image matches exit with code 1 after --crash-after seconds and '
+                        'are restarted with the kubelet\'s back-off (CrashLoopBackOff)')
+    p.add_argument('--crash-after', type=float, default=1.0, metavar='SECONDS',
+                   help='how long a crashing container runs before it exits (default 1)')
     p.add_argument('--time-scale', type=float, default=1.0, metavar='X',
                    help='speed factor for the controllers\' clocks (default 1)')
     p.add_argument('--request-log', metavar='FILE', help='append one JSON line per request to FILE')
@@ -32,6 +38,11 @@ def parse_args(argv=None):
             parse_spec(args.faults)
         except FaultSpecError as e:
             p.error(f'--faults: {e}')
+    for flag, pattern in (('--fail-image', args.fail_image), ('--crash-image', args.crash_image)):
+        try:
+            re.compile(pattern or '')
+        except re.error as e:
+            p.error(f'{flag}: not a regular expression: {e}')
     if args.nodes < 0:
         p.error('--nodes must not be negative')
     if args.time_scale <= 0:
@@ -44,6 +55,7 @@ async def serve(args):
 
     sim = KubeSim(port=args.port, tls=args.tls, token=args.token, readonly_token=args.readonly_token,
                   nodes=args.nodes, ready_delay=args.ready_delay, fail_image=args.fail_image,
+                  crash_image=args.crash_image, crash_after=args.crash_after,
                   time_scale=args.time_scale, request_log=args.request_log, faults=args.faults)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -1,10 +1,7 @@
-"""What kubesim serves: the resource table and the discovery documents built from it.
+"""The discovery documents (APIVersions, APIGroupList, APIResourceList, OpenAPI v3) built from
+the resource table in resources.py."""
 
-`RESOURCES` is the single source of truth: the HTTP router, the store's namespaced map, the
-fault-injection target parser and the discovery endpoints all read it.
-"""
-
-import dataclasses
+from .resources import RESOURCES, groups
 
 # The version kubesim claims to be; kubectl only warns beyond one minor version of skew.
 SERVER_VERSION = {
@@ -18,99 +15,6 @@ SERVER_VERSION = {
     'compiler': 'gc',
     'platform': 'linux/amd64',
 }
-
-ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']
-SUB_VERBS = ['get', 'patch', 'update']
-
-
-@dataclasses.dataclass(frozen=True)
-class Resource:
-    group: str  # '' for the core API
-    version: str
-    plural: str
-    kind: str
-    namespaced: bool = True
-    short_names: tuple = ()
-    categories: tuple = ()
-    subresources: tuple = ()  # 'status', 'scale'
-    verbs: tuple = tuple(ALL_VERBS)
-
-    @property
-    def key(self):
-        """The store's resource key, e.g. 'apps/deployments' or '/pods'."""
-        return f'{self.group}/{self.plural}'
-
-    @property
-    def group_version(self):
-        return f'{self.group}/{self.version}' if self.group else self.version
-
-    @property
-    def singular(self):
-        return self.kind.lower()
-
-    def api_resources(self):
-        """This resource's entries in an APIResourceList (the resource, then its subresources)."""
-        main = {'name': self.plural, 'singularName': self.singular, 'namespaced': self.namespaced,
-                'kind': self.kind, 'verbs': list(self.verbs)}
-        if self.short_names:
-            main['shortNames'] = list(self.short_names)
-        if self.categories:
-            main['categories'] = list(self.categories)
-        out = [main]
-        for sub in self.subresources:
-            entry = {'name': f'{self.plural}/{sub}', 'singularName': '', 'namespaced': self.namespaced,
-                     'kind': self.kind, 'verbs': list(SUB_VERBS)}
-            if sub == 'scale':
-                entry.update(group='autoscaling', version='v1', kind='Scale')
-            out.append(entry)
-        return out
-
-
-RESOURCES = [
-    Resource('', 'v1', 'namespaces', 'Namespace', namespaced=False, short_names=('ns',),
-             subresources=('status',), verbs=('create', 'delete', 'get', 'list', 'patch', 'update',
-                                               'watch')),
-    Resource('', 'v1', 'nodes', 'Node', namespaced=False, short_names=('no',), subresources=('status',)),
-    Resource('', 'v1', 'pods', 'Pod', short_names=('po',), categories=('all',), subresources=('status',)),
-    Resource('', 'v1', 'replicationcontrollers', 'ReplicationController', short_names=('rc',),
-             categories=('all',), subresources=('scale', 'status')),
-    Resource('', 'v1', 'events', 'Event', short_names=('ev',)),
-    Resource('', 'v1', 'configmaps', 'ConfigMap', short_names=('cm',)),
-    Resource('', 'v1', 'secrets', 'Secret'),
-    Resource('', 'v1', 'serviceaccounts', 'ServiceAccount', short_names=('sa',)),
-    Resource('', 'v1', 'services', 'Service', short_names=('svc',), categories=('all',),
-             subresources=('status',)),
-    Resource('apps', 'v1', 'controllerrevisions', 'ControllerRevision'),
-    Resource('apps', 'v1', 'daemonsets', 'DaemonSet', short_names=('ds',), categories=('all',),
-             subresources=('status',)),
-    Resource('apps', 'v1', 'deployments', 'Deployment', short_names=('deploy',), categories=('all',),
-             subresources=('scale', 'status')),
-    Resource('apps', 'v1', 'replicasets', 'ReplicaSet', short_names=('rs',), categories=('all',),
-             subresources=('scale', 'status')),
-    Resource('apps', 'v1', 'statefulsets', 'StatefulSet', short_names=('sts',), categories=('all',),
-             subresources=('scale', 'status')),
-]
-
-BY_KEY = {r.key: r for r in RESOURCES}
-# (group, version, plural) -> Resource, for routing.
-BY_PATH = {(r.group, r.version, r.plural): r for r in RESOURCES}
-
-
-def lookup(group, version, plural):
-    return BY_PATH.get((group, version, plural))
-
-
-def namespaced_map():
-    return {r.key: r.namespaced for r in RESOURCES}
-
-
-def groups():
-    """Non-core group name -> sorted versions."""
-    out = {}
-    for r in RESOURCES:
-        if r.group:
-            out.setdefault(r.group, set()).add(r.version)
-    return {g: sorted(v) for g, v in sorted(out.items())}
 
 
 def api_versions(server_address):

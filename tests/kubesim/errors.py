@@ -59,11 +59,17 @@ class ApiError(Exception):
     def invalid(cls, resource, name, causes, kind=None):
         """causes: [(field, reason_type, message)], e.g. ('spec.template.spec.containers[0].name',
         'FieldValueRequired', 'Required value')."""
-        kind = kind or _kind_name(resource)[1]
+        if kind is None:
+            from .resources import BY_KEY  # resources -> admission -> errors: imported when needed
+
+            row = BY_KEY.get(resource)
+            kind = row.qualified_kind if row else _kind_name(resource)[1]
         text = ', '.join(f'{field}: {msg}' for field, _t, msg in causes)
-        return cls._about(422, 'Invalid', resource, name,
-                          f'{kind} "{name}" is invalid: {text}',
-                          causes=[{'reason': t, 'message': m, 'field': f} for f, t, m in causes])
+        # As errors.NewInvalid: details name the kind and its group (not the resource).
+        bare, _, group = kind.partition('.')
+        details = {'name': name, **({'group': group} if group else {}), 'kind': bare,
+                   'causes': [{'reason': t, 'message': m, 'field': f} for f, t, m in causes]}
+        return cls(422, 'Invalid', f'{kind} "{name}" is invalid: {text}', details)
 
     @classmethod
     def bad_request(cls, message):

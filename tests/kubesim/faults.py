@@ -22,7 +22,7 @@ unauthenticated requests get their 401, not a fault.
 
 import random
 
-from . import discovery
+from . import resources
 
 ACTIONS = ('429', '500', '503', 'drop')
 
@@ -36,10 +36,10 @@ def parse_target(text):
     parts = text.strip().split('/')
     if any(not p for p in parts):
         raise FaultSpecError(f'bad conflict target {text!r}: empty path segment')
-    groups = set(discovery.groups())
+    groups = set(resources.groups())
     group = parts[0] if len(parts) > 2 and parts[0] in groups else ''
     rest = parts[1:] if group else parts
-    resource = discovery.BY_KEY.get(f'{group}/{rest[0]}')
+    resource = resources.BY_KEY.get(f'{group}/{rest[0]}')
     if resource is None:
         raise FaultSpecError(f'bad conflict target {text!r}: unknown resource {rest[0]!r}')
     want = 3 if resource.namespaced else 2

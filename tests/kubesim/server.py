@@ -16,7 +16,7 @@ import traceback
 import yaml
 from aiohttp import web
 
-from . import discovery, patch, tables
+from . import discovery, patch, resources, tables
 from .errors import ApiError
 from .selectors import parse_field_selector, parse_label_selector
 
@@ -28,9 +28,6 @@ WRITE_METHODS = ('POST', 'PUT', 'PATCH', 'DELETE')
 DEFAULT_WATCH_TIMEOUT = 1800
 # How often an idle watch checks whether its client went away.
 WATCH_POLL = 0.5
-# Kinds whose deletion orphans dependents unless told otherwise (core/v1 ReplicationController
-# keeps the pre-GC default for compatibility, as the real API server does).
-ORPHAN_BY_DEFAULT = {'/replicationcontrollers'}
 ADMIN_USER = 'kubesim-admin'
 READONLY_USER = 'kubesim-viewer'
 # Open to everyone, as the real API server grants them to unauthenticated users.
@@ -85,9 +82,10 @@ def _not_found_path():
 def parse_route(path, server_address):
     segs = [s for s in path.split('/') if s]
     if not segs:
-        return Route('discovery', document={'paths': ['/api', '/api/v1', '/apis', '/apis/apps',
-                                                      '/apis/apps/v1', '/healthz', '/livez', '/readyz',
-                                                      '/version']})
+        paths = ['/api', '/api/v1', '/apis']
+        for group, versions in resources.groups().items():
+            paths += [f'/apis/{group}'] + [f'/apis/{group}/{v}' for v in versions]
+        return Route('discovery', document={'paths': paths + ['/healthz', '/livez', '/readyz', '/version']})
     head = segs[0]
     if head == 'version' and len(segs) == 1:
         return Route('version')
@@ -114,7 +112,7 @@ def parse_route(path, server_address):
         if len(segs) == 1:
             return Route('discovery', document=discovery.api_group_list())
         if len(segs) == 2:
-            if segs[1] not in discovery.groups():
+            if segs[1] not in resources.groups():
                 raise _not_found_path()
             return Route('discovery', document=discovery.api_group(segs[1]))
         group, version, rest = segs[1], segs[2], segs[3:]
@@ -131,11 +129,11 @@ def parse_route(path, server_address):
         watch, rest = True, rest[1:]
     namespace = None
     if (len(rest) >= 3 and rest[0] == 'namespaces'
-            and (res := discovery.lookup(group, version, rest[2])) is not None and res.namespaced):
+            and (res := resources.lookup(group, version, rest[2])) is not None and res.namespaced):
         namespace, rest = rest[1], rest[2:]
     if not rest or len(rest) > 3:
         raise _not_found_path()
-    resource = discovery.lookup(group, version, rest[0])
+    resource = resources.lookup(group, version, rest[0])
     if resource is None:
         raise _not_found_path()
     name = rest[1] if len(rest) > 1 else None
@@ -350,7 +348,7 @@ class ApiServer:
             obj = to_scale(route.resource, obj)
         elif route.subresource is None and tables.wants_table(request.headers.get('Accept')):
             meta = {'resourceVersion': obj['metadata']['resourceVersion']}
-            obj = tables.table(route.resource.key, [obj], meta)
+            obj = tables.table(route.resource.columns, [obj], meta)
         return _json_response(obj)
 
     def _list(self, request, route):
@@ -375,7 +373,7 @@ class ApiServer:
             meta['remainingItemCount'] = len(items) - int(limit)
             items = items[: int(limit)]
         if tables.wants_table(request.headers.get('Accept')):
-            return _json_response(tables.table(res.key, items, meta))
+            return _json_response(tables.table(res.columns, items, meta))
         return _json_response({'kind': f'{res.kind}List', 'apiVersion': res.group_version,
                                   'metadata': meta, 'items': [_list_item(o) for o in items]})
 
@@ -446,9 +444,6 @@ class ApiServer:
         if route.resource.namespaced and route.namespace is None:
             raise ApiError.method_not_allowed('a namespaced object must be created in a namespace')
         self._require_namespace(route)
-        if route.resource.key == '/namespaces':
-            obj.setdefault('spec', {}).setdefault('finalizers', ['kubernetes'])
-            obj.setdefault('status', {})['phase'] = 'Active'
         created = self.store.create(route.resource.key, obj, dry_run=dry_run)
         return _json_response(created, status=201)
 
@@ -539,7 +534,7 @@ class ApiServer:
     async def _delete(self, request, route):
         res = route.resource
         policy, preconditions, dry_run = await self._delete_options(request)
-        policy = policy or ('Orphan' if res.key in ORPHAN_BY_DEFAULT else 'Background')
+        policy = policy or res.delete_propagation
         if res.key == '/namespaces' and not dry_run:
             self.store.must_get(res.key, None, route.name)
             self._empty_namespace(route.name)
@@ -552,7 +547,7 @@ class ApiServer:
                                   'status': 'Success', 'details': details})
 
     def _empty_namespace(self, namespace):
-        for r in discovery.RESOURCES:
+        for r in resources.RESOURCES:
             if r.namespaced:
                 for obj in self.store.list(r.key, namespace):
                     if self.store.get(r.key, namespace, obj['metadata']['name']) is not None:
@@ -561,7 +556,7 @@ class ApiServer:
     async def _delete_collection(self, request, route):
         res = route.resource
         policy, _preconditions, dry_run = await self._delete_options(request)
-        policy = policy or ('Orphan' if res.key in ORPHAN_BY_DEFAULT else 'Background')
+        policy = policy or res.delete_propagation
         labels, fields = self._selectors(request)
         deleted = []
         for obj in self.store.list(res.key, route.namespace, labels, fields):
@@ -618,7 +613,7 @@ class ApiServer:
                 await self._send(response, 'ERROR', error.status())
                 return response
             for obj in snapshot:
-                await self._send(response, 'ADDED', obj, as_table and res.key)
+                await self._send(response, 'ADDED', obj, as_table and res.columns)
             if send_initial and bookmarks:
                 await self._send(response, 'BOOKMARK', {
                     'kind': res.kind, 'apiVersion': res.group_version,
@@ -637,7 +632,7 @@ class ApiServer:
                     continue
                 if event is None:  # server shutting down
                     break
-                await self._send(response, *event, as_table and res.key)
+                await self._send(response, *event, as_table and res.columns)
             await response.write_eof()
         except (ConnectionResetError, BrokenPipeError):
             pass
@@ -649,7 +644,7 @@ class ApiServer:
 
     @staticmethod
     async def _send(response, typ, obj, table_of=None):
-        """Write one watch event; ``table_of`` (a resource key) sends the object as a one-row Table."""
+        """Write one watch event; ``table_of`` (a resource's columns) sends the object as a one-row Table."""
         if table_of:
             obj = tables.table(table_of, [obj], {'resourceVersion': obj['metadata']['resourceVersion']})
         await response.write(json.dumps({'type': typ, 'object': obj}, separators=(',', ':')).encode()

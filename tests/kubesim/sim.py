@@ -19,7 +19,7 @@ import threading
 
 from aiohttp import web
 
-from . import defaults, discovery
+from . import quota, resources
 from .controllers import ControllerManager
 from .faults import Faults
 from .kubeconfig import write_kubeconfig
@@ -33,14 +33,16 @@ STOP_TIMEOUT = 10
 
 class KubeSim:
     def __init__(self, *, host='127.0.0.1', port=0, tls=False, token=None, readonly_token=None, nodes=3,
-                 ready_delay=0.2, fail_image=None, time_scale=1.0, request_log=None, faults=None):
+                 ready_delay=0.2, fail_image=None, time_scale=1.0, request_log=None, faults=None,
+                 crash_image=None, crash_after=1.0):
         self.host = host
         self.port = port
         self.tls = tls
         self.token = token
         self.readonly_token = readonly_token
         self.controller_options = {'nodes': nodes, 'ready_delay': ready_delay, 'fail_image': fail_image,
-                                   'time_scale': time_scale}
+                                   'time_scale': time_scale, 'crash_image': crash_image,
+                                   'crash_after': crash_after}
         self.request_log_path = os.fspath(request_log) if request_log else None
         self.faults = Faults(faults)  # parses now: a bad SPEC fails before anything starts
         self.certificates = None
@@ -58,8 +60,8 @@ class KubeSim:
     # ---- async core (runs on the loop) ---------------------------------------------------
     async def _astart(self):
         store = self.store = Store()
-        store.namespaced = discovery.namespaced_map()
-        store.admission = defaults.admit
+        store.admission = resources.admit
+        store.validating_admission.append(quota.check)
         for name in INITIAL_NAMESPACES:
             store.create('/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': name},
                                          'spec': {'finalizers': ['kubernetes']},

@@ -16,14 +16,11 @@ import itertools
 import uuid
 
 from .errors import ApiError
+from .resources import strategy
 from .selectors import matches_fields, matches_labels
 
 # Watch events kept for resuming a watch from an older resourceVersion.
 EVENT_HISTORY = 5000
-
-# Kinds without `metadata.generation` in Kubernetes (no spec generation tracking).
-NO_GENERATION = {'/namespaces', '/nodes', '/events', '/configmaps', '/secrets', '/serviceaccounts',
-                 '/services', 'apps/controllerrevisions'}
 
 
 def now_rfc3339():
@@ -90,10 +87,11 @@ class Store:
         # Callables (event_type, resource, obj) told about every persisted change (controllers).
         self.listeners = []
         # Callable (resource, new_obj, old_obj_or_None) -> None; defaults and validates in place,
-        # raising ApiError(422) on invalid objects. Set by the server (defaults.admit).
+        # raising ApiError(422) on invalid objects. Set by the server (resources.admit).
         self.admission = None
-        # Resource key -> True when namespaced; filled by the server from discovery.
-        self.namespaced = {}
+        # Callables (store, resource, new_obj) run after admission on creates, raising ApiError to
+        # refuse (validating admission plugins such as ResourceQuota; set by the server).
+        self.validating_admission = []
 
     # ---- reads ---------------------------------------------------------------------------
     def get(self, resource, namespace, name):
@@ -126,7 +124,7 @@ class Store:
 
     def _key(self, resource, obj):
         meta = obj['metadata']
-        ns = meta.get('namespace', '') if self.namespaced.get(resource, True) else ''
+        ns = meta.get('namespace', '') if strategy(resource).namespaced else ''
         return (resource, ns or '', meta['name'])
 
     def create(self, resource, obj, dry_run=False):
@@ -137,20 +135,22 @@ class Store:
                 meta['name'] = meta['generateName'] + uuid.uuid4().hex[:5]
             else:
                 raise ApiError.invalid(resource, '', [('metadata.name', 'FieldValueRequired',
-                                                       'name or generateName is required')])
-        if not self.namespaced.get(resource, True):
+                                                       'Required value: name or generateName is required')])
+        if not strategy(resource).namespaced:
             meta.pop('namespace', None)
         key = self._key(resource, obj)
         if key in self.objects:
             raise ApiError.already_exists(resource, meta['name'])
         if self.admission:
             self.admission(resource, obj, None)
+        for check in self.validating_admission:
+            check(self, resource, obj)
         meta['uid'] = str(uuid.uuid4())
         meta['creationTimestamp'] = now_rfc3339()
-        if resource in NO_GENERATION:
-            meta.pop('generation', None)
-        else:
+        if strategy(resource).generation:
             meta['generation'] = 1
+        else:
+            meta.pop('generation', None)
         meta.pop('resourceVersion', None)
         meta.pop('deletionTimestamp', None)
         if dry_run:
@@ -192,7 +192,7 @@ class Store:
                     new['metadata'].pop(field, None)
             if self.admission:
                 self.admission(resource, new, old)
-            if resource not in NO_GENERATION and _spec_view(new) != _spec_view(old):
+            if strategy(resource).generation and _spec_view(new) != _spec_view(old):
                 new['metadata']['generation'] = old['metadata'].get('generation', 1) + 1
         new['metadata']['resourceVersion'] = old['metadata']['resourceVersion']
         if new == old:
@@ -207,7 +207,7 @@ class Store:
 
     def delete(self, resource, namespace, name, propagation='Background', dry_run=False,
                preconditions=None):
-        key = (resource, namespace or '' if self.namespaced.get(resource, True) else '', name)
+        key = (resource, namespace or '' if strategy(resource).namespaced else '', name)
         old = self.objects.get(key)
         if old is None:
             raise ApiError.not_found(resource, name)

@@ -1,7 +1,8 @@
 """Server-side printing: the `meta.k8s.io/v1` Table `kubectl get` asks for.
 
 Columns and cells follow the API server's printers for each kind (NAME, READY, UP-TO-DATE, ... and
-the extra `-o wide` columns at priority 1); kinds without a printer get NAME and AGE. Rows carry the
+the extra `-o wide` columns at priority 1); kinds without a printer get NAME and AGE. Each
+resource names its column list in `resources.RESOURCES`. Rows carry the
 object's metadata as a PartialObjectMetadata, as with the server's default `includeObject=Metadata`.
 """
 
@@ -168,63 +169,64 @@ def _int(path):
     return get
 
 
-_REPLICA_COLUMNS = [_NAME, ('Desired', 'integer', 0, _int('spec.replicas')),
-                    ('Current', 'integer', 0, _int('status.replicas')),
-                    ('Ready', 'integer', 0, _int('status.readyReplicas')), _AGE, _CONTAINERS, _IMAGES,
-                    _SELECTOR]
+REPLICA_SET = [_NAME, ('Desired', 'integer', 0, _int('spec.replicas')),
+               ('Current', 'integer', 0, _int('status.replicas')),
+               ('Ready', 'integer', 0, _int('status.readyReplicas')), _AGE, _CONTAINERS, _IMAGES, _SELECTOR]
 
-COLUMNS = {
-    'apps/deployments': [
-        _NAME,
-        ('Ready', 'string', 0, _ready_of_desired),
-        ('Up-to-date', 'integer', 0, _int('status.updatedReplicas')),
-        ('Available', 'integer', 0, _int('status.availableReplicas')),
-        _AGE, _CONTAINERS, _IMAGES, _SELECTOR],
-    'apps/replicasets': _REPLICA_COLUMNS,
-    '/replicationcontrollers': _REPLICA_COLUMNS,
-    'apps/statefulsets': [
-        _NAME,
-        ('Ready', 'string', 0, _ready_of_desired),
-        _AGE, _CONTAINERS, _IMAGES],
-    'apps/daemonsets': [
-        _NAME, ('Desired', 'integer', 0, _int('status.desiredNumberScheduled')),
-        ('Current', 'integer', 0, _int('status.currentNumberScheduled')),
-        ('Ready', 'integer', 0, _int('status.numberReady')),
-        ('Up-to-date', 'integer', 0, _int('status.updatedNumberScheduled')),
-        ('Available', 'integer', 0, _int('status.numberAvailable')),
-        ('Node Selector', 'string', 0, lambda o: ','.join(
-            f'{k}={v}' for k, v in sorted((_pod_spec(o).get('nodeSelector') or {}).items())) or '<none>'),
-        _AGE, _CONTAINERS, _IMAGES, _SELECTOR],
-    'apps/controllerrevisions': [
-        _NAME, ('Controller', 'string', 0, _owner),
-        ('Revision', 'integer', 0, lambda o: int(o.get('revision', 0))), _AGE],
-    '/pods': [
-        _NAME, ('Ready', 'string', 0, _pod_ready), ('Status', 'string', 0, _pod_status),
-        ('Restarts', 'string', 0, lambda o: str(sum(c.get('restartCount', 0)
-                                                    for c in _status(o).get('containerStatuses') or []))),
-        _AGE, ('IP', 'string', 1, lambda o: _status(o).get('podIP') or '<none>'),
-        ('Node', 'string', 1, lambda o: _spec(o).get('nodeName') or '<none>'),
-        ('Nominated Node', 'string', 1, lambda o: _status(o).get('nominatedNodeName') or '<none>'),
-        ('Readiness Gates', 'string', 1, lambda o: '<none>')],
-    '/namespaces': [_NAME, ('Status', 'string', 0, lambda o: _status(o).get('phase', '')), _AGE],
-    '/nodes': [
-        _NAME, ('Status', 'string', 0, _node_status), ('Roles', 'string', 0, _node_roles), _AGE,
-        ('Version', 'string', 0, lambda o: (_status(o).get('nodeInfo') or {}).get('kubeletVersion', '')),
-        ('Internal-IP', 'string', 1, lambda o: next((a['address'] for a in _status(o).get('addresses') or []
-                                                     if a.get('type') == 'InternalIP'), '<none>'))],
-    '/configmaps': [_NAME, ('Data', 'integer', 0,
-                            lambda o: len(o.get('data') or {}) + len(o.get('binaryData') or {})), _AGE],
-    '/secrets': [_NAME, ('Type', 'string', 0, lambda o: o.get('type', '')),
-                 ('Data', 'integer', 0, lambda o: len(o.get('data') or {})), _AGE],
-    '/events': [
-        ('Last Seen', 'string', 0, _event_last_seen), ('Type', 'string', 0, lambda o: o.get('type', '')),
-        ('Reason', 'string', 0, lambda o: o.get('reason', '')), ('Object', 'string', 0, _event_object),
-        ('Message', 'string', 0, lambda o: (o.get('message') or '').strip())],
-}
+DEPLOYMENT = [
+    _NAME,
+    ('Ready', 'string', 0, _ready_of_desired),
+    ('Up-to-date', 'integer', 0, _int('status.updatedReplicas')),
+    ('Available', 'integer', 0, _int('status.availableReplicas')),
+    _AGE, _CONTAINERS, _IMAGES, _SELECTOR]
+STATEFUL_SET = [_NAME, ('Ready', 'string', 0, _ready_of_desired), _AGE, _CONTAINERS, _IMAGES]
+DAEMON_SET = [
+    _NAME, ('Desired', 'integer', 0, _int('status.desiredNumberScheduled')),
+    ('Current', 'integer', 0, _int('status.currentNumberScheduled')),
+    ('Ready', 'integer', 0, _int('status.numberReady')),
+    ('Up-to-date', 'integer', 0, _int('status.updatedNumberScheduled')),
+    ('Available', 'integer', 0, _int('status.numberAvailable')),
+    ('Node Selector', 'string', 0, lambda o: ','.join(
+        f'{k}={v}' for k, v in sorted((_pod_spec(o).get('nodeSelector') or {}).items())) or '<none>'),
+    _AGE, _CONTAINERS, _IMAGES, _SELECTOR]
+CONTROLLER_REVISION = [
+    _NAME, ('Controller', 'string', 0, _owner),
+    ('Revision', 'integer', 0, lambda o: int(o.get('revision', 0))), _AGE]
+POD = [
+    _NAME, ('Ready', 'string', 0, _pod_ready), ('Status', 'string', 0, _pod_status),
+    ('Restarts', 'string', 0, lambda o: str(sum(c.get('restartCount', 0)
+                                                for c in _status(o).get('containerStatuses') or []))),
+    _AGE, ('IP', 'string', 1, lambda o: _status(o).get('podIP') or '<none>'),
+    ('Node', 'string', 1, lambda o: _spec(o).get('nodeName') or '<none>'),
+    ('Nominated Node', 'string', 1, lambda o: _status(o).get('nominatedNodeName') or '<none>'),
+    ('Readiness Gates', 'string', 1, lambda o: '<none>')]
+NAMESPACE = [_NAME, ('Status', 'string', 0, lambda o: _status(o).get('phase', '')), _AGE]
+NODE = [
+    _NAME, ('Status', 'string', 0, _node_status), ('Roles', 'string', 0, _node_roles), _AGE,
+    ('Version', 'string', 0, lambda o: (_status(o).get('nodeInfo') or {}).get('kubeletVersion', '')),
+    ('Internal-IP', 'string', 1, lambda o: next((a['address'] for a in _status(o).get('addresses') or []
+                                                 if a.get('type') == 'InternalIP'), '<none>'))]
+CONFIG_MAP = [_NAME, ('Data', 'integer', 0,
+                      lambda o: len(o.get('data') or {}) + len(o.get('binaryData') or {})), _AGE]
+SECRET = [_NAME, ('Type', 'string', 0, lambda o: o.get('type', '')),
+          ('Data', 'integer', 0, lambda o: len(o.get('data') or {})), _AGE]
+EVENT = [
+    ('Last Seen', 'string', 0, _event_last_seen), ('Type', 'string', 0, lambda o: o.get('type', '')),
+    ('Reason', 'string', 0, lambda o: o.get('reason', '')), ('Object', 'string', 0, _event_object),
+    ('Message', 'string', 0, lambda o: (o.get('message') or '').strip())]
+LEASE = [_NAME, ('Holder', 'string', 0, lambda o: _spec(o).get('holderIdentity') or ''), _AGE]
 
 
-def _columns(resource_key):
-    return COLUMNS.get(resource_key, [_NAME, _AGE])
+def _quota_usage(quota, limits):
+    hard, used = _status(quota).get('hard') or {}, _status(quota).get('used') or {}
+    return ', '.join(f'{name}: {used.get(name, "0")}/{value}' for name, value in sorted(hard.items())
+                     if name.startswith('limits') == limits)
+
+
+RESOURCE_QUOTA = [_NAME, _AGE, ('Request', 'string', 0, lambda o: _quota_usage(o, False)),
+                  ('Limit', 'string', 0, lambda o: _quota_usage(o, True))]
+# Kinds without a printer of their own.
+DEFAULT = [_NAME, _AGE]
 
 
 def _definitions(columns):
@@ -242,9 +244,9 @@ def _row(columns, obj):
                        'metadata': obj.get('metadata', {})}}
 
 
-def table(resource_key, objects, metadata):
-    """A Table of ``objects`` (list metadata: resourceVersion, continue, ...)."""
-    columns = _columns(resource_key)
+def table(columns, objects, metadata):
+    """A Table of ``objects`` with ``columns`` (a resource's `columns`; list metadata:
+    resourceVersion, continue, ...)."""
     return {'kind': 'Table', 'apiVersion': 'meta.k8s.io/v1', 'metadata': metadata,
             'columnDefinitions': _definitions(columns),
             'rows': [_row(columns, o) for o in objects]}

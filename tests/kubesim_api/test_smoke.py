@@ -24,7 +24,7 @@ def test_version_and_discovery(http):
     assert by_name['deployments/scale']['group'] == 'autoscaling'
     assert by_name['deployments/scale']['kind'] == 'Scale'
     _, _, groups = http.get('/apis')
-    assert [g['name'] for g in groups['groups']] == ['apps']
+    assert [g['name'] for g in groups['groups']] == ['apps', 'coordination.k8s.io']
 
 
 def test_crud_round_trip(http):

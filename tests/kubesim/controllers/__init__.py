@@ -20,13 +20,15 @@ from ..errors import ApiError
 from .common import is_pod_ready
 from .daemonset import DaemonSetController
 from .deployment import DeploymentController
+from .events import EventRecorder
 from .index import ObjectIndex
 from .kubelet import Kubelet
+from .quota import ResourceQuotaController
 from .replicaset import ReplicaSetController, ReplicationControllerController
 from .statefulset import StatefulSetController
-from .timeline import PodTracker, extremes, workload_timeline
+from .. import timeline
 
-__all__ = ['ControllerManager', 'workload_timeline', 'extremes']
+__all__ = ['ControllerManager']
 
 log = logging.getLogger('kubesim.controllers')
 
@@ -36,11 +38,12 @@ IDLE_RESYNC = 1.0
 MIN_PASS_INTERVAL = 0.01
 # Resources whose changes can give a controller work.
 WATCHED = frozenset({'/pods', '/nodes', '/replicationcontrollers', 'apps/replicasets', 'apps/deployments',
-                     'apps/statefulsets', 'apps/daemonsets', 'apps/controllerrevisions'})
+                     'apps/statefulsets', 'apps/daemonsets', 'apps/controllerrevisions', '/resourcequotas'})
 
 
 class ControllerManager:
-    def __init__(self, store, *, nodes=3, ready_delay=0.2, fail_image=None, time_scale=1.0):
+    def __init__(self, store, *, nodes=3, ready_delay=0.2, fail_image=None, time_scale=1.0, crash_image=None,
+                 crash_after=1.0):
         if time_scale <= 0:
             raise ValueError('time_scale must be positive')
         self.store = store
@@ -48,15 +51,19 @@ class ControllerManager:
         self.ready_delay = float(ready_delay)
         self.fail_image = re.compile(fail_image) if isinstance(fail_image, str) and fail_image else (
             fail_image or None)
+        self.crash_image = re.compile(crash_image) if isinstance(crash_image, str) and crash_image else (
+            crash_image or None)
+        self.crash_after = float(crash_after)
         self.time_scale = float(time_scale)
+        self.events = EventRecorder(store)
         self.clock = time.monotonic
-        self.pods = PodTracker(store, self.clock)
+        self.pods = timeline.PodTracker(store, self.clock)  # also the readiness log tests read
         self.index = ObjectIndex(store)
         self.readiness_log = self.pods.log
         self.kubelet = Kubelet(self)
         self.controllers = [ReplicaSetController(self), ReplicationControllerController(self),
                             DeploymentController(self), StatefulSetController(self),
-                            DaemonSetController(self)]
+                            DaemonSetController(self), ResourceQuotaController(self)]
         self.passes = 0
         self.errors = 0
         self._wake = None

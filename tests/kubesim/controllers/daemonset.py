@@ -9,6 +9,7 @@ One pod per eligible Node (`spec.nodeName` set directly; eligibility is the temp
 from ..errors import ApiError
 from ..selectors import selector_from_label_selector_object
 from . import history
+from .events import WARNING
 from .common import (claim, compute_hash, create_with_random_name, creation_key, is_deleting,
                      is_pod_ready, labels_of, name_of, ns_of, omit_zero, pod_from_template, pod_phase,
                      scaled_value, semantic_equal, uid_of)
@@ -195,7 +196,12 @@ class DaemonSetController:
             if generation is not None:
                 labels[POD_TEMPLATE_GENERATION_LABEL] = generation
             pod['spec']['nodeName'] = node_name
-            create_with_random_name(self.store, pod, f'{name_of(ds)}-')
+            try:
+                create_with_random_name(self.store, pod, f'{name_of(ds)}-')
+            except ApiError as err:
+                self.mgr.events.record(ds, WARNING, 'FailedCreate', f'Error creating: {err.message}',
+                                       'daemonset-controller')
+                raise
         for pod in to_delete:
             try:
                 self.store.delete('/pods', ns_of(pod), name_of(pod))

@@ -7,6 +7,7 @@ pass by the store's events, and copies only what a caller selects: the objects a
 plus the orphans its selector matches (all that adoption needs).
 """
 
+from ..resources import strategy
 from ..selectors import matches_labels
 
 
@@ -64,7 +65,7 @@ class ObjectIndex:
 
     def observe(self, event_type, resource, obj):
         meta = obj['metadata']
-        namespace = meta.get('namespace', '') if self.store.namespaced.get(resource, True) else ''
+        namespace = meta.get('namespace', '') if strategy(resource).namespaced else ''
         scope = self._scope(resource, namespace)
         if event_type == 'DELETED':
             scope.drop(meta['name'])

@@ -1,16 +1,38 @@
 """Nodes, a scheduler and a kubelet stand-in: pods get a node, then start after `ready_delay`.
 
+The scheduler binds a pod to the ready node with the fewest pods among those where it fits: the
+node's `status.allocatable` cpu, memory and pods must cover what the pods already bound there
+request plus this pod's requests (limits stand in for unset requests), and `nodeSelector` must
+match the node's labels. A pod that fits nowhere stays Pending with `PodScheduled=False`, reason
+`Unschedulable`, and a `FailedScheduling` event carrying the scheduler's message
+("0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No
+preemption victims found for incoming pod."); it is bound once it fits.
+
 A pod whose images (init containers too) all pull becomes Running and Ready `ready_delay` real
 seconds after it was created. A pod with an image matching `fail_image` stays Pending forever with
-its container waiting in `ImagePullBackOff`, as a pod with a bad image does on a real node.
+its container waiting in `ImagePullBackOff` (events `Failed` and `BackOff`), as a pod with a bad
+image does on a real node. A container whose image matches `crash_image` runs for `crash_after`
+real seconds, exits with code 1, is restarted at once the first time, then after a back-off of 10 s
+doubling up to 5 minutes (on the controller clock, so `time_scale` shortens it) during which it
+waits in `CrashLoopBackOff` and a `BackOff` event is recorded; `restartCount` counts the restarts
+and `lastState.terminated` describes the last exit.
 """
 
 import copy
 import hashlib
+from fractions import Fraction
 
 from ..errors import ApiError
+from ..quantity import parse_quantity
 from ..store import now_rfc3339
-from .common import name_of, ns_of, pod_phase
+from .common import name_of, ns_of, pod_phase, uid_of
+from .events import NORMAL, WARNING
+
+SCHEDULER = 'default-scheduler'
+KUBELET = 'kubelet'
+# The kubelet's container restart back-off: 10 s doubling up to 5 minutes.
+BACKOFF_INITIAL, BACKOFF_MAX = 10, 300
+CRASH_EXIT_CODE = 1
 
 NODE_LABELS = {'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64'}
 
@@ -70,11 +92,76 @@ def _condition(cond_type, status, now, reason=None, message=None):
     return cond
 
 
+def pod_requests(pod):
+    """The cpu and memory a pod asks for: containers summed, at least its largest init container;
+    a container's limit stands in for an unset request (as API defaulting fills it in)."""
+    spec = pod.get('spec') or {}
+    out = {}
+    for name in ('cpu', 'memory'):
+        def value(container, name=name):
+            resources = container.get('resources') or {}
+            raw = (resources.get('requests') or {}).get(name, (resources.get('limits') or {}).get(name))
+            try:
+                return parse_quantity(raw).value if raw is not None else Fraction(0)
+            except ValueError:
+                return Fraction(0)
+        total = sum((value(c) for c in spec.get('containers') or []), Fraction(0))
+        for c in spec.get('initContainers') or []:
+            total = max(total, value(c))
+        out[name] = total
+    return out
+
+
+def unschedulable_message(total, reasons):
+    """The scheduler's FitError text with the preemption post-filter's verdict (no pod in kubesim
+    has a priority, so preemption never finds victims)."""
+    def histogram(counts):
+        return ', '.join(sorted(f'{n} {reason}' for reason, n in counts.items()))
+
+    preemption = {}
+    for reason, n in reasons.items():
+        helpful = reason.startswith('Insufficient ') or reason == 'Too many pods'
+        verdict = 'No preemption victims found for incoming pod' if helpful else \
+            'Preemption is not helpful for scheduling'
+        preemption[verdict] = preemption.get(verdict, 0) + n
+    return (f'0/{total} nodes are available: {histogram(reasons)}. '
+            f'preemption: 0/{total} nodes are available: {histogram(preemption)}.')
+
+
+def _pod_ref(pod):
+    """A pod as the kubelet names it in messages: name_namespace(uid)."""
+    return f'{name_of(pod)}_{ns_of(pod)}({uid_of(pod)})'
+
+
+def _go_duration(seconds):
+    """Go's time.Duration text for whole seconds: 10s, 1m20s, 5m0s."""
+    seconds = int(seconds)
+    if seconds < 60:
+        return f'{seconds}s'
+    return f'{seconds // 60}m{seconds % 60}s'
+
+
+def _set_readiness(status, now):
+    """Pod Ready/ContainersReady from the container statuses (transition times kept when unchanged)."""
+    not_ready = [cs['name'] for cs in status.get('containerStatuses') or [] if not cs.get('ready')]
+    conditions = []
+    for cond in status.get('conditions') or []:
+        if cond.get('type') in ('Ready', 'ContainersReady'):
+            want = 'False' if not_ready else 'True'
+            if cond.get('status') != want:
+                cond = _condition(cond['type'], want, now, *(
+                    ('ContainersNotReady', f'containers with unready status: [{" ".join(not_ready)}]')
+                    if not_ready else ()))
+        conditions.append(cond)
+    status['conditions'] = conditions
+
+
 class Kubelet:
     def __init__(self, mgr):
         self.mgr = mgr
         self.store = mgr.store
         self._ips = {}  # node name -> last host octet handed out
+        self._crash = {}  # pod uid -> {'running': bool, 'until': monotonic time, 'crashes': int}
 
     def ensure_nodes(self, count):
         for index in range(1, count + 1):
@@ -93,22 +180,38 @@ class Kubelet:
         containers = (spec.get('initContainers') or []) + (spec.get('containers') or [])
         return {c.get('image', '') for c in containers if pattern.search(c.get('image', ''))}
 
+    def crashing_containers(self, pod):
+        pattern = self.mgr.crash_image
+        if pattern is None:
+            return set()
+        return {c.get('name') for c in (pod.get('spec') or {}).get('containers') or []
+                if pattern.search(c.get('image', ''))}
+
     def sync(self):
         index = self.mgr.index
-        nodes = {name_of(n): n for n in index.peek('/nodes') if node_is_ready(n)}
+        all_nodes = index.peek('/nodes')
+        nodes = {name_of(n): n for n in all_nodes if node_is_ready(n)}
         pods = index.peek('/pods')
         load = {}
         for pod in pods:
             node = (pod.get('spec') or {}).get('nodeName')
-            if node:
-                load[node] = load.get(node, 0) + 1
+            if node and pod_phase(pod) not in ('Succeeded', 'Failed'):
+                used = load.setdefault(node, {'pods': 0, 'cpu': Fraction(0), 'memory': Fraction(0)})
+                used['pods'] += 1
+                for name, value in pod_requests(pod).items():
+                    used[name] += value
+        live = set()
         for pod in pods:
+            live.add(uid_of(pod))
             if self._settled(pod):
                 continue
             try:
-                self._sync_pod(copy.deepcopy(pod), nodes, load)
+                self._sync_pod(copy.deepcopy(pod), nodes, load, all_nodes)
             except ApiError:
                 continue  # deleted or changed under us; the next pass sees the new state
+        for uid in list(self._crash):
+            if uid not in live:
+                del self._crash[uid]
 
     def _settled(self, pod):
         """Nothing left to do for this pod (checked on the stored object, without copying it)."""
@@ -117,18 +220,21 @@ class Kubelet:
             return True
         if not (pod.get('spec') or {}).get('nodeName'):
             return False
+        if self.mgr.crash_image is not None and self.crashing_containers(pod):
+            return False
         if status.get('phase') == 'Running':
             return True
         return status.get('phase') == 'Pending' and bool(status.get('containerStatuses'))
 
-    def _sync_pod(self, pod, nodes, load):
+    def _sync_pod(self, pod, nodes, load, all_nodes):
         spec = pod.get('spec') or {}
         node_name = spec.get('nodeName')
         if not node_name:
-            if not nodes:
+            if not all_nodes:
                 return
-            node_name = min(nodes, key=lambda n: (load.get(n, 0), n))
-            load[node_name] = load.get(node_name, 0) + 1
+            node_name = self.schedule(pod, nodes, load, all_nodes)
+            if node_name is None:
+                return
             pod['spec']['nodeName'] = node_name
             pod = self.store.update('/pods', pod)
         node = nodes.get(node_name)
@@ -143,8 +249,147 @@ class Kubelet:
         if failing:
             if not (pod.get('status') or {}).get('containerStatuses'):
                 self._set_status(pod, self._backoff_status(pod, node, failing))
+                self._pull_failure_events(pod, node, failing)
+            return
+        crashing = self.crashing_containers(pod)
+        if crashing:
+            self._sync_crashing(pod, node, crashing)
         elif pod_phase(pod) != 'Running':
             self._set_status(pod, self._running_status(pod, node))
+
+    # ---- scheduling ------------------------------------------------------------------------------
+    def schedule(self, pod, nodes, load, all_nodes):
+        """The node to bind ``pod`` to, or None after marking it unschedulable."""
+        wanted = pod_requests(pod)
+        selector = (pod.get('spec') or {}).get('nodeSelector') or {}
+        fits, reasons = [], {}
+        for node in all_nodes:
+            name = name_of(node)
+            why = self._misfit(node, name in nodes, wanted, selector, load.get(name))
+            if why:
+                for reason in why:
+                    reasons[reason] = reasons.get(reason, 0) + 1
+            else:
+                fits.append(name)
+        if fits:
+            chosen = min(fits, key=lambda n: ((load.get(n) or {}).get('pods', 0), n))
+            used = load.setdefault(chosen, {'pods': 0, 'cpu': Fraction(0), 'memory': Fraction(0)})
+            used['pods'] += 1
+            for name, value in wanted.items():
+                used[name] += value
+            return chosen
+        self._unschedulable(pod, unschedulable_message(len(all_nodes), reasons))
+        return None
+
+    @staticmethod
+    def _misfit(node, ready, wanted, selector, used):
+        """Why ``node`` cannot take the pod, as the scheduler's filter plugins word it."""
+        if not ready:
+            return ['node(s) had untolerated taint {node.kubernetes.io/not-ready: }']
+        labels = node['metadata'].get('labels') or {}
+        if any(labels.get(k) != v for k, v in selector.items()):
+            return ["node(s) didn't match Pod's node affinity/selector"]
+        allocatable = (node.get('status') or {}).get('allocatable') or {}
+        used = used or {'pods': 0, 'cpu': Fraction(0), 'memory': Fraction(0)}
+        out = []
+        if 'pods' in allocatable and used['pods'] + 1 > parse_quantity(allocatable['pods']).value:
+            out.append('Too many pods')
+        for name in ('cpu', 'memory'):
+            if wanted.get(name) and name in allocatable:
+                if used[name] + wanted[name] > parse_quantity(allocatable[name]).value:
+                    out.append(f'Insufficient {name}')
+        return out
+
+    def _unschedulable(self, pod, message):
+        status = copy.deepcopy(pod.get('status') or {})
+        status.setdefault('phase', 'Pending')
+        conditions = [c for c in status.get('conditions') or [] if c.get('type') != 'PodScheduled']
+        old = next((c for c in status.get('conditions') or [] if c.get('type') == 'PodScheduled'), None)
+        if old is not None and old.get('status') == 'False' and old.get('message') == message:
+            return
+        conditions.append(_condition('PodScheduled', 'False', now_rfc3339(), 'Unschedulable', message))
+        status['conditions'] = conditions
+        self._set_status(pod, status)
+        self.mgr.events.record(pod, WARNING, 'FailedScheduling', message, SCHEDULER)
+
+    # ---- crashing containers ---------------------------------------------------------------------
+    def _sync_crashing(self, pod, node, crashing):
+        now = self.mgr.clock()
+        state = self._crash.get(uid_of(pod))
+        if state is None:
+            state = self._crash[uid_of(pod)] = {'running': True, 'until': now + self.mgr.crash_after,
+                                                'crashes': 0}
+            self._set_status(pod, self._running_status(pod, node))
+        elif now >= state['until']:
+            if state['running']:
+                state['crashes'] += 1
+                if state['crashes'] == 1:  # the first restart is immediate
+                    state['until'] = now + self.mgr.crash_after
+                    self._set_status(pod, self._crashed_status(pod, node, crashing, restarted=True))
+                else:
+                    backoff = min(BACKOFF_INITIAL * 2 ** (state['crashes'] - 2), BACKOFF_MAX)
+                    state['running'] = False
+                    state['until'] = now + backoff / self.mgr.time_scale
+                    self._set_status(pod, self._crashed_status(pod, node, crashing, backoff=backoff))
+                    for name in sorted(crashing):
+                        self.mgr.events.record(
+                            pod, WARNING, 'BackOff',
+                            f'Back-off restarting failed container {name} in pod {_pod_ref(pod)}',
+                            KUBELET, host=name_of(node), field_path=f'spec.containers{{{name}}}')
+            else:
+                state['running'] = True
+                state['until'] = now + self.mgr.crash_after
+                self._set_status(pod, self._restarted_status(pod, node, crashing))
+        self.mgr.wake_at(state['until'])
+
+    def _crashed_status(self, pod, node, crashing, *, restarted=False, backoff=None):
+        """After a crash: restarted at once (the first time) or waiting out a back-off."""
+        now = now_rfc3339()
+        status = copy.deepcopy(pod.get('status') or {})
+        for cs in status.get('containerStatuses') or []:
+            if cs.get('name') not in crashing:
+                continue
+            started = ((cs.get('state') or {}).get('running') or {}).get('startedAt', now)
+            cs['lastState'] = {'terminated': {'exitCode': CRASH_EXIT_CODE, 'reason': 'Error',
+                                              'startedAt': started, 'finishedAt': now,
+                                              'containerID': cs.get('containerID', '')}}
+            if restarted:
+                cs['restartCount'] = cs.get('restartCount', 0) + 1
+                cs['state'] = {'running': {'startedAt': now}}
+            else:
+                cs['ready'], cs['started'] = False, False
+                cs['state'] = {'waiting': {'reason': 'CrashLoopBackOff', 'message': (
+                    f'back-off {_go_duration(backoff)} restarting failed container={cs["name"]} '
+                    f'pod={_pod_ref(pod)}')}}
+        _set_readiness(status, now)
+        return status
+
+    def _restarted_status(self, pod, node, crashing):
+        now = now_rfc3339()
+        status = copy.deepcopy(pod.get('status') or {})
+        for cs in status.get('containerStatuses') or []:
+            if cs.get('name') in crashing:
+                cs['restartCount'] = cs.get('restartCount', 0) + 1
+                cs['ready'], cs['started'] = True, True
+                cs['state'] = {'running': {'startedAt': now}}
+        _set_readiness(status, now)
+        return status
+
+    def _pull_failure_events(self, pod, node, failing):
+        spec = pod.get('spec') or {}
+        for key in ('initContainers', 'containers'):
+            for c in spec.get(key) or []:
+                image = c.get('image', '')
+                if image not in failing:
+                    continue
+                where = {'host': name_of(node), 'field_path': f'spec.{key}{{{c.get("name")}}}'}
+                record = self.mgr.events.record
+                record(pod, WARNING, 'Failed', f'Failed to pull image "{image}": rpc error: code = NotFound '
+                       f'desc = failed to pull and unpack image "{image}": failed to resolve reference '
+                       f'"{image}": {image}: not found', KUBELET, **where)
+                record(pod, WARNING, 'Failed', 'Error: ErrImagePull', KUBELET, **where)
+                record(pod, NORMAL, 'BackOff', f'Back-off pulling image "{image}"', KUBELET, **where)
+                record(pod, WARNING, 'Failed', 'Error: ImagePullBackOff', KUBELET, **where)
 
     def _set_status(self, pod, status):
         if status == pod.get('status'):
@@ -156,9 +401,10 @@ class Kubelet:
         status = dict(pod.get('status') or {})
         status.setdefault('phase', 'Pending')
         status.setdefault('qosClass', 'BestEffort')
-        if not any(c.get('type') == 'PodScheduled' for c in status.get('conditions') or []):
-            status['conditions'] = list(status.get('conditions') or []) + [
-                _condition('PodScheduled', 'True', now_rfc3339())]
+        if not any(c.get('type') == 'PodScheduled' and c.get('status') == 'True'
+                   for c in status.get('conditions') or []):
+            others = [c for c in status.get('conditions') or [] if c.get('type') != 'PodScheduled']
+            status['conditions'] = others + [_condition('PodScheduled', 'True', now_rfc3339())]
         return status
 
     def _pod_ip(self, node):

@@ -8,15 +8,19 @@ longer match. The RC is the same controller with a plain-map selector in the cor
 
 from ..errors import ApiError
 from ..selectors import selector_from_label_selector_object
+from ..store import now_rfc3339
 from .common import (claim, create_with_random_name, creation_key, is_deleting, is_pod_active,
                      is_pod_ready, name_of, ns_of, omit_zero, pod_from_template, pod_phase,
                      template_labels_match, uid_of)
+from .events import WARNING
 
+REPLICA_FAILURE = 'ReplicaFailure'
 _PHASE_RANK = {'Pending': 0, 'Unknown': 1, 'Running': 2}
 
 
 class ReplicaSetController:
     resource = 'apps/replicasets'
+    component = 'replicaset-controller'
     api_version = 'apps/v1'
     kind = 'ReplicaSet'
 
@@ -37,18 +41,27 @@ class ReplicaSetController:
         candidates = [p for p in self.mgr.index.list('/pods', ns_of(owner), selector, uid_of(owner))
                       if is_pod_active(p)]
         pods = claim(self.store, '/pods', owner, self.api_version, self.kind, candidates, selector)
+        failure = None
         if not is_deleting(owner):
-            pods = self.manage_replicas(owner, pods, spec.get('replicas', 1))
-        self.update_status(owner, pods)
+            pods, failure = self.manage_replicas(owner, pods, spec.get('replicas', 1))
+        self.update_status(owner, pods, failure)
 
     def manage_replicas(self, owner, pods, replicas):
+        """Create or delete pods toward ``replicas``. Returns (pods, the failed creation's condition
+        reason and message or None): a refused creation (quota, admission) is a `FailedCreate` event
+        and stops this pass's creations, as the slow-start batches do."""
         diff = len(pods) - replicas
         template = (owner.get('spec') or {}).get('template') or {}
         if diff < 0:
             prefix = f'{name_of(owner)}-'
             for _ in range(-diff):
                 pod = pod_from_template(template, owner, self.api_version, self.kind, '', prefix)
-                pods.append(create_with_random_name(self.store, pod, prefix))
+                try:
+                    pods.append(create_with_random_name(self.store, pod, prefix))
+                except ApiError as err:
+                    self.mgr.events.record(owner, WARNING, 'FailedCreate', f'Error creating: {err.message}',
+                                           self.component)
+                    return pods, ('FailedCreate', err.message)
         elif diff > 0:
             doomed = sorted(pods, key=self.deletion_rank)[:diff]
             for pod in doomed:
@@ -59,7 +72,7 @@ class ReplicaSetController:
                         raise
             gone = {name_of(p) for p in doomed}
             pods = [p for p in pods if name_of(p) not in gone]
-        return pods
+        return pods, None
 
     def deletion_rank(self, pod):
         """Smaller ranks are deleted first (controller.ActivePodsWithRanks)."""
@@ -71,7 +84,7 @@ class ReplicaSetController:
         return (scheduled, _PHASE_RANK.get(pod_phase(pod), 0), ready, -(since or 0.0), -created,
                 _neg(ts), name)
 
-    def update_status(self, owner, pods):
+    def update_status(self, owner, pods, failure=None):
         spec = owner.get('spec') or {}
         min_ready = spec.get('minReadySeconds', 0)
         template = spec.get('template') or {}
@@ -85,8 +98,16 @@ class ReplicaSetController:
             'observedGeneration': owner['metadata'].get('generation', 1),
         }))
         old = owner.get('status') or {}
-        if old.get('conditions'):
-            status['conditions'] = old['conditions']
+        conditions = list(old.get('conditions') or [])
+        current = next((c for c in conditions if c.get('type') == REPLICA_FAILURE), None)
+        if failure is not None and current is None:
+            reason, message = failure
+            conditions.append({'type': REPLICA_FAILURE, 'status': 'True', 'lastTransitionTime': now_rfc3339(),
+                               'reason': reason, 'message': message})
+        elif failure is None and current is not None:
+            conditions.remove(current)
+        if conditions:
+            status['conditions'] = conditions
         if status != old:
             self.store.update(self.resource, {'metadata': {'name': name_of(owner), 'namespace': ns_of(owner)},
                                               'status': status}, subresource='status')
@@ -99,6 +120,7 @@ def _neg(text):
 
 class ReplicationControllerController(ReplicaSetController):
     resource = '/replicationcontrollers'
+    component = 'replication-controller'
     api_version = 'v1'
     kind = 'ReplicationController'
 

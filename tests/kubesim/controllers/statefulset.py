@@ -12,6 +12,7 @@ import re
 from ..errors import ApiError
 from ..selectors import selector_from_label_selector_object
 from . import history
+from .events import WARNING
 from .common import (claim, compute_hash, is_deleting, is_pod_ready, labels_of, name_of, ns_of,
                      pod_from_template, pod_phase, scaled_value, uid_of)
 
@@ -173,7 +174,14 @@ class StatefulSetController:
                     return
                 continue
             if not is_created(pod):
-                self.store.create('/pods', pod)
+                try:
+                    self.store.create('/pods', pod)
+                except ApiError as err:
+                    if err.code != 409:
+                        self.mgr.events.record(sts, WARNING, 'FailedCreate',
+                                               f'create Pod {name_of(pod)} in StatefulSet {name_of(sts)} '
+                                               f'failed error: {err.message}', 'statefulset-controller')
+                    raise
                 if monotonic:
                     return
                 continue

@@ -5,6 +5,7 @@ import datetime
 import pytest
 
 from tests.kubesim import tables
+from tests.kubesim.resources import BY_KEY
 
 pytestmark = pytest.mark.unit
 
@@ -36,7 +37,7 @@ def test_deployment_table():
                        'template': {'spec': {'containers': [{'name': 'a', 'image': 'x:1'},
                                                             {'name': 'b', 'image': 'y:2'}]}}},
               'status': {'readyReplicas': 2, 'updatedReplicas': 3, 'availableReplicas': 2}}
-    table = tables.table('apps/deployments', [deploy], {'resourceVersion': '7'})
+    table = tables.table(BY_KEY['apps/deployments'].columns, [deploy], {'resourceVersion': '7'})
     assert table['kind'] == 'Table' and table['apiVersion'] == 'meta.k8s.io/v1'
     assert [(c['name'], c['priority']) for c in table['columnDefinitions']] == [
         ('Name', 0), ('Ready', 0), ('Up-to-date', 0), ('Available', 0), ('Age', 0), ('Containers', 1),
@@ -52,11 +53,11 @@ def test_pod_status_cell():
     pod = {'metadata': {'name': 'p'}, 'spec': {'containers': [{'name': 'a'}]},
            'status': {'phase': 'Pending', 'containerStatuses': [
                {'ready': False, 'restartCount': 2, 'state': {'waiting': {'reason': 'ImagePullBackOff'}}}]}}
-    cells = tables.table('/pods', [pod], {})['rows'][0]['cells']
+    cells = tables.table(BY_KEY['/pods'].columns, [pod], {})['rows'][0]['cells']
     assert cells[:4] == ['p', '0/1', 'ImagePullBackOff', '2']
 
 
 def test_kinds_without_a_printer_get_name_and_age():
-    table = tables.table('/serviceaccounts', [{'metadata': {'name': 'sa'}}], {})
+    table = tables.table(BY_KEY['/serviceaccounts'].columns, [{'metadata': {'name': 'sa'}}], {})
     assert [c['name'] for c in table['columnDefinitions']] == ['Name', 'Age']
     assert table['rows'][0]['cells'] == ['sa', '<unknown>']

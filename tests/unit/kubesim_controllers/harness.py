@@ -5,19 +5,15 @@ import contextlib
 import copy
 import time
 
-from tests.kubesim import defaults
+from tests.kubesim import resources
 from tests.kubesim.controllers import ControllerManager
 from tests.kubesim.store import Store
-
-CLUSTER_SCOPED = ('/nodes', '/namespaces')
 
 
 class Harness:
     def __init__(self, **options):
         self.store = Store()
-        self.store.admission = defaults.admit
-        for resource in CLUSTER_SCOPED:
-            self.store.namespaced[resource] = False
+        self.store.admission = resources.admit
         options.setdefault('ready_delay', 0.02)
         self.mgr = ControllerManager(self.store, **options)
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.kubesim.controllers import extremes, workload_timeline
+from tests.kubesim.timeline import extremes, workload_timeline
 
 from .harness import daemonset, set_image, simulate
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.kubesim.controllers import extremes, workload_timeline
+from tests.kubesim.timeline import extremes, workload_timeline
 from tests.kubesim.controllers.deployment import HASH_LABEL, REVISION, REVISION_HISTORY
 
 from .harness import deployment, set_image, simulate

@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from tests.kubesim.controllers import extremes, workload_timeline
+from tests.kubesim.timeline import extremes, workload_timeline
 
 from .harness import simulate
 

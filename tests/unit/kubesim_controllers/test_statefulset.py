@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.kubesim.controllers import workload_timeline
+from tests.kubesim.timeline import workload_timeline
 from tests.kubesim.controllers.history import REVISION_HASH_LABEL
 
 from .harness import set_image, simulate, statefulset

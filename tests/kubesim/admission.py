@@ -1,16 +1,17 @@
 """Admission: the defaulting and validation the API server applies to the kinds kubesim simulates.
 
-`admit(resource, obj, old)` is the store's admission hook: it fills in the defaults apps/v1 and
-core/v1 give (SetDefaults_* in Kubernetes) in place and raises `ApiError.invalid` (422 with
+Each kind's hooks (a defaulter, a validator, and what runs after validation) are named in its row
+of `resources.RESOURCES`; `admit(strategy, obj, old)` runs them: it fills in the defaults apps/v1
+and core/v1 give (SetDefaults_* in Kubernetes) in place and raises `ApiError.invalid` (422 with
 causes) for objects Kubernetes would reject. Defaulting is idempotent and applies to pod templates
 too, so templates compare the way the controllers compare them (Deployment template vs. ReplicaSet
 template, StatefulSet/DaemonSet template vs. ControllerRevision data).
 """
 
-import copy
 import re
 
 from .errors import ApiError
+from .quantity import parse_quantity
 from .selectors import matches_labels, selector_from_label_selector_object
 
 REVISION_ANNOTATION = 'deployment.kubernetes.io/revision'
@@ -38,17 +39,6 @@ QUALIFIED_NAME_MSG = ('name part must consist of alphanumeric characters, \'-\',
                       'or \'123-abc\', regex used for validation is '
                       '\'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\')')
 
-KINDS = {
-    '/pods': 'Pod',
-    '/replicationcontrollers': 'ReplicationController',
-    'apps/deployments': 'Deployment.apps',
-    'apps/replicasets': 'ReplicaSet.apps',
-    'apps/statefulsets': 'StatefulSet.apps',
-    'apps/daemonsets': 'DaemonSet.apps',
-    'apps/controllerrevisions': 'ControllerRevision.apps',
-}
-
-
 class Errors:
     """Collects field errors, then raises one 422 with all of them (as the API server reports)."""
 
@@ -72,10 +62,10 @@ class Errors:
     def duplicate(self, field, value):
         self.causes.append((field, 'FieldValueDuplicate', f'Duplicate value: {go_repr(value)}'))
 
-    def raise_if_any(self, resource, obj):
+    def raise_if_any(self, strategy, obj):
         if self.causes:
             name = (obj.get('metadata') or {}).get('name', '')
-            raise ApiError.invalid(resource, name, self.causes, kind=KINDS.get(resource))
+            raise ApiError.invalid(strategy.key, name, self.causes, kind=strategy.qualified_kind)
 
 
 def go_repr(value):
@@ -161,7 +151,7 @@ def default_template(obj):
         default_pod_spec(template.setdefault('spec', {}))
 
 
-def _default_deployment(obj):
+def default_deployment(obj, old=None):
     spec = obj.setdefault('spec', {})
     spec.setdefault('replicas', 1)
     strategy = spec.setdefault('strategy', {})
@@ -176,12 +166,12 @@ def _default_deployment(obj):
     default_template(obj)
 
 
-def _default_replicaset(obj):
+def default_replicaset(obj, old=None):
     obj.setdefault('spec', {}).setdefault('replicas', 1)
     default_template(obj)
 
 
-def _default_statefulset(obj):
+def default_statefulset(obj, old=None):
     spec = obj.setdefault('spec', {})
     spec.setdefault('replicas', 1)
     spec.setdefault('podManagementPolicy', 'OrderedReady')
@@ -196,7 +186,7 @@ def _default_statefulset(obj):
     default_template(obj)
 
 
-def _default_daemonset(obj):
+def default_daemonset(obj, old=None):
     spec = obj.setdefault('spec', {})
     strategy = spec.setdefault('updateStrategy', {})
     strategy.setdefault('type', 'RollingUpdate')
@@ -209,7 +199,7 @@ def _default_daemonset(obj):
     default_template(obj)
 
 
-def _default_rc(obj):
+def default_rc(obj, old=None):
     spec = obj.setdefault('spec', {})
     spec.setdefault('replicas', 1)
     template_labels = ((spec.get('template') or {}).get('metadata') or {}).get('labels') or {}
@@ -222,12 +212,18 @@ def _default_rc(obj):
     default_template(obj)
 
 
-def _default_pod(obj, old):
+def default_pod(obj, old=None):
     spec = obj.setdefault('spec', {})
     default_pod_spec(spec)
     spec.setdefault('enableServiceLinks', True)
     if old is None and not obj.get('status'):
         obj['status'] = {'phase': 'Pending', 'qosClass': 'BestEffort'}
+
+
+def default_namespace(obj, old=None):
+    if old is None:
+        obj.setdefault('spec', {}).setdefault('finalizers', ['kubernetes'])
+        obj.setdefault('status', {})['phase'] = 'Active'
 
 
 # ---- validation ------------------------------------------------------------------------------
@@ -368,7 +364,7 @@ def validate_selector_immutable(errs, obj, old):
         errs.invalid('spec.selector', new_sel, 'field is immutable')
 
 
-def _validate_deployment(obj, old, errs):
+def validate_deployment(obj, old, errs):
     spec = obj.get('spec') or {}
     validate_non_negative(errs, spec, 'replicas')
     validate_non_negative(errs, spec, 'minReadySeconds')
@@ -399,7 +395,7 @@ def _validate_deployment(obj, old, errs):
     validate_selector_immutable(errs, obj, old)
 
 
-def _validate_replicaset(obj, old, errs):
+def validate_replicaset(obj, old, errs):
     spec = obj.get('spec') or {}
     validate_non_negative(errs, spec, 'replicas')
     validate_non_negative(errs, spec, 'minReadySeconds')
@@ -408,7 +404,7 @@ def _validate_replicaset(obj, old, errs):
     validate_selector_immutable(errs, obj, old)
 
 
-def _validate_statefulset(obj, old, errs):
+def validate_statefulset(obj, old, errs):
     spec = obj.get('spec') or {}
     validate_non_negative(errs, spec, 'replicas')
     validate_non_negative(errs, spec, 'minReadySeconds')
@@ -446,7 +442,7 @@ def _validate_statefulset(obj, old, errs):
                                    'and \'minReadySeconds\' are forbidden')
 
 
-def _validate_daemonset(obj, old, errs):
+def validate_daemonset(obj, old, errs):
     spec = obj.get('spec') or {}
     validate_non_negative(errs, spec, 'minReadySeconds')
     validate_non_negative(errs, spec, 'revisionHistoryLimit')
@@ -467,7 +463,7 @@ def _validate_daemonset(obj, old, errs):
     validate_selector_immutable(errs, obj, old)
 
 
-def _validate_rc(obj, old, errs):
+def validate_rc(obj, old, errs):
     spec = obj.get('spec') or {}
     validate_non_negative(errs, spec, 'replicas')
     validate_non_negative(errs, spec, 'minReadySeconds')
@@ -484,11 +480,11 @@ def _validate_rc(obj, old, errs):
                          '`selector` does not match template `labels`')
 
 
-def _validate_pod(obj, old, errs):
+def validate_pod_object(obj, old, errs):
     validate_pod_spec(errs, obj.get('spec'), 'spec')
 
 
-def _validate_controllerrevision(obj, old, errs):
+def validate_controllerrevision(obj, old, errs):
     revision = obj.get('revision')
     if revision is not None and (not isinstance(revision, int) or revision < 0):
         errs.invalid('revision', revision, 'must be greater than or equal to 0')
@@ -497,7 +493,7 @@ def _validate_controllerrevision(obj, old, errs):
 
 
 # ---- server-side bookkeeping -----------------------------------------------------------------
-def _bump_deployment_generation(obj, old):
+def bump_deployment_generation(obj, old):
     """Deployments also count annotation changes as a new generation (they reach ReplicaSets).
 
     The controller's own revision annotation is written with the status in Kubernetes, which
@@ -513,7 +509,7 @@ def _bump_deployment_generation(obj, old):
         obj['metadata']['generation'] = old['metadata'].get('generation', 1) + 1
 
 
-def _daemonset_template_generation(obj, old):
+def daemonset_template_generation(obj, old):
     """Keep `deprecated.daemonset.template.generation`: 1 at creation, +1 per template change."""
     meta = obj.setdefault('metadata', {})
     annotations = meta.setdefault('annotations', {})
@@ -530,53 +526,46 @@ def _daemonset_template_generation(obj, old):
     annotations[DS_TEMPLATE_GENERATION] = str(generation)
 
 
-_DEFAULTERS = {
-    '/pods': _default_pod,
-    '/replicationcontrollers': lambda obj, old: _default_rc(obj),
-    'apps/deployments': lambda obj, old: _default_deployment(obj),
-    'apps/replicasets': lambda obj, old: _default_replicaset(obj),
-    'apps/statefulsets': lambda obj, old: _default_statefulset(obj),
-    'apps/daemonsets': lambda obj, old: _default_daemonset(obj),
-}
-
-_VALIDATORS = {
-    '/pods': _validate_pod,
-    '/replicationcontrollers': _validate_rc,
-    'apps/deployments': _validate_deployment,
-    'apps/replicasets': _validate_replicaset,
-    'apps/statefulsets': _validate_statefulset,
-    'apps/daemonsets': _validate_daemonset,
-    'apps/controllerrevisions': _validate_controllerrevision,
-}
+def validate_lease(obj, old, errs):
+    spec = obj.get('spec') or {}
+    duration = spec.get('leaseDurationSeconds')
+    if duration is not None and (not isinstance(duration, int) or duration <= 0):
+        errs.invalid('spec.leaseDurationSeconds', duration, 'must be greater than 0')
+    transitions = spec.get('leaseTransitions')
+    if transitions is not None and (not isinstance(transitions, int) or transitions < 0):
+        errs.invalid('spec.leaseTransitions', transitions, 'must be greater than or equal to 0')
 
 
-def admit(resource, obj, old):
-    """Default ``obj`` in place and validate it; ``old`` is the stored object on updates."""
-    if resource not in _VALIDATORS:
+def validate_resourcequota(obj, old, errs):
+    for name, value in sorted(((obj.get('spec') or {}).get('hard') or {}).items()):
+        try:
+            quantity = parse_quantity(value)
+        except ValueError as err:
+            errs.invalid(f'spec.hard[{name}]', value, str(err))
+            continue
+        if quantity.value < 0:
+            errs.invalid(f'spec.hard[{name}]', value, 'must be greater than or equal to 0')
+
+
+# ---- the hook ----------------------------------------------------------------------------------
+def admit(strategy, obj, old):
+    """Default ``obj`` in place and validate it with ``strategy``'s hooks (a `resources.Resource`);
+    ``old`` is the stored object on updates. Raises a 422 listing every invalid field."""
+    if strategy.defaulter is None and strategy.validator is None:
         return
-    if not isinstance(obj.get('spec', {}), dict):
-        raise ApiError.invalid(resource, (obj.get('metadata') or {}).get('name', ''),
+    if strategy.validator is not None and not isinstance(obj.get('spec', {}), dict):
+        raise ApiError.invalid(strategy.key, (obj.get('metadata') or {}).get('name', ''),
                                [('spec', 'FieldValueInvalid', 'Invalid value: must be an object')],
-                               kind=KINDS.get(resource))
-    defaulter = _DEFAULTERS.get(resource)
-    if defaulter:
-        defaulter(obj, old)
+                               kind=strategy.qualified_kind)
+    if strategy.defaulter is not None:
+        strategy.defaulter(obj, old)
+    if strategy.validator is None:
+        return
     errs = Errors()
     if old is None:
         validate_name(errs, obj)
     validate_labels(errs, (obj.get('metadata') or {}).get('labels'), 'metadata.labels')
-    _VALIDATORS[resource](obj, old, errs)
-    errs.raise_if_any(resource, obj)
-    if resource == 'apps/deployments':
-        _bump_deployment_generation(obj, old)
-    elif resource == 'apps/daemonsets':
-        _daemonset_template_generation(obj, old)
-
-
-def defaulted(resource, obj):
-    """A defaulted copy of ``obj`` (validation errors are ignored): handy for tests and tools."""
-    clone = copy.deepcopy(obj)
-    defaulter = _DEFAULTERS.get(resource)
-    if defaulter:
-        defaulter(clone, None)
-    return clone
+    strategy.validator(obj, old, errs)
+    errs.raise_if_any(strategy, obj)
+    if strategy.after_admit is not None:
+        strategy.after_admit(obj, old)

@@ -7,7 +7,7 @@ so tests can check rolling-update bounds at every instant of a rollout.
 
 import time
 
-from .common import controller_of, is_pod_ready
+from .controllers.common import controller_of, is_pod_ready
 
 CREATED, READY, UNREADY, DELETED = 'created', 'ready', 'unready', 'deleted'
 

@@ -4,7 +4,8 @@ import copy
 
 import pytest
 
-from tests.kubesim.defaults import admit, image_pull_policy
+from tests.kubesim.admission import image_pull_policy
+from tests.kubesim.resources import admit
 from tests.kubesim.errors import ApiError
 
 from .harness import daemonset, deployment, statefulset

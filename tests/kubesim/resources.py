@@ -1,0 +1,152 @@
+"""Every resource kubesim serves and its per-kind facts: one row per resource, as the API server's
+per-kind strategy (registry/<group>/<kind>/strategy.go) holds them.
+
+A row says where the resource lives (group, version, plural: the URL path), whether it is
+namespaced, what discovery lists (short names, categories, subresources, verbs), whether writes
+track `metadata.generation`, what a delete propagates to by default, which admission hooks default
+and validate it (see admission.py) and which columns `kubectl get` prints (see tables.py). The HTTP
+router, the store, discovery, fault injection and the Table printer all read this table.
+"""
+
+import dataclasses
+from typing import Callable, Optional
+
+from . import admission, tables
+
+ALL_VERBS = ('create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch')
+SUB_VERBS = ('get', 'patch', 'update')
+
+
+@dataclasses.dataclass(frozen=True)
+class Resource:
+    group: str  # '' for the core API
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool = True
+    short_names: tuple = ()
+    categories: tuple = ()
+    subresources: tuple = ()  # 'status', 'scale'
+    verbs: tuple = ALL_VERBS
+    # Whether spec writes bump `metadata.generation` (false for kinds without a spec to track).
+    generation: bool = True
+    # What a DELETE without propagationPolicy or orphanDependents does to dependents.
+    delete_propagation: str = 'Background'
+    # Admission hooks: defaulter(obj, old), validator(obj, old, errs), after_admit(obj, old).
+    defaulter: Optional[Callable] = None
+    validator: Optional[Callable] = None
+    after_admit: Optional[Callable] = None
+    # `kubectl get` columns: (name, type, priority, cell function) tuples.
+    columns: tuple = tuple(tables.DEFAULT)
+
+    @property
+    def key(self):
+        """The store's resource key, e.g. 'apps/deployments' or '/pods'."""
+        return f'{self.group}/{self.plural}'
+
+    @property
+    def group_version(self):
+        return f'{self.group}/{self.version}' if self.group else self.version
+
+    @property
+    def singular(self):
+        return self.kind.lower()
+
+    @property
+    def qualified_kind(self):
+        """The kind as validation errors name it: 'Deployment.apps', 'Pod'."""
+        return f'{self.kind}.{self.group}' if self.group else self.kind
+
+    def api_resources(self):
+        """This resource's entries in an APIResourceList (the resource, then its subresources)."""
+        main = {'name': self.plural, 'singularName': self.singular, 'namespaced': self.namespaced,
+                'kind': self.kind, 'verbs': list(self.verbs)}
+        if self.short_names:
+            main['shortNames'] = list(self.short_names)
+        if self.categories:
+            main['categories'] = list(self.categories)
+        out = [main]
+        for sub in self.subresources:
+            entry = {'name': f'{self.plural}/{sub}', 'singularName': '', 'namespaced': self.namespaced,
+                     'kind': self.kind, 'verbs': list(SUB_VERBS)}
+            if sub == 'scale':
+                entry.update(group='autoscaling', version='v1', kind='Scale')
+            out.append(entry)
+        return out
+
+
+RESOURCES = [
+    Resource('', 'v1', 'namespaces', 'Namespace', namespaced=False, short_names=('ns',),
+             subresources=('status',), verbs=('create', 'delete', 'get', 'list', 'patch', 'update', 'watch'),
+             generation=False, defaulter=admission.default_namespace, columns=tuple(tables.NAMESPACE)),
+    Resource('', 'v1', 'nodes', 'Node', namespaced=False, short_names=('no',), subresources=('status',),
+             generation=False, columns=tuple(tables.NODE)),
+    Resource('', 'v1', 'pods', 'Pod', short_names=('po',), categories=('all',), subresources=('status',),
+             defaulter=admission.default_pod, validator=admission.validate_pod_object,
+             columns=tuple(tables.POD)),
+    # core/v1 ReplicationController keeps the pre-GC default (orphan) for compatibility.
+    Resource('', 'v1', 'replicationcontrollers', 'ReplicationController', short_names=('rc',),
+             categories=('all',), subresources=('scale', 'status'), delete_propagation='Orphan',
+             defaulter=admission.default_rc, validator=admission.validate_rc,
+             columns=tuple(tables.REPLICA_SET)),
+    Resource('', 'v1', 'resourcequotas', 'ResourceQuota', short_names=('quota',), subresources=('status',),
+             generation=False, validator=admission.validate_resourcequota,
+             columns=tuple(tables.RESOURCE_QUOTA)),
+    Resource('', 'v1', 'events', 'Event', short_names=('ev',), generation=False, columns=tuple(tables.EVENT)),
+    Resource('', 'v1', 'configmaps', 'ConfigMap', short_names=('cm',), generation=False,
+             columns=tuple(tables.CONFIG_MAP)),
+    Resource('', 'v1', 'secrets', 'Secret', generation=False, columns=tuple(tables.SECRET)),
+    Resource('', 'v1', 'serviceaccounts', 'ServiceAccount', short_names=('sa',), generation=False),
+    Resource('', 'v1', 'services', 'Service', short_names=('svc',), categories=('all',),
+             subresources=('status',), generation=False),
+    Resource('coordination.k8s.io', 'v1', 'leases', 'Lease', generation=False,
+             validator=admission.validate_lease, columns=tuple(tables.LEASE)),
+    Resource('apps', 'v1', 'controllerrevisions', 'ControllerRevision', generation=False,
+             validator=admission.validate_controllerrevision, columns=tuple(tables.CONTROLLER_REVISION)),
+    Resource('apps', 'v1', 'daemonsets', 'DaemonSet', short_names=('ds',), categories=('all',),
+             subresources=('status',), defaulter=admission.default_daemonset,
+             validator=admission.validate_daemonset, after_admit=admission.daemonset_template_generation,
+             columns=tuple(tables.DAEMON_SET)),
+    Resource('apps', 'v1', 'deployments', 'Deployment', short_names=('deploy',), categories=('all',),
+             subresources=('scale', 'status'), defaulter=admission.default_deployment,
+             validator=admission.validate_deployment, after_admit=admission.bump_deployment_generation,
+             columns=tuple(tables.DEPLOYMENT)),
+    Resource('apps', 'v1', 'replicasets', 'ReplicaSet', short_names=('rs',), categories=('all',),
+             subresources=('scale', 'status'), defaulter=admission.default_replicaset,
+             validator=admission.validate_replicaset, columns=tuple(tables.REPLICA_SET)),
+    Resource('apps', 'v1', 'statefulsets', 'StatefulSet', short_names=('sts',), categories=('all',),
+             subresources=('scale', 'status'), defaulter=admission.default_statefulset,
+             validator=admission.validate_statefulset, columns=tuple(tables.STATEFUL_SET)),
+]
+
+BY_KEY = {r.key: r for r in RESOURCES}
+# (group, version, plural) -> Resource, for routing.
+BY_PATH = {(r.group, r.version, r.plural): r for r in RESOURCES}
+
+
+def lookup(group, version, plural):
+    return BY_PATH.get((group, version, plural))
+
+
+def strategy(key):
+    """The row for a resource key; a namespaced, generation-tracking row with no hooks for keys
+    kubesim does not serve (unit tests store whatever they like)."""
+    found = BY_KEY.get(key)
+    if found is None:
+        group, _, plural = key.partition('/')
+        found = Resource(group, 'v1', plural, plural)
+    return found
+
+
+def admit(key, obj, old):
+    """The store's admission hook: default and validate ``obj`` as its resource's row says."""
+    admission.admit(strategy(key), obj, old)
+
+
+def groups():
+    """Non-core group name -> sorted versions."""
+    out = {}
+    for r in RESOURCES:
+        if r.group:
+            out.setdefault(r.group, set()).add(r.version)
+    return {g: sorted(v) for g, v in sorted(out.items())}
