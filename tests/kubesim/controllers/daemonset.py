@@ -135,11 +135,16 @@ class DaemonSetController:
         if current is None:
             return  # hash collision recorded; retried on the next pass
         rev_hash = labels_of(current).get(history.POD_REVISION_LABEL)
-        if not is_deleting(ds):
-            self.manage(ds, nodes, self.pods_by_node(ds), rev_hash)
-            strategy = (ds['spec'].get('updateStrategy') or {}).get('type', 'RollingUpdate')
-            if strategy == 'RollingUpdate':
-                self.rolling_update(ds, nodes, self.pods_by_node(ds), rev_hash)
+        try:
+            if not is_deleting(ds):
+                self.manage(ds, nodes, self.pods_by_node(ds), rev_hash)
+                strategy = (ds['spec'].get('updateStrategy') or {}).get('type', 'RollingUpdate')
+                if strategy == 'RollingUpdate':
+                    self.rolling_update(ds, nodes, self.pods_by_node(ds), rev_hash)
+        except ApiError:
+            # As the Go controller: the status is written even when a pod creation was refused.
+            self.update_status(ds, nodes, self.pods_by_node(ds), rev_hash)
+            raise
         by_node = self.pods_by_node(ds)
         self.cleanup_history(ds, old, by_node)
         self.update_status(ds, nodes, by_node, rev_hash)

@@ -126,10 +126,14 @@ class StatefulSetController:
         revisions = history.owned_revisions(self.mgr, sts, 'StatefulSet')
         pods = self.claimed_pods(sts)
         current, update, collision = self.get_revisions(sts, revisions)
-        if not is_deleting(sts):
-            self.update_pods(sts, current, update, pods)
-        pods = self.claimed_pods(sts)
-        self.write_status(sts, current, update, collision, pods)
+        try:
+            if not is_deleting(sts):
+                self.update_pods(sts, current, update, pods)
+        finally:
+            # As the Go controller: the status (updateRevision too) is written even when a pod
+            # creation was refused.
+            pods = self.claimed_pods(sts)
+            self.write_status(sts, current, update, collision, pods)
         self.truncate_history(sts, pods, revisions, current, update)
 
     def update_pods(self, sts, current, update, pods):
