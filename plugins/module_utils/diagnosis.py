@@ -114,6 +114,10 @@ NOT_READY = 'NotReady'
 CRASH_LOOP = 'CrashLoopBackOff'
 UNSCHEDULABLE = 'Unschedulable'
 
+# "Error creating: " (ReplicaSet, RC and DaemonSet controllers), "create Pod db-0 in StatefulSet db
+# failed error: " (StatefulSet controller).
+CREATE_PREFIX = re.compile(r'^(Error creating: |create Pod \S+ in StatefulSet \S+ failed error: )')
+
 _CATEGORY_ORDER = {'creation': 0, 'scheduling': 1, 'container': 2, 'pod': 3, 'readiness': 4}
 
 
@@ -442,8 +446,8 @@ def _detail(cause):
             text += ' for %ds' % cause['not_ready_seconds']
         return text + (': %s' % cause['message'] if cause.get('message') else '')
     if cause['category'] == 'creation' and cause.get('message'):
-        # The ReplicaSet / DaemonSet controllers' event prefix says nothing the line does not.
-        return re.sub(r'^Error creating: ', '', cause['message'])
+        # The controllers' event prefixes say nothing the line does not.
+        return CREATE_PREFIX.sub('', cause['message'])
     if cause.get('container') and cause.get('message'):
         return 'container %s: %s' % (cause['container'], cause['message'])
     return cause.get('message') or cause.get('container')

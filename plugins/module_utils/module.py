@@ -203,8 +203,10 @@ class RolloutModule(KubeModule):
                 raise
             except KubeError as e:
                 errors.append(describe_error(e, '%s "%s"' % (workload.kind, workload.name), self._connection))
-        errors.extend(o.error for o in outcomes if o.error)
         entries = [o.entry() for o in outcomes]
+        for o, entry in zip(outcomes, entries):
+            if o.error:
+                errors.append(self._explained(o.error, o, entry, o.fields.get('reason')))
         pending = [(o, e) for o, e in zip(outcomes, entries) if not o.error]
         wait = self.params.get('wait') and not self.module.check_mode
         if wait and pending:
@@ -221,28 +223,50 @@ class RolloutModule(KubeModule):
         outcomes = [o for o, _e in pending]
         entries = [e for _o, e in pending]
         jobs = []
-        for o in outcomes:
+        last = [o.obj for o in outcomes]  # the newest object each wait saw, to diagnose a failure from
+        for i, o in enumerate(outcomes):
             predicate = wait_predicate(o.workload) if wait_predicate else o.workload.rollout_status
-            jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, predicate))
+            jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, _seen(predicate, last, i)))
         # Imported only to wait: most tasks never do.
         from ansible_collections.kubeops.rollout.plugins.module_utils import status as status_mod
         results = status_mod.wait_all(self.client, jobs, self.params['wait_timeout'])
         errors = []
-        for o, entry, res in zip(outcomes, entries, results):
+        for o, entry, res, obj in zip(outcomes, entries, results, last):
             if isinstance(res, KubeError):
                 errors.append(describe_error(res, 'waiting for %s "%s"' % (o.workload.kind, o.workload.name),
                                              self._connection))
                 continue
             self.record_status(entry, res)
             if not res.done:
-                errors.append('%s "%s": %s' % (o.workload.kind, o.workload.name, res.message))
+                error = '%s "%s": %s' % (o.workload.kind, o.workload.name, res.message)
+                # A custom wait (e.g. a pause being observed) is not explained by the pods.
+                errors.append(error if wait_predicate else self._explained(error, o, entry, res.reason, obj))
         return errors
+
+    def _explained(self, error, outcome, entry, reason, obj=None):
+        """``error``, and when the rollout itself did not progress (deadline, timeout), why: the
+        workload's ``diagnosis`` goes into its entry and one line per cause into the message."""
+        from ansible_collections.kubeops.rollout.plugins.module_utils import diagnosis, status as status_mod
+        if reason not in (status_mod.DEADLINE_EXCEEDED, status_mod.TIMEOUT):
+            return error
+        workload = outcome.workload
+        found = diagnosis.read_diagnosis(self.client, dict(obj or outcome.obj, kind=workload.kind))
+        entry['diagnosis'] = found
+        return '; '.join([error] + found['lines'])
 
     def record_status(self, entry, result):
         if self._status_inline:
             entry.update(result.as_dict())
         else:
             entry['status'] = result.as_dict()
+
+
+def _seen(predicate, last, i):
+    """``predicate`` that also keeps the object it judged in ``last[i]``."""
+    def judge(obj):
+        last[i] = obj
+        return predicate(obj)
+    return judge
 
 
 def _user_error(workload, err):
