@@ -304,6 +304,58 @@ diff:
   description: The pod template of the old RC (before) and the new one (after).
   returned: in diff mode, when changed
   type: dict
+diagnosis:
+  description:
+    - Why the new RC's pods did not become ready when the update gave up (no progress for
+      I(timeout) seconds); the message has one line per cause.
+    - Read with at most two requests (the pods of the new RC, the namespace's Warning events).
+  returned: when the update timed out waiting for progress
+  type: dict
+  contains:
+    kind:
+      description: V(ReplicationController).
+      type: str
+    namespace:
+      description: Namespace of the RC.
+      type: str
+    name:
+      description: Name of the RC whose pods were waited for.
+      type: str
+    revision:
+      description: The RC itself (C(kind), C(name), C(hash)).
+      type: dict
+    desired:
+      description: Replicas the RC wants now.
+      type: int
+    pods:
+      description: Its pods found (terminating pods not counted).
+      type: int
+    ready:
+      description: Of those, how many are Ready.
+      type: int
+    causes:
+      description:
+        - One entry per distinct cause, most pods first, with C(reason) (e.g. V(ImagePullBackOff),
+          V(CrashLoopBackOff), V(Unschedulable), V(NotReady), V(FailedCreate)), C(category),
+          C(count), C(pods) (up to 5 names), C(message) and, when known, C(container), C(image),
+          C(restarts), C(last_termination), C(not_ready_seconds).
+      type: list
+      elements: dict
+    events:
+      description: The last few Warning events of the RC and its pods, newest first.
+      type: list
+      elements: dict
+    lines:
+      description: One readable line per cause, as in the failure message.
+      type: list
+      elements: str
+      sample:
+        - 'ReplicationController shop/web-5b3f: 3/3 new pods not ready: ImagePullBackOff
+          (registry.example.com/web:2: not found)'
+    errors:
+      description: What could not be read (the rest is still reported).
+      type: list
+      elements: str
 '''
 
 import traceback  # noqa: E402
@@ -361,6 +413,9 @@ def main():
         else:
             message = 'unexpected error (%s: %s)' % (type(e).__name__, e)
             details['exception'] = traceback.format_exc()
+        if updater.diagnosis:
+            details['diagnosis'] = updater.diagnosis
+            message = '; '.join([message.rstrip('.')] + updater.diagnosis['lines'])
         if updater.in_progress and not module.module.check_mode:
             progress = updater.progress()
             message = '%s. %s%s' % (message.rstrip('.'), ('Progress: %s. ' % progress) if progress else '',

@@ -23,6 +23,9 @@ description:
     Both only with the C(RollingUpdate) update strategy, as in kubectl.
   - Waiting follows the workload with a watch (no polling); several workloads are waited for at
     the same time, so the task takes as long as the slowest one.
+  - "When the rollout fails or the wait times out, the failure message names why, one line per
+    cause (such as C(3/3 new pods not ready: ImagePullBackOff)), from the pods of the revision being
+    rolled out and the recent Warning events; C(diagnosis) has the details."
   - Never changes anything.
 author:
   - kubeops.rollout contributors (!UNKNOWN)
@@ -125,6 +128,67 @@ workloads:
           V(ProgressDeadlineExceeded), V(Paused), V(UnsupportedStrategy), V(Timeout) or V(Deleted).
       type: str
       sample: Complete
+    diagnosis:
+      description:
+        - Why the rollout did not finish, read once the wait ended without success (progress
+          deadline exceeded or timeout); the failure message has one line per cause.
+        - About the pods of the revision being rolled out (the new ReplicaSet's, the StatefulSet's
+          update revision's, the DaemonSet's newest revision's), read with at most three requests
+          (the workload's ReplicaSets or ControllerRevisions, those pods, the namespace's Warning
+          events).
+      returned: when the rollout failed (progress deadline exceeded) or the wait timed out
+      type: dict
+      contains:
+        kind:
+          description: Kind of the workload.
+          type: str
+        namespace:
+          description: Namespace of the workload.
+          type: str
+        name:
+          description: Name of the workload.
+          type: str
+        revision:
+          description:
+            - The revision being rolled out (C(kind) V(ReplicaSet) or V(ControllerRevision), C(name),
+              C(hash)); null when the controller has not created it.
+          type: dict
+        desired:
+          description: Pods wanted at that revision now; null when unknown.
+          type: int
+        pods:
+          description: Pods of that revision found (terminating pods not counted).
+          type: int
+        ready:
+          description: Of those, how many are Ready.
+          type: int
+        causes:
+          description:
+            - One entry per distinct cause, most pods first, with C(reason) (e.g. V(ImagePullBackOff),
+              V(CrashLoopBackOff), V(CreateContainerConfigError), V(Unschedulable), V(NotReady),
+              V(FailedCreate)), C(category) (V(container), V(scheduling), V(readiness), V(pod),
+              V(creation)), C(count) (pods affected; for V(creation), pods missing), C(pods) (up to
+              5 names), C(message) and, when known, C(container), C(image), C(restarts) (highest),
+              C(last_termination) (C(reason), C(exit_code)), C(not_ready_seconds) (longest).
+          type: list
+          elements: dict
+        events:
+          description:
+            - The last few (at most 5) Warning events of the workload, its ReplicaSets and those pods,
+              newest first, each with C(object), C(reason), C(message), C(count), C(last_seen).
+          type: list
+          elements: dict
+        lines:
+          description: One readable line per cause, as in the failure message.
+          type: list
+          elements: str
+          sample:
+            - 'Deployment shop/web: 3/3 new pods not ready: ImagePullBackOff
+              (registry.example.com/shop/web:2.0-brokn: not found)'
+        errors:
+          description: What could not be read (the rest is still reported); empty when every read succeeded.
+          type: list
+          elements: str
 changed:
   description: Always false.
   returned: always

@@ -13,6 +13,7 @@ __metaclass__ = type
 import copy
 import time
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.diagnosis import read_diagnosis
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, KubeError, UpdateError
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import (
     DESIRED_REPLICAS_ANNOTATION,
@@ -72,6 +73,7 @@ class RollingUpdate(ControllerRequests):
         self.check_mode = check_mode
         self.new_name = None
         self.diff = None
+        self.diagnosis = None  # set when the update gives up waiting for progress
 
     # -- entry point
     def run(self):
@@ -291,6 +293,7 @@ class RollingUpdate(ControllerRequests):
             if (replicas_of(src), replicas_of(dst)) != before:
                 deadline = self.clock() + float(opts.timeout)
             elif self.clock() > deadline:
+                self.diagnosis = read_diagnosis(self.api, dst)  # why the new pods do not become ready
                 raise UpdateError('timed out waiting for any update progress to be made (no scaling possible '
                                   'for %ss: are the new pods becoming ready?)' % opts.timeout)
             else:
