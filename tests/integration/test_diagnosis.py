@@ -60,7 +60,12 @@ def assert_no_secret(res):
     assert TOKEN not in json.dumps(res.results)
 
 
-def test_pull_crash_and_unschedulable_for_every_kind(kubesim_factory, play):
+KINDS = ('Deployment', 'StatefulSet', 'DaemonSet')
+
+
+def test_every_cause_for_every_kind(kubesim_factory, play):
+    """One kubesim, one play (to keep the suite quick): first rollouts that cannot finish, waited for
+    by kind; a quota that refuses every pod in namespace tight; an upgrade of a running Deployment."""
     sim = kubesim_factory(**SIM)
     kube = Kube(sim.kubeconfig)
     cases = {'Deployment': ('web', ('pull', 'crash', 'cpu')),
@@ -69,11 +74,23 @@ def test_pull_crash_and_unschedulable_for_every_kind(kubesim_factory, play):
     for kind, (base, causes) in cases.items():
         for cause in causes:
             kube.create(failing(kind, f'{base}-{cause}', cause))
+    kube.create({'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': 'tight'}})
+    kube.request('POST', '/api/v1/namespaces/tight/resourcequotas',
+                 {'apiVersion': 'v1', 'kind': 'ResourceQuota', 'metadata': {'name': 'compute'},
+                  'spec': {'hard': {'pods': '0'}}})
+    for kind in KINDS:
+        kube.create(failing(kind, 'shop', 'quota', ns='tight'))
+    running = workload('Deployment', 'front', image='app:1', replicas=3)
+    running['spec']['progressDeadlineSeconds'] = 20
+    kube.create_rolled_out([running])
 
     # One task per kind waits for all its workloads at once; each fails its own way.
     res = play(sim, [task(f'wait {kind}', 'rollout_status', kind=kind, label_selectors=['diag=yes'],
-                          wait_timeout=4)
-                     for kind in cases])
+                          wait_timeout=4) for kind in KINDS]
+               + [task(f'quota {kind}', 'rollout_status', kind=kind, name='shop', namespace='tight',
+                       wait_timeout=2) for kind in KINDS]
+               + [task('upgrade', 'rollout_image', kind='Deployment', name='front',
+                       images={'app': 'broken/app:2'}, wait=True, wait_timeout=30)])
 
     web = res.failed('wait Deployment')
     # The progress deadline, not the timeout, ends the Deployments' waits.
@@ -97,52 +114,22 @@ def test_pull_crash_and_unschedulable_for_every_kind(kubesim_factory, play):
     agent = res.failed('wait DaemonSet')
     assert_line(agent, 'DaemonSet', 'agent-pull', '2/2 new pods not ready: ' + PULL)
     assert_line(agent, 'DaemonSet', 'agent-crash', '2/2 new pods not ready: ' + CRASH)
-    assert_no_secret(res)
 
-
-def test_forbidden_by_quota_for_every_kind(kubesim_factory, play):
-    sim = kubesim_factory(**SIM)
-    kube = Kube(sim.kubeconfig)
-    kube.create({'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': 'tight'}})
-    kube.request('POST', '/api/v1/namespaces/tight/resourcequotas',
-                 {'apiVersion': 'v1', 'kind': 'ResourceQuota', 'metadata': {'name': 'compute'},
-                  'spec': {'hard': {'pods': '0'}}})
-    for kind in ('Deployment', 'StatefulSet', 'DaemonSet'):
-        kube.create(failing(kind, 'shop', 'quota', ns='tight'))
-
-    res = play(sim, [task(f'wait {kind}', 'rollout_status', kind=kind, name='shop', namespace='tight',
-                          wait_timeout=3)
-                     for kind in ('Deployment', 'StatefulSet', 'DaemonSet')])
-
-    web = res.failed('wait Deployment')
-    found = assert_line(web, 'Deployment', 'shop',
+    found = assert_line(res.failed('quota Deployment'), 'Deployment', 'shop',
                         '2/2 new pods not created: ' + QUOTA.format(pod=r'shop-\w+-\w+'), ns='tight')
     assert found['pods'] == 0 and found['causes'][0]['category'] == 'creation'
     # The StatefulSet controller's "create Pod ... failed error:" prefix is left out.
-    assert_line(res.failed('wait StatefulSet'), 'StatefulSet', 'shop',
+    assert_line(res.failed('quota StatefulSet'), 'StatefulSet', 'shop',
                 '2/2 new pods not created: ' + QUOTA.format(pod='shop-0'), ns='tight')
-    assert_line(res.failed('wait DaemonSet'), 'DaemonSet', 'shop',
+    assert_line(res.failed('quota DaemonSet'), 'DaemonSet', 'shop',
                 '2/2 new pods not created: ' + QUOTA.format(pod=r'shop-\w+'), ns='tight')
-    assert_no_secret(res)
 
-
-def test_an_upgrade_to_a_broken_image_names_the_cause(kubesim_factory, play):
-    """rollout_image with wait on a running Deployment: only the new ReplicaSet's pods count."""
-    sim = kubesim_factory(**SIM)
-    kube = Kube(sim.kubeconfig)
-    web = workload('Deployment', 'web', image='app:1', replicas=3)
-    web['spec']['progressDeadlineSeconds'] = 20
-    kube.create_rolled_out([web])
-
-    res = play(sim, [task('upgrade', 'rollout_image', kind='Deployment', name='web',
-                          images={'app': 'broken/app:2'}, wait=True, wait_timeout=30)])
-
+    # Only the new ReplicaSet's pods count: maxSurge 25% of 3 rounds up to 1 and maxUnavailable
+    # down to 0, so one new pod at a time.
     up = res.failed('upgrade')
     assert up['changed'] is True
     assert up['workloads'][0]['status']['reason'] == 'ProgressDeadlineExceeded'
-    # maxSurge 25% of 3 rounds up to 1, maxUnavailable rounds down to 0: one new pod at a time.
-    found = assert_line(up, 'Deployment', 'web', '1/1 new pods not ready: ' + PULL)
-    assert found['desired'] == 1
+    assert assert_line(up, 'Deployment', 'front', '1/1 new pods not ready: ' + PULL)['desired'] == 1
     assert_no_secret(res)
 
 
