@@ -61,6 +61,9 @@ def assert_no_secret(res):
 
 
 KINDS = ('Deployment', 'StatefulSet', 'DaemonSet')
+ROLE_VARS = {'rollout_upgrade_timeout': 30, 'rollout_upgrade_auto_rollback': False,
+             'rollout_upgrade_workloads': [
+                 {'kind': 'Deployment', 'name': 'store', 'images': {'app': 'crash/app:2'}}]}
 
 
 def test_every_cause_for_every_kind(kubesim_factory, play):
@@ -82,7 +85,9 @@ def test_every_cause_for_every_kind(kubesim_factory, play):
         kube.create(failing(kind, 'shop', 'quota', ns='tight'))
     running = workload('Deployment', 'front', image='app:1', replicas=3)
     running['spec']['progressDeadlineSeconds'] = 20
-    kube.create_rolled_out([running])
+    store = workload('Deployment', 'store', image='app:1', replicas=2)
+    store['spec']['progressDeadlineSeconds'] = 20
+    kube.create_rolled_out([running, store])
 
     # One task per kind waits for all its workloads at once; each fails its own way.
     res = play(sim, [task(f'wait {kind}', 'rollout_status', kind=kind, label_selectors=['diag=yes'],
@@ -90,7 +95,10 @@ def test_every_cause_for_every_kind(kubesim_factory, play):
                + [task(f'quota {kind}', 'rollout_status', kind=kind, name='shop', namespace='tight',
                        wait_timeout=2) for kind in KINDS]
                + [task('upgrade', 'rollout_image', kind='Deployment', name='front',
-                       images={'app': 'broken/app:2'}, wait=True, wait_timeout=30)])
+                       images={'app': 'broken/app:2'}, wait=True, wait_timeout=30)]
+               # Last: the role fails the play.
+               + [{'name': 'role', 'vars': ROLE_VARS,
+                   'ansible.builtin.include_role': {'name': 'kubeops.rollout.rollout_upgrade'}}])
 
     web = res.failed('wait Deployment')
     # The progress deadline, not the timeout, ends the Deployments' waits.
@@ -130,6 +138,14 @@ def test_every_cause_for_every_kind(kubesim_factory, play):
     assert up['changed'] is True
     assert up['workloads'][0]['status']['reason'] == 'ProgressDeadlineExceeded'
     assert assert_line(up, 'Deployment', 'front', '1/1 new pods not ready: ' + PULL)['desired'] == 1
+
+    # The upgrade role's summary (what AWX shows) and its failure name the cause. Crashing pods are
+    # Ready for moments, so how many new pods the controller started varies.
+    cause = r'Deployment default/store: (1/1|2/2) new pods not ready: %s => not rolled back' % CRASH
+    summary = res.ok('kubeops.rollout.rollout_upgrade : Show the summary')['msg']
+    assert [ln for ln in summary if re.match('FAILED Deployment default/store: .*' + cause, ln)], summary
+    failure = res.failed('kubeops.rollout.rollout_upgrade : Fail the play when a rollout failed')
+    assert re.search(cause, failure['msg'])
     assert_no_secret(res)
 
 
