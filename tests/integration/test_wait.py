@@ -13,7 +13,7 @@ def test_wait_timeout_deadline_and_strategy(kubesim_factory, play, tmp_path):
     kube = Kube(sim.kubeconfig)
     kube.create(workload('Deployment', 'web', image='app:1'))
     deadline = workload('Deployment', 'slow', image='app:1')
-    deadline['spec']['progressDeadlineSeconds'] = 2
+    deadline['spec']['progressDeadlineSeconds'] = 6  # outlasts the next task's start on a busy machine
     kube.create(deadline)
     kube.create(workload('StatefulSet', 'db', image='app:1'))
     on_delete = workload('DaemonSet', 'agent', image='app:1')
