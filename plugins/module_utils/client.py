@@ -73,7 +73,7 @@ class ApiClient:
         self.connection = connection
         self.sleep = sleep
         self.base = connection.server
-        self.request_timeout = request_timeout
+        self.request_timeout = getattr(connection, 'request_timeout', None) or request_timeout
         self._quick_watches = 0
         self._credential = None  # the exec plugin's credential the transport was built for
         self._transport = transport if transport is not None else self._make_transport()

@@ -58,6 +58,7 @@ CONNECTION_ARG_SPEC = {
     'impersonate_user': {'type': 'str'},
     'impersonate_groups': {'type': 'list', 'elements': 'str'},
     'allow_insecure_credentials': {'type': 'bool'},
+    'request_timeout': {'type': 'float'},
 }
 # Option -> extra environment variable names accepted besides K8S_AUTH_<OPTION> (kubernetes.core's
 # historical spellings).
@@ -136,6 +137,7 @@ class Connection:
         self.refresh = None  # callable returning a new token (token file, auth-provider fallback)
         self.exec_provider = None  # ExecCredentialProvider: its credential is fetched per request
         self.allow_insecure_credentials = False
+        self.request_timeout = None  # seconds for one whole request (None: the client's default)
         self.warnings = []
         # Called with the secrets known so far whenever new ones appear (exec results, refreshes),
         # so the module can keep them out of its output.
@@ -246,6 +248,14 @@ def auth_options(params, env=None):
                 value = [v.strip() for v in value.split(',') if v.strip()]
             elif value is not None and spec.get('type') == 'path':
                 value = os.path.expanduser(value)
+            elif value is not None and spec.get('type') == 'float':
+                try:
+                    value = float(value)
+                except ValueError:
+                    value = float('nan')
+                if not (0 < value < float('inf')):
+                    raise ConfigError('%s%s must be a number greater than 0'
+                                      % (ENV_PREFIX, name.upper()))
         opts[name] = value
     if isinstance(opts.get('kubeconfig'), str):
         opts['kubeconfig'] = os.path.expanduser(opts['kubeconfig'])
@@ -353,6 +363,8 @@ def _apply_overrides(conn, opts):
         conn.impersonate_groups = list(opts['impersonate_groups'])
     if opts.get('allow_insecure_credentials'):
         conn.allow_insecure_credentials = True
+    if opts.get('request_timeout'):
+        conn.request_timeout = opts['request_timeout']
 
 
 def load_in_cluster(env=None):

@@ -94,7 +94,7 @@ def _all_forms(secrets):
 
 
 # Numeric options that only make sense above zero; every float option must be finite and >= 0.
-POSITIVE_OPTIONS = ('wait_timeout', 'timeout', 'poll_interval')
+POSITIVE_OPTIONS = ('wait_timeout', 'timeout', 'poll_interval', 'request_timeout')
 
 
 class KubeModule:
