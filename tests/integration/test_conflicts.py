@@ -110,7 +110,7 @@ def test_undo_meets_a_concurrent_label_and_decides_again(kubesim_factory, play, 
     kube.create(workload('Deployment', 'web', image='nginx:1.25'))
     kube.rolled_out('Deployment', 'web')
     kube.patch('Deployment', 'web', {'spec': {'template': {'spec': {'containers': [
-        {'name': 'web', 'image': 'nginx:1.26'}]}}}})
+        {'name': 'app', 'image': 'nginx:1.26'}]}}}})
     kube.rolled_out('Deployment', 'web')
 
     def other_writer():
