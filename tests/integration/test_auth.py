@@ -165,7 +165,8 @@ def test_no_secret_in_verbose_output_for_any_auth_method(kubesim_factory, hostil
     plugin(tmp_path, 'cert', 'emit({"clientCertificateData": %r, "clientKeyData": %r})'
            % (certs.cert_pem.decode(), key_pem))
     plugin(tmp_path, 'leaky', '''
-        sys.stderr.write('cannot refresh ' + os.environ['PLUGIN_SECRET'] + '; token was ' + %r + '\\n')
+        # What it got from the kubeconfig (its env) and a credential-shaped value it echoes back.
+        sys.stderr.write('cannot refresh ' + os.environ['PLUGIN_SECRET'] + '; "token": "' + %r + '"\\n')
         sys.exit(2)
     ''' % TOKEN)
 
