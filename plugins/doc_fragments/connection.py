@@ -114,15 +114,45 @@ options:
       - Can also be set with the E(K8S_AUTH_IMPERSONATE_GROUPS) environment variable (comma-separated).
     type: list
     elements: str
+  allow_insecure_credentials:
+    description:
+      - Send a bearer token, password or exec plugin credential to an API server addressed with
+        C(http://) (no TLS). Without it such a connection fails before any request, since anyone on
+        the network path could read the credential.
+      - Meant for local test clusters only; a warning is shown on every run that uses it.
+      - Can also be set with the E(K8S_AUTH_ALLOW_INSECURE_CREDENTIALS) environment variable.
+      - When not set, V(false).
+    type: bool
+  request_timeout:
+    description:
+      - Seconds one API request may take in all (connecting, the answer's headers and its whole
+        body). A request that takes longer fails and is not retried.
+      - Must be greater than 0. Waiting for a rollout is bounded by I(wait_timeout) instead.
+      - Can also be set with the E(K8S_AUTH_REQUEST_TIMEOUT) environment variable.
+      - When not set, V(60).
+    type: float
 requirements:
   - python >= 3.8
   - PyYAML (only to read a kubeconfig file; I(host) with I(api_key) needs none)
-  - kubernetes (only for kubeconfig users that authenticate with exec plugins or auth-providers)
+  - kubernetes (only for kubeconfig users that authenticate with an C(auth-provider) such as oidc)
 notes:
-  - The common kubeconfig authentication methods (token, token file, client certificate and key as
-    files or data, basic auth, CA file or data, C(insecure-skip-tls-verify), C(proxy-url),
-    C(tls-server-name), impersonation, in-cluster service account) are handled without the
-    C(kubernetes) library; exec plugins and auth-providers (oidc, gcp, ...) use it.
+  - Every kubeconfig authentication method is handled without the C(kubernetes) library (token,
+    token file, client certificate and key as files or data, basic auth, exec credential plugins
+    C(client.authentication.k8s.io/v1) and C(v1beta1) with token or client-certificate results,
+    CA file or data, C(insecure-skip-tls-verify), C(proxy-url) with credentials,
+    C(tls-server-name), impersonation of user, groups, uid and extra, in-cluster service account),
+    except C(auth-provider) users (oidc, and the retired gcp and azure ones), which use it.
+  - Exec plugins run without a terminal (C(interactiveMode=Always) fails; log in beforehand), at
+    most 60 seconds per run; their credential is cached until it expires and renewed once when the
+    API server answers 401. A user with a token, password or client certificate never runs its
+    exec plugin, as with kubectl.
+  - Kubeconfig booleans such as C(insecure-skip-tls-verify) must be YAML booleans; a quoted
+    V("false") is an error, never silently true.
+  - A warning is shown whenever TLS certificate verification is off.
+  - Secrets (tokens, passwords, client keys, proxy credentials, exec plugin results, also
+    base64-encoded) never appear in module output, at any verbosity.
+  - I(no_proxy) follows Go's C(NO_PROXY) rules (C(*), IPs and CIDRs, C(example.com) with its
+    subdomains, C(.example.com) and C(*.example.com) for subdomains only, a C(:port) suffix).
   - Transient API errors (429 with C(Retry-After), 5xx, dropped connections) are retried with a
     bounded backoff for requests that are safe to repeat.
   - To avoid certificate validation errors when I(validate_certs=true), the full certificate chain

@@ -31,10 +31,13 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (
     ConnectionFailure,
     redact,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.patches import STRATEGIC_MERGE
+from ansible_collections.kubeops.rollout.plugins.module_utils.patches import JSON_PATCH, STRATEGIC_MERGE
 from ansible_collections.kubeops.rollout.plugins.module_utils.transport import (
+    MAX_RESPONSE_BYTES,
     READ_TIMEOUT,
     ConnectFailed,
+    RequestTimeout,
+    ResponseTooLarge,
     Transport,
     basic_auth,
     ssl_context,
@@ -52,6 +55,11 @@ RETRY_AFTER_MAX = 10.0
 RETRIABLE_STATUS = (500, 502, 503, 504)
 # A write that meets a conflict is decided again from a fresh read, this many times in all.
 WRITE_ATTEMPTS = 5
+# A watch the server ends at once (empty, or nothing but noise) is re-opened after a growing,
+# jittered pause, so a broken server is not hammered.
+REWATCH_BACKOFF_BASE = 0.25
+REWATCH_BACKOFF_MAX = 4.0
+QUICK_WATCH_SECONDS = 1.0
 
 
 class ApiClient:
@@ -61,19 +69,43 @@ class ApiClient:
     are plain dicts. Thread-safe (the transport is), so waiters can share one client.
     """
 
-    def __init__(self, connection, transport=None, sleep=time.sleep):
+    def __init__(self, connection, transport=None, sleep=time.sleep, request_timeout=READ_TIMEOUT):
         self.connection = connection
         self.sleep = sleep
         self.base = connection.server
+        self.request_timeout = getattr(connection, 'request_timeout', None) or request_timeout
+        self._quick_watches = 0
+        self._credential = None  # the exec plugin's credential the transport was built for
         self._transport = transport if transport is not None else self._make_transport()
 
     @classmethod
     def from_params(cls, params, env=None):
         return cls(load_connection(params, env))
 
+    def _exec_credential(self):
+        """The exec plugin's current credential (runs the plugin when needed), its secrets registered."""
+        credential = self.connection.exec_provider.get()
+        self.connection.register_secrets()
+        return credential
+
     def _make_transport(self):
-        context = ssl_context(self.connection) if self.base.startswith('https://') else None
-        return Transport(self.base, self.connection, context)
+        conn = self.connection
+        if conn.exec_provider is not None:
+            credential = self._credential = self._exec_credential()
+            if credential.client_certificate_data:
+                conn.cert_file = conn.key_file = None
+                conn.cert_data = credential.client_certificate_data.encode('utf-8')
+                conn.key_data = credential.client_key_data.encode('utf-8')
+        context = ssl_context(conn) if self.base.startswith('https://') else None
+        return Transport(self.base, conn, context)
+
+    def _use_credential(self, credential):
+        """Switch to a new exec credential: a new client certificate needs new connections."""
+        old, self._credential = self._credential, credential
+        if (old is None or old.client_certificate_data != credential.client_certificate_data) \
+                and credential.client_certificate_data:
+            stale, self._transport = self._transport, self._make_transport()
+            stale.close()
 
     def _headers(self, content_type=None):
         """Request headers as (name, value) pairs: Impersonate-Group repeats, one per group."""
@@ -81,15 +113,44 @@ class ApiClient:
         headers = [('Accept', 'application/json'), ('User-Agent', USER_AGENT)]
         if content_type:
             headers.append(('Content-Type', content_type))
-        if conn.token:
-            headers.append(('Authorization', 'Bearer ' + conn.token))
+        token = conn.token
+        if conn.exec_provider is not None:
+            credential = self._exec_credential()
+            if credential is not self._credential:
+                self._use_credential(credential)
+            token = credential.token
+        if token:
+            headers.append(('Authorization', 'Bearer ' + token))
         elif conn.username and conn.password is not None:
             headers.append(('Authorization', basic_auth('%s:%s' % (conn.username, conn.password))))
         if conn.impersonate_user:
             headers.append(('Impersonate-User', conn.impersonate_user))
         for group in conn.impersonate_groups or []:
             headers.append(('Impersonate-Group', group))
+        if conn.impersonate_uid:
+            headers.append(('Impersonate-Uid', conn.impersonate_uid))
+        for key, values in sorted((conn.impersonate_extra or {}).items()):
+            for value in values:
+                headers.append(('Impersonate-Extra-' + quote(key, safe=''), value))
         return headers
+
+    def _reauthenticate(self):
+        """After a 401: a new credential if one can be had (exec plugin, token file, auth-provider).
+        Returns whether to try again."""
+        conn = self.connection
+        if conn.exec_provider is not None:
+            credential = conn.exec_provider.refresh(stale=self._credential)
+            conn.register_secrets()
+            self._use_credential(credential)
+            return True
+        if conn.refresh:
+            try:
+                conn.token = conn.refresh()
+            except Exception:  # a failed refresh leaves the 401 as the answer
+                return False
+            conn.register_secrets()
+            return True
+        return False
 
     # -- core request
     def _url(self, path, query):
@@ -123,17 +184,34 @@ class ApiClient:
             content_type = content_type or 'application/json'
         refreshed = False
         attempt = 0
+        timeout = read_timeout or self.request_timeout
         while True:
             attempt += 1
             try:
                 resp = self._transport.request(method, target, data, self._headers(content_type),
-                                               stream=stream, read_timeout=read_timeout or READ_TIMEOUT)
+                                               stream=stream, read_timeout=timeout)
+            except RequestTimeout:
+                # Not retried: a server that let the whole deadline pass will most likely do it again.
+                raise ConnectionFailure('the Kubernetes API at %s did not answer %s %s within %ss (connect, '
+                                        'headers and body together); is the API server overloaded or '
+                                        'the network path broken?' % (self._where(), method, path,
+                                                                      _seconds(timeout)))
+            except ResponseTooLarge:
+                raise ApiError(0, 'ResponseTooLarge', 'the answer of the Kubernetes API at %s to %s %s is '
+                               'larger than %d MiB; refusing to read it (narrow the request, e.g. with '
+                               'label_selectors)' % (self._where(), method, path, MAX_RESPONSE_BYTES >> 20))
             except ConnectFailed as e:
                 if isinstance(e.error, ssl.SSLError) or 'CERTIFICATE_VERIFY_FAILED' in str(e):
                     raise self._tls_failure(e.error)
                 if attempt < CONNECT_ATTEMPTS:
                     self.sleep(self._backoff(attempt))
                     continue
+                proxy = getattr(self._transport, 'proxy_url', None)
+                if proxy:
+                    raise ConnectionFailure(
+                        'cannot reach the Kubernetes API at %s through the proxy %s (%s): %s. Check the '
+                        'proxy (proxy option or kubeconfig proxy-url) is running and lets the request '
+                        'through.' % (self._where(), proxy, self.connection.source, self._reason(e.error)))
                 raise ConnectionFailure('cannot reach the Kubernetes API at %s (%s): %s. Check the host or '
                                         'kubeconfig server address and that the API server is running.'
                                         % (self._where(), self.connection.source, self._reason(e.error)))
@@ -152,14 +230,11 @@ class ApiClient:
             error = self._error(resp, method, path)
             if stream:
                 resp.close()
-            if error.status == 401 and self.connection.refresh and not refreshed:
+            if error.status == 401 and not refreshed:
                 refreshed = True
-                try:
-                    self.connection.token = self.connection.refresh()
-                except Exception:  # a failed refresh leaves the 401 as the answer
-                    raise error
-                attempt -= 1
-                continue
+                if self._reauthenticate():
+                    attempt -= 1
+                    continue
             if error.status == 429 and attempt < MAX_ATTEMPTS:
                 delay = error.retry_after if error.retry_after is not None else self._backoff(attempt)
                 self.sleep(min(RETRY_AFTER_MAX, max(0.0, delay)))
@@ -196,24 +271,25 @@ class ApiClient:
                            'not JSON (is %s really a Kubernetes API server?)' % (method, path, self._where()))
 
     def _error(self, resp, method, path):
-        raw = resp.data or b''
+        try:
+            raw = resp.data or b''
+        except (ResponseTooLarge, RequestTimeout, OSError, http.client.HTTPException):
+            raw = b''  # the status says enough
         body = None
         try:
             body = json.loads(raw.decode('utf-8'))
         except ValueError:
             pass
-        retry_after = None
-        header = resp.headers.get('Retry-After')
-        if header:
-            try:
-                retry_after = float(header)
-            except ValueError:
-                retry_after = None
+        retry_after = _seconds_or_none(resp.headers.get('Retry-After'))
         if isinstance(body, dict) and body.get('kind') == 'Status':
             message = body.get('message') or resp.reason or 'error'
             reason = body.get('reason') or ''
+            if not isinstance(message, str) or not isinstance(reason, str):
+                message, reason = str(message), str(reason)
             if retry_after is None:
-                retry_after = (body.get('details') or {}).get('retryAfterSeconds')
+                details = body.get('details')
+                retry_after = _seconds_or_none((details if isinstance(details, dict) else {})
+                                               .get('retryAfterSeconds'))
         else:
             message = raw.decode('utf-8', 'replace').strip()[:300] or (resp.reason or 'error')
             reason = resp.reason or ''
@@ -251,9 +327,18 @@ class ApiClient:
     def patch(self, path, body, content_type=STRATEGIC_MERGE, dry_run=False,
               retry=False):
         """``retry``: set it for patches that are safe to repeat (guarded by a resourceVersion test,
-        or setting absolute values so that a repeat changes nothing)."""
-        return self.request('PATCH', path, query=self._write_query(dry_run), body=body,
-                            content_type=content_type, retry=retry)
+        or setting absolute values so that a repeat changes nothing).
+
+        A JSON patch carrying a ``test`` operation that the server answers with 422 is a conflict
+        (``ApiError.is_conflict``): that is how the API server reports a failed ``test``."""
+        try:
+            return self.request('PATCH', path, query=self._write_query(dry_run), body=body,
+                                content_type=content_type, retry=retry)
+        except ApiError as e:
+            if content_type == JSON_PATCH and isinstance(body, list) \
+                    and any(isinstance(op, dict) and op.get('op') == 'test' for op in body):
+                e.patch_had_test = True
+            raise
 
     def delete(self, path, body=None, dry_run=False, query=None):
         return self.request('DELETE', path, query=self._write_query(dry_run, query), body=body, retry=True)
@@ -270,24 +355,43 @@ class ApiClient:
             query['fieldSelector'] = field_selector
         if label_selector:
             query['labelSelector'] = label_selector
-        resp = self.request('GET', path, query=query, stream=True, read_timeout=timeout_seconds + 15)
-        yield from self._stream_events(resp)
+        started = time.monotonic()
+        resp = self.request('GET', path, query=query, stream=True, read_timeout=timeout_seconds + 5)
+        events = 0
+        for event in self._stream_events(resp, path):
+            events += 1
+            yield event
+        if events == 0 and time.monotonic() - started < QUICK_WATCH_SECONDS:
+            # The server ended the watch at once with nothing in it: pause before the caller re-watches.
+            import random  # only when backing off
+            self._quick_watches += 1
+            delay = min(REWATCH_BACKOFF_MAX, REWATCH_BACKOFF_BASE * (2 ** (self._quick_watches - 1)))
+            self.sleep(delay * (0.5 + random.random() / 2))
+        else:
+            self._quick_watches = 0
 
-    def _stream_events(self, resp):
+    def _stream_events(self, resp, path=''):
         """The events of a watch response, one JSON document per line; closes the response."""
         buf = b''
         try:
             while True:
-                chunk = resp.read1(65536)  # what has arrived, up to a chunk: events are not delayed
+                try:
+                    chunk = resp.read1(65536)  # what has arrived, up to a chunk: events are not delayed
+                except RequestTimeout:
+                    return  # the server kept the watch open past its timeoutSeconds: re-watch
                 if not chunk:
                     break
                 buf += chunk
+                if len(buf) > MAX_RESPONSE_BYTES:
+                    raise ApiError(0, 'ResponseTooLarge', 'a watch event from the Kubernetes API at %s '
+                                   '(watching %s) is larger than %d MiB' % (self._where(), path,
+                                                                             MAX_RESPONSE_BYTES >> 20))
                 while b'\n' in buf:
                     line, buf = buf.split(b'\n', 1)
-                    event = self._event(line)
+                    event = self._event(line, path)
                     if event is not None:
                         yield event
-            event = self._event(buf)
+            event = self._event(buf, path)
             if event is not None:
                 yield event
         except (OSError, http.client.HTTPException):
@@ -295,19 +399,35 @@ class ApiClient:
         finally:
             resp.close()
 
-    def _event(self, line):
+    def _bad_event(self, path, problem):
+        return ApiError(0, 'BadWatchEvent', 'the Kubernetes API at %s sent a malformed watch event while '
+                        'watching %s: %s (is %s really a Kubernetes API server, or is a proxy in the way?)'
+                        % (self._where(), path, problem, self._where()))
+
+    def _event(self, line, path=''):
         line = line.strip()
         if not line:
             return None
         try:
             event = json.loads(line.decode('utf-8'))
-        except ValueError:
-            return None
-        if event.get('type') == 'ERROR':
-            obj = event.get('object') or {}
-            raise ApiError(obj.get('code') or 500, obj.get('reason') or '',
-                           obj.get('message') or 'watch error', obj)
-        return event.get('type'), event.get('object') or {}
+        except (UnicodeDecodeError, ValueError):
+            raise self._bad_event(path, 'not JSON (%d bytes)' % len(line))
+        if not isinstance(event, dict):
+            raise self._bad_event(path, 'a JSON %s, not an object' % type(event).__name__)
+        kind, obj = event.get('type'), event.get('object')
+        if kind not in ('ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'):
+            raise self._bad_event(path, 'unknown event type %s' % _short(kind))
+        if not isinstance(obj, dict):
+            raise self._bad_event(path, '%s event without an object' % kind)
+        if kind == 'ERROR':
+            code = obj.get('code')
+            message = obj.get('message')
+            return_code = code if isinstance(code, int) and not isinstance(code, bool) else 500
+            raise ApiError(return_code, obj.get('reason') if isinstance(obj.get('reason'), str) else '',
+                           message if isinstance(message, str) and message else 'watch error', obj)
+        if kind != 'BOOKMARK' and not isinstance(obj.get('metadata'), dict):
+            raise self._bad_event(path, '%s event whose object has no metadata' % kind)
+        return kind, obj
 
 
 def retry_on_conflict(attempt, attempts=WRITE_ATTEMPTS, exhausted=None):
@@ -329,6 +449,28 @@ def retry_on_conflict(attempt, attempts=WRITE_ATTEMPTS, exhausted=None):
                     raise exhausted()
                 raise
     raise AssertionError('unreachable')  # pragma: no cover
+
+
+def _seconds(value):
+    return ('%g' % value) if isinstance(value, float) else str(value)
+
+
+def _seconds_or_none(value):
+    """A Retry-After / retryAfterSeconds value as seconds, or None when it is not a finite number."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return None
+    if seconds != seconds or seconds in (float('inf'), float('-inf')) or seconds < 0:
+        return None
+    return seconds
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + '...'
 
 
 def path_quote(segment):

@@ -6,11 +6,12 @@
 """Where the API is and how to authenticate: module options, ``K8S_AUTH_*`` environment variables,
 kubeconfig files and the in-cluster service account, resolved into one ``Connection``.
 
-The common auth methods (token, token file, client certificate, basic auth, CA, insecure TLS,
-proxy-url, impersonation, in-cluster service account) are read here. Every module run starts a new
+Every auth method kubectl knows is read here: token, token file, client certificate, basic auth,
+exec credential plugins (run natively by ``exec_credential.py``), CA, insecure TLS, proxy-url,
+impersonation (user, groups, uid, extra), in-cluster service account. Every module run starts a new
 Python process, so imports are paid each time: PyYAML is imported only when a kubeconfig file is
-read, and exec plugins and auth-providers fall back to the ``kubernetes`` library (imported only
-then: the import alone costs about half a second).
+read; only auth-providers (oidc and the old gcp/azure ones) fall back to the ``kubernetes`` library
+(imported only then: the import alone costs about half a second).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -20,6 +21,11 @@ __metaclass__ = type
 import base64
 import os
 import re
+
+try:
+    from urllib.parse import unquote, urlsplit
+except ImportError:  # pragma: no cover - Python 2 is not supported, this keeps sanity's import test quiet
+    unquote = urlsplit = None
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConfigError, redact
 
@@ -51,6 +57,8 @@ CONNECTION_ARG_SPEC = {
     'proxy_headers': {'type': 'dict', 'options': PROXY_HEADERS_SPEC},
     'impersonate_user': {'type': 'str'},
     'impersonate_groups': {'type': 'list', 'elements': 'str'},
+    'allow_insecure_credentials': {'type': 'bool'},
+    'request_timeout': {'type': 'float'},
 }
 # Option -> extra environment variable names accepted besides K8S_AUTH_<OPTION> (kubernetes.core's
 # historical spellings).
@@ -70,6 +78,35 @@ def _b64decode(value, what):
 
 def _env_bool(value):
     return value.strip().lower() not in ('0', 'false', 'no', 'off', '')
+
+
+def _kubeconfig_bool(entry, key, what):
+    """A kubeconfig boolean as kubectl reads it: YAML true/false; anything else is an error."""
+    value = entry.get(key)
+    if value is None:
+        return False
+    if isinstance(value, bool):
+        return value
+    raise ConfigError('kubeconfig field %s of %s must be true or false (a YAML boolean), not %s %s; '
+                      'remove the quotes' % (key, what, type(value).__name__, _shown(value)))
+
+
+def _shown(value):
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + '...'
+
+
+def proxy_userinfo(proxy):
+    """(username, password) from a proxy URL's userinfo (percent-decoded), else None."""
+    if not proxy or '@' not in proxy:
+        return None
+    try:
+        url = urlsplit(proxy if '://' in proxy else 'http://' + proxy)
+    except ValueError:
+        return None
+    if url.username is None:
+        return None
+    return unquote(url.username), unquote(url.password or '')
 
 
 class Connection:
@@ -93,15 +130,95 @@ class Connection:
         self.proxy_headers = None
         self.impersonate_user = None
         self.impersonate_groups = None
+        self.impersonate_uid = None
+        self.impersonate_extra = None  # {key: [values]}
         self.namespace = None
         self.source = 'module options'
-        self.refresh = None  # callable returning a new token (exec / auth-provider fallback)
+        self.refresh = None  # callable returning a new token (token file, auth-provider fallback)
+        self.exec_provider = None  # ExecCredentialProvider: its credential is fetched per request
+        self.allow_insecure_credentials = False
+        self.request_timeout = None  # seconds for one whole request (None: the client's default)
+        self.warnings = []
+        # Called with the secrets known so far whenever new ones appear (exec results, refreshes),
+        # so the module can keep them out of its output.
+        self.on_secrets = None
 
     def secrets(self):
+        """Every secret value known for this connection, for redaction (never shown)."""
         out = [self.token, self.password]
+        if self.username and self.password:
+            pair = '%s:%s' % (self.username, self.password)
+            out.extend([pair, base64.b64encode(pair.encode('utf-8')).decode('ascii')])
+        for data in (self.key_data,):
+            if data:
+                out.append(data.decode('utf-8', 'replace') if isinstance(data, bytes) else data)
         if self.proxy_headers:
             out.extend(self.proxy_headers.values())
+        userinfo = proxy_userinfo(self.proxy)
+        if userinfo:
+            out.extend([userinfo[1], '%s:%s' % userinfo])
+            raw = urlsplit(self.proxy if '://' in self.proxy else 'http://' + self.proxy).netloc
+            out.append(raw.rsplit('@', 1)[0])
+        if self.exec_provider is not None:
+            out.extend(self.exec_provider.secrets)
         return [s for s in out if s]
+
+    def register_secrets(self):
+        if self.on_secrets is not None:
+            self.on_secrets(self.secrets())
+
+
+# ---- secrets in option values ------------------------------------------------------------------
+
+_SECRET_USER_FIELDS = ('token', 'password', 'client-key-data')
+_SECRET_PROVIDER_FIELDS = ('id-token', 'refresh-token', 'access-token', 'client-secret')
+
+
+def _proxy_secrets(url):
+    userinfo = proxy_userinfo(url) if isinstance(url, str) else None
+    if not userinfo:
+        return []
+    raw = urlsplit(url if '://' in url else 'http://' + url).netloc.rsplit('@', 1)[0]
+    return [userinfo[1], '%s:%s' % userinfo, raw] + raw.split(':', 1)[1:]
+
+
+def param_secrets(params):
+    """Secret values inside the options themselves, known before anything is loaded: an inline
+    kubeconfig's tokens, passwords, keys, auth-provider tokens, exec env values and proxy-url
+    credentials, and the credentials in the proxy option's URL."""
+    out = _proxy_secrets((params or {}).get('proxy'))
+    kubeconfig = (params or {}).get('kubeconfig')
+    if not isinstance(kubeconfig, dict):
+        return [s for s in out if s]
+    for item in kubeconfig.get('users') or []:
+        user = item.get('user') if isinstance(item, dict) else None
+        if not isinstance(user, dict):
+            continue
+        for field in _SECRET_USER_FIELDS:
+            value = user.get(field)
+            if isinstance(value, str):
+                out.append(value)
+                if field.endswith('-data'):
+                    try:
+                        out.append(base64.b64decode(value).decode('utf-8', 'replace'))
+                    except (TypeError, ValueError):
+                        pass
+        if isinstance(user.get('username'), str) and isinstance(user.get('password'), str):
+            out.append('%s:%s' % (user['username'], user['password']))
+        provider = user.get('auth-provider')
+        config = provider.get('config') if isinstance(provider, dict) else None
+        for field in _SECRET_PROVIDER_FIELDS:
+            if isinstance(config, dict) and isinstance(config.get(field), str):
+                out.append(config[field])
+        exec_config = user.get('exec')
+        for env in (exec_config.get('env') if isinstance(exec_config, dict) else None) or []:
+            if isinstance(env, dict) and isinstance(env.get('value'), str):
+                out.append(env['value'])
+    for item in kubeconfig.get('clusters') or []:
+        cluster = item.get('cluster') if isinstance(item, dict) else None
+        if isinstance(cluster, dict):
+            out.extend(_proxy_secrets(cluster.get('proxy-url')))
+    return [s for s in out if s]
 
 
 # ---- option resolution -----------------------------------------------------------------------
@@ -131,6 +248,14 @@ def auth_options(params, env=None):
                 value = [v.strip() for v in value.split(',') if v.strip()]
             elif value is not None and spec.get('type') == 'path':
                 value = os.path.expanduser(value)
+            elif value is not None and spec.get('type') == 'float':
+                try:
+                    value = float(value)
+                except ValueError:
+                    value = float('nan')
+                if not (0 < value < float('inf')):
+                    raise ConfigError('%s%s must be a number greater than 0'
+                                      % (ENV_PREFIX, name.upper()))
         opts[name] = value
     if isinstance(opts.get('kubeconfig'), str):
         opts['kubeconfig'] = os.path.expanduser(opts['kubeconfig'])
@@ -182,12 +307,35 @@ def load_connection(params, env=None):
         raise ConfigError('no API server address: set the host option or a cluster server in the kubeconfig')
     if not re.match(r'^https?://', conn.server):
         conn.server = 'https://' + conn.server
+    _check_transport_security(conn)
     return conn
+
+
+def _check_transport_security(conn):
+    """kubectl never sends credentials in the clear: refuse a token or password over plain http
+    unless the user opts in; warn whenever the API server's identity is not checked."""
+    plain = conn.server.startswith('http://')
+    credentials = conn.token or conn.password or conn.exec_provider is not None or conn.refresh
+    if plain and credentials:
+        if not conn.allow_insecure_credentials:
+            raise ConfigError(
+                'refusing to send credentials (a bearer token or password) to %s over plain http, '
+                'where anyone on the path can read them. Use an https:// server address, or set '
+                'allow_insecure_credentials: true (K8S_AUTH_ALLOW_INSECURE_CREDENTIALS=true) to send '
+                'them anyway (test clusters only)' % redact(conn.server, []))
+        conn.warnings.append('sending credentials to %s over plain http (allow_insecure_credentials is '
+                             'set): anyone on the path can read them' % redact(conn.server, []))
+    if not plain and not conn.verify:
+        conn.warnings.append('TLS certificate verification of the Kubernetes API at %s is off '
+                             '(validate_certs: false or insecure-skip-tls-verify): the server\'s '
+                             'identity is not checked' % redact(conn.server, []))
 
 
 def _apply_overrides(conn, opts):
     if opts.get('host'):
         conn.server = opts['host']
+    if opts.get('api_key') or opts.get('password') or opts.get('client_cert'):
+        conn.exec_provider = None  # explicit credentials win over the kubeconfig's exec plugin
     if opts.get('api_key'):
         conn.token = opts['api_key']
         conn.refresh = None
@@ -213,6 +361,10 @@ def _apply_overrides(conn, opts):
         conn.impersonate_user = opts['impersonate_user']
     if opts.get('impersonate_groups'):
         conn.impersonate_groups = list(opts['impersonate_groups'])
+    if opts.get('allow_insecure_credentials'):
+        conn.allow_insecure_credentials = True
+    if opts.get('request_timeout'):
+        conn.request_timeout = opts['request_timeout']
 
 
 def load_in_cluster(env=None):
@@ -297,7 +449,10 @@ def read_kubeconfig(source, env=None):
                 with open(path) as f:
                     data = yaml.safe_load(f) or {}
             except yaml.YAMLError as e:
-                raise ConfigError('kubeconfig file %s is not valid YAML: %s' % (path, e))
+                # Only where: the parser's message quotes the offending line, which may hold a secret.
+                mark = getattr(e, 'problem_mark', None)
+                where = (' (line %d, column %d)' % (mark.line + 1, mark.column + 1)) if mark else ''
+                raise ConfigError('kubeconfig file %s is not valid YAML%s' % (path, where))
             except (IOError, OSError) as e:
                 raise ConfigError('cannot read kubeconfig file %s: %s' % (path, e.strerror or e))
             if not isinstance(data, dict):
@@ -307,7 +462,8 @@ def read_kubeconfig(source, env=None):
             raise ConfigError('no kubeconfig found at %s' % ', '.join(paths))
         description = 'kubeconfig ' + ', '.join(paths)
 
-    merged = {'clusters': {}, 'users': {}, 'contexts': {}, 'current-context': None}
+    # user-dirs: the directory of the file that defined each user (exec commands are relative to it).
+    merged = {'clusters': {}, 'users': {}, 'contexts': {}, 'current-context': None, 'user-dirs': {}}
     for data, base in docs:
         for section, inner, path_keys in (
                 ('clusters', 'cluster', ('certificate-authority',)),
@@ -316,20 +472,23 @@ def read_kubeconfig(source, env=None):
             for item in data.get(section) or []:
                 if not isinstance(item, dict) or 'name' not in item or item['name'] in merged[section]:
                     continue
-                entry = dict(item.get(inner) or {})
+                entry = item.get(inner) or {}
+                if not isinstance(entry, dict):
+                    raise ConfigError('%s entry "%s" in %s is not a mapping'
+                                      % (section, item['name'], description))
+                entry = dict(entry)
                 _absolutize(entry, base, path_keys)
                 merged[section][item['name']] = entry
+                if section == 'users':
+                    merged['user-dirs'][item['name']] = base
         if not merged['current-context'] and data.get('current-context'):
             merged['current-context'] = data['current-context']
     return merged, description
 
 
-# User fields handled natively; anything else that authenticates (exec, auth-provider) falls back.
-_NATIVE_USER_FIELDS = {
-    'token', 'tokenFile', 'client-certificate', 'client-certificate-data', 'client-key',
-    'client-key-data', 'username', 'password', 'as', 'as-groups', 'as-uid', 'as-user-extra',
-    'extensions',
-}
+# Static credentials of a kubeconfig user; with any of them an exec plugin is not run (as kubectl).
+_STATIC_AUTH_FIELDS = ('token', 'tokenFile', 'client-certificate', 'client-certificate-data',
+                       'client-key', 'client-key-data', 'username', 'password')
 
 
 def load_kubeconfig(source, context=None, env=None):
@@ -353,7 +512,8 @@ def load_kubeconfig(source, context=None, env=None):
     conn.source = '%s (context "%s")' % (description, name)
     conn.namespace = ctx.get('namespace') or None
     conn.server = (cluster.get('server') or '').rstrip('/') or None
-    conn.verify = not cluster.get('insecure-skip-tls-verify', False)
+    conn.verify = not _kubeconfig_bool(cluster, 'insecure-skip-tls-verify',
+                                       'cluster "%s"' % ctx.get('cluster'))
     conn.tls_server_name = cluster.get('tls-server-name') or None
     conn.proxy = cluster.get('proxy-url') or None
     if cluster.get('certificate-authority-data'):
@@ -362,8 +522,16 @@ def load_kubeconfig(source, context=None, env=None):
     elif cluster.get('certificate-authority'):
         conn.ca_file = cluster['certificate-authority']
 
-    if set(user) - _NATIVE_USER_FIELDS:
-        _load_with_kubernetes_library(conn, config, name, sorted(set(user) - _NATIVE_USER_FIELDS))
+    static = any(user.get(field) for field in _STATIC_AUTH_FIELDS)
+    if user.get('auth-provider') and not static:
+        _load_with_kubernetes_library(conn, config, name, ['auth-provider'])
+    elif user.get('exec') and not static:
+        from ansible_collections.kubeops.rollout.plugins.module_utils.exec_credential import (
+            ExecCredentialProvider,
+        )
+        conn.exec_provider = ExecCredentialProvider(
+            user['exec'], cluster=cluster, base_dir=config['user-dirs'].get(ctx.get('user')),
+            user=ctx.get('user'))
     else:
         if user.get('token'):
             conn.token = user['token']
@@ -383,6 +551,13 @@ def load_kubeconfig(source, context=None, env=None):
         conn.password = user.get('password') or None
     conn.impersonate_user = user.get('as') or None
     conn.impersonate_groups = list(user.get('as-groups') or []) or None
+    conn.impersonate_uid = user.get('as-uid') or None
+    extra = user.get('as-user-extra') or {}
+    if not isinstance(extra, dict):
+        raise ConfigError('kubeconfig field as-user-extra of user "%s" must be a mapping of lists'
+                          % ctx.get('user'))
+    conn.impersonate_extra = {str(k): [str(v) for v in (vals if isinstance(vals, list) else [vals])]
+                              for k, vals in extra.items()} or None
     return conn
 
 

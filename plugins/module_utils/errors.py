@@ -10,7 +10,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
 import re
+
+MIN_SECRET_LENGTH = 4
+
 
 class KubeError(Exception):
     """Anything that stops a request; ``message`` is safe to show (no secrets)."""
@@ -41,21 +45,41 @@ class ApiError(KubeError):
         self.reason = reason
         self.body = body or {}
         self.retry_after = retry_after
+        # Set by the client when this answers a JSON patch that carried a `test` operation.
+        self.patch_had_test = False
 
     @property
     def is_conflict(self):
-        """A failed optimistic-concurrency guard: 409, or the 422 a failed JSON-patch `test` gives."""
+        """A failed optimistic-concurrency guard: 409 Conflict, or 422 Invalid answering a JSON patch
+        with a `test` operation. The API server reports a failed `test` as a bare 422 Invalid (no
+        causes, no "test" in the message), so only the sender knows what the 422 means; any other
+        way the patch no longer applies also says the object changed since it was read."""
         if self.status == 409:
             return True
-        return self.status == 422 and 'test' in (self.message or '').lower()
+        return self.status == 422 and self.patch_had_test
+
+
+def secret_forms(value):
+    """``value`` and its base64 encoding: the forms in which a secret can show up in a message."""
+    if not value or len(value) < MIN_SECRET_LENGTH:
+        return []
+    forms = [value]
+    try:
+        forms.append(base64.b64encode(value.encode('utf-8')).decode('ascii'))
+    except (UnicodeError, AttributeError):
+        pass
+    return forms
 
 
 def redact(text, secrets):
-    """``text`` with every secret value and URL userinfo replaced, for messages users see."""
+    """``text`` with every secret value (raw or base64) and URL userinfo replaced, for messages
+    users see."""
     text = str(text)
+    values = set()
     for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, '********')
+        values.update(secret_forms(secret))
+    for secret in sorted(values, key=len, reverse=True):
+        text = text.replace(secret, '********')
     return re.sub(r'(\w+://)[^/@\s]+@', r'\1********@', text)
 
 

@@ -40,6 +40,8 @@ import subprocess
 import threading
 import time
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConfigError
+
 GROUP = 'client.authentication.k8s.io'
 API_VERSIONS = (GROUP + '/v1', GROUP + '/v1beta1')
 KIND = 'ExecCredential'
@@ -71,12 +73,8 @@ _SECRET_PATTERNS = (
 )
 
 
-class ExecCredentialError(Exception):
+class ExecCredentialError(ConfigError):
     """The plugin could not give a credential; ``message`` is safe to show (no secret in it)."""
-
-    def __init__(self, message):
-        super(ExecCredentialError, self).__init__(message)
-        self.message = message
 
 
 class ExecConfigError(ExecCredentialError):

@@ -22,6 +22,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiC
 from ansible_collections.kubeops.rollout.plugins.module_utils.connection import (
     CONNECTION_ARG_SPEC,
     load_connection,
+    param_secrets,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (
     ApiError,
@@ -29,6 +30,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (
     ConnectionFailure,
     KubeError,
     redact,
+    secret_forms,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import UnknownContainer
 from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import RevisionNotFound
@@ -74,6 +76,27 @@ def describe_error(err, action, connection=None):
     return '%s: %s' % (action, err.message)
 
 
+class _AnsibleModule(AnsibleModule):
+    """AnsibleModule that knows the secrets inside option values (an inline kubeconfig's keys and
+    tokens, credentials in proxy URLs) as soon as the options are read, so that no output, even
+    a failure of option validation itself, shows them."""
+
+    def _load_params(self):
+        super(_AnsibleModule, self)._load_params()
+        self.no_log_values.update(_all_forms(param_secrets(self.params)))
+
+
+def _all_forms(secrets):
+    out = set()
+    for secret in secrets:
+        out.update(secret_forms(secret))
+    return out
+
+
+# Numeric options that only make sense above zero; every float option must be finite and >= 0.
+POSITIVE_OPTIONS = ('wait_timeout', 'timeout', 'poll_interval', 'request_timeout')
+
+
 class KubeModule:
     """AnsibleModule with the collection's connection options: the connection, the client and the
     namespace, resolved once, with the same messages for every module."""
@@ -81,18 +104,37 @@ class KubeModule:
     def __init__(self, argument_spec, **kwargs):
         spec = dict(CONNECTION_ARG_SPEC)
         spec.update(argument_spec)
-        self.module = AnsibleModule(argument_spec=spec, supports_check_mode=True, **kwargs)
+        self.module = _AnsibleModule(argument_spec=spec, supports_check_mode=True, **kwargs)
         self.params = self.module.params
         self._client = None
         self._connection = None
+        self._check_numbers(spec)
+
+    def _check_numbers(self, spec):
+        for name, option in spec.items():
+            value = self.params.get(name)
+            if value is None or option.get('type') not in ('int', 'float'):
+                continue
+            if value != value or value in (float('inf'), float('-inf')):
+                self.fail('%s must be a finite number, not %s' % (name, value))
+            if name in POSITIVE_OPTIONS and value <= 0:
+                self.fail('%s must be greater than 0 (got %s)' % (name, value))
+            if option.get('type') == 'float' and value < 0:
+                self.fail('%s must not be negative (got %s)' % (name, value))
 
     # -- connection
+    def _register_secrets(self, secrets):
+        # Secrets read from a kubeconfig or an exec plugin are unknown to Ansible's no_log.
+        self.module.no_log_values.update(_all_forms(secrets))
+
     @property
     def connection(self):
         if self._connection is None:
             self._connection = self._configure(load_connection, self.params)
-            # Secrets read from a kubeconfig are unknown to Ansible's no_log: register them.
-            self.module.no_log_values.update(self._connection.secrets())
+            self._connection.on_secrets = self._register_secrets
+            self._connection.register_secrets()
+            for warning in self._connection.warnings:
+                self.module.warn(warning)
         return self._connection
 
     @property
@@ -105,7 +147,10 @@ class KubeModule:
         try:
             return build(source)
         except ConfigError as e:
-            self.fail('cannot configure the Kubernetes connection: %s' % e.message)
+            secrets = list(self.module.no_log_values)
+            if self._connection is not None:
+                secrets.extend(self._connection.secrets())
+            self.fail('cannot configure the Kubernetes connection: %s' % redact(e.message, secrets))
 
     @property
     def namespace(self):
@@ -132,6 +177,22 @@ class RolloutModule(KubeModule):
             **kwargs)
         self.kind = ROLLOUT_KINDS[self.params['kind']]
         self._status_inline = False
+        self._check_target()
+
+    def _check_target(self):
+        """Refuse targets that would act on something else than meant, before any request: an empty
+        selection would match every workload of the namespace."""
+        name, selectors = self.params.get('name'), self.params.get('label_selectors')
+        if name is not None:
+            if not name.strip():
+                self.fail('name is empty: give the %s name, or label_selectors' % self.kind.kind)
+            if name in ('.', '..') or '/' in name:
+                self.fail('name "%s" is not a valid object name (no "/", not "." or "..")' % name)
+        elif selectors is not None:
+            if not selectors or not all(isinstance(s, str) and s.strip() for s in selectors):
+                self.fail('label_selectors %s has an empty selector: an empty selector matches every %s '
+                          'in the namespace. Give at least one non-empty selector (e.g. app=web), or name'
+                          % (selectors, self.kind.kind))
 
     # -- targets
     def targets(self):
@@ -145,7 +206,7 @@ class RolloutModule(KubeModule):
                 if e.status == 404:
                     self.fail('%s "%s" not found in namespace "%s"' % (kind.kind, name, ns))
                 raise _Context(e, 'reading %s "%s" in namespace "%s"' % (kind.kind, name, ns))
-        selector = ','.join(s.strip() for s in self.params['label_selectors'] if s and s.strip())
+        selector = ','.join(s.strip() for s in self.params['label_selectors'])
         try:
             items = self.client.list(kind.collection_path(ns), label_selector=selector).get('items') or []
         except ApiError as e:

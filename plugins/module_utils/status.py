@@ -193,13 +193,13 @@ def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monoto
             for event_type, event_obj in events:
                 meta = event_obj.get('metadata') or {}
                 rv = meta.get('resourceVersion') or rv
-                if event_type == 'BOOKMARK':
+                if event_type == 'BOOKMARK' or meta.get('name') != name:
+                    if clock() >= deadline:  # a stream of noise must not outlast the deadline
+                        break
                     continue
                 if event_type == 'DELETED':
                     return RolloutStatus(False, '%s was deleted while waiting for its rollout' % name,
                                          DELETED, failed=True)
-                if meta.get('name') != name:
-                    continue
                 result = predicate(event_obj)
                 if result.done or result.failed:
                     return result

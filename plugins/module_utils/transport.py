@@ -15,37 +15,87 @@ import base64
 import http.client
 import os
 import select
+import socket
 import ssl
 import threading
+import time
 
 try:
     from urllib.parse import urlsplit
 except ImportError:  # pragma: no cover - Python 2 is not supported, this keeps sanity's import test quiet
     urlsplit = None
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection import proxy_userinfo
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConfigError, redact
 
 CONNECT_TIMEOUT = 10.0
-READ_TIMEOUT = 60.0
+READ_TIMEOUT = 60.0  # one request, all of it: connect, headers and body
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024  # a body larger than this is refused, not read
 
 
-def _no_proxy_matches(host, no_proxy):
+class RequestTimeout(Exception):
+    """A request's total deadline passed (connect, headers and body counted together)."""
+
+
+class ResponseTooLarge(Exception):
+    """A response body is larger than ``MAX_RESPONSE_BYTES``."""
+
+    def __init__(self, size):
+        super(ResponseTooLarge, self).__init__('response larger than %d bytes' % size)
+        self.size = size
+
+
+def _split_host_port(entry):
+    """'host', 'host:port', '[v6]:port', 'v6' -> (host, port or '')."""
+    if entry.startswith('['):
+        host, _sep, rest = entry[1:].partition(']')
+        return host, rest[1:] if rest.startswith(':') else ''
+    if entry.count(':') == 1:
+        host, port = entry.split(':')
+        return host, port
+    return entry, ''
+
+
+def _no_proxy_matches(host, no_proxy, port=None):
+    """Whether ``no_proxy`` exempts ``host``:``port``, by Go's NO_PROXY rules: ``*`` matches all; an
+    IP or CIDR matches addresses; ``example.com`` matches it and its subdomains, ``.example.com``
+    and ``*.example.com`` its subdomains only; a ``:port`` suffix restricts an entry to that port."""
     if not no_proxy:
         return False
-    host = (host or '').lower()
+    import ipaddress
+    host = (host or '').lower().strip('[]')
+    port = str(port or '')
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
     for entry in [e.strip().lower() for e in no_proxy.split(',') if e.strip()]:
         if entry == '*':
             return True
         if '/' in entry:
             try:
-                import ipaddress
-                if ipaddress.ip_address(host) in ipaddress.ip_network(entry, strict=False):
+                if address is not None and address in ipaddress.ip_network(entry, strict=False):
                     return True
             except ValueError:
                 pass
             continue
-        entry = entry.lstrip('.')
-        if host == entry or host.endswith('.' + entry):
+        name, entry_port = _split_host_port(entry)
+        if entry_port and entry_port != port:
+            continue
+        try:
+            entry_address = ipaddress.ip_address(name)
+        except ValueError:
+            entry_address = None
+        if entry_address is not None:
+            if address == entry_address:
+                return True
+            continue
+        if name.startswith('*.'):
+            name = name[1:]
+        if name.startswith('.'):
+            if host.endswith(name):
+                return True
+        elif host == name or host.endswith('.' + name):
             return True
     return False
 
@@ -149,25 +199,62 @@ class _Response:
         self.data = data
 
 
-class _Stream:
-    """A streaming response; closing it gives its connection back when the body was read to the end."""
+def _read_body(conn, resp, deadline, limit=MAX_RESPONSE_BYTES):
+    """The whole body, chunk by chunk, each read bounded by ``deadline``; at most ``limit`` bytes."""
+    length = resp.getheader('Content-Length')
+    if length and length.isdigit() and int(length) > limit:
+        raise ResponseTooLarge(limit)
+    parts, size = [], 0
+    while True:
+        data = _read1(conn, resp, 65536, deadline)
+        if not data:
+            return b''.join(parts)
+        size += len(data)
+        if size > limit:
+            raise ResponseTooLarge(limit)
+        parts.append(data)
 
-    def __init__(self, transport, conn, resp):
+
+def _read1(conn, resp, amount, deadline):
+    """What has arrived (up to ``amount`` bytes), waiting no later than ``deadline``."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise RequestTimeout()
+    if conn.sock is not None:
+        conn.sock.settimeout(remaining)
+    try:
+        data = resp.read1(amount)
+        if not data:
+            resp.read()  # at the end of a Content-Length body: marks the response complete
+        return data
+    except socket.timeout:
+        if time.monotonic() >= deadline - 0.01:
+            raise RequestTimeout()
+        raise
+
+
+class _Stream:
+    """A streaming response; closing it gives its connection back when the body was read to the end.
+    Every read is bounded by the request's deadline."""
+
+    def __init__(self, transport, conn, resp, deadline):
         self._transport, self._conn, self._resp = transport, conn, resp
         self.status, self.reason, self.headers = resp.status, resp.reason, resp.msg
         self._ended = False
+        self._deadline = deadline
+        self._sock = conn
 
     @property
     def data(self):  # an error response is read whole
         return self.read()
 
     def read(self):
-        data = self._resp.read()
+        data = _read_body(self._sock, self._resp, self._deadline)
         self._ended = True
         return data
 
     def read1(self, amount):
-        data = self._resp.read1(amount)
+        data = _read1(self._sock, self._resp, amount, self._deadline)
         if not data:
             self._ended = True
         return data
@@ -202,7 +289,8 @@ class Transport:
         self.headers = []  # sent to the proxy with each forwarded request (plain HTTP only)
         self.tunnel_headers = None
         self.proxy = None
-        if connection.proxy and not _no_proxy_matches(self.host, connection.no_proxy):
+        self.proxy_url = None
+        if connection.proxy and not _no_proxy_matches(self.host, connection.no_proxy, self.port):
             raw = connection.proxy if '://' in connection.proxy else 'http://' + connection.proxy
             try:
                 proxy = urlsplit(raw)
@@ -213,7 +301,11 @@ class Transport:
                 raise ConfigError('invalid proxy %s: only http:// proxy URLs are supported'
                                   % redact(connection.proxy, []))
             self.proxy = (proxy.hostname, port)
+            self.proxy_url = 'http://%s:%d' % (proxy.hostname, port)
             headers = proxy_header_list(connection.proxy_headers)
+            userinfo = proxy_userinfo(connection.proxy)
+            if userinfo and not any(name == 'Proxy-Authorization' for name, _v in headers):
+                headers.append(('Proxy-Authorization', basic_auth('%s:%s' % userinfo)))
             if self.https:
                 self.tunnel_headers = dict(headers)
             else:
@@ -222,15 +314,16 @@ class Transport:
         self._lock = threading.Lock()
         self.connections_opened = 0
 
-    def _open(self):
+    def _open(self, deadline):
         host, port = self.proxy or (self.host, self.port)
+        timeout = max(0.01, min(CONNECT_TIMEOUT, deadline - time.monotonic()))
         if self.https:
-            conn = _TLSConnection(host, port, timeout=CONNECT_TIMEOUT, context=self.ssl_context)
+            conn = _TLSConnection(host, port, timeout=timeout, context=self.ssl_context)
             conn.server_hostname = self.server_hostname
             if self.proxy:
                 conn.set_tunnel(self.host, self.port, headers=self.tunnel_headers)
         else:
-            conn = http.client.HTTPConnection(host, port, timeout=CONNECT_TIMEOUT)
+            conn = http.client.HTTPConnection(host, port, timeout=timeout)
         try:
             conn.connect()
         except (OSError, http.client.HTTPException) as e:
@@ -267,26 +360,34 @@ class Transport:
     def request(self, method, path, body, headers, stream=False, read_timeout=READ_TIMEOUT):
         """Send one request; a _Response (body read) or, with ``stream``, a _Stream to close.
 
-        Raises ConnectFailed when no connection could be made, OSError or HTTPException when an
-        established one failed (the request may or may not have reached the server).
+        ``read_timeout`` bounds the whole request (connect, headers, body; a stream's every read).
+        Raises ConnectFailed when no connection could be made, RequestTimeout when the time is up,
+        ResponseTooLarge for an oversized body, OSError or HTTPException when an established
+        connection failed (the request may or may not have reached the server).
         """
-        conn = self._take() or self._open()
+        deadline = time.monotonic() + read_timeout
+        conn = self._take() or self._open(deadline)
         target = path
         if self.proxy and not self.https:
             target = 'http://%s:%d%s' % (('[%s]' % self.host) if ':' in self.host else self.host,
                                          self.port, path)
         try:
-            conn.sock.settimeout(read_timeout)
+            conn.sock.settimeout(max(0.01, deadline - time.monotonic()))
             conn.putrequest(method, target, skip_accept_encoding=True)
             for name, value in list(headers) + self.headers:
                 conn.putheader(name, value)
             if body is not None:
                 conn.putheader('Content-Length', str(len(body)))
             conn.endheaders(body)
-            resp = conn.getresponse()
+            try:
+                resp = conn.getresponse()
+            except socket.timeout:
+                if time.monotonic() >= deadline - 0.01:
+                    raise RequestTimeout()
+                raise
             if stream:
-                return _Stream(self, conn, resp)
-            data = resp.read()
+                return _Stream(self, conn, resp, deadline)
+            data = _read_body(conn, resp, deadline)
         except BaseException:
             conn.close()
             raise

@@ -108,10 +108,23 @@ def json_patch(doc, patch):
     return doc
 
 
+class _PatchNotApplied(ApiError):
+    """The API server's answer to a JSON patch that does not apply (a failed `test` included): the
+    patch handler's NewGenericServerResponse(422, ..., isUnexpectedResponse=false) keeps no causes,
+    so the answer is a bare 422 Invalid with empty details; ``detail`` stays server-side."""
+
+    def __init__(self, detail):
+        super().__init__(422, 'Invalid', 'the server rejected our request due to an error in our request')
+        self.detail = detail
+
+    def status(self):
+        body = super().status()
+        body['details'] = {}
+        return body
+
+
 def _unprocessable(detail):
-    """What the API server answers when a JSON patch does not apply (NewGenericServerResponse 422)."""
-    return ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request',
-                    {'causes': [{'reason': 'UnexpectedServerResponse', 'message': detail}]})
+    return _PatchNotApplied(detail)
 
 
 # ---- JSON merge patch (RFC 7386) ------------------------------------------------------------

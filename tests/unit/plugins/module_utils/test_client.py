@@ -98,11 +98,11 @@ def test_kubeconfig_env_list_merges_first_wins(tmp_path):
 
 
 def test_inline_kubeconfig_dict():
-    config = {'current-context': 'x', 'clusters': [{'name': 'c', 'cluster': {'server': 'http://127.0.0.1:1'}}],
+    config = {'current-context': 'x', 'clusters': [{'name': 'c', 'cluster': {'server': 'https://127.0.0.1:1'}}],
               'users': [{'name': 'u', 'user': {'token': 'tok-inline'}}],
               'contexts': [{'name': 'x', 'context': {'cluster': 'c', 'user': 'u'}}]}
     conn = load_connection({'kubeconfig': config}, env={})
-    assert (conn.server, conn.token, conn.namespace) == ('http://127.0.0.1:1', 'tok-inline', None)
+    assert (conn.server, conn.token, conn.namespace) == ('https://127.0.0.1:1', 'tok-inline', None)
 
 
 def test_host_and_api_key_skip_the_kubeconfig(tmp_path):
@@ -155,7 +155,7 @@ def test_no_configuration_at_all_is_a_clear_error(tmp_path):
         load_connection({'kubeconfig': str(tmp_path / 'bad')}, env={})
 
 
-def test_exec_user_falls_back_to_kubernetes_library(tmp_path, monkeypatch):
+def test_auth_provider_user_falls_back_to_kubernetes_library(tmp_path, monkeypatch):
     calls = {}
 
     import kubernetes.config
@@ -167,10 +167,10 @@ def test_exec_user_falls_back_to_kubernetes_library(tmp_path, monkeypatch):
 
     monkeypatch.setattr(kubernetes.config, 'load_kube_config_from_dict', fake_load)
     kc = write_kubeconfig(tmp_path / 'config', users=[{'name': 'u1', 'user': {
-        'exec': {'apiVersion': 'client.authentication.k8s.io/v1', 'command': 'get-token'}}}])
+        'auth-provider': {'name': 'oidc', 'config': {'id-token': 'x' * 20}}}}])
     conn = load_connection({'kubeconfig': kc}, env={})
     assert conn.token == 'from-exec'
-    assert calls['context'] == 'main' and 'exec' in calls['user']
+    assert calls['context'] == 'main' and 'auth-provider' in calls['user']
     assert conn.refresh() == 'from-exec'
 
 
@@ -376,9 +376,26 @@ def test_non_json_error_body_and_conflict_detection():
         client.get('/x')
     assert e.value.status == 502 and 'bad gateway' in e.value.message
     assert ApiError(409, 'Conflict', 'x').is_conflict
-    assert ApiError(422, '', 'the server rejected our request: testing value /metadata/resourceVersion '
-                              'failed: test failed').is_conflict
     assert not ApiError(422, 'Invalid', 'spec.template: Invalid value').is_conflict
+
+
+REAL_TEST_FAILED = {'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Failure',
+                    'message': 'the server rejected our request due to an error in our request',
+                    'reason': 'Invalid', 'details': {}, 'code': 422}
+
+
+def test_a_bare_422_answering_a_json_patch_with_a_test_is_a_conflict():
+    guarded = [{'op': 'test', 'path': '/metadata/resourceVersion', 'value': '5'},
+               {'op': 'replace', 'path': '/spec/replicas', 'value': 2}]
+    client, _pool, _ = make_client([FakeResponse(422, REAL_TEST_FAILED)])
+    with pytest.raises(ApiError) as e:
+        client.patch('/x', guarded, content_type=client_mod.JSON_PATCH)
+    assert e.value.is_conflict
+    # The same answer to a patch without a test operation is a plain invalid request.
+    client, _pool, _ = make_client([FakeResponse(422, REAL_TEST_FAILED)])
+    with pytest.raises(ApiError) as e:
+        client.patch('/x', guarded[1:], content_type=client_mod.JSON_PATCH)
+    assert not e.value.is_conflict
 
 
 def test_watch_parses_lines_across_chunks_and_raises_error_events():
@@ -395,7 +412,7 @@ def test_watch_parses_lines_across_chunks_and_raises_error_events():
     url = pool.requests[0]['url']
     assert 'watch=true' in url and 'resourceVersion=4' in url and 'fieldSelector=metadata.name%3Da' in url
     assert 'timeoutSeconds=30' in url
-    assert pool.requests[0]['stream'] is True and pool.requests[0]['read_timeout'] == 30 + 15
+    assert pool.requests[0]['stream'] is True and pool.requests[0]['read_timeout'] == 30 + 5
     assert resp.closed
 
 

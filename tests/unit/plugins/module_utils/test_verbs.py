@@ -142,7 +142,9 @@ def test_undo_refuses_paused_deployment_before_looking_up_the_revision():
 
 
 def test_undo_conflict_retries_from_a_fresh_read():
-    conflict = ApiError(422, 'Invalid', 'testing value /metadata/resourceVersion failed: test failed')
+    # What the API server answers a JSON patch whose `test` failed; the client marks it.
+    conflict = ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request')
+    conflict.patch_had_test = True
     fresh = deployment('nginx:4', rv='150')
     client = ScriptedClient(history=deploy_history(), fresh=[fresh],
                             patch_answers=[conflict, deployment('nginx:3', rv='151')])
