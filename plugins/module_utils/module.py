@@ -14,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
@@ -74,14 +75,38 @@ def describe_error(err, action, connection=None):
     return '%s: %s' % (action, err.message)
 
 
-class KubeModule:
-    """AnsibleModule with the collection's connection options: the connection, the client and the
-    namespace, resolved once, with the same messages for every module."""
+class AnsibleRuntime(AnsibleModule):
+    """Where a module's code runs, as the code sees it; this one is the module process.
 
-    def __init__(self, argument_spec, **kwargs):
+    The interface (the controller path, plugin_utils/controller.py, implements the same): built as
+    ``runtime(argument_spec=..., supports_check_mode=..., mutually_exclusive=..., ...)``, it offers
+    ``params`` (validated), ``check_mode``, ``diff``, ``env`` (the environment to read ``K8S_AUTH_*``
+    and ``KUBECONFIG`` from), ``no_log_values`` (a set: every value in it is removed from the
+    result), ``warn``, ``deprecate``, ``progress`` (a live progress line) and ``exit_json`` /
+    ``fail_json``, which do not return.
+    """
+
+    @property
+    def diff(self):
+        return self._diff
+
+    @property
+    def env(self):
+        return os.environ
+
+    def progress(self, line):
+        """A module process cannot print while it runs: its progress is its result."""
+
+
+class KubeModule:
+    """The collection's connection options on a runtime (AnsibleRuntime unless another is given):
+    the connection, the client and the namespace, resolved once, with the same messages for every
+    module."""
+
+    def __init__(self, argument_spec, runtime=None, **kwargs):
         spec = dict(CONNECTION_ARG_SPEC)
         spec.update(argument_spec)
-        self.module = AnsibleModule(argument_spec=spec, supports_check_mode=True, **kwargs)
+        self.module = (runtime or AnsibleRuntime)(argument_spec=spec, supports_check_mode=True, **kwargs)
         self.params = self.module.params
         self._client = None
         self._connection = None
@@ -90,7 +115,8 @@ class KubeModule:
     @property
     def connection(self):
         if self._connection is None:
-            self._connection = self._configure(load_connection, self.params)
+            self._connection = self._configure(lambda params: load_connection(params, self.module.env),
+                                               self.params)
             # Secrets read from a kubeconfig are unknown to Ansible's no_log: register them.
             self.module.no_log_values.update(self._connection.secrets())
         return self._connection
@@ -120,13 +146,13 @@ class RolloutModule(KubeModule):
     """The rollout modules' options and behaviour: targets by name or label selectors, the verb
     applied to each, waiting, results and diffs."""
 
-    def __init__(self, argument_spec=None, wait=None, **kwargs):
+    def __init__(self, argument_spec=None, wait=None, runtime=None, **kwargs):
         spec = dict(TARGET_ARG_SPEC)
         if wait is not None:
             spec.update(wait_arg_spec(wait))
         spec.update(argument_spec or {})
         super(RolloutModule, self).__init__(
-            spec,
+            spec, runtime,
             mutually_exclusive=[('name', 'label_selectors')] + kwargs.pop('mutually_exclusive', []),
             required_one_of=[('name', 'label_selectors')] + kwargs.pop('required_one_of', []),
             **kwargs)
@@ -213,7 +239,7 @@ class RolloutModule(KubeModule):
             errors.extend(self._wait(pending, wait_predicate))
         result = {'changed': any(o.changed for o in outcomes), 'workloads': entries}
         diffs = [o.diff() for o in outcomes if o.changed and (o.before is not None or o.after is not None)]
-        if self.module._diff and diffs:
+        if self.module.diff and diffs:
             result['diff'] = diffs
         if errors:
             self.fail('; '.join(errors), **result)
@@ -229,7 +255,7 @@ class RolloutModule(KubeModule):
             jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, _seen(predicate, last, i)))
         # Imported only to wait: most tasks never do.
         from ansible_collections.kubeops.rollout.plugins.module_utils import status as status_mod
-        results = status_mod.wait_all(self.client, jobs, self.params['wait_timeout'])
+        results = status_mod.wait_all(self.client, jobs, self.params['wait_timeout'], progress=self._progress)
         errors = []
         for o, entry, res, obj in zip(outcomes, entries, results, last):
             if isinstance(res, KubeError):
@@ -253,6 +279,14 @@ class RolloutModule(KubeModule):
         found = diagnosis.read_diagnosis(self.client, dict(obj or outcome.obj, kind=workload.kind))
         entry['diagnosis'] = found
         return '; '.join([error] + found['lines'])
+
+    def _progress(self, obj, result):
+        """One line per change of a waited-for workload's state, naming it if kubectl's text does not."""
+        name = (obj.get('metadata') or {}).get('name')
+        text = result.message
+        if '"%s"' % name not in text:
+            text = '%s "%s": %s' % (self.kind.kind, name, text)
+        self.module.progress(text)
 
     def record_status(self, entry, result):
         if self._status_inline:
