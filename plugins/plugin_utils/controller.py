@@ -98,7 +98,7 @@ class ControllerRuntime:
                            collection_name=d.get('collection_name'))
         for w in result._warnings:
             self.warn('Both option %s and its alias %s are set.' % (w['option'], w['alias']))
-        if result.errors:
+        if result.errors.errors:
             msg = result.errors.msg
             if isinstance(result.errors[0], UnsupportedError):
                 msg = 'Unsupported parameters for (%s) module: %s' % (self._name, msg)
