@@ -531,7 +531,7 @@ def load_kubeconfig(source, context=None, env=None):
         )
         conn.exec_provider = ExecCredentialProvider(
             user['exec'], cluster=cluster, base_dir=config['user-dirs'].get(ctx.get('user')),
-            user=ctx.get('user'))
+            user=ctx.get('user'), environ=env)
     else:
         if user.get('token'):
             conn.token = user['token']

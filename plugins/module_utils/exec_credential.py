@@ -195,8 +195,11 @@ class ExecCredentialProvider:
     ``user`` names the kubeconfig user in messages. Thread safe: concurrent callers share one run.
     """
 
-    def __init__(self, exec_config, cluster=None, base_dir=None, user=None, timeout=DEFAULT_TIMEOUT):
+    def __init__(self, exec_config, cluster=None, base_dir=None, user=None, timeout=DEFAULT_TIMEOUT,
+                 environ=None):
         self.user = user
+        # The environment the plugin inherits: the task's (controller path) or the process's.
+        self._environ = environ
         self.timeout = float(timeout)
         self._cluster = cluster
         self._base_dir = base_dir
@@ -317,7 +320,7 @@ class ExecCredentialProvider:
                 'log in beforehand so the plugin can answer from its cache, or use a kubeconfig '
                 'user whose plugin works with interactiveMode Never or IfAvailable)' % self.command)
         executable = self._executable()
-        env = dict(os.environ)
+        env = dict(os.environ if self._environ is None else self._environ)
         env.update(self.env)
         env[EXEC_INFO_ENV] = self._exec_info()
         try:

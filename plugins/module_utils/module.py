@@ -14,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
@@ -76,16 +77,6 @@ def describe_error(err, action, connection=None):
     return '%s: %s' % (action, err.message)
 
 
-class _AnsibleModule(AnsibleModule):
-    """AnsibleModule that knows the secrets inside option values (an inline kubeconfig's keys and
-    tokens, credentials in proxy URLs) as soon as the options are read, so that no output, even
-    a failure of option validation itself, shows them."""
-
-    def _load_params(self):
-        super(_AnsibleModule, self)._load_params()
-        self.no_log_values.update(_all_forms(param_secrets(self.params)))
-
-
 def _all_forms(secrets):
     out = set()
     for secret in secrets:
@@ -93,18 +84,53 @@ def _all_forms(secrets):
     return out
 
 
+def option_secrets(params):
+    """Every form (raw, base64) of the secrets inside option values, for ``no_log_values``."""
+    return _all_forms(param_secrets(params))
+
+
 # Numeric options that only make sense above zero; every float option must be finite and >= 0.
 POSITIVE_OPTIONS = ('wait_timeout', 'timeout', 'poll_interval', 'request_timeout')
 
 
-class KubeModule:
-    """AnsibleModule with the collection's connection options: the connection, the client and the
-    namespace, resolved once, with the same messages for every module."""
+class AnsibleRuntime(AnsibleModule):
+    """Where a module's code runs, as the code sees it; this one is the module process.
 
-    def __init__(self, argument_spec, **kwargs):
+    The interface (the controller path, plugin_utils/controller.py, implements the same): built as
+    ``runtime(argument_spec=..., supports_check_mode=..., mutually_exclusive=..., ...)``, it offers
+    ``params`` (validated), ``check_mode``, ``diff``, ``env`` (the environment to read ``K8S_AUTH_*``
+    and ``KUBECONFIG`` from), ``no_log_values`` (a set: every value in it is removed from the
+    result), ``warn``, ``deprecate``, ``progress`` (a live progress line) and ``exit_json`` /
+    ``fail_json``, which do not return. Secrets inside option values (an inline kubeconfig's keys
+    and tokens, credentials in proxy URLs) join ``no_log_values`` as soon as the options are read,
+    so no output, not even a failure of option validation, shows them.
+    """
+
+    def _load_params(self):
+        super(AnsibleRuntime, self)._load_params()
+        self.no_log_values.update(option_secrets(self.params))
+
+    @property
+    def diff(self):
+        return self._diff
+
+    @property
+    def env(self):
+        return os.environ
+
+    def progress(self, line):
+        """A module process cannot print while it runs: its progress is its result."""
+
+
+class KubeModule:
+    """The collection's connection options on a runtime (AnsibleRuntime unless another is given):
+    the connection, the client and the namespace, resolved once, with the same messages for every
+    module."""
+
+    def __init__(self, argument_spec, runtime=None, **kwargs):
         spec = dict(CONNECTION_ARG_SPEC)
         spec.update(argument_spec)
-        self.module = _AnsibleModule(argument_spec=spec, supports_check_mode=True, **kwargs)
+        self.module = (runtime or AnsibleRuntime)(argument_spec=spec, supports_check_mode=True, **kwargs)
         self.params = self.module.params
         self._client = None
         self._connection = None
@@ -130,7 +156,8 @@ class KubeModule:
     @property
     def connection(self):
         if self._connection is None:
-            self._connection = self._configure(load_connection, self.params)
+            self._connection = self._configure(lambda params: load_connection(params, self.module.env),
+                                               self.params)
             self._connection.on_secrets = self._register_secrets
             self._connection.register_secrets()
             for warning in self._connection.warnings:
@@ -165,13 +192,13 @@ class RolloutModule(KubeModule):
     """The rollout modules' options and behaviour: targets by name or label selectors, the verb
     applied to each, waiting, results and diffs."""
 
-    def __init__(self, argument_spec=None, wait=None, **kwargs):
+    def __init__(self, argument_spec=None, wait=None, runtime=None, **kwargs):
         spec = dict(TARGET_ARG_SPEC)
         if wait is not None:
             spec.update(wait_arg_spec(wait))
         spec.update(argument_spec or {})
         super(RolloutModule, self).__init__(
-            spec,
+            spec, runtime,
             mutually_exclusive=[('name', 'label_selectors')] + kwargs.pop('mutually_exclusive', []),
             required_one_of=[('name', 'label_selectors')] + kwargs.pop('required_one_of', []),
             **kwargs)
@@ -274,7 +301,7 @@ class RolloutModule(KubeModule):
             errors.extend(self._wait(pending, wait_predicate))
         result = {'changed': any(o.changed for o in outcomes), 'workloads': entries}
         diffs = [o.diff() for o in outcomes if o.changed and (o.before is not None or o.after is not None)]
-        if self.module._diff and diffs:
+        if self.module.diff and diffs:
             result['diff'] = diffs
         if errors:
             self.fail('; '.join(errors), **result)
@@ -290,7 +317,7 @@ class RolloutModule(KubeModule):
             jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, _seen(predicate, last, i)))
         # Imported only to wait: most tasks never do.
         from ansible_collections.kubeops.rollout.plugins.module_utils import status as status_mod
-        results = status_mod.wait_all(self.client, jobs, self.params['wait_timeout'])
+        results = status_mod.wait_all(self.client, jobs, self.params['wait_timeout'], progress=self._progress)
         errors = []
         for o, entry, res, obj in zip(outcomes, entries, results, last):
             if isinstance(res, KubeError):
@@ -314,6 +341,14 @@ class RolloutModule(KubeModule):
         found = diagnosis.read_diagnosis(self.client, dict(obj or outcome.obj, kind=workload.kind))
         entry['diagnosis'] = found
         return '; '.join([error] + found['lines'])
+
+    def _progress(self, obj, result):
+        """One line per change of a waited-for workload's state, naming it if kubectl's text does not."""
+        name = (obj.get('metadata') or {}).get('name')
+        text = result.message
+        if '"%s"' % name not in text:
+            text = '%s "%s": %s' % (self.kind.kind, name, text)
+        self.module.progress(text)
 
     def record_status(self, entry, result):
         if self._status_inline:

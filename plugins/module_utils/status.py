@@ -167,16 +167,32 @@ def observed_status(obj):
 
 # ---- waiting ---------------------------------------------------------------------------------
 
-def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monotonic):
+class _Reporter:
+    """Calls ``progress(obj, status)`` when a workload's status message changes (not on every event)."""
+
+    def __init__(self, progress):
+        self.progress = progress
+        self.last = None
+
+    def __call__(self, obj, result):
+        if self.progress and result.message != self.last:
+            self.last = result.message
+            self.progress(obj, result)
+        return result
+
+
+def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monotonic, progress=None):
     """Follow one object with WATCH until ``predicate`` says done or failed, or ``timeout`` passes.
 
     Starts from ``obj`` (a fresh GET or write response) and watches from its resourceVersion with a
     metadata.name field selector; re-watches when the server ends the stream, re-reads on 410 Gone.
     Returns the last RolloutStatus (reason Timeout / Deleted when those end the wait).
+    ``progress(obj, status)``, if given, hears each change of the status message as it happens.
     """
     name = obj['metadata']['name']
     path = collection_path.rstrip('/')
-    result = predicate(obj)
+    report = _Reporter(progress)
+    result = report(obj, predicate(obj))
     if result.done or result.failed:
         return result
     deadline = clock() + timeout
@@ -200,7 +216,7 @@ def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monoto
                 if event_type == 'DELETED':
                     return RolloutStatus(False, '%s was deleted while waiting for its rollout' % name,
                                          DELETED, failed=True)
-                result = predicate(event_obj)
+                result = report(event_obj, predicate(event_obj))
                 if result.done or result.failed:
                     return result
                 if clock() >= deadline:
@@ -210,28 +226,29 @@ def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monoto
                 raise
             fresh = client.get('%s/%s' % (path, name))
             rv = fresh['metadata'].get('resourceVersion')
-            result = predicate(fresh)
+            result = report(fresh, predicate(fresh))
             if result.done or result.failed:
                 return result
 
 
-def wait_all(client, jobs, timeout):
+def wait_all(client, jobs, timeout, progress=None):
     """Wait for several workloads at once (threads): total time is the slowest one's.
 
     ``jobs``: list of (collection_path, obj, predicate). Returns a list of RolloutStatus or KubeError
-    (an error in one wait does not stop the others), in the same order.
+    (an error in one wait does not stop the others), in the same order. ``progress``: as for
+    ``wait_for``, called from each wait's thread.
     """
     if len(jobs) == 1:
         path, obj, predicate = jobs[0]
         try:
-            return [wait_for(client, path, obj, predicate, timeout)]
+            return [wait_for(client, path, obj, predicate, timeout, progress=progress)]
         except KubeError as e:
             return [e]
     results = [None] * len(jobs)
 
     def run(i, path, obj, predicate):
         try:
-            results[i] = wait_for(client, path, obj, predicate, timeout)
+            results[i] = wait_for(client, path, obj, predicate, timeout, progress=progress)
         except KubeError as e:
             results[i] = e
         except Exception as e:  # keep one broken wait from killing the others silently

@@ -372,7 +372,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.module import (  #
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.driver import RollingUpdate  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.state import Options  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.rc.steps import step_dict  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc.steps import step_dict, step_line  # noqa: E402
 
 ARGUMENT_SPEC = {
     'name': {'type': 'str', 'required': True},
@@ -393,14 +393,15 @@ ARGUMENT_SPEC = {
 }
 
 
-def main():
-    module = KubeModule(ARGUMENT_SPEC, mutually_exclusive=[('image', 'new_controller')])
+def main(runtime=None):
+    module = KubeModule(ARGUMENT_SPEC, runtime, mutually_exclusive=[('image', 'new_controller')])
     params = module.params
     try:
         opts = Options(**dict(params, namespace=module.namespace))
     except UpdateError as e:
         module.fail(e.message)
     updater = RollingUpdate(module.client, opts, check_mode=module.module.check_mode)
+    updater.on_step = lambda step: module.module.progress(step_line(step))
     details = {}
     try:
         result = updater.run()
@@ -424,7 +425,7 @@ def main():
                                        % opts.name) + '.')
         module.fail(message, changed=updater.changed, steps=[step_dict(s) for s in updater.steps],
                     new_name=updater.new_name, **details)
-    if module.module._diff and updater.diff and result['changed']:
+    if module.module.diff and updater.diff and result['changed']:
         result['diff'] = updater.diff
     module.module.exit_json(**result)
 

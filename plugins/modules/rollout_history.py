@@ -160,8 +160,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # no
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
 
 
-def main():
-    module = RolloutModule({'revision': {'type': 'int'}})
+def main(runtime=None):
+    module = RolloutModule({'revision': {'type': 'int'}}, runtime=runtime)
     revision = module.params['revision']
     module.run(lambda client, workload: verbs.history(client, workload, revision))
 

@@ -198,9 +198,9 @@ from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # no
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
 
 
-def main():
+def main(runtime=None):
     module = RolloutModule({'images': {'type': 'dict', 'required': True}, 'change_cause': {'type': 'str'}},
-                           wait=False)
+                           wait=False, runtime=runtime)
     images = {str(k): str(v) for k, v in module.params['images'].items()}
     if not images:
         module.fail('images must name at least one container (or "*")')

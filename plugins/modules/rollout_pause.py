@@ -127,9 +127,9 @@ def observed(workload):
     return status.observed_status
 
 
-def main():
+def main(runtime=None):
     module = RolloutModule({'state': {'type': 'str', 'default': 'paused', 'choices': ['paused', 'resumed']}},
-                           wait=False)
+                           wait=False, runtime=runtime)
     paused = module.params['state'] == 'paused'
     wait_for = observed if paused else None
     module.run(lambda client, workload: verbs.pause(client, workload, paused, module.module.check_mode),

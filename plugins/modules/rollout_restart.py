@@ -172,8 +172,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # no
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
 
 
-def main():
-    module = RolloutModule(wait=False)
+def main(runtime=None):
+    module = RolloutModule(wait=False, runtime=runtime)
     module.run(lambda client, workload: verbs.restart(client, workload, module.module.check_mode),
                precheck=lambda workload: workload.check_restartable())
 

@@ -199,8 +199,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # no
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
 
 
-def main():
-    module = RolloutModule(wait=True)
+def main(runtime=None):
+    module = RolloutModule(wait=True, runtime=runtime)
     module.run(verbs.status, status_inline=True)
 
 

@@ -204,8 +204,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # no
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
 
 
-def main():
-    module = RolloutModule({'to_revision': {'type': 'int', 'default': 0}}, wait=False)
+def main(runtime=None):
+    module = RolloutModule({'to_revision': {'type': 'int', 'default': 0}}, wait=False, runtime=runtime)
     to_revision = module.params['to_revision']
     module.run(lambda client, workload: verbs.undo(client, workload, to_revision, module.module.check_mode),
                precheck=lambda workload: workload.check_undoable())

@@ -54,6 +54,7 @@ class ControllerRequests:
         self.changed = False
         self.done = []  # the changes made, for the failure message
         self.in_progress = False  # an update exists in the API (a failure can be resumed)
+        self.on_step = None  # called with each scale Step as it is taken (live progress)
 
     def _rc_path(self, name=None):
         if name is None:
@@ -136,7 +137,10 @@ class ControllerRequests:
             old_count, new_count = replicas_of(other), replicas
         else:
             old_count, new_count = replicas, replicas_of(other)
-        self.steps.append(Step(action, name, current, replicas, old_count, new_count))
+        step = Step(action, name, current, replicas, old_count, new_count)
+        self.steps.append(step)
+        if self.on_step:
+            self.on_step(step)
         return self.wait_replicas(name)
 
     def wait_replicas(self, name, what=None):

@@ -107,6 +107,13 @@ def step_dict(step):
             'to': step.to_replicas, 'old_replicas': step.old_replicas, 'new_replicas': step.new_replicas}
 
 
+def step_line(step):
+    """A step as a progress line, in kubectl rolling-update's words."""
+    return ('Scaling %s %s from %d to %d (old replicas %d, new replicas %d)'
+            % (step.controller, 'up' if step.action == 'scale up' else 'down', step.from_replicas,
+               step.to_replicas, step.old_replicas, step.new_replicas))
+
+
 def plan_steps(old, new, lim, old_name='old', new_name='new', ready=None, max_rounds=100000):
     """The scale steps the loop takes from (old, new), simulated.
 

@@ -1,0 +1,195 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Running a module's own code in the controller process.
+
+Every module of the collection has an action plugin of the same name built on ``ModuleAction``.
+When the task runs on the controller itself (the ``local`` connection, no ``become``, no
+``async``), the plugin imports the module and calls its ``main(runtime)`` with a
+``ControllerRuntime``: no AnsiballZ payload, no new Python process, and waits can print
+progress while they run. Otherwise, or when ``kubeops_rollout_module_path`` (a task or host
+variable) or ``KUBEOPS_ROLLOUT_MODULE_PATH`` (in the controller's environment) is true, the module
+runs exactly as without the plugin.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import importlib
+import json
+import os
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.common.parameters import remove_values
+from ansible.module_utils.errors import UnsupportedError
+from ansible.module_utils.parsing.convert_bool import boolean
+from ansible.plugins.action import ActionBase
+from ansible.utils.vars import merge_hash
+from ansible.utils.display import Display
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.module import option_secrets
+
+COLLECTION = 'kubeops.rollout'
+FORCE_MODULE_VAR = 'kubeops_rollout_module_path'
+FORCE_MODULE_ENV = 'KUBEOPS_ROLLOUT_MODULE_PATH'
+# Progress lines need -v: at the default verbosity the output is the module path's, line for line.
+PROGRESS_VERBOSITY = 1
+
+try:  # ansible-core 2.19+: module failures carry a captured error summary (shown as "Module failed: ...")
+    from ansible._internal._errors._captured import AnsibleModuleCapturedError
+except ImportError:  # older ansible-core: module results are used as they are
+    AnsibleModuleCapturedError = None
+
+display = Display()
+
+
+class ModuleExit(BaseException):
+    """``exit_json`` / ``fail_json`` on the controller. A BaseException, as SystemExit is in a module
+    process, so that a module's ``except Exception`` never swallows its own exit."""
+
+    def __init__(self, result):
+        super(ModuleExit, self).__init__('module exit')
+        self.result = result
+
+
+class TaskContext:
+    """What a runtime needs from the task: its arguments, check and diff mode, the environment the
+    module would have run in (the controller's plus the task's ``environment:``), and where progress
+    goes."""
+
+    def __init__(self, module_name, args, check_mode, diff, env, host):
+        self.module_name = module_name
+        self.args = args
+        self.check_mode = check_mode
+        self.diff = diff
+        self.env = env
+        self.host = host
+
+    def runtime(self, **spec):
+        return ControllerRuntime(self, **spec)
+
+
+class ControllerRuntime:
+    """The module runtime interface (see module_utils/module.py, ``AnsibleRuntime``) on the
+    controller: the module's own argument spec checked by ansible-core's ArgumentSpecValidator,
+    results built as AnsibleModule builds them (invocation, warnings, deprecations, no_log values
+    removed)."""
+
+    def __init__(self, context, argument_spec, supports_check_mode=False, mutually_exclusive=None,
+                 required_together=None, required_one_of=None, required_if=None, required_by=None):
+        self._context = context
+        self._name = context.module_name
+        self.argument_spec = argument_spec
+        self.check_mode = context.check_mode
+        self.diff = context.diff
+        self.env = context.env
+        self.no_log_values = set()
+        self._warnings = []
+        self._deprecations = []
+        self.params = dict(context.args)
+        validator = ArgumentSpecValidator(argument_spec, mutually_exclusive, required_together,
+                                          required_one_of, required_if, required_by)
+        result = validator.validate(self.params)
+        self.params.update(result.validated_parameters)
+        self.no_log_values.update(result._no_log_values)
+        # As the module path's runtime: secrets inside option values are hidden from the start.
+        self.no_log_values.update(option_secrets(self.params))
+        for d in result._deprecations:
+            self.deprecate(d['msg'], version=d.get('version'), date=d.get('date'),
+                           collection_name=d.get('collection_name'))
+        for w in result._warnings:
+            self.warn('Both option %s and its alias %s are set.' % (w['option'], w['alias']))
+        if result.errors.errors:
+            msg = result.errors.msg
+            if isinstance(result.errors[0], UnsupportedError):
+                msg = 'Unsupported parameters for (%s) module: %s' % (self._name, msg)
+            self.fail_json(msg=msg)
+        if self.check_mode and not supports_check_mode:
+            self.exit_json(skipped=True, msg='remote module (%s) does not support check mode' % self._name)
+
+    def warn(self, warning):
+        self._warnings.append(warning)
+
+    def deprecate(self, msg, version=None, date=None, collection_name=None):
+        entry = {'msg': msg, 'collection_name': collection_name or COLLECTION}
+        if date is not None:
+            entry['date'] = date
+        else:
+            entry['version'] = version
+        self._deprecations.append(entry)
+
+    def progress(self, line):
+        display.verbose(line, host=self._context.host, caplevel=PROGRESS_VERBOSITY - 1)
+
+    def exit_json(self, **result):
+        raise ModuleExit(self._formatted(result))
+
+    def fail_json(self, msg, **result):
+        result.update(failed=True, msg=str(msg))
+        raise ModuleExit(self._formatted(result))
+
+    def _formatted(self, result):
+        result.setdefault('invocation', {'module_args': self.params})
+        if self._warnings:
+            result['warnings'] = list(self._warnings)
+        if self._deprecations:
+            result['deprecations'] = list(self._deprecations)
+        # As AnsibleModule: no_log values go, booleans and None stay.
+        preserved = {k: v for k, v in result.items() if v is None or isinstance(v, bool)}
+        result = remove_values(result, self.no_log_values)
+        result.update(preserved)
+        # What the module path's JSON hand-over makes of it (tuples become lists, keys strings).
+        return json.loads(json.dumps(result))
+
+
+class ModuleAction(ActionBase):
+    """An action plugin that runs its module on the controller when it can (see the module docstring).
+    A plugin names its module: ``module = 'rollout_history'``."""
+
+    module = None
+    _supports_check_mode = True
+    _supports_async = True
+
+    def run(self, tmp=None, task_vars=None):
+        task_vars = task_vars or {}
+        result = super(ModuleAction, self).run(tmp, task_vars)
+        del tmp
+        if not self._on_controller(task_vars):
+            return self._module_path(result, task_vars)
+        environment = {}
+        self._compute_environment_string(environment)
+        env = dict(os.environ)
+        env.update((str(k), str(v)) for k, v in environment.items())
+        context = TaskContext(self._task.action, dict(self._task.args), bool(self._task.check_mode),
+                              bool(self._task.diff), env, task_vars.get('inventory_hostname'))
+        code = importlib.import_module('ansible_collections.%s.plugins.modules.%s'
+                                       % (COLLECTION, self.module))
+        try:
+            code.main(context.runtime)
+        except ModuleExit as e:
+            result.update(e.result)
+            if AnsibleModuleCapturedError is not None:
+                AnsibleModuleCapturedError.normalize_result_exception(result)
+            return result
+        result.update(failed=True, msg='module %s returned without a result' % self.module)
+        return result
+
+    def _on_controller(self, task_vars):
+        forced = task_vars.get(FORCE_MODULE_VAR)
+        if forced is None:
+            forced = os.environ.get(FORCE_MODULE_ENV)
+        if forced is not None and boolean(self._templar.template(forced), strict=False):
+            return False
+        return (self._connection.transport == 'local' and not self._play_context.become
+                and not self._task.async_val)
+
+    def _module_path(self, result, task_vars):
+        """Exactly what ansible-core's own module action does."""
+        wrap_async = self._task.async_val and not self._connection.has_native_async
+        result = merge_hash(result, self._execute_module(task_vars=task_vars, wrap_async=wrap_async))
+        if not wrap_async:
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+        return result
