@@ -12,6 +12,7 @@ pytestmark = pytest.mark.integration
 
 DIGEST = 'kubeops.rollout/config-digest'
 RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt'
+PARTITIONED = 'partitioned roll out complete: %d new pods have been updated...'  # kubectl's words
 
 
 def pod_images(kube, app):
@@ -50,7 +51,7 @@ def test_image_with_partition_updates_only_the_highest_ordinals(kubesim, play):
     assert real['diff'][0]['before']['partition'] == 0 and real['diff'][0]['after']['partition'] == 2
     assert entry(real)['partition'] == 2
     assert entry(real)['status']['done'] is True
-    assert entry(real)['status']['message'] == 'partitioned roll out complete: 1 new pods have been updated...'
+    assert entry(real)['status']['message'] == PARTITIONED % 1
     again = res.ok('canary again')
     assert again['changed'] is False and entry(again)['partition'] == 2
     status = entry(res.ok('status'))
@@ -65,7 +66,7 @@ def test_image_with_partition_updates_only_the_highest_ordinals(kubesim, play):
     assert release['diff'][0]['before']['partition'] == 2 and release['diff'][0]['after']['partition'] == 0
     # Only the partition moved: the images were already in place.
     assert release['diff'][0]['before']['template'] == release['diff'][0]['after']['template']
-    assert entry(release)['status']['message'] == 'partitioned roll out complete: 3 new pods have been updated...'
+    assert entry(release)['status']['message'] == PARTITIONED % 3
     assert res.ok('release again')['changed'] is False
     assert pod_images(kube, 'db') == {'db-0': 'nginx:1.26', 'db-1': 'nginx:1.26', 'db-2': 'nginx:1.26'}
     assert partition_of(kube.get('StatefulSet', 'db')) == 0
@@ -85,7 +86,7 @@ def test_partitioned_rollout_waits_only_for_the_canary_pods(kubesim, play):
     res.ok('canary')
     status = entry(res.ok('status'))
     assert status['done'] is True and status['reason'] == 'Complete'
-    assert status['message'] == 'partitioned roll out complete: 2 new pods have been updated...'
+    assert status['message'] == PARTITIONED % 2
     sts = kube.get('StatefulSet', 'db')
     assert sts['status']['updatedReplicas'] == 2 and partition_of(sts) == 1
     assert pod_images(kube, 'db') == {'db-0': 'nginx:1.25', 'db-1': 'nginx:1.26', 'db-2': 'nginx:1.26'}
@@ -178,12 +179,15 @@ def test_restart_by_named_objects_and_missing_ones(kubesim, play):
     kube = Kube(kubesim.kubeconfig)
     create_config(kube, config_map('shared', {'a': '1'}))
     kube.create_rolled_out([workload('Deployment', 'web'), workload('StatefulSet', 'db', replicas=1)])
-    before = {k: kube.get(k, n)['metadata']['generation'] for k, n in (('Deployment', 'web'), ('StatefulSet', 'db'))}
+    before = {k: kube.get(k, n)['metadata']['generation']
+              for k, n in (('Deployment', 'web'), ('StatefulSet', 'db'))}
     res = play(kubesim, [
         task('missing', 'rollout_restart', kind='Deployment', name='web', config_maps=['shared', 'nope'],
              secrets=['gone']),
-        task('no refs in template', 'rollout_restart', kind='StatefulSet', name='db', config_from_template=True),
-        task('named', 'rollout_restart', kind='StatefulSet', label_selectors=['app=db'], config_maps=['shared']),
+        task('no refs in template', 'rollout_restart', kind='StatefulSet', name='db',
+             config_from_template=True),
+        task('named', 'rollout_restart', kind='StatefulSet', label_selectors=['app=db'],
+             config_maps=['shared']),
         task('named again', 'rollout_restart', kind='StatefulSet', label_selectors=['app=db'],
              config_maps=['shared']),
     ])
@@ -233,7 +237,7 @@ def test_history_compare_matches_what_undo_would_change(kubesim, play, kind):
     assert res.ok('compare check')['diff'] == compare['diff']
 
     forward = entry(res.ok('forward'))
-    assert forward['compare']['from'] == 'revision 1' and forward['compare']['to'] == 'current template (revision 2)'
+    assert forward['compare'] == {'from': 'revision 1', 'to': 'current template (revision 2)', 'equal': False}
     assert '+  - image: nginx:1.26' in forward['template_diff'].splitlines()
     same = entry(res.ok('same'))
     assert same['template_diff'] == '' and same['compare']['equal'] is True
