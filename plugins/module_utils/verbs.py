@@ -84,7 +84,8 @@ def history(client, workload, revision=None, compare_to=None):
     revs = workload.history(client)
     current = revisions.current(revs, workload.template)
     fields = {'revisions': [r.summary(current=current is not None and r is current) for r in revs],
-              'current_revision': current.number if current else None}
+              'current_revision': current.number if current else None,
+              'replicas': workload.replicas, 'partition': workload.partition}
     if revision:
         fields['template'] = revisions.find(revs, revision).template
     if compare_to is None:

@@ -122,6 +122,16 @@ class Workload:
     def paused(self):
         return bool(self.spec.get('paused'))
 
+    @property
+    def replicas(self):
+        """``spec.replicas`` (None for a DaemonSet)."""
+        return self.spec.get('replicas')
+
+    @property
+    def partition(self):
+        """The rolling update partition: a StatefulSet's; None for the other kinds."""
+        return None
+
     def describe(self):
         """``resource "name"`` as kubectl prints it in errors."""
         return '%s "%s"' % (self.resource(), self.name)

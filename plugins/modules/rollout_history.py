@@ -182,6 +182,16 @@ workloads:
           description: Whether this is the current revision.
           type: bool
           sample: true
+    replicas:
+      description: The workload's desired replicas (C(spec.replicas)); null for a DaemonSet.
+      type: int
+      sample: 3
+    partition:
+      description:
+        - A StatefulSet's rolling update partition (C(spec.updateStrategy.rollingUpdate.partition));
+          null for the other kinds and for the C(OnDelete) update strategy.
+      type: int
+      sample: 0
     template:
       description: The pod template of I(revision) (without the C(pod-template-hash) label).
       returned: when I(revision) is given
