@@ -258,7 +258,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.module import Roll
 
 def main():
     module = RolloutModule({'config_maps': {'type': 'list', 'elements': 'str'},
-                            'secrets': {'type': 'list', 'elements': 'str'},
+                            'secrets': {'type': 'list', 'elements': 'str', 'no_log': False},  # names only
                             'config_from_template': {'type': 'bool', 'default': False}}, wait=False)
     check_mode = module.module.check_mode
     config_maps, secrets = module.params['config_maps'] or [], module.params['secrets'] or []
