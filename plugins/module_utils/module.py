@@ -300,7 +300,8 @@ class RolloutModule(KubeModule):
         if wait and pending:
             errors.extend(self._wait(pending, wait_predicate))
         result = {'changed': any(o.changed for o in outcomes), 'workloads': entries}
-        diffs = [o.diff() for o in outcomes if o.changed and (o.before is not None or o.after is not None)]
+        diffs = [o.diff() for o in outcomes if (o.changed or getattr(o, 'diff_unchanged', False))
+                 and (o.before is not None or o.after is not None)]
         if self.module.diff and diffs:
             result['diff'] = diffs
         if errors:

@@ -91,11 +91,13 @@ def resolve_images(template, images):
     return wanted
 
 
-def image_patch(template, images, annotations=None, change_cause=None):
+def image_patch(template, images, annotations=None, change_cause=None, partition=None,
+                current_partition=None):
     """Strategic merge patch setting container images (merged by name) and, when given, the
-    workload's ``kubernetes.io/change-cause`` in the same request.
+    workload's ``kubernetes.io/change-cause`` and a StatefulSet's rolling update ``partition``
+    (``current_partition``: its value now) in the same request.
 
-    Returns the patch, or None when every image (and the change-cause) is already as requested.
+    Returns the patch, or None when every image (and the change-cause, partition) is already as requested.
     """
     wanted = resolve_images(template, images)
     spec_patch = {}
@@ -109,6 +111,8 @@ def image_patch(template, images, annotations=None, change_cause=None):
         patch['spec'] = {'template': {'spec': spec_patch}}
     if change_cause is not None and (annotations or {}).get(CHANGE_CAUSE_ANNOTATION) != change_cause:
         patch['metadata'] = {'annotations': {CHANGE_CAUSE_ANNOTATION: change_cause}}
+    if partition is not None and partition != current_partition:
+        patch.setdefault('spec', {}).update(partition_patch(partition)['spec'])
     return patch or None
 
 
@@ -121,6 +125,22 @@ def imaged_template(template, images):
             if c.get('name') in wanted:
                 c['image'] = wanted[c['name']]
     return template
+
+
+# ---- StatefulSet partition -------------------------------------------------------------------
+
+def update_partition(spec):
+    """A StatefulSet's ``updateStrategy.rollingUpdate.partition`` (0 when unset, as the API server
+    defaults it); None for the OnDelete strategy, which has no partition."""
+    strategy = (spec or {}).get('updateStrategy') or {}
+    if strategy.get('type', 'RollingUpdate') != 'RollingUpdate':
+        return None
+    return (strategy.get('rollingUpdate') or {}).get('partition') or 0
+
+
+def partition_patch(partition):
+    """Strategic merge patch of the partition: only ordinals >= partition take the update revision."""
+    return {'spec': {'updateStrategy': {'rollingUpdate': {'partition': partition}}}}
 
 
 # ---- undo ------------------------------------------------------------------------------------
@@ -165,6 +185,7 @@ def controller_revision_undo_patch(controller_revision):
 __all__ = [
     'STRATEGIC_MERGE', 'JSON_PATCH', 'MERGE_PATCH', 'RESTARTED_AT_ANNOTATION', 'POD_TEMPLATE_HASH_LABEL',
     'UnknownContainer', 'rfc3339_now', 'pause_patch', 'restart_patch', 'restarted_template',
-    'resolve_images', 'image_patch', 'imaged_template', 'deployment_undo_annotations',
+    'resolve_images', 'image_patch', 'imaged_template', 'update_partition', 'partition_patch',
+    'deployment_undo_annotations',
     'deployment_undo_patch', 'controller_revision_undo_patch',
 ]

@@ -217,3 +217,38 @@ def current(revisions, template):
     """The revision whose template equals the workload's, or None (not yet recorded)."""
     matches = [r for r in revisions if templates_equal(r.template, template)]
     return max(matches, key=lambda r: r.number) if matches else None
+
+
+# ---- comparing two templates -----------------------------------------------------------------
+
+# Labels a controller adds to pod templates or pods; never part of what a user changed.
+CONTROLLER_MANAGED_LABELS = frozenset([POD_TEMPLATE_HASH_LABEL, 'controller-revision-hash'])
+
+
+def comparable(template):
+    """A pod template as a diff shows it: controller-managed labels and null/empty fields dropped."""
+    template = copy.deepcopy(template or {})
+    labels = (template.get('metadata') or {}).get('labels')
+    for key in CONTROLLER_MANAGED_LABELS:
+        if labels and key in labels:
+            del labels[key]
+    return normalize(template)
+
+
+def _as_yaml(value):
+    try:
+        import yaml
+    except ImportError:  # PyYAML is a requirement, but a diff must not depend on it
+        import json
+        return json.dumps(value, indent=2, sort_keys=True) + '\n'
+    return yaml.safe_dump(value, default_flow_style=False, sort_keys=True)
+
+
+def template_diff(before, after, before_label='before', after_label='after'):
+    """A unified diff (text) of two pod templates as YAML, compared as ``comparable`` shows them;
+    '' when they are equal."""
+    import difflib
+    lines = difflib.unified_diff(_as_yaml(comparable(before)).splitlines(True),
+                                 _as_yaml(comparable(after)).splitlines(True),
+                                 fromfile=before_label, tofile=after_label)
+    return ''.join(lines)

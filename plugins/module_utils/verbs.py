@@ -16,8 +16,9 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import patches, revisions
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import retry_on_conflict
+from ansible_collections.kubeops.rollout.plugins.module_utils import config_digest, patches, revisions
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote, retry_on_conflict
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import NotSupported, Refused
 
 ROLLBACK_SUCCESS = 'rolled back'
@@ -27,8 +28,10 @@ ROLLBACK_SKIPPED = 'skipped rollback'
 class Outcome:
     """What one verb did to one workload: the result entry, and before/after for diff mode."""
 
-    def __init__(self, workload, changed, fields=None, before=None, after=None, obj=None, error=None):
+    def __init__(self, workload, changed, fields=None, before=None, after=None, obj=None, error=None,
+                 diff_unchanged=False):
         self.workload = workload
+        self.diff_unchanged = diff_unchanged  # a diff worth showing without a change (history's comparison)
         self.error = error  # a failure to report while still listing the entry
         self.changed = changed
         self.fields = fields or {}
@@ -68,15 +71,38 @@ def _decide_and_write(client, workload, attempt):
 
 # ---- history ---------------------------------------------------------------------------------
 
-def history(client, workload, revision=None):
-    """Revisions oldest first; with ``revision``, also that revision's pod template."""
+CURRENT = 'current'
+
+
+def history(client, workload, revision=None, compare_to=None):
+    """Revisions oldest first; with ``revision``, also that revision's pod template.
+
+    With ``compare_to`` (a revision number or ``current``, the workload's template now), also the
+    difference from that side to ``revision`` (default: the current template), as a unified diff of
+    the templates and, for diff mode, before/after of the same shape rollout_undo shows.
+    """
     revs = workload.history(client)
     current = revisions.current(revs, workload.template)
     fields = {'revisions': [r.summary(current=current is not None and r is current) for r in revs],
-              'current_revision': current.number if current else None}
+              'current_revision': current.number if current else None,
+              'replicas': workload.replicas, 'partition': workload.partition}
     if revision:
         fields['template'] = revisions.find(revs, revision).template
-    return Outcome(workload, False, fields)
+    if compare_to is None:
+        return Outcome(workload, False, fields)
+
+    def side(which):
+        if which == CURRENT:
+            label = 'current template' + (' (revision %d)' % current.number if current else '')
+            return workload.template, label
+        return revisions.find(revs, which).template, 'revision %d' % which
+
+    before, before_label = side(compare_to)
+    after, after_label = side(revision or CURRENT)
+    text = revisions.template_diff(before, after, before_label, after_label)
+    fields['compare'] = {'from': before_label, 'to': after_label, 'equal': not text}
+    fields['template_diff'] = text
+    return Outcome(workload, False, fields, before, after, diff_unchanged=True)
 
 
 # ---- pause / resume --------------------------------------------------------------------------
@@ -123,32 +149,113 @@ def restart(client, workload, check_mode=False, now=patches.rfc3339_now, sleep=t
     return _decide_and_write(client, workload, attempt)
 
 
+# ---- restart on configuration change ---------------------------------------------------------
+
+_CONFIG_PATHS = {config_digest.CONFIG_MAP: 'configmaps', config_digest.SECRET: 'secrets'}
+
+
+def read_configs(client, namespace, refs, cache=None):
+    """{``Kind/name``: object} for the referenced objects that exist (one GET each; ``cache``, a dict
+    shared by the calls of one task, reads an object used by several workloads once)."""
+    cache = {} if cache is None else cache
+    out = {}
+    for ref in refs:
+        key = (namespace, ref.key)
+        if key not in cache:
+            path = '/api/v1/namespaces/%s/%s/%s' % (path_quote(namespace), _CONFIG_PATHS[ref.kind],
+                                                    path_quote(ref.name))
+            try:
+                cache[key] = client.get(path)
+            except ApiError as e:
+                if e.status != 404:
+                    raise
+                cache[key] = None
+        if cache[key] is not None:
+            out[ref.key] = cache[key]
+    return out
+
+
+def config_references(client, workload, config_maps=(), secrets=(), from_template=False, cache=None):
+    """(refs, objects) for a workload; a missing required object is refused (nothing written)."""
+    refs = config_digest.references(workload.template if from_template else None, config_maps, secrets)
+    objects = read_configs(client, workload.namespace, refs, cache)
+    missing = config_digest.missing_required(refs, objects)
+    if missing:
+        message = config_digest.missing_message(missing, workload.namespace)
+        raise Refused('%s: %s' % (workload.describe(), message))
+    return refs, objects
+
+
+def config_restart(client, workload, config_maps=(), secrets=(), from_template=False, check_mode=False,
+                   cache=None, now=patches.rfc3339_now):
+    """Restart only when the digest of the configuration differs from the one recorded in the pod
+    template; the digest (never the content) is recorded in the same patch as the restart stamp."""
+    def attempt(workload, conflicted):
+        refs, objects = config_references(client, workload, config_maps, secrets, from_template, cache)
+        digests = config_digest.digests(refs, objects)
+        annotation = config_digest.format_annotation(digests)
+        previous = config_digest.recorded(workload.template)
+        change_list = config_digest.changes(config_digest.parse_annotation(previous), digests)
+        fields = {'config_digest': annotation, 'config_objects': sorted(digests),
+                  'config_changes': change_list, 'restarted_at': None, 'restart_reason': None}
+        if (previous or '') == annotation:
+            return Outcome(workload, conflicted, fields)
+        workload.check_restartable()  # a paused Deployment is refused only when it needs a restart
+        stamp = now()
+        fields['restarted_at'] = stamp
+        fields['restart_reason'] = config_digest.describe_changes(previous, change_list)
+        body = config_digest.restart_patch(stamp, annotation, patches.RESTARTED_AT_ANNOTATION)
+        # Guarded: a template changed since it was read is decided again from a fresh read.
+        body['metadata'] = {'resourceVersion': workload.resource_version}
+        before = workload.template
+        after = config_digest.restarted_template(before, stamp, annotation, patches.RESTARTED_AT_ANNOTATION)
+        obj = workload.obj
+        if not check_mode:
+            obj = client.patch(workload.path, body, patches.STRATEGIC_MERGE, retry=True)
+            after = _template_of(obj)
+        return Outcome(workload, True, fields, before, after, obj)
+
+    return _decide_and_write(client, workload, attempt)
+
+
 # ---- set image -------------------------------------------------------------------------------
 
 def _change_cause(obj):
     return ((obj.get('metadata') or {}).get('annotations') or {}).get(revisions.CHANGE_CAUSE_ANNOTATION)
 
 
-def image(client, workload, images, change_cause=None, check_mode=False):
+def image(client, workload, images, change_cause=None, check_mode=False, partition=None):
+    """Set images; with ``partition`` (StatefulSets), also the rolling update partition, in the same patch."""
     def attempt(workload, conflicted):
         previous, init = revisions.container_images(workload.template)
-        patch = workload.image_patch(images, change_cause)  # UnknownContainer names what exists
+        # UnknownContainer names what exists; NotSupported / Refused for a partition that cannot be set
+        patch = workload.image_patch(images, change_cause, partition=partition)
         if patch is None:
             fields = {'images': previous, 'previous_images': previous, 'init_containers': init}
+            if partition is not None:
+                fields['partition'] = workload.partition
             return Outcome(workload, conflicted, fields)
         content_type, body = patch
         before = {'template': workload.template, 'change_cause': _change_cause(workload.obj)}
         after = {'template': patches.imaged_template(workload.template, images),
                  'change_cause': change_cause if change_cause is not None else before['change_cause']}
+        if partition is not None:
+            before['partition'], after['partition'] = workload.partition, partition
         obj = workload.obj
         if not check_mode:
             # Merged by container name with absolute values: a repeat changes nothing.
             obj = client.patch(workload.path, body, content_type, retry=True)
-            after = {'template': _template_of(obj), 'change_cause': _change_cause(obj)}
+            after = dict(after, template=_template_of(obj), change_cause=_change_cause(obj))
+            if partition is not None:
+                after['partition'] = patches.update_partition(obj.get('spec'))
         now_images = revisions.container_images(after['template'])[0]
         if before['change_cause'] is None and after['change_cause'] is None:
-            before, after = before['template'], after['template']
+            del before['change_cause'], after['change_cause']
+            if partition is None:
+                before, after = before['template'], after['template']
         fields = {'images': now_images, 'previous_images': previous, 'init_containers': init}
+        if partition is not None:
+            fields['partition'] = after['partition']
         return Outcome(workload, True, fields, before, after, obj)
 
     return _decide_and_write(client, workload, attempt)
@@ -206,4 +313,5 @@ def status(client, workload):
     return Outcome(workload, False, result.as_dict(), error=error)
 
 
-__all__ = ['Outcome', 'history', 'pause', 'restart', 'image', 'undo', 'status', 'NotSupported', 'Refused']
+__all__ = ['Outcome', 'history', 'pause', 'restart', 'config_restart', 'config_references', 'read_configs',
+           'image', 'undo', 'status', 'NotSupported', 'Refused', 'CURRENT']

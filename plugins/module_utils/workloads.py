@@ -122,6 +122,16 @@ class Workload:
     def paused(self):
         return bool(self.spec.get('paused'))
 
+    @property
+    def replicas(self):
+        """``spec.replicas`` (None for a DaemonSet)."""
+        return self.spec.get('replicas')
+
+    @property
+    def partition(self):
+        """The rolling update partition: a StatefulSet's; None for the other kinds."""
+        return None
+
     def describe(self):
         """``resource "name"`` as kubectl prints it in errors."""
         return '%s "%s"' % (self.resource(), self.name)
@@ -162,7 +172,10 @@ class Workload:
     def undo_patch(self, revision):
         raise NotSupported('no rollbacker has been implemented for %s' % self.kind)
 
-    def image_patch(self, images, change_cause=None):
+    def image_patch(self, images, change_cause=None, partition=None):
+        if partition is not None:
+            raise NotSupported('%s has no update partition (spec.updateStrategy.rollingUpdate.partition is a '
+                               'StatefulSet setting); leave partition unset' % self.describe())
         body = patches.image_patch(self.template, images, self.annotations, change_cause)
         return (patches.STRATEGIC_MERGE, body) if body else None
 
@@ -217,6 +230,21 @@ class _ControllerRevisionWorkload(Workload):
 class StatefulSet(_ControllerRevisionWorkload):
     kind = 'StatefulSet'
     plural = 'statefulsets'
+
+    @property
+    def partition(self):
+        """``updateStrategy.rollingUpdate.partition`` (0 when unset); None with OnDelete."""
+        return patches.update_partition(self.spec)
+
+    def image_patch(self, images, change_cause=None, partition=None):
+        """The images (and change-cause) and, when given, the partition, in one strategic merge patch."""
+        current = self.partition
+        if partition is not None and current is None:
+            raise Refused('%s uses the OnDelete update strategy, which has no partition; leave partition '
+                          'unset or switch it to RollingUpdate' % self.describe())
+        body = patches.image_patch(self.template, images, self.annotations, change_cause,
+                                   partition=partition, current_partition=current)
+        return (patches.STRATEGIC_MERGE, body) if body else None
 
     def rollout_status(self, obj=None):
         return _status().statefulset_status(obj or self.obj)

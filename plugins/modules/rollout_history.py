@@ -16,6 +16,8 @@ description:
   - The revisions of a workload, like C(kubectl rollout history), as data.
   - A Deployment's revisions are the ReplicaSets it controls; a StatefulSet's or DaemonSet's are the
     ControllerRevisions it controls (owner reference with C(controller=true), not mere label matches).
+  - With I(compare_to), also what differs between two pod templates, as a unified diff of their
+    YAML - for example between the current template and the revision an undo would restore.
   - Never changes anything.
 author:
   - kubeops.rollout contributors (!UNKNOWN)
@@ -24,7 +26,19 @@ options:
     description:
       - Also return this revision's pod template (C(kubectl rollout history --revision)).
       - A revision that is not in the history is a failure listing the existing ones.
+      - With I(compare_to), the side compared to it (the "after" of the diff); without it, that side
+        is the current template.
     type: int
+  compare_to:
+    description:
+      - Compare a pod template to this one - a revision number, or V(current) for the workload's
+        template now. Returns C(template_diff), the changes from I(compare_to) to I(revision)
+        (default the current template), and, in diff mode, the two templates as C(diff).
+      - "O(revision=N) with O(compare_to=current) shows exactly what an undo to revision N would change
+        (the same before/after as M(kubeops.rollout.rollout_undo) in check and diff mode)."
+      - The templates are compared without the labels controllers add (C(pod-template-hash),
+        C(controller-revision-hash)) and without null or empty fields.
+    type: raw
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
@@ -42,7 +56,11 @@ attributes:
   check_mode:
     support: full
   diff_mode:
-    support: none
+    support: full
+    details:
+      - With I(compare_to), the two templates as before/after. The task never changes anything, and
+        the default callback prints diffs of changed tasks only - read C(diff) or C(template_diff)
+        from the registered result.
 notes:
   - "RBAC: C(get) and C(list) on the workload's resource (C(deployments), C(statefulsets) or
     C(daemonsets) in C(apps)), and C(list) on C(replicasets) (Deployments) or C(controllerrevisions)
@@ -71,6 +89,24 @@ EXAMPLES = r'''
     name: db
     revision: 2
   register: rev2
+
+- name: What would an undo to revision 2 change?
+  kubeops.rollout.rollout_history:
+    kind: Deployment
+    name: web
+    revision: 2
+    compare_to: current
+  register: preview
+
+- name: Show it as a unified diff
+  ansible.builtin.debug:
+    msg: "{{ preview.workloads[0].template_diff.splitlines() }}"
+
+- name: What changed from revision 3 to the current template
+  kubeops.rollout.rollout_history:
+    kind: StatefulSet
+    name: db
+    compare_to: 3
 
 - name: History of every DaemonSet labelled tier=node
   kubeops.rollout.rollout_history:
@@ -146,14 +182,42 @@ workloads:
           description: Whether this is the current revision.
           type: bool
           sample: true
+    replicas:
+      description: The workload's desired replicas (C(spec.replicas)); null for a DaemonSet.
+      type: int
+      sample: 3
+    partition:
+      description:
+        - A StatefulSet's rolling update partition (C(spec.updateStrategy.rollingUpdate.partition));
+          null for the other kinds and for the C(OnDelete) update strategy.
+      type: int
+      sample: 0
     template:
       description: The pod template of I(revision) (without the C(pod-template-hash) label).
       returned: when I(revision) is given
       type: dict
+    template_diff:
+      description:
+        - Unified diff of the two pod templates as YAML, from I(compare_to) to I(revision) (or the
+          current template); empty when they are equal.
+      returned: when I(compare_to) is given
+      type: str
+      sample: "--- revision 3\n+++ revision 2\n@@ -3 +3 @@\n-  image: web:2.5\n+  image: web:2.4\n"
+    compare:
+      description: What was compared - C(from) and C(to) (labels as in the diff headers) and C(equal).
+      returned: when I(compare_to) is given
+      type: dict
+      sample: {"from": "current template (revision 3)", "to": "revision 2", "equal": false}
 changed:
   description: Always false.
   returned: always
   type: bool
+diff:
+  description:
+    - Per workload, the template of I(compare_to) (before) and of I(revision) or the current one (after).
+  returned: in diff mode, when I(compare_to) is given
+  type: list
+  elements: dict
 '''
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
@@ -161,9 +225,24 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.module import Roll
 
 
 def main(runtime=None):
-    module = RolloutModule({'revision': {'type': 'int'}}, runtime=runtime)
+    module = RolloutModule({'revision': {'type': 'int'}, 'compare_to': {'type': 'raw'}},
+                           runtime=runtime)
     revision = module.params['revision']
-    module.run(lambda client, workload: verbs.history(client, workload, revision))
+    compare_to = _revision_or_current(module, module.params['compare_to'])
+    module.run(lambda client, workload: verbs.history(client, workload, revision, compare_to))
+
+
+def _revision_or_current(module, value):
+    if value is None or value == verbs.CURRENT:
+        return value
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        number = 0
+    if number < 1:
+        module.fail('compare_to must be a revision number (1 or more) or "%s", not "%s"'
+                    % (verbs.CURRENT, value))
+    return number
 
 
 if __name__ == '__main__':

@@ -18,8 +18,11 @@ description:
   - Optionally records why in the workload's C(kubernetes.io/change-cause) annotation in the same
     request; the controller copies it to the new revision, where M(kubeops.rollout.rollout_history)
     shows it.
-  - Idempotent - when every image (and the change-cause, if given) is already as requested,
-    nothing is sent and C(changed=false).
+  - Idempotent - when every image (and the change-cause and partition, if given) is already as
+    requested, nothing is sent and C(changed=false).
+  - For a StatefulSet, I(partition) sets C(spec.updateStrategy.rollingUpdate.partition) in the same
+    request, so a canary (only the pods with an ordinal >= partition take the new template) starts
+    without a moment in which every pod would be updated.
 author:
   - kubeops.rollout contributors (!UNKNOWN)
 options:
@@ -29,12 +32,23 @@ options:
       - V(*) sets every container and init container, as C(kubectl set image '*=IMAGE') does; a
         container also named explicitly gets its own image.
       - A name that matches no container is a failure naming the containers that exist.
+      - Required unless I(partition) is given; with only I(partition), the images stay as they are
+        (for example to release a canary with I(partition=0)).
     type: dict
-    required: true
   change_cause:
     description:
       - Written to the workload's C(kubernetes.io/change-cause) annotation together with the images.
     type: str
+  partition:
+    description:
+      - StatefulSets only - the rolling update partition, C(spec.updateStrategy.rollingUpdate.partition),
+        set in the same patch as the images. Only pods with an ordinal >= I(partition) are updated;
+        with 3 replicas, V(2) updates the highest ordinal only (a canary) and V(0) updates them all.
+      - With I(wait=true), waiting ends when the pods at or above the partition are updated and
+        every pod is ready (C(kubectl rollout status)'s partitioned rule).
+      - A Deployment or DaemonSet, or a StatefulSet with the C(OnDelete) update strategy, is refused.
+      - Unset (default) leaves the partition as it is.
+    type: int
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
@@ -54,7 +68,7 @@ attributes:
     support: full
   diff_mode:
     support: full
-    details: Shows the pod template (and change-cause) before and after.
+    details: Shows the pod template (and change-cause, partition) before and after.
 notes:
   - "RBAC: C(get) (with I(name)) or C(list) (with I(label_selectors)) and C(patch) on the workload's
     resource (C(deployments), C(statefulsets) or C(daemonsets) in C(apps)); C(watch) as well with
@@ -73,6 +87,22 @@ EXAMPLES = r'''
     images:
       web: registry.example.com/web:2.4.1
     change_cause: release 2.4.1
+    wait: true
+
+- name: Canary - update only the highest ordinal of a 3-replica StatefulSet, and wait for it
+  kubeops.rollout.rollout_image:
+    kind: StatefulSet
+    name: db
+    images:
+      db: registry.example.com/db:16.4
+    partition: 2
+    wait: true
+
+- name: Release the canary - let every pod of the StatefulSet update
+  kubeops.rollout.rollout_image:
+    kind: StatefulSet
+    name: db
+    partition: 0
     wait: true
 
 - name: Same image for every container of a DaemonSet
@@ -118,6 +148,11 @@ workloads:
       type: list
       elements: str
       sample: []
+    partition:
+      description: The StatefulSet's rolling update partition after the task.
+      returned: when I(partition) is given
+      type: int
+      sample: 2
     status:
       description: The result of waiting (C(done), C(message), C(reason)).
       returned: when I(wait=true)
@@ -188,7 +223,7 @@ changed:
   returned: always
   type: bool
 diff:
-  description: Per changed workload, the pod template (and change-cause) before and after.
+  description: Per changed workload, the pod template (and change-cause, partition) before and after.
   returned: in diff mode
   type: list
   elements: dict
@@ -199,15 +234,20 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.module import Roll
 
 
 def main(runtime=None):
-    module = RolloutModule({'images': {'type': 'dict', 'required': True}, 'change_cause': {'type': 'str'}},
-                           wait=False, runtime=runtime)
-    images = {str(k): str(v) for k, v in module.params['images'].items()}
-    if not images:
+    module = RolloutModule({'images': {'type': 'dict'}, 'change_cause': {'type': 'str'},
+                            'partition': {'type': 'int'}},
+                           wait=False, required_one_of=[('images', 'partition')], runtime=runtime)
+    images = {str(k): str(v) for k, v in (module.params['images'] or {}).items()}
+    partition = module.params['partition']
+    if not images and partition is None:
         module.fail('images must name at least one container (or "*")')
+    if partition is not None and partition < 0:
+        module.fail('partition must be 0 or more (got %d)' % partition)
     change_cause = module.params['change_cause']
     check_mode = module.module.check_mode
-    module.run(lambda client, workload: verbs.image(client, workload, images, change_cause, check_mode),
-               precheck=lambda workload: workload.image_patch(images))
+    module.run(lambda client, workload: verbs.image(client, workload, images, change_cause, check_mode,
+                                                    partition=partition),
+               precheck=lambda workload: workload.image_patch(images, partition=partition))
 
 
 if __name__ == '__main__':

@@ -16,10 +16,47 @@ description:
   - Like C(kubectl rollout restart) - sets the pod template annotation
     C(kubectl.kubernetes.io/restartedAt) to the current time (RFC 3339) with a strategic merge patch,
     so the controller replaces every pod with its usual rollout strategy.
-  - Always reports C(changed=true), like restarting a service.
-  - A paused Deployment is refused with kubectl's message (resume it first).
+  - Always reports C(changed=true), like restarting a service - unless the restart is tied to
+    configuration (I(config_maps), I(secrets) or I(config_from_template)).
+  - Tied to configuration, it restarts only when the configuration changed, which makes it idempotent.
+    A sha256 digest of each ConfigMap and Secret is recorded in the pod template annotation
+    C(kubeops.rollout/config-digest) (C(ConfigMap/name=<sha256>,Secret/name=<sha256>), sorted) in the
+    same patch as C(restartedAt); a workload whose recorded digest equals the current one is left
+    alone (C(changed=false)), the others are restarted, reporting which objects changed.
+    The first such run on a workload restarts it, since no digest is recorded yet.
+  - "What a digest covers: a ConfigMap's C(data) and C(binaryData); a Secret's C(data) (as the API
+    returns it) and C(type); keys and values, serialized as JSON with sorted keys. Labels, annotations
+    and other metadata are not covered."
+  - Secret contents never leave the module - neither the result, the diff nor an error message holds
+    them, only their digest.
+  - A paused Deployment is refused with kubectl's message (resume it first); tied to configuration,
+    only when it would be restarted.
 author:
   - kubeops.rollout contributors (!UNKNOWN)
+options:
+  config_maps:
+    description:
+      - Names of ConfigMaps (in the workload's namespace) whose content the restart is tied to.
+      - Each must exist; a missing one fails the task before anything is restarted.
+    type: list
+    elements: str
+  secrets:
+    description:
+      - Names of Secrets (in the workload's namespace) whose content the restart is tied to.
+      - Each must exist; a missing one fails the task before anything is restarted.
+    type: list
+    elements: str
+  config_from_template:
+    description:
+      - Also tie the restart to every ConfigMap and Secret the pod template references - volumes
+        (C(configMap), C(secret), C(projected) sources), C(envFrom) and C(env[].valueFrom) key
+        references of containers and init containers.
+      - As the kubelet does, a reference marked C(optional=true) may name an object that does not
+        exist (recorded as C(absent), so creating it later restarts the workload); a missing object
+        referenced without C(optional=true) fails the task before anything is restarted, since the
+        pods could not start without it.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
@@ -39,12 +76,16 @@ attributes:
     support: full
   diff_mode:
     support: full
-    details: Shows the pod template before and after.
+    details: Shows the pod template before and after (with the digest annotation, never Secret data).
 notes:
   - "RBAC: C(get) (with I(name)) or C(list) (with I(label_selectors)) and C(patch) on the workload's
     resource (C(deployments), C(statefulsets) or C(daemonsets) in C(apps)); C(watch) as well with
-    I(wait=true). See C(docs/rbac.md)."
-  - Check mode sends no write.
+    I(wait=true). See C(docs/rbac.md). Tied to configuration, also C(get) on C(configmaps) and
+    C(secrets) in the workload's namespace."
+  - Check mode sends no write; C(changed) and the diff are what a real run would report.
+  - Anyone who can read the workload can read the digests; like any unsalted hash, a digest lets a
+    reader confirm a guess of a whole Secret's content (as Helm's checksum annotations do). Do not tie
+    restarts to Secrets whose content is guessable.
   - Two restarts within the same second would produce the same timestamp and restart nothing; the
     module then waits for the next second.
 seealso:
@@ -57,6 +98,25 @@ EXAMPLES = r'''
     kind: Deployment
     name: web
     wait: true
+
+- name: Restart the Deployment only when its configuration changed (idempotent)
+  kubeops.rollout.rollout_restart:
+    kind: Deployment
+    name: web
+    config_from_template: true
+    wait: true
+  register: web_restart
+
+- name: Say why
+  ansible.builtin.debug:
+    msg: "{{ web_restart.workloads[0].restart_reason | default('configuration unchanged', true) }}"
+
+- name: Tie the restart to named objects
+  kubeops.rollout.rollout_restart:
+    kind: Deployment
+    name: worker
+    config_maps: [worker-settings]
+    secrets: [worker-credentials]
 
 - name: Restart every StatefulSet of an application
   kubeops.rollout.rollout_restart:
@@ -86,12 +146,36 @@ workloads:
       type: str
       sample: default
     changed:
-      description: Always true.
+      description: Whether the workload was restarted (always true unless tied to configuration).
       type: bool
     restarted_at:
-      description: The value set in C(kubectl.kubernetes.io/restartedAt).
+      description: The value set in C(kubectl.kubernetes.io/restartedAt); null when tied to
+        configuration that did not change.
       type: str
       sample: '2026-01-02T03:04:05+01:00'
+    config_digest:
+      description: The digest annotation value for the current configuration.
+      returned: when tied to configuration
+      type: str
+      sample: ConfigMap/web-settings=3c5f0e...,Secret/web-tls=9a1b42...
+    config_objects:
+      description: The ConfigMaps and Secrets the restart is tied to, as C(Kind/name).
+      returned: when tied to configuration
+      type: list
+      elements: str
+      sample: [ConfigMap/web-settings, Secret/web-tls]
+    config_changes:
+      description: Per object whose digest differs from the recorded one - C(object) (C(Kind/name)) and
+        C(change) (V(changed), V(added) or V(removed)). Empty when nothing changed.
+      returned: when tied to configuration
+      type: list
+      elements: dict
+      sample: [{"object": "ConfigMap/web-settings", "change": "changed"}]
+    restart_reason:
+      description: Why the workload was restarted, in one line; null when it was not.
+      returned: when tied to configuration
+      type: str
+      sample: ConfigMap/web-settings changed
     status:
       description: The result of waiting (C(done), C(message), C(reason)).
       returned: when I(wait=true)
@@ -173,9 +257,25 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.module import Roll
 
 
 def main(runtime=None):
-    module = RolloutModule(wait=False, runtime=runtime)
-    module.run(lambda client, workload: verbs.restart(client, workload, module.module.check_mode),
-               precheck=lambda workload: workload.check_restartable())
+    module = RolloutModule({'config_maps': {'type': 'list', 'elements': 'str'},
+                            'secrets': {'type': 'list', 'elements': 'str', 'no_log': False},  # names only
+                            'config_from_template': {'type': 'bool', 'default': False}},
+                           wait=False, runtime=runtime)
+    check_mode = module.module.check_mode
+    config_maps, secrets = module.params['config_maps'] or [], module.params['secrets'] or []
+    from_template = module.params['config_from_template']
+    if not (config_maps or secrets or from_template):
+        module.run(lambda client, workload: verbs.restart(client, workload, check_mode),
+                   precheck=lambda workload: workload.check_restartable())
+        return
+    cache = {}  # each ConfigMap / Secret is read once per task, however many workloads use it
+
+    def restart(client, workload):
+        return verbs.config_restart(client, workload, config_maps, secrets, from_template, check_mode, cache)
+
+    # A missing required object fails the task before the first workload is restarted.
+    module.run(restart, precheck=lambda workload: verbs.config_references(
+        module.client, workload, config_maps, secrets, from_template, cache))
 
 
 if __name__ == '__main__':

@@ -112,3 +112,21 @@ def test_controller_revision_undo_patch_is_its_data():
     body = patches.controller_revision_undo_patch(cr)
     assert body == cr['data'] and body is not cr['data']
     assert body['spec']['template']['$patch'] == 'replace'
+
+
+def test_partition_rides_in_the_image_patch():
+    t = template('nginx:1')
+    assert patches.image_patch(t, {'web': 'nginx:2'}, partition=2, current_partition=0) == {
+        'spec': {'template': {'spec': {'containers': [{'name': 'web', 'image': 'nginx:2'}]}},
+                 'updateStrategy': {'rollingUpdate': {'partition': 2}}}}
+    # Only the partition (images as they are), and nothing at all when both are in place.
+    assert patches.image_patch(t, {}, partition=0, current_partition=2) == {
+        'spec': {'updateStrategy': {'rollingUpdate': {'partition': 0}}}}
+    assert patches.image_patch(t, {'web': 'nginx:1'}, partition=2, current_partition=2) is None
+
+
+def test_update_partition_defaults_and_ondelete():
+    assert patches.update_partition({}) == 0
+    rolling = {'type': 'RollingUpdate', 'rollingUpdate': {'partition': 3}}
+    assert patches.update_partition({'updateStrategy': rolling}) == 3
+    assert patches.update_partition({'updateStrategy': {'type': 'OnDelete'}}) is None

@@ -112,3 +112,17 @@ def test_renumbered_revision_is_found_only_while_it_is_current():
         revisions.find(revs, 2, current_template=revs[1].template)
     with pytest.raises(revisions.RevisionNotFound):
         revisions.find(revs, 2)
+
+
+def test_template_diff_ignores_controller_labels_and_empty_fields():
+    a = template('nginx:1.25', labels={'app': 'web', 'pod-template-hash': 'h1'})
+    b = template('nginx:1.26', labels={'app': 'web', 'controller-revision-hash': 'h2'})
+    b['metadata']['creationTimestamp'] = None
+    b['metadata']['annotations'] = {}
+    text = revisions.template_diff(a, b, 'revision 1', 'revision 2')
+    lines = text.splitlines()
+    assert lines[:2] == ['--- revision 1', '+++ revision 2']
+    assert [ln for ln in lines[2:] if ln[:1] in '+-'] == ['-  - image: nginx:1.25', '+  - image: nginx:1.26']
+    assert revisions.template_diff(a, template('nginx:1.25')) == ''
+    # The inputs are left as they were.
+    assert a['metadata']['labels']['pod-template-hash'] == 'h1'
