@@ -2,22 +2,27 @@
 every scenario kubesim's readiness log shows the ready pods never below desired - maxUnavailable,
 and the end is exactly one RC at its desired replicas on the new template."""
 
+import calendar
 import os
 import signal
 import time
 
 import pytest
 
-from .conftest import Kube
+from .conftest import Kube, read_log
 from .rc import (RcCreations, Rcs, assert_bounds, finished_results, kill_when, pod_timeline, rc_manifest,
                  start_playbook)
-from .test_rolling_update_rc import assert_finished, task
+from .test_rolling_update_rc import _driver, assert_finished, task
+
+from .rc import COLLECTIONS  # noqa: F401 - puts the collection on sys.path for the import below
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import UpdateError  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
 REPLICAS = 4
 ARGS = {'name': 'web', 'image': 'nginx:1.26'}
-LEASE = '/apis/coordination.k8s.io/v1/namespaces/default/leases/rolling-update-rc-web'
+LEASES = '/apis/coordination.k8s.io/v1/namespaces/default/leases'
+LEASE = LEASES + '/rolling-update-rc-web'
 
 
 def setup(sim):
@@ -46,6 +51,13 @@ def lease(kube):
         raise
 
 
+def assert_waited_for_the_lease(log_path):
+    """The request log shows a run watching the held lease before its holder released it."""
+    lease_requests = [e for e in read_log(log_path) if e['path'].startswith(LEASES)]
+    released = next(i for i, e in enumerate(lease_requests) if e['method'] == 'DELETE')
+    assert any('watch=true' in e['query'] for e in lease_requests[:released]), lease_requests
+
+
 def wait_for(condition, timeout=60):
     deadline = time.monotonic() + timeout
     while not condition():
@@ -64,7 +76,7 @@ def assert_exact_end(sim, rcs, since):
 
 
 def test_two_runs_started_together(kubesim_factory, tmp_path):
-    sim = kubesim_factory(ready_delay=0.1)
+    sim = kubesim_factory(ready_delay=0.1, request_log=tmp_path / 'requests.log')
     kube, rcs = setup(sim)
     t0 = time.monotonic()
     workdirs = [tmp_path / f'run{i}' for i in range(2)]
@@ -75,14 +87,17 @@ def test_two_runs_started_together(kubesim_factory, tmp_path):
     assert sorted(r['changed'] for r in results) == [False, True], [r['msg'] for r in results]
     assert_exact_end(sim, rcs, t0)
     assert lease(kube) is None  # released
+    assert_waited_for_the_lease(tmp_path / 'requests.log')
 
 
 def test_second_run_started_mid_way(kubesim_factory, play, tmp_path):
-    sim = kubesim_factory(ready_delay=0.15)
+    sim = kubesim_factory(ready_delay=0.15, request_log=tmp_path / 'requests.log')
     kube, rcs = setup(sim)
     t0 = time.monotonic()
-    first = start_playbook(sim.kubeconfig, [task('update', **ARGS)], tmp_path / 'first')
-    wait_for(lambda: new_replicas(rcs) >= 2)
+    # A slow first run (1.5 s after each scale-up), so that the second one (ansible-playbook takes
+    # seconds to start its module) arrives while it works.
+    first = start_playbook(sim.kubeconfig, [task('update', update_period=1.5, **ARGS)], tmp_path / 'first')
+    wait_for(lambda: new_replicas(rcs) >= 1)
     holder = lease(kube)['spec']['holderIdentity']
     second = play(sim, [task('again', **ARGS)]).ok('again')
     assert not second['changed'] and second['steps'] == [], second['msg']
@@ -90,6 +105,7 @@ def test_second_run_started_mid_way(kubesim_factory, play, tmp_path):
     assert done['_status'] == 'ok' and done['changed'], done.get('msg')
     assert len(holder.split('/')) == 3  # host/pid/random
     assert_exact_end(sim, rcs, t0)
+    assert_waited_for_the_lease(tmp_path / 'requests.log')
 
 
 def test_sigkill_of_the_play_leaves_the_module_running_and_a_rerun_waits_for_it(kubesim_factory, play,
@@ -114,17 +130,22 @@ def test_sigkill_of_the_play_leaves_the_module_running_and_a_rerun_waits_for_it(
 def test_sigkill_of_everything_then_a_rerun_after_the_lease_expired(kubesim_factory, play, tmp_path):
     sim = kubesim_factory(ready_delay=0.15)
     kube, rcs = setup(sim)
-    args = dict(ARGS, lease_duration=2)
+    args = dict(ARGS, lease_duration=4)
     t0 = time.monotonic()
     proc = start_playbook(sim.kubeconfig, [task('update', **args)], tmp_path / 'killed')
     assert kill_when(proc, lambda: new_replicas(rcs) >= 2), 'the update finished before the kill'
     held = lease(kube)
     assert held is not None and held['spec']['holderIdentity']  # a dead holder's lease stays...
-    impatient = play(sim, [task('impatient', wait_for_lease=False, **args)]).failed('impatient')
-    assert held['spec']['holderIdentity'] in impatient['msg'], impatient['msg']
-    assert 'since ' + held['spec']['acquireTime'] in impatient['msg'], impatient['msg']
-    assert not impatient['changed']
-    time.sleep(2.2)  # ...until it expires
+    # Asked not to wait, a run fails at once naming the holder (in-process: ansible-playbook takes
+    # longer to start than this lease lives).
+    impatient, _api = _driver(sim, wait_for_lease=False, **args)
+    with pytest.raises(UpdateError) as failed:
+        impatient.run()
+    assert held['spec']['holderIdentity'] in failed.value.message, failed.value.message
+    assert 'since ' + held['spec']['acquireTime'] in failed.value.message, failed.value.message
+    assert not impatient.changed
+    renewed = calendar.timegm(time.strptime(lease(kube)['spec']['renewTime'][:19], '%Y-%m-%dT%H:%M:%S'))
+    time.sleep(max(0.0, renewed + 5 - time.time()))  # ...until it expires
     resumed = play(sim, [task('resume', **args)]).ok('resume')
     assert resumed['changed'], resumed['msg']
     assert any('lease expired' in w for w in resumed.get('warnings') or []), resumed.get('warnings')
