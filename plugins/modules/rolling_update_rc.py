@@ -120,7 +120,8 @@ options:
     default: 1
   poll_interval:
     description:
-      - Seconds between two reads of the RCs and pods while waiting.
+      - Seconds between two counts of the new pods while ready pods wait out the RC's
+        C(minReadySeconds). Every other wait follows the RCs with a watch and needs no interval.
     type: float
     default: 1
   timeout:
@@ -419,7 +420,7 @@ ARGUMENT_SPEC = {
     'max_surge': {'type': 'raw', 'default': 1},
     'max_unavailable': {'type': 'raw', 'default': 0},
     'update_period': {'type': 'float', 'default': 1.0},  # kubectl: 1m; readiness gates every scale-down
-    'poll_interval': {'type': 'float', 'default': 1.0},  # kubectl: 3s
+    'poll_interval': {'type': 'float', 'default': 1.0},  # kubectl polled every 3s; waits watch here
     'timeout': {'type': 'float', 'default': float(DEFAULT_TIMEOUT)},
     'cleanup_policy': {'type': 'str', 'choices': ['delete', 'preserve', 'rename']},
     'rollback': {'type': 'bool', 'default': False},
