@@ -14,6 +14,7 @@ __metaclass__ = type
 import binascii
 import calendar
 import copy
+import hashlib
 import os
 import socket
 import threading
@@ -57,7 +58,7 @@ def lease_name(rc_name):
     """The Lease that guards updates of RC ``rc_name`` (a DNS subdomain of at most 253 chars)."""
     name = LEASE_PREFIX + rc_name
     if len(name) > 253:
-        name = name[:240] + '-' + binascii.hexlify(rc_name.encode('utf-8'))[-12:].decode('ascii')
+        name = name[:240] + '-' + hashlib.sha256(rc_name.encode('utf-8')).hexdigest()[:12]
     return name
 
 
