@@ -307,7 +307,8 @@ def test_rollback_of_a_killed_update(kubesim_factory, play, tmp_path):
                      task('rollback again', name='web', rollback=True)])
     rolled = res.ok('rollback')
     assert rolled['changed'] and rolled['new_name'] == new_name
-    assert [s['action'] for s in rolled['steps']][:1] == ['scale up']
+    # Which comes first depends on where the kill fell (web's scale-down or the next scale-up).
+    assert {s['action'] for s in rolled['steps']} == {'scale up', 'scale down'}
     assert all(s['controller'] == ('web' if s['action'] == 'scale up' else new_name) for s in rolled['steps'])
     assert_finished(rcs, 'web', 'nginx:1.25', 4)
     again = res.ok('rollback again')
@@ -352,7 +353,9 @@ class Crash(Exception):
 
 
 class CrashingApi:
-    """The real API client, stopping dead after its ``after``-th persisted write."""
+    """The real API client, stopping dead after its ``after``-th persisted write of the update (the
+    lease's writes are not counted: a crash releases it, as the end of a killed run's lease is
+    tested with real processes in test_rolling_update_rc_overlap.py)."""
 
     def __init__(self, api, after=None):
         self.api = api
@@ -366,7 +369,7 @@ class CrashingApi:
 
         def write(*args, **kwargs):
             result = method(*args, **kwargs)
-            if not kwargs.get('dry_run'):
+            if not kwargs.get('dry_run') and not args[0].startswith(LEASES):
                 self.writes += 1
                 if self.writes == self.after:
                     raise Crash()

@@ -285,7 +285,7 @@ class RollingUpdate(ControllerRequests):
             if needs_label:
                 template_meta = rc['spec']['template'].setdefault('metadata', {})
                 template_meta.setdefault('labels', {})[key] = value
-        old = self.update_rc(name, annotate, 'annotated %s' % name)
+        old = self.update_rc(name, annotate, 'annotated %s' % name, current=old)
         if not needs_label:
             return old
         # Label the running pods first so that the new selector keeps them.
@@ -295,7 +295,8 @@ class RollingUpdate(ControllerRequests):
 
         def select(rc):
             rc['spec'].setdefault('selector', dict(selector))[key] = value
-        old = self.update_rc(name, select, 'added %s=%s to the selector of %s' % (key, value, name))
+        old = self.update_rc(name, select, 'added %s=%s to the selector of %s' % (key, value, name),
+                             current=old)
         # A pod made from the unlabelled template in between would be left behind: delete it.
         for pod in self.list_pods(selector):
             if key not in (pod['metadata'].get('labels') or {}):
@@ -375,8 +376,7 @@ class RollingUpdate(ControllerRequests):
         if policy == CLEANUP_DELETE:
             self.delete_rc(old_name, uid=self.must_get_rc(old_name)['metadata'].get('uid'))
             return self.strip_update_annotations(new_name)
-        old = self.must_get_rc(old_name)
-        return self.rename(old, new)
+        return self.rename(self.seen_rc(old_name), new)
 
     def rename(self, old, new):
         """Give the old RC the new one's pods: delete the new RC orphaning its pods, then update the
@@ -391,9 +391,9 @@ class RollingUpdate(ControllerRequests):
         # Its scale-down to 0 must be carried out first: an old pod still there when the selector
         # changes is released, not deleted, and stays behind for good (a run killed right after
         # that scale-down never waited for it).
-        self.wait_replicas(name, ' before adopting the pods of "%s"' % name_of(source))
+        live = self.wait_replicas(name, ' before adopting the pods of "%s"' % name_of(source))
         self.replace_rc(name, lambda live: renamed_body(live, source, desired),
-                        'renamed %s to %s' % (name_of(source), name))
+                        'renamed %s to %s' % (name_of(source), name), current=live)
         return self.wait_replicas(name, ' after adopting the pods of "%s"' % name_of(source))
 
     def adoption_source(self, state):

@@ -153,8 +153,10 @@ class UpdateLease:
         """Take the lease. Returns the holder this run took it over from (an expired one), or None."""
         deadline = self.clock() + float(timeout)
         seen = None  # (resourceVersion, local time first seen)
+        lease = None  # try to create it first: usually nobody holds it
         while True:
-            lease = self.read()
+            if seen is not None or lease is False:
+                lease = self.read()
             now = self.clock()
             if lease is None:
                 body = {'apiVersion': 'coordination.k8s.io/v1', 'kind': 'Lease',
@@ -162,7 +164,8 @@ class UpdateLease:
                 try:
                     self.obj = self.api.create(self.collection, body)
                 except ApiError as e:
-                    if e.status == 409:  # another run created it first
+                    if e.status == 409:  # another run holds it: read it
+                        lease = False
                         continue
                     raise
                 self.renewed = now
@@ -456,11 +459,13 @@ class ControllerRequests:
         self._fence()
         return self._stored(self.api.create(self._rc_path(), body))
 
-    def update_rc(self, name, mutate, what):
+    def update_rc(self, name, mutate, what, current=None):
         """Read-modify-write with the resourceVersion guard, again on conflict. ``mutate(obj)``
-        changes obj in place; nothing is sent when it changes nothing. Returns the RC."""
-        def attempt(_conflicted):
-            rc = self.must_get_rc(name)
+        changes obj in place; nothing is sent when it changes nothing. The first attempt starts
+        from ``current`` when given (a fresh read or write answer), later ones from a new read.
+        Returns the RC."""
+        def attempt(conflicted):
+            rc = current if current is not None and not conflicted else self.must_get_rc(name)
             new = copy.deepcopy(rc)
             mutate(new)
             if new == rc:
@@ -473,10 +478,11 @@ class ControllerRequests:
         return retry_on_conflict(attempt, RC_WRITE_ATTEMPTS, lambda: UpdateError(
             'ReplicationController "%s" kept changing while updating it (%s)' % (name, what)))
 
-    def replace_rc(self, name, body_of, what):
-        """Replace the RC with ``body_of(live RC)``, read afresh after each conflict. Returns the RC."""
-        def attempt(_conflicted):
-            body = body_of(self.must_get_rc(name))
+    def replace_rc(self, name, body_of, what, current=None):
+        """Replace the RC with ``body_of(live RC)``, the live RC being ``current`` at first when given,
+        read afresh after each conflict. Returns the RC."""
+        def attempt(conflicted):
+            body = body_of(current if current is not None and not conflicted else self.must_get_rc(name))
             self._fence()
             stored = self._stored(self.api.replace(self._rc_path(name), body))
             self._write(what)
