@@ -37,6 +37,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.rc.requests import
     RC_WRITE_ATTEMPTS,
     ControllerRequests,
     UpdateLease,
+    pointer_escape,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.state import (
     ADOPT,
@@ -125,7 +126,8 @@ class RollingUpdate(ControllerRequests):
     def observe(self):
         """Read what the update needs and classify it (forward direction)."""
         opts = self.opts
-        old = self.get_rc(opts.name)
+        view = self.watched()  # one LIST shows both RCs, and the watch follows on from it
+        old = view.get(opts.name)
         if old is None:
             return None
         if (old.get('metadata') or {}).get('deletionTimestamp'):
@@ -138,7 +140,7 @@ class RollingUpdate(ControllerRequests):
             raise UpdateError('ReplicationController "%s" is the new controller of an update of "%s" that is '
                               'in progress: run the update with name: %s to finish it'
                               % (opts.name, source, source))
-        ptr_rc = self.get_rc(ptr) if ptr else None
+        ptr_rc = view.get(ptr) if ptr else None
         explicit = opts.explicit_new_name
         if explicit:
             new_name = explicit
@@ -154,7 +156,7 @@ class RollingUpdate(ControllerRequests):
             raise UpdateError('an update of "%s" to "%s" is in progress: finish it first (new_name: %s and '
                               'its image or definition) or abort it with rollback: true'
                               % (opts.name, ptr, ptr))
-        new = ptr_rc if ptr == new_name else self.get_rc(new_name)
+        new = ptr_rc if ptr == new_name else view.get(new_name)
         if new is not None and (new.get('metadata') or {}).get('deletionTimestamp'):
             self.wait_gone(new_name)
             return self.observe()
@@ -295,8 +297,10 @@ class RollingUpdate(ControllerRequests):
 
         def select(rc):
             rc['spec'].setdefault('selector', dict(selector))[key] = value
-        old = self.update_rc(name, select, 'added %s=%s to the selector of %s' % (key, value, name),
-                             current=old)
+        # A JSON patch fenced by the fields that matter: the status the RC controller writes while
+        # the pods were labelled does not make it conflict, as a PUT with the resourceVersion would.
+        add = {'op': 'add', 'path': '/spec/selector/' + pointer_escape(key), 'value': value}
+        old = self.patch_rc(old, [add], select, 'added %s=%s to the selector of %s' % (key, value, name))
         # A pod made from the unlabelled template in between would be left behind: delete it.
         for pod in self.list_pods(selector):
             if key not in (pod['metadata'].get('labels') or {}):
@@ -374,7 +378,7 @@ class RollingUpdate(ControllerRequests):
             new = self.strip_update_annotations(new_name)
             return new
         if policy == CLEANUP_DELETE:
-            self.delete_rc(old_name, uid=self.must_get_rc(old_name)['metadata'].get('uid'))
+            self.delete_rc(old_name, uid=self.seen_rc(old_name)['metadata'].get('uid'))
             return self.strip_update_annotations(new_name)
         return self.rename(self.seen_rc(old_name), new)
 
@@ -417,12 +421,13 @@ class RollingUpdate(ControllerRequests):
         """kubectl's --rollback: swap the roles and scale the old RC back to its original size,
         then delete the partial new RC (kubectl's cleanup for an abort)."""
         opts = self.opts
-        old = self.get_rc(opts.name)
+        view = self.watched()
+        old = view.get(opts.name)
         if old is None:
             raise UpdateError('ReplicationController "%s" not found in namespace "%s"' % (opts.name, self.ns))
         partial_name = rollback_partial_name(opts, old)
         self.new_name = partial_name
-        partial = self.get_rc(partial_name) if partial_name else None
+        partial = view.get(partial_name) if partial_name else None
         released = []
         if partial_name and partial is None and rename_may_be_pending(old):
             released = self.released_pods(old)[1]

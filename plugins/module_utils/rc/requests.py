@@ -339,6 +339,11 @@ def _newer_or_same(obj, known):
         return True
 
 
+def pointer_escape(key):
+    """A map key as one JSON-pointer segment (RFC 6901)."""
+    return key.replace('~', '~0').replace('/', '~1')
+
+
 def fence_tests(rc):
     """JSON-patch ``test`` operations of what a scale decision rests on: the RC's identity (uid),
     replicas, selector and kubectl's update annotations. Any of them changed means another run or
@@ -352,7 +357,7 @@ def fence_tests(rc):
     annotations = annotations_of(rc)
     for key in UPDATE_ANNOTATIONS:
         if key in annotations:
-            pointer = '/metadata/annotations/' + key.replace('~', '~0').replace('/', '~1')
+            pointer = '/metadata/annotations/' + pointer_escape(key)
             ops.append({'op': 'test', 'path': pointer, 'value': annotations[key]})
     return ops
 
@@ -477,6 +482,21 @@ class ControllerRequests:
 
         return retry_on_conflict(attempt, RC_WRITE_ATTEMPTS, lambda: UpdateError(
             'ReplicationController "%s" kept changing while updating it (%s)' % (name, what)))
+
+    def patch_rc(self, rc, ops, mutate, what):
+        """JSON patch ``ops`` fenced by ``fence_tests(rc)``: one request, whatever status the RC's
+        controller wrote meanwhile. When the fence fails, ``mutate`` is applied by a
+        read-modify-write (``update_rc``) deciding again from a fresh read. Returns the RC."""
+        name = name_of(rc)
+        self._fence()
+        try:
+            stored = self.api.patch(self._rc_path(name), fence_tests(rc) + ops, content_type=JSON_PATCH)
+        except ApiError as e:
+            if not (e.is_conflict or (e.status == 422 and e.reason == 'Invalid')):
+                raise
+            return self.update_rc(name, mutate, what)
+        self._write(what)
+        return self._stored(stored)
 
     def replace_rc(self, name, body_of, what, current=None):
         """Replace the RC with ``body_of(live RC)``, the live RC being ``current`` at first when given,
