@@ -193,6 +193,11 @@ def targets(results):
         per = {n: (rc['samples'].get(str(n)) or {}) for n in rc['sizes']}
         measured = ', '.join(f'{n} replicas: {s["count"] / n:.1f}' + ('' if s.get('ok') else ' (failed)')
                              for n, s in per.items() if s)
+        lo, hi = min(per), max(per)
+        if per[lo] and per[hi] and hi > lo:
+            # The fixed cost (lease, reads, create, rename) spread out: what one more replica costs.
+            measured += f'; each further replica: {(per[hi]["count"] - per[lo]["count"]) / (hi - lo):.1f}'
+
         ok = None if not all(per.values()) else all(s['ok'] and s['count'] / n <= RC_REQUESTS_PER_REPLICA
                                                     for n, s in per.items())
         out.append({'target': f'scale: rolling_update_rc <= {RC_REQUESTS_PER_REPLICA} requests per replica',
