@@ -21,6 +21,9 @@ pytestmark = pytest.mark.integration
 
 REPLICAS = 4
 ARGS = {'name': 'web', 'image': 'nginx:1.26'}
+# Seconds after each scale-up of a run that must still be working when another one starts: on a
+# busy machine ansible-playbook takes seconds to start a module.
+SLOW = 2.5
 LEASES = '/apis/coordination.k8s.io/v1/namespaces/default/leases'
 LEASE = LEASES + '/rolling-update-rc-web'
 
@@ -80,7 +83,9 @@ def test_two_runs_started_together(kubesim_factory, tmp_path):
     kube, rcs = setup(sim)
     t0 = time.monotonic()
     workdirs = [tmp_path / f'run{i}' for i in range(2)]
-    procs = [(start_playbook(sim.kubeconfig, [task('update', **ARGS)], w), w) for w in workdirs]
+    # Slow runs (see SLOW), so that they overlap however unevenly ansible-playbook starts them.
+    procs = [(start_playbook(sim.kubeconfig, [task('update', update_period=SLOW, **ARGS)], w), w)
+             for w in workdirs]
     results = [finished_results(proc, workdir)['update'] for proc, workdir in procs]
     assert all(r['_status'] == 'ok' for r in results), [r.get('msg') for r in results]
     # One drove the update; the other waited for its lease, then found nothing left to do.
@@ -94,9 +99,7 @@ def test_second_run_started_mid_way(kubesim_factory, play, tmp_path):
     sim = kubesim_factory(ready_delay=0.15, request_log=tmp_path / 'requests.log')
     kube, rcs = setup(sim)
     t0 = time.monotonic()
-    # A slow first run (1.5 s after each scale-up), so that the second one (ansible-playbook takes
-    # seconds to start its module) arrives while it works.
-    first = start_playbook(sim.kubeconfig, [task('update', update_period=1.5, **ARGS)], tmp_path / 'first')
+    first = start_playbook(sim.kubeconfig, [task('update', update_period=SLOW, **ARGS)], tmp_path / 'first')
     wait_for(lambda: new_replicas(rcs) >= 1)
     holder = lease(kube)['spec']['holderIdentity']
     second = play(sim, [task('again', **ARGS)]).ok('again')
