@@ -157,7 +157,7 @@ def test_sigkill_of_everything_then_a_rerun_after_the_lease_expired(kubesim_fact
 
 
 def test_check_mode_with_read_only_rights_plans_locally(kubesim_factory, play, tmp_path):
-    sim = kubesim_factory(ready_delay=0.05, token='full-token', readonly_token='read-only-token')
+    sim = kubesim_factory(ready_delay=0.05, tls=True, token='full-token', readonly_token='read-only-token')
     _kube, rcs = setup(sim)
     before = rcs.list()
     readonly = sim.write_kubeconfig(tmp_path / 'readonly', readonly=True)
