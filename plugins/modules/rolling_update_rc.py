@@ -31,6 +31,15 @@ description:
     progress), nothing is sent and C(changed=false).
   - With I(rollback=true), an update in progress is aborted - the old RC is scaled back to its
     original size, the new one down to 0 and deleted.
+  - One run at a time - a run takes the C(coordination.k8s.io/v1) Lease C(rolling-update-rc-<name>)
+    in the RC's namespace before it reads what to do, renews it every third of I(lease_duration)
+    while it works, and deletes it at the end. Another run of the same update finds the lease held
+    and waits (I(wait_for_lease)), then decides from what the first run left - usually nothing to do.
+  - Every write is fenced by what it was decided from - scales by a JSON-patch C(test) of the RC's
+    uid, replicas, selector and update annotations, other writes by C(resourceVersion) or a
+    deletion precondition on the uid. A run that finds its view stale, or that lost its lease, stops
+    and says so instead of acting on it.
+  - Waits follow the RCs with one watch (no polling), re-opened when the server ends it.
 author:
   - kubeops.rollout contributors (!UNKNOWN)
 options:
@@ -111,7 +120,8 @@ options:
     default: 1
   poll_interval:
     description:
-      - Seconds between two reads of the RCs and pods while waiting.
+      - Seconds between two counts of the new pods while ready pods wait out the RC's
+        C(minReadySeconds). Every other wait follows the RCs with a watch and needs no interval.
     type: float
     default: 1
   timeout:
@@ -142,6 +152,26 @@ options:
       - Nothing to roll back is not an error (C(changed=false)).
     type: bool
     default: false
+  wait_for_lease:
+    description:
+      - What a run does when another run holds the RC's lease.
+      - V(true) waits for it to be released or to expire, up to I(timeout) seconds, then continues
+        from what the API shows. This is the default because a second run of the same task (a job
+        launched twice, a re-run after a killed play whose module is still working) then converges
+        to the same end instead of failing.
+      - V(false) fails at once, naming the holder (C(<host>/<pid>/<random id>)) and since when it
+        holds the lease.
+    type: bool
+    default: true
+  lease_duration:
+    description:
+      - Seconds the RC's lease stays valid without renewal; the holder renews it every third of
+        that. A run that died leaves a lease that expires after this long, and the next run takes
+        it over and resumes the update.
+      - A run that could not renew its lease for this long (lost connection) stops before its
+        next write, since another run may have taken over.
+    type: int
+    default: 30
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
@@ -159,16 +189,20 @@ attributes:
     support: full
     details: >-
       Reports the plan - the new RC's name, every scale step (computed as if each new pod became
-      ready at once) and the final RC - with no persisted write. The new RC is validated by a
-      server-side dry run (C(dryRun=All)) when it does not exist yet.
+      ready at once) and the final RC - with no persisted write and without taking the lease (a
+      warning says when another run holds it). The new RC is validated by a server-side dry run
+      (C(dryRun=All)) when it does not exist yet; when that create is forbidden (read-only
+      credentials), the plan is computed locally and a warning says so.
   diff_mode:
     support: full
     details: Shows the pod template before (the old RC) and after (the new one).
 notes:
-  - "RBAC: on C(replicationcontrollers) C(get), C(list), C(create), C(update), C(patch) and C(delete);
-    on C(pods) C(list), and C(patch) and C(delete) for image updates of an RC without the deployment
-    label (its pods are labelled; a pod made from the unlabelled template meanwhile is deleted).
-    Check mode needs only C(get), C(list) and C(create) (dry run). See C(docs/rbac.md)."
+  - "RBAC: on C(replicationcontrollers) C(get), C(list), C(watch), C(create), C(update), C(patch) and
+    C(delete); on C(leases) (API group C(coordination.k8s.io)) C(get), C(watch), C(create), C(update)
+    and C(delete); on C(pods) C(list), and C(patch) and C(delete) for image updates of an RC without
+    the deployment label (its pods are labelled; a pod made from the unlabelled template meanwhile is
+    deleted). Check mode needs only C(get), C(list) (and C(create) for its dry run; without it the
+    plan is computed locally). See C(docs/rbac.md)."
   - Invariants kept at every step, as in kubectl - the old RC's replicas plus the new RC's available
     pods never fall below the desired count minus I(max_unavailable), and the replicas of both never
     exceed the desired count plus I(max_surge). A pod counts as available once ready for the RC's
@@ -386,10 +420,12 @@ ARGUMENT_SPEC = {
     'max_surge': {'type': 'raw', 'default': 1},
     'max_unavailable': {'type': 'raw', 'default': 0},
     'update_period': {'type': 'float', 'default': 1.0},  # kubectl: 1m; readiness gates every scale-down
-    'poll_interval': {'type': 'float', 'default': 1.0},  # kubectl: 3s
+    'poll_interval': {'type': 'float', 'default': 1.0},  # kubectl polled every 3s; waits watch here
     'timeout': {'type': 'float', 'default': float(DEFAULT_TIMEOUT)},
     'cleanup_policy': {'type': 'str', 'choices': ['delete', 'preserve', 'rename']},
     'rollback': {'type': 'bool', 'default': False},
+    'lease_duration': {'type': 'int', 'default': 30},
+    'wait_for_lease': {'type': 'bool', 'default': True},
 }
 
 
@@ -423,8 +459,12 @@ def main(runtime=None):
                                     'Run the task again with the same arguments to resume'
                                     + ('' if opts.rollback else ', or with rollback: true to return to "%s"'
                                        % opts.name) + '.')
+        for warning in updater.warnings:
+            module.module.warn(warning)
         module.fail(message, changed=updater.changed, steps=[step_dict(s) for s in updater.steps],
                     new_name=updater.new_name, **details)
+    for warning in updater.warnings:
+        module.module.warn(warning)
     if module.module.diff and updater.diff and result['changed']:
         result['diff'] = updater.diff
     module.module.exit_json(**result)

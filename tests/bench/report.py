@@ -133,6 +133,9 @@ def _lat_cell(s):
 
 # ---- targets -------------------------------------------------------------------------------------
 
+RC_REQUESTS_PER_REPLICA = 4  # a clean rolling_update_rc: two scales per replica, waits watched
+
+
 def targets(results):
     """Every target with its measured value and verdict (ok: True / False / None = not measured)."""
     out = []
@@ -185,6 +188,20 @@ def targets(results):
             out.append({'target': f'scale: one {verb} task over {n} workloads < 10% of {n} tasks',
                         'measured': f'{_s(one and one["seconds"])} s vs {_s(loop and loop["seconds"])} s = '
                                     f'{"–" if r is None else f"{r * 100:.1f}%"}', 'ok': ok})
+    rc = scale.get('rolling_update')
+    if rc:
+        per = {n: (rc['samples'].get(str(n)) or {}) for n in rc['sizes']}
+        measured = ', '.join(f'{n} replicas: {s["count"] / n:.1f}' + ('' if s.get('ok') else ' (failed)')
+                             for n, s in per.items() if s)
+        lo, hi = min(per), max(per)
+        if per[lo] and per[hi] and hi > lo:
+            # The fixed cost (lease, reads, create, rename) spread out: what one more replica costs.
+            measured += f'; each further replica: {(per[hi]["count"] - per[lo]["count"]) / (hi - lo):.1f}'
+
+        ok = None if not all(per.values()) else all(s['ok'] and s['count'] / n <= RC_REQUESTS_PER_REPLICA
+                                                    for n, s in per.items())
+        out.append({'target': f'scale: rolling_update_rc <= {RC_REQUESTS_PER_REPLICA} requests per replica',
+                    'measured': measured or 'no data', 'ok': ok})
     return out
 
 

@@ -13,6 +13,7 @@ __metaclass__ = type
 import copy
 import time
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import retry_on_conflict
 from ansible_collections.kubeops.rollout.plugins.module_utils.diagnosis import read_diagnosis
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, KubeError, UpdateError
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import (
@@ -33,8 +34,10 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import 
     source_id,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.requests import (
+    RC_WRITE_ATTEMPTS,
     ControllerRequests,
-    StateChanged,
+    UpdateLease,
+    pointer_escape,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.state import (
     ADOPT,
@@ -74,12 +77,47 @@ class RollingUpdate(ControllerRequests):
         self.new_name = None
         self.diff = None
         self.diagnosis = None  # set when the update gives up waiting for progress
+        self.warnings = []
 
     # -- entry point
     def run(self):
+        """One run at a time per RC: take its lease (waiting for a live holder or failing, as
+        ``wait_for_lease`` says), work from what the API shows once it is held, release it."""
+        if self.check_mode:
+            self.note_lease_holder()
+            return self.direction()
+        lease = UpdateLease(self.api, self.ns, self.opts.name, self.opts.lease_duration, clock=self.clock,
+                            sleep=self.sleep)
+        previous = lease.acquire(bool(self.opts.wait_for_lease), float(self.opts.timeout))
+        if previous:
+            self.warnings.append('took over the update of ReplicationController "%s" from "%s", whose '
+                                 'lease expired (that run died or lost its connection)'
+                                 % (self.opts.name, previous))
+        self.lease = lease
+        lease.start_renewing()
+        try:
+            return self.direction()
+        finally:
+            self.lease = None
+            lease.release()
+
+    def direction(self):
         if self.opts.rollback:
             return self.rollback()
         return self.forward()
+
+    def note_lease_holder(self):
+        """Check mode takes no lease; it says when another run holds one (its plan may be overtaken)."""
+        lease = UpdateLease(self.api, self.ns, self.opts.name, self.opts.lease_duration, clock=self.clock)
+        try:
+            found = lease.read()
+        except ApiError as e:
+            if e.status == 403:
+                return  # no right to read leases: nothing to say
+            raise
+        if found is not None and not lease.expired(found, self.clock()):
+            self.warnings.append('another run is updating ReplicationController "%s" (%s): this plan is from '
+                                 'the state it has reached so far' % (self.opts.name, lease.describe(found)))
 
     # -- forward update
     def resolve_target(self, old):
@@ -88,7 +126,8 @@ class RollingUpdate(ControllerRequests):
     def observe(self):
         """Read what the update needs and classify it (forward direction)."""
         opts = self.opts
-        old = self.get_rc(opts.name)
+        view = self.watched()  # one LIST shows both RCs, and the watch follows on from it
+        old = view.get(opts.name)
         if old is None:
             return None
         if (old.get('metadata') or {}).get('deletionTimestamp'):
@@ -101,7 +140,7 @@ class RollingUpdate(ControllerRequests):
             raise UpdateError('ReplicationController "%s" is the new controller of an update of "%s" that is '
                               'in progress: run the update with name: %s to finish it'
                               % (opts.name, source, source))
-        ptr_rc = self.get_rc(ptr) if ptr else None
+        ptr_rc = view.get(ptr) if ptr else None
         explicit = opts.explicit_new_name
         if explicit:
             new_name = explicit
@@ -117,7 +156,7 @@ class RollingUpdate(ControllerRequests):
             raise UpdateError('an update of "%s" to "%s" is in progress: finish it first (new_name: %s and '
                               'its image or definition) or abort it with rollback: true'
                               % (opts.name, ptr, ptr))
-        new = ptr_rc if ptr == new_name else self.get_rc(new_name)
+        new = ptr_rc if ptr == new_name else view.get(new_name)
         if new is not None and (new.get('metadata') or {}).get('deletionTimestamp'):
             self.wait_gone(new_name)
             return self.observe()
@@ -219,7 +258,7 @@ class RollingUpdate(ControllerRequests):
         desired = state.target.replicas
         body = new_controller_body(state.target, state.new_name, self.ns, old, desired)
         try:
-            self.api.create(self._rc_path(), body)
+            self.create_rc(body)
         except ApiError as e:
             if e.status != 409:
                 raise
@@ -248,7 +287,7 @@ class RollingUpdate(ControllerRequests):
             if needs_label:
                 template_meta = rc['spec']['template'].setdefault('metadata', {})
                 template_meta.setdefault('labels', {})[key] = value
-        old = self.update_rc(name, annotate, 'annotated %s' % name)
+        old = self.update_rc(name, annotate, 'annotated %s' % name, current=old)
         if not needs_label:
             return old
         # Label the running pods first so that the new selector keeps them.
@@ -258,7 +297,10 @@ class RollingUpdate(ControllerRequests):
 
         def select(rc):
             rc['spec'].setdefault('selector', dict(selector))[key] = value
-        old = self.update_rc(name, select, 'added %s=%s to the selector of %s' % (key, value, name))
+        # A JSON patch fenced by the fields that matter: the status the RC controller writes while
+        # the pods were labelled does not make it conflict, as a PUT with the resourceVersion would.
+        add = {'op': 'add', 'path': '/spec/selector/' + pointer_escape(key), 'value': value}
+        old = self.patch_rc(old, [add], select, 'added %s=%s to the selector of %s' % (key, value, name))
         # A pod made from the unlabelled template in between would be left behind: delete it.
         for pod in self.list_pods(selector):
             if key not in (pod['metadata'].get('labels') or {}):
@@ -267,37 +309,56 @@ class RollingUpdate(ControllerRequests):
 
     def scale_loop(self, src_name, dst_name):
         """kubectl's loop: scale dst up within the surge, wait update_period, scale src down within
-        availability; repeat until dst has its desired replicas and src none. Any scale is progress;
-        none for ``timeout`` seconds fails."""
+        availability; repeat until dst has its desired replicas and src none. Both RCs are followed
+        by one watch; each step is decided from it and fenced, and decided again from a fresh read
+        after a conflict. Any scale is progress; none for ``timeout`` seconds fails."""
         opts = self.opts
+        watch = self.watched()
         deadline = self.clock() + float(opts.timeout)
         while True:
-            src = self.must_get_rc(src_name)
-            dst = self.must_get_rc(dst_name)
-            desired = desired_replicas(dst)
-            lim = limits(opts.max_surge, opts.max_unavailable, desired, replicas_of(src))
-            if replicas_of(dst) == desired and replicas_of(src) == 0:
+            src, dst = self.seen_rc(src_name), self.seen_rc(dst_name)
+            if replicas_of(dst) == desired_replicas(dst) and replicas_of(src) == 0:
                 return
-            before = (replicas_of(src), replicas_of(dst))
-            try:
-                up = scale_up_target(replicas_of(src), replicas_of(dst), lim)
-                if up is not None:
-                    dst = self.scale(dst, up, 'scale up', src)
-                    self.sleep(float(opts.update_period))
-                src = self.must_get_rc(src_name)
-                down = scale_down_target(replicas_of(src), replicas_of(dst), self.available_pods(dst), lim)
-                if down is not None:
-                    src = self.scale(src, down, 'scale down', dst)
-            except StateChanged:
-                continue
-            if (replicas_of(src), replicas_of(dst)) != before:
+            if retry_on_conflict(lambda _c: self.scale_step(src_name, dst_name), RC_WRITE_ATTEMPTS,
+                                 lambda: UpdateError('ReplicationControllers "%s" and "%s" kept being scaled '
+                                                     'by someone else' % (src_name, dst_name))):
                 deadline = self.clock() + float(opts.timeout)
-            elif self.clock() > deadline:
-                self.diagnosis = read_diagnosis(self.api, dst)  # why the new pods do not become ready
+                continue
+            versions = self.versions(src_name, dst_name)
+            status = dst.get('status') or {}
+            if int(status.get('readyReplicas') or 0) > int(status.get('availableReplicas') or 0) and \
+                    (dst.get('spec') or {}).get('minReadySeconds'):
+                # Ready pods waiting out minReadySeconds change nothing a watch would show.
+                self.sleep(float(opts.poll_interval))
+                changed = True
+            else:
+                changed = watch.wait(lambda seen=versions: self.versions(src_name, dst_name) != seen,
+                                     deadline)
+            if not changed or self.clock() > deadline:
+                # why the new pods do not become ready
+                self.diagnosis = read_diagnosis(self.api, self.seen_rc(dst_name))
                 raise UpdateError('timed out waiting for any update progress to be made (no scaling possible '
                                   'for %ss: are the new pods becoming ready?)' % opts.timeout)
-            else:
-                self.sleep(float(opts.poll_interval))
+
+    def versions(self, *names):
+        return tuple(self.seen_rc(name)['metadata'].get('resourceVersion') for name in names)
+
+    def scale_step(self, src_name, dst_name):
+        """One scale (up if the surge allows, else down if availability allows) decided from the
+        watched RCs. Returns whether it scaled."""
+        opts = self.opts
+        src, dst = self.seen_rc(src_name), self.seen_rc(dst_name)
+        lim = limits(opts.max_surge, opts.max_unavailable, desired_replicas(dst), replicas_of(src))
+        up = scale_up_target(replicas_of(src), replicas_of(dst), lim)
+        if up is not None:
+            self.scale(dst, up, 'scale up', src)
+            self.sleep(float(opts.update_period))
+            return True
+        down = scale_down_target(replicas_of(src), replicas_of(dst), self.available_pods(dst), lim)
+        if down is not None:
+            self.scale(src, down, 'scale down', dst)
+            return True
+        return False
 
     def strip_update_annotations(self, name):
         def mutate(rc):
@@ -317,16 +378,15 @@ class RollingUpdate(ControllerRequests):
             new = self.strip_update_annotations(new_name)
             return new
         if policy == CLEANUP_DELETE:
-            self.delete_rc(old_name)
+            self.delete_rc(old_name, uid=self.seen_rc(old_name)['metadata'].get('uid'))
             return self.strip_update_annotations(new_name)
-        old = self.must_get_rc(old_name)
-        return self.rename(old, new)
+        return self.rename(self.seen_rc(old_name), new)
 
     def rename(self, old, new):
         """Give the old RC the new one's pods: delete the new RC orphaning its pods, then update the
         old RC in place to the new selector/template/size; it adopts the released pods."""
         desired = replicas_of(new)
-        self.delete_rc(name_of(new), orphan=True)
+        self.delete_rc(name_of(new), orphan=True, uid=(new.get('metadata') or {}).get('uid'))
         return self.take_over(old, new, desired)
 
     def take_over(self, old, source, desired):
@@ -335,9 +395,9 @@ class RollingUpdate(ControllerRequests):
         # Its scale-down to 0 must be carried out first: an old pod still there when the selector
         # changes is released, not deleted, and stays behind for good (a run killed right after
         # that scale-down never waited for it).
-        self.wait_replicas(name, ' before adopting the pods of "%s"' % name_of(source))
+        live = self.wait_replicas(name, ' before adopting the pods of "%s"' % name_of(source))
         self.replace_rc(name, lambda live: renamed_body(live, source, desired),
-                        'renamed %s to %s' % (name_of(source), name))
+                        'renamed %s to %s' % (name_of(source), name), current=live)
         return self.wait_replicas(name, ' after adopting the pods of "%s"' % name_of(source))
 
     def adoption_source(self, state):
@@ -361,12 +421,13 @@ class RollingUpdate(ControllerRequests):
         """kubectl's --rollback: swap the roles and scale the old RC back to its original size,
         then delete the partial new RC (kubectl's cleanup for an abort)."""
         opts = self.opts
-        old = self.get_rc(opts.name)
+        view = self.watched()
+        old = view.get(opts.name)
         if old is None:
             raise UpdateError('ReplicationController "%s" not found in namespace "%s"' % (opts.name, self.ns))
         partial_name = rollback_partial_name(opts, old)
         self.new_name = partial_name
-        partial = self.get_rc(partial_name) if partial_name else None
+        partial = view.get(partial_name) if partial_name else None
         released = []
         if partial_name and partial is None and rename_may_be_pending(old):
             released = self.released_pods(old)[1]
@@ -398,7 +459,7 @@ class RollingUpdate(ControllerRequests):
         self.update_rc(opts.name, mark, 'marked %s as the rollback target' % opts.name)
         self.scale_loop(partial_name, opts.name)
         self.wait_replicas(opts.name)
-        self.delete_rc(partial_name)
+        self.delete_rc(partial_name, uid=(partial.get('metadata') or {}).get('uid'))
         old = self.clear_old_annotations(opts.name)
         return self.result(old, 'rolled back "%s" to "%s" and deleted "%s"'
                            % (partial_name, opts.name, partial_name))
@@ -434,7 +495,7 @@ class RollingUpdate(ControllerRequests):
             opts.check_can_start(old, state.target)
             desired = state.target.replicas
             body = new_controller_body(state.target, state.new_name, self.ns, old, desired)
-            new = self.api.create(self._rc_path(), body, dry_run=True)
+            new = self.dry_run_create(body)
             new_replicas = 0
         else:
             new = state.new
@@ -458,6 +519,20 @@ class RollingUpdate(ControllerRequests):
         if opts.image_mode and key not in ((old.get('spec') or {}).get('selector') or {}):
             msg += ' (labelling its pods %s=%s)' % (key, orig_label_value(old, key))
         return self.result(final, msg, planned=True)
+
+    def dry_run_create(self, body):
+        """The new RC as the API would store it; with no right to create (403), the body itself and
+        a warning: the plan is then computed locally, without the server's validation."""
+        try:
+            return self.api.create(self._rc_path(), body, dry_run=True)
+        except ApiError as e:
+            if e.status != 403:
+                raise
+        self.warnings.append('check mode could not validate the new ReplicationController "%s" with a '
+                             'dry-run create (forbidden: these credentials may not create '
+                             'ReplicationControllers in namespace "%s"); the plan was computed locally'
+                             % (name_of(body), self.ns))
+        return copy.deepcopy(body)
 
     # -- results
     def summary(self):

@@ -3,20 +3,29 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The requests of a rolling update: reads, compare-and-set writes and waits on the RCs and pods
-of one namespace, and the record of what was written (for results and failure messages)."""
+"""The requests of a rolling update: the lease that lets one run at a time drive an update, reads,
+fenced writes and watch-based waits on the RCs and pods of one namespace, and the record of what
+was written (for results and failure messages)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import binascii
+import calendar
 import copy
+import hashlib
+import os
+import socket
+import threading
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import retry_on_conflict
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, UpdateError
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, KubeError, UpdateError
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import JSON_PATCH, MERGE_PATCH
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import (
+    UPDATE_ANNOTATIONS,
+    annotations_of,
     name_of,
     pod_available,
     replicas_of,
@@ -31,17 +40,343 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
 # read-modify-write is decided again after a conflict, this many times in all.
 RC_WRITE_ATTEMPTS = 10
 
+LEASES_PATH = '/apis/coordination.k8s.io/v1/namespaces/%s/leases'
+LEASE_PREFIX = 'rolling-update-rc-'
+LEASE_RENEWALS = 3  # renewals per lease duration (client-go renews well within the duration too)
+WATCH_CHUNK_SECONDS = 290  # one watch request lasts at most this long (the rollout modules' rule)
 
-class StateChanged(Exception):
-    """The observed state changed under us (a failed compare-and-set): observe again."""
+
+class FenceFailed(ApiError):
+    """A fenced write found fields it was decided from changed (JSON-patch ``test`` failed, or a
+    stale resourceVersion): a conflict for ``retry_on_conflict``, which decides again."""
+
+    def __init__(self, message):
+        super(FenceFailed, self).__init__(409, 'Conflict', message)
+
+
+def lease_name(rc_name):
+    """The Lease that guards updates of RC ``rc_name`` (a DNS subdomain of at most 253 chars)."""
+    name = LEASE_PREFIX + rc_name
+    if len(name) > 253:
+        name = name[:240] + '-' + hashlib.sha256(rc_name.encode('utf-8')).hexdigest()[:12]
+    return name
+
+
+def holder_identity():
+    """Who runs this update: host, process id and a random part (two runs of one process differ)."""
+    return '%s/%d/%s' % (socket.gethostname(), os.getpid(), binascii.hexlify(os.urandom(4)).decode('ascii'))
+
+
+def micro_time(t):
+    """A ``MicroTime`` (RFC 3339 with microseconds), as Leases store times."""
+    return time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(t)) + '.%06dZ' % int((t % 1) * 1000000)
+
+
+def parse_time(text):
+    try:
+        main, _, frac = text.rstrip('Z').partition('.')
+        seconds = calendar.timegm(time.strptime(main, '%Y-%m-%dT%H:%M:%S'))
+        return seconds + (float('0.' + frac) if frac else 0.0)
+    except (AttributeError, ValueError):
+        return None
+
+
+class UpdateLease:
+    """A ``coordination.k8s.io/v1`` Lease named after the RC: one run at a time drives its update.
+
+    ``acquire`` takes the lease (create, or update with its resourceVersion when it is free or
+    expired), waiting for a live holder up to ``timeout`` when ``wait``; a thread renews it every
+    third of its duration; ``check`` (before each write) stops a run that lost it or could not
+    renew it within its duration; ``release`` deletes it (precondition: our resourceVersion).
+    A lease is free once neither its renewTime nor what this run saw of it changed for its
+    duration: a dead holder's lease expires, a live one keeps renewing.
+    """
+
+    def __init__(self, api, namespace, rc_name, duration, clock=time.time, sleep=time.sleep, identity=None):
+        self.api = api
+        self.namespace = namespace
+        self.name = lease_name(rc_name)
+        self.rc_name = rc_name
+        self.duration = max(1, int(duration))
+        self.clock = clock
+        self.sleep = sleep
+        self.identity = identity or holder_identity()
+        self.obj = None
+        self.renewed = None  # local time of the last renewal that the API accepted
+        self.lost = None  # why this run no longer holds the lease
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = None
+
+    @property
+    def collection(self):
+        return LEASES_PATH % self.namespace
+
+    @property
+    def path(self):
+        return '%s/%s' % (self.collection, self.name)
+
+    def read(self):
+        try:
+            return self.api.get(self.path)
+        except ApiError as e:
+            if e.status == 404:
+                return None
+            raise
+
+    def _spec(self, now, previous=None):
+        spec = dict((previous or {}).get('spec') or {})
+        transitions = int(spec.get('leaseTransitions') or 0)
+        if previous is not None and spec.get('holderIdentity') not in (None, '', self.identity):
+            transitions += 1
+        spec.update(holderIdentity=self.identity, leaseDurationSeconds=self.duration,
+                    acquireTime=micro_time(now), renewTime=micro_time(now), leaseTransitions=transitions)
+        return spec
+
+    def describe(self, lease):
+        spec = lease.get('spec') or {}
+        return ('"%s" holds Lease %s/%s (since %s, last renewed %s, duration %ss)'
+                % (spec.get('holderIdentity'), self.namespace, self.name, spec.get('acquireTime') or '?',
+                   spec.get('renewTime') or '?', spec.get('leaseDurationSeconds') or '?'))
+
+    def expired(self, lease, seen_since):
+        """Free: no holder, or neither renewTime + duration nor our own sighting is recent."""
+        spec = lease.get('spec') or {}
+        if not spec.get('holderIdentity'):
+            return True
+        duration = float(spec.get('leaseDurationSeconds') or self.duration)
+        renewed = parse_time(spec.get('renewTime') or spec.get('acquireTime'))
+        now = self.clock()
+        return (renewed is not None and renewed + duration < now) or seen_since + duration < now
+
+    def acquire(self, wait, timeout):
+        """Take the lease. Returns the holder this run took it over from (an expired one), or None."""
+        deadline = self.clock() + float(timeout)
+        seen = None  # (resourceVersion, local time first seen)
+        lease = None  # try to create it first: usually nobody holds it
+        while True:
+            if seen is not None or lease is False:
+                lease = self.read()
+            now = self.clock()
+            if lease is None:
+                body = {'apiVersion': 'coordination.k8s.io/v1', 'kind': 'Lease',
+                        'metadata': {'name': self.name, 'namespace': self.namespace}, 'spec': self._spec(now)}
+                try:
+                    self.obj = self.api.create(self.collection, body)
+                except ApiError as e:
+                    if e.status == 409:  # another run holds it: read it
+                        lease = False
+                        continue
+                    raise
+                self.renewed = now
+                return None
+            rv = lease['metadata'].get('resourceVersion')
+            if seen is None or seen[0] != rv:
+                seen = (rv, now)
+            holder = (lease.get('spec') or {}).get('holderIdentity')
+            if holder == self.identity or self.expired(lease, seen[1]):
+                body = copy.deepcopy(lease)
+                body['spec'] = self._spec(now, lease)
+                try:
+                    self.obj = self.api.replace(self.path, body)
+                except ApiError as e:
+                    if e.is_conflict or e.status == 404:
+                        continue
+                    raise
+                self.renewed = now
+                return holder or None
+            if not wait:
+                raise UpdateError('another run is updating ReplicationController "%s": %s. Wait for it '
+                                  'to finish (or set wait_for_lease: true), or for its lease to expire if '
+                                  'it died' % (self.rc_name, self.describe(lease)))
+            remaining = deadline - now
+            if remaining <= 0:
+                raise UpdateError('gave up after %ss waiting for another run updating ReplicationController '
+                                  '"%s": %s. Run the task again later'
+                                  % (timeout, self.rc_name, self.describe(lease)))
+            self._wait_change(rv, min(remaining, float(self.duration)))
+
+    def _wait_change(self, rv, seconds):
+        """Until the lease changes (renewed, released, deleted) or ``seconds`` pass."""
+        try:
+            for event_type, _obj in self.api.watch(self.collection, resource_version=rv,
+                                                   field_selector='metadata.name=%s' % self.name,
+                                                   timeout_seconds=int(seconds + 0.999)):
+                if event_type != 'BOOKMARK':
+                    return
+        except ApiError as e:
+            if e.status != 410:
+                raise
+
+    # -- while working
+    def start_renewing(self):
+        self._thread = threading.Thread(target=self._renew_loop, name='lease-renewal')
+        self._thread.daemon = True
+        self._thread.start()
+
+    def _renew_loop(self):
+        while not self._stop.wait(float(self.duration) / LEASE_RENEWALS):
+            if self.lost:
+                return
+            try:
+                self.renew()
+            except KubeError:
+                pass  # transient: check() stops the run once the lease may have expired
+
+    def renew(self):
+        now = self.clock()
+        with self._lock:
+            body = copy.deepcopy(self.obj)
+        body['spec']['renewTime'] = micro_time(now)
+        try:
+            stored = self.api.replace(self.path, body)
+        except ApiError as e:
+            if not (e.is_conflict or e.status == 404):
+                raise
+            fresh = self.read()
+            if fresh is not None and (fresh.get('spec') or {}).get('holderIdentity') == self.identity:
+                with self._lock:
+                    self.obj = fresh
+                return
+            self.lost = ('its lease was taken over (%s)' % self.describe(fresh)) if fresh is not None \
+                else 'its Lease %s/%s was deleted' % (self.namespace, self.name)
+            return
+        with self._lock:
+            self.obj = stored
+            self.renewed = now
+
+    def check(self):
+        """Before a write: stop when this run lost the lease or could not renew it in time."""
+        if self.lost:
+            raise UpdateError('this run stopped before its next write: %s. Another run drives the update of '
+                              'ReplicationController "%s" now' % (self.lost, self.rc_name))
+        if self.renewed is not None and self.clock() > self.renewed + self.duration:
+            raise UpdateError('this run stopped before its next write: it could not renew its Lease %s/%s '
+                              'for %ss, so another run may have taken the update of ReplicationController '
+                              '"%s" over' % (self.namespace, self.name, self.duration, self.rc_name))
+
+    def release(self):
+        """Stop renewing and delete the lease if it is still ours."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(30)
+        if self.obj is None or self.lost:
+            return
+        meta = self.obj['metadata']
+        body = {'kind': 'DeleteOptions', 'apiVersion': 'v1',
+                'preconditions': {'uid': meta.get('uid'), 'resourceVersion': meta.get('resourceVersion')}}
+        try:
+            self.api.delete(self.path, body=body)
+        except ApiError as e:
+            if e.status not in (404, 409):
+                raise
+
+
+class ControllerWatch:
+    """The RCs of one namespace, kept current by a single WATCH (re-opened when the server ends it,
+    listed again after 410 Gone), so waits for replicas and pods cost no polling."""
+
+    def __init__(self, api, path, clock=time.time):
+        self.api = api
+        self.path = path
+        self.clock = clock
+        self.objs = {}
+        self.rv = None
+        self.events = None
+
+    def start(self):
+        listed = self.api.list(self.path)
+        self.objs = {name_of(rc): rc for rc in listed.get('items') or []}
+        self.rv = (listed.get('metadata') or {}).get('resourceVersion')
+        self.events = None
+        return self
+
+    def get(self, name):
+        return self.objs.get(name)
+
+    def offer(self, obj):
+        """A write's answer: keep it unless the watch already showed something newer."""
+        name = name_of(obj)
+        known = self.objs.get(name)
+        if known is None or _newer_or_same(obj, known):
+            self.objs[name] = obj
+
+    def forget(self, name):
+        self.objs.pop(name, None)
+
+    def wait(self, done, deadline):
+        """Apply events until ``done()`` or ``deadline`` (local clock). Returns ``done()``."""
+        while not done():
+            remaining = deadline - self.clock()
+            if remaining <= 0:
+                return False
+            if self.events is None:
+                self.events = iter(self.api.watch(self.path, resource_version=self.rv,
+                                                  timeout_seconds=min(WATCH_CHUNK_SECONDS,
+                                                                      int(remaining + 0.999))))
+            try:
+                event_type, obj = next(self.events)
+            except StopIteration:
+                self.events = None
+                continue
+            except ApiError as e:
+                if e.status != 410:
+                    raise
+                self.start()
+                continue
+            self.rv = (obj.get('metadata') or {}).get('resourceVersion') or self.rv
+            if event_type == 'DELETED':
+                self.objs.pop(name_of(obj), None)
+            elif event_type in ('ADDED', 'MODIFIED'):
+                self.offer(obj)
+        return True
+
+
+def _newer_or_same(obj, known):
+    try:
+        return int(obj['metadata']['resourceVersion']) >= int(known['metadata']['resourceVersion'])
+    except (KeyError, TypeError, ValueError):
+        return True
+
+
+def pointer_escape(key):
+    """A map key as one JSON-pointer segment (RFC 6901)."""
+    return key.replace('~', '~0').replace('/', '~1')
+
+
+def fence_tests(rc):
+    """JSON-patch ``test`` operations of what a scale decision rests on: the RC's identity (uid),
+    replicas, selector and kubectl's update annotations. Any of them changed means another run or
+    a person changed the update: the write fails instead of acting on a stale view."""
+    meta = rc.get('metadata') or {}
+    spec = rc.get('spec') or {}
+    ops = [{'op': 'test', 'path': '/metadata/uid', 'value': meta.get('uid')}]
+    if spec.get('replicas') is not None:
+        ops.append({'op': 'test', 'path': '/spec/replicas', 'value': spec['replicas']})
+    ops.append({'op': 'test', 'path': '/spec/selector', 'value': spec.get('selector')})
+    annotations = annotations_of(rc)
+    for key in UPDATE_ANNOTATIONS:
+        if key in annotations:
+            pointer = '/metadata/annotations/' + pointer_escape(key)
+            ops.append({'op': 'test', 'path': pointer, 'value': annotations[key]})
+    return ops
+
+
+def fenced_fields(rc):
+    """What ``fence_tests`` guards besides the replica count (a change there stops the run)."""
+    meta = rc.get('metadata') or {}
+    annotations = annotations_of(rc)
+    return (meta.get('uid'), (rc.get('spec') or {}).get('selector'),
+            {k: annotations.get(k) for k in UPDATE_ANNOTATIONS})
 
 
 class ControllerRequests:
     """Requests on the ReplicationControllers and pods of ``opts.namespace``.
 
-    ``api`` is an ApiClient (get/list/create/replace/patch/delete on raw JSON). ``sleep`` and
-    ``clock`` are injectable for tests. Every write is recorded: ``changed``, ``done`` (what, for
-    the failure message), ``in_progress`` (an update exists in the API) and the scale ``steps``.
+    ``api`` is an ApiClient (get/list/create/replace/patch/delete/watch on raw JSON). ``sleep`` and
+    ``clock`` are injectable for tests. ``lease`` (an UpdateLease, or None in check mode) is checked
+    before every write. Every write is recorded: ``changed``, ``done`` (what, for the failure
+    message), ``in_progress`` (an update exists in the API) and the scale ``steps``.
     """
 
     def __init__(self, api, opts, sleep=time.sleep, clock=time.time):
@@ -50,6 +385,8 @@ class ControllerRequests:
         self.ns = opts.namespace
         self.sleep = sleep
         self.clock = clock
+        self.lease = None
+        self.watch = None
         self.steps = []
         self.changed = False
         self.done = []  # the changes made, for the failure message
@@ -66,18 +403,24 @@ class ControllerRequests:
 
     def get_rc(self, name):
         try:
-            return self.api.get(self._rc_path(name))
+            rc = self.api.get(self._rc_path(name))
         except ApiError as e:
             if e.status == 404:
                 return None
             raise
+        if self.watch is not None:
+            self.watch.offer(rc)
+        return rc
 
     def must_get_rc(self, name):
         rc = self.get_rc(name)
         if rc is None:
-            raise UpdateError('ReplicationController "%s" disappeared from namespace "%s" during the update'
-                              % (name, self.ns))
+            raise self.disappeared(name)
         return rc
+
+    def disappeared(self, name):
+        return UpdateError('ReplicationController "%s" disappeared from namespace "%s" during the update'
+                           % (name, self.ns))
 
     def list_pods(self, selector):
         return self.api.list(self._pods_path(), label_selector=selector_string(selector)).get('items') or []
@@ -85,31 +428,84 @@ class ControllerRequests:
     def list_rcs(self):
         return self.api.list(self._rc_path()).get('items') or []
 
+    # -- watching
+    def watched(self):
+        """The namespace's RCs as the watch shows them (started on first use: one LIST)."""
+        if self.watch is None:
+            self.watch = ControllerWatch(self.api, self._rc_path(), clock=self.clock).start()
+        return self.watch
+
+    def seen_rc(self, name):
+        rc = self.watched().get(name)
+        if rc is None:
+            raise self.disappeared(name)
+        return rc
+
+    def wait_until(self, done, what):
+        """Follow the watch until ``done()``; UpdateError after ``timeout`` seconds."""
+        if not self.watched().wait(done, self.clock() + float(self.opts.timeout)):
+            raise UpdateError('timed out after %ss waiting for %s' % (self.opts.timeout, what()))
+
+    # -- writes
+    def _fence(self):
+        if self.lease is not None:
+            self.lease.check()
+
     def _write(self, what):
         self.changed = True
         self.in_progress = True
         self.done.append(what)
 
-    def update_rc(self, name, mutate, what):
+    def _stored(self, rc):
+        if self.watch is not None:
+            self.watch.offer(rc)
+        return rc
+
+    def create_rc(self, body):
+        self._fence()
+        return self._stored(self.api.create(self._rc_path(), body))
+
+    def update_rc(self, name, mutate, what, current=None):
         """Read-modify-write with the resourceVersion guard, again on conflict. ``mutate(obj)``
-        changes obj in place; nothing is sent when it changes nothing. Returns the RC."""
-        def attempt(_conflicted):
-            rc = self.must_get_rc(name)
+        changes obj in place; nothing is sent when it changes nothing. The first attempt starts
+        from ``current`` when given (a fresh read or write answer), later ones from a new read.
+        Returns the RC."""
+        def attempt(conflicted):
+            rc = current if current is not None and not conflicted else self.must_get_rc(name)
             new = copy.deepcopy(rc)
             mutate(new)
             if new == rc:
                 return rc
-            stored = self.api.replace(self._rc_path(name), new)
+            self._fence()
+            stored = self._stored(self.api.replace(self._rc_path(name), new))
             self._write(what)
             return stored
 
         return retry_on_conflict(attempt, RC_WRITE_ATTEMPTS, lambda: UpdateError(
             'ReplicationController "%s" kept changing while updating it (%s)' % (name, what)))
 
-    def replace_rc(self, name, body_of, what):
-        """Replace the RC with ``body_of(live RC)``, read afresh after each conflict. Returns the RC."""
-        def attempt(_conflicted):
-            stored = self.api.replace(self._rc_path(name), body_of(self.must_get_rc(name)))
+    def patch_rc(self, rc, ops, mutate, what):
+        """JSON patch ``ops`` fenced by ``fence_tests(rc)``: one request, whatever status the RC's
+        controller wrote meanwhile. When the fence fails, ``mutate`` is applied by a
+        read-modify-write (``update_rc``) deciding again from a fresh read. Returns the RC."""
+        name = name_of(rc)
+        self._fence()
+        try:
+            stored = self.api.patch(self._rc_path(name), fence_tests(rc) + ops, content_type=JSON_PATCH)
+        except ApiError as e:
+            if not (e.is_conflict or (e.status == 422 and e.reason == 'Invalid')):
+                raise
+            return self.update_rc(name, mutate, what)
+        self._write(what)
+        return self._stored(stored)
+
+    def replace_rc(self, name, body_of, what, current=None):
+        """Replace the RC with ``body_of(live RC)``, the live RC being ``current`` at first when given,
+        read afresh after each conflict. Returns the RC."""
+        def attempt(conflicted):
+            body = body_of(current if current is not None and not conflicted else self.must_get_rc(name))
+            self._fence()
+            stored = self._stored(self.api.replace(self._rc_path(name), body))
             self._write(what)
             return stored
 
@@ -117,21 +513,35 @@ class ControllerRequests:
             'ReplicationController "%s" kept changing while %s' % (name, what)))
 
     def scale(self, rc, replicas, action, other):
-        """Compare-and-set spec.replicas (JSON patch test), then wait as kubectl's scaler did.
-        ``other`` is the RC on the other side: a step records both counts, the replaced RC's as
-        ``old_replicas``."""
+        """Set spec.replicas, fenced by ``fence_tests(rc)`` (what the decision was made from), then
+        wait as kubectl's scaler did. ``other`` is the RC on the other side: a step records both
+        counts, the replaced RC's as ``old_replicas``.
+
+        A failed fence is read again: a changed identity, selector or update annotation means
+        another run or a person took the update over, and this run stops (UpdateError); a changed
+        replica count alone is a FenceFailed conflict, decided again from the fresh read."""
         name = name_of(rc)
         current = replicas_of(rc)
-        body = [{'op': 'test', 'path': '/spec/replicas', 'value': (rc.get('spec') or {}).get('replicas')},
-                {'op': 'replace', 'path': '/spec/replicas', 'value': replicas}]
-        if (rc.get('spec') or {}).get('replicas') is None:
-            body = [{'op': 'add', 'path': '/spec/replicas', 'value': replicas}]
+        op = 'replace' if (rc.get('spec') or {}).get('replicas') is not None else 'add'
+        body = fence_tests(rc) + [{'op': op, 'path': '/spec/replicas', 'value': replicas}]
+        self._fence()
         try:
-            self.api.patch(self._rc_path(name), body, content_type=JSON_PATCH)
+            stored = self.api.patch(self._rc_path(name), body, content_type=JSON_PATCH)
         except ApiError as e:
-            if e.is_conflict:
-                raise StateChanged()
-            raise
+            if not (e.is_conflict or (e.status == 422 and e.reason == 'Invalid')):
+                raise
+            fresh = self.get_rc(name)
+            if fresh is None:
+                raise self.disappeared(name)
+            if fenced_fields(fresh) != fenced_fields(rc):
+                raise UpdateError('ReplicationController "%s" was changed by someone else while this run '
+                                  'was deciding to scale it to %d (its uid, selector or update annotations '
+                                  'are not what this run read): stopped without scaling it'
+                                  % (name, replicas))
+            if replicas_of(fresh) != current:
+                raise FenceFailed('ReplicationController "%s" was scaled by someone else' % name)
+            raise  # the fence held: a real rejection
+        self._stored(stored)
         self._write('scaled %s to %d' % (name, replicas))
         if action == 'scale up':
             old_count, new_count = replicas_of(other), replicas
@@ -145,28 +555,35 @@ class ControllerRequests:
 
     def wait_replicas(self, name, what=None):
         """Until status shows the spec's replica count (kubectl's ControllerHasDesiredReplicas)."""
-        deadline = self.clock() + float(self.opts.timeout)
-        while True:
-            rc = self.must_get_rc(name)
+        def done():
+            rc = self.seen_rc(name)
             status = rc.get('status') or {}
             generation = (rc.get('metadata') or {}).get('generation') or 0
-            if status.get('observedGeneration', 0) >= generation and \
-                    int(status.get('replicas') or 0) == replicas_of(rc):
-                return rc
-            if self.clock() > deadline:
-                raise UpdateError('timed out after %ss waiting for ReplicationController "%s" to have %d '
-                                  'replicas%s (it has %s)' % (self.opts.timeout, name, replicas_of(rc),
-                                                              what or '', status.get('replicas', 0)))
-            self.sleep(float(self.opts.poll_interval))
+            return status.get('observedGeneration', 0) >= generation and \
+                int(status.get('replicas') or 0) == replicas_of(rc)
+
+        def describe():
+            rc = self.seen_rc(name)
+            return 'ReplicationController "%s" to have %d replicas%s (it has %s)' % (
+                name, replicas_of(rc), what or '', (rc.get('status') or {}).get('replicas', 0))
+        self.wait_until(done, describe)
+        return self.seen_rc(name)
 
     def available_pods(self, rc):
+        """Available pods of ``rc``: its status (the RC controller counts them, minReadySeconds
+        included), or, while ready pods still wait out minReadySeconds, its pods counted here."""
+        status = rc.get('status') or {}
+        available = int(status.get('availableReplicas') or 0)
         min_ready = int((rc.get('spec') or {}).get('minReadySeconds') or 0)
+        if not min_ready or int(status.get('readyReplicas') or 0) <= available:
+            return available
         now = self.clock()
         return sum(1 for pod in self.list_pods((rc.get('spec') or {}).get('selector'))
                    if pod_available(pod, min_ready, now))
 
     def label_pod(self, pod, key, value):
         name = pod['metadata']['name']
+        self._fence()
         try:
             self.api.patch('%s/%s' % (self._pods_path(), name), {'metadata': {'labels': {key: value}}},
                            content_type=MERGE_PATCH, retry=True)
@@ -178,20 +595,30 @@ class ControllerRequests:
 
     def delete_pod(self, pod):
         name = pod['metadata']['name']
+        self._fence()
         try:
-            self.api.delete('%s/%s' % (self._pods_path(), name))
+            self.api.delete('%s/%s' % (self._pods_path(), name),
+                            body={'kind': 'DeleteOptions', 'apiVersion': 'v1',
+                                  'preconditions': {'uid': pod['metadata'].get('uid')}})
         except ApiError as e:
             if e.status != 404:
                 raise
         else:
             self._write('deleted stray pod %s' % name)
 
-    def delete_rc(self, name, orphan=False):
+    def delete_rc(self, name, orphan=False, uid=None):
+        """Delete an RC (precondition: ``uid``, the one the decision was made about)."""
         body = {'kind': 'DeleteOptions', 'apiVersion': 'v1',
                 'propagationPolicy': 'Orphan' if orphan else 'Background'}
+        if uid:
+            body['preconditions'] = {'uid': uid}
+        self._fence()
         try:
             self.api.delete(self._rc_path(name), body=body)
         except ApiError as e:
+            if e.status == 409 and uid:
+                raise UpdateError('ReplicationController "%s" was replaced by someone else (another uid) '
+                                  'before this run deleted it: stopped' % name)
             if e.status != 404:
                 raise
         else:
@@ -199,8 +626,6 @@ class ControllerRequests:
         self.wait_gone(name)
 
     def wait_gone(self, name):
-        deadline = self.clock() + float(self.opts.timeout)
-        while self.get_rc(name) is not None:
-            if self.clock() > deadline:
-                raise UpdateError('timed out waiting for ReplicationController "%s" to be deleted' % name)
-            self.sleep(float(self.opts.poll_interval))
+        watch = self.watched()
+        self.wait_until(lambda: watch.get(name) is None,
+                        lambda: 'ReplicationController "%s" to be deleted' % name)

@@ -47,7 +47,7 @@ class Options:
 
     FIELDS = ('name', 'namespace', 'new_name', 'image', 'container', 'image_pull_policy', 'new_controller',
               'deployment_label_key', 'max_surge', 'max_unavailable', 'update_period', 'poll_interval',
-              'timeout', 'cleanup_policy', 'rollback')
+              'timeout', 'cleanup_policy', 'rollback', 'lease_duration', 'wait_for_lease')
 
     def __init__(self, **params):
         for field in self.FIELDS:
@@ -70,6 +70,8 @@ class Options:
                 raise UpdateError('%s must not be negative' % field)
         if float(self.timeout) == 0:
             raise UpdateError('timeout must be more than 0 seconds')
+        if int(self.lease_duration) < 1:
+            raise UpdateError('lease_duration must be at least 1 second')
 
     @property
     def image_mode(self):

@@ -1,6 +1,7 @@
 """Helpers for the rolling_update_rc integration tests: RCs over an independent HTTP client, pod
 counts over time from kubesim's readiness log, and playbook runs that can be killed mid-update."""
 
+import json
 import os
 import pathlib
 import signal
@@ -141,8 +142,9 @@ class RcCreations:
 
 
 # ---- playbooks that can be killed ----------------------------------------------------------------
-def start_playbook(kubeconfig, tasks, workdir):
-    """``ansible-playbook`` in the background (see ``kill_when``)."""
+def start_playbook(kubeconfig, tasks, workdir, new_session=False):
+    """``ansible-playbook`` in the background (see ``kill_when``); with ``new_session`` it leads a
+    process group of its own (for ``os.killpg``)."""
     play = [{'hosts': 'localhost', 'gather_facts': False,
              'module_defaults': {'group/kubeops.rollout.rollout': {'kubeconfig': str(kubeconfig)}},
              'tasks': tasks}]
@@ -156,7 +158,16 @@ def start_playbook(kubeconfig, tasks, workdir):
                 'KUBEOPS_RECORD_OUT': str(workdir / 'results.json'),
                 'PATH': f'{BIN}{os.pathsep}{env.get("PATH", "")}'})
     return subprocess.Popen([str(BIN / 'ansible-playbook'), str(book)], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=new_session)
+
+
+def finished_results(proc, workdir, timeout=120):
+    """Wait for a background playbook; its task results by name."""
+    proc.wait(timeout)
+    out = pathlib.Path(workdir) / 'results.json'
+    assert out.exists(), f'the playbook in {workdir} recorded no results (exit {proc.returncode})'
+    return json.loads(out.read_text())
 
 
 def _children():

@@ -465,3 +465,50 @@ def test_desired_replicas_annotation_must_parse():
     assert objects.desired_replicas(rc(annotations={objects.DESIRED_REPLICAS_ANNOTATION: '4'})) == 4
     with pytest.raises(errors.UpdateError, match='unable to parse annotation'):
         objects.desired_replicas(rc(annotations={objects.DESIRED_REPLICAS_ANNOTATION: 'x'}))
+
+
+# ---- fencing and the lease (pure parts) ------------------------------------------------------------
+def test_fence_tests_guard_identity_replicas_selector_and_update_annotations():
+    from ansible_collections.kubeops.rollout.plugins.module_utils.rc import requests as rc_requests
+    old = rc(annotations={NEXT: 'web-2', ORIGINAL: '3', 'team': 'shop'}, selector={'app': 'web'})
+    ops = rc_requests.fence_tests(old)
+    assert all(op['op'] == 'test' for op in ops)
+    tested = {op['path']: op['value'] for op in ops}
+    assert tested == {'/metadata/uid': 'uid-1', '/spec/replicas': 3, '/spec/selector': {'app': 'web'},
+                      '/metadata/annotations/kubectl.kubernetes.io~1next-controller-id': 'web-2',
+                      '/metadata/annotations/kubectl.kubernetes.io~1original-replicas': '3'}
+    renamed = copy.deepcopy(old)
+    renamed['metadata']['annotations'] = {'team': 'shop'}
+    assert rc_requests.fenced_fields(renamed) != rc_requests.fenced_fields(old)
+    scaled = copy.deepcopy(old)
+    scaled['spec']['replicas'] = 1
+    scaled['metadata']['annotations']['team'] = 'other'  # not an update annotation: not fenced
+    assert rc_requests.fenced_fields(scaled) == rc_requests.fenced_fields(old)
+
+
+def test_lease_names_and_times():
+    from ansible_collections.kubeops.rollout.plugins.module_utils.rc import requests as rc_requests
+    assert rc_requests.lease_name('web') == 'rolling-update-rc-web'
+    long_name = rc_requests.lease_name('x' * 253)
+    assert len(long_name) <= 253 and long_name != rc_requests.lease_name('x' * 252)
+    assert abs(rc_requests.parse_time(rc_requests.micro_time(1700000000.25)) - 1700000000.25) < 1e-5
+    whole = rc_requests.parse_time('2026-01-02T03:04:05Z')
+    assert whole == rc_requests.parse_time('2026-01-02T03:04:05.000000Z')
+    host, pid, random_part = rc_requests.holder_identity().split('/')
+    assert host and int(pid) > 0 and len(random_part) == 8
+
+
+@pytest.mark.parametrize('spec, seen_ago, expired', [
+    ({'holderIdentity': 'h/1/a', 'renewTime': 'NOW-3'}, 3, False),
+    ({'holderIdentity': 'h/1/a', 'renewTime': 'NOW-11'}, 0, True),  # not renewed
+    ({'holderIdentity': 'h/1/a', 'renewTime': 'NOW+60'}, 11, True),  # skewed clock, unchanged for long
+    ({'holderIdentity': '', 'renewTime': 'NOW-1'}, 0, True),  # released
+])
+def test_lease_expiry(spec, seen_ago, expired):
+    from ansible_collections.kubeops.rollout.plugins.module_utils.rc import requests as rc_requests
+    now = 1700000000.0
+    spec = dict(spec, leaseDurationSeconds=10,
+                renewTime=rc_requests.micro_time(now + float(spec['renewTime'][3:])))
+    lease = rc_requests.UpdateLease(None, 'default', 'web', 10, clock=lambda: now)
+    # unchanged for as long as this run has been looking at it counts too (holder clocks may differ)
+    assert lease.expired({'spec': spec}, now - seen_ago) is expired
