@@ -23,7 +23,7 @@ TOKEN = 'diagnosis-secret-token'
 # Controller time 10x faster: a 20 s progress deadline passes in 2 s, the kubelet's first crash
 # back-off (10 s) in 1 s; a crashing container runs 0.05 s, so it is almost never seen Ready.
 SIM = {'nodes': 2, 'ready_delay': 0.05, 'fail_image': r'^broken/', 'crash_image': r'^crash/',
-       'crash_after': 0.05, 'time_scale': 10, 'token': TOKEN}
+       'crash_after': 0.05, 'time_scale': 10, 'token': TOKEN, 'tls': True}
 PULL = r'ImagePullBackOff \(broken/app:2: not found\)'
 CRASH = r'CrashLoopBackOff \(container app, \d+ restarts, last exit 1 Error\)'
 CPU = r'Unschedulable \(0/2 nodes are available: 2 Insufficient cpu\.'
