@@ -61,7 +61,7 @@ def assert_no_secret(res):
 
 
 KINDS = ('Deployment', 'StatefulSet', 'DaemonSet')
-ROLE_VARS = {'rollout_upgrade_timeout': 30, 'rollout_upgrade_auto_rollback': False,
+ROLE_VARS = {'rollout_upgrade_timeout': 30,
              'rollout_upgrade_workloads': [
                  {'kind': 'Deployment', 'name': 'store', 'images': {'app': 'crash/app:2'}}]}
 
@@ -139,13 +139,16 @@ def test_every_cause_for_every_kind(kubesim_factory, play):
     assert up['workloads'][0]['status']['reason'] == 'ProgressDeadlineExceeded'
     assert assert_line(up, 'Deployment', 'front', '1/1 new pods not ready: ' + PULL)['desired'] == 1
 
-    # The upgrade role's summary (what AWX shows) and its failure name the cause. Crashing pods are
-    # Ready for moments, so how many new pods the controller started varies.
-    cause = r'Deployment default/store: (1/1|2/2) new pods not ready: %s => not rolled back' % CRASH
+    # The upgrade role's summary (what AWX shows) and its failure name the cause, and the store is
+    # rolled back. Crashing pods are Ready for moments, so how many new pods the controller started
+    # varies.
+    cause = r'Deployment default/store: (1/1|2/2) new pods not ready: %s => rolled back to revision 1' % CRASH
     summary = res.ok('kubeops.rollout.rollout_upgrade : Show the summary')['msg']
     assert [ln for ln in summary if re.match('FAILED Deployment default/store: .*' + cause, ln)], summary
     failure = res.failed('kubeops.rollout.rollout_upgrade : Fail the play when a rollout failed')
     assert re.search(cause, failure['msg'])
+    store = kube.get('Deployment', 'store')
+    assert store['spec']['template']['spec']['containers'][0]['image'] == 'app:1'
     assert_no_secret(res)
 
 
