@@ -24,6 +24,8 @@ TOKEN = 'diagnosis-secret-token'
 # back-off (10 s) in 1 s; a crashing container runs 0.05 s, so it is almost never seen Ready.
 SIM = {'nodes': 2, 'ready_delay': 0.05, 'fail_image': r'^broken/', 'crash_image': r'^crash/',
        'crash_after': 0.05, 'time_scale': 10, 'token': TOKEN}
+# kubesim on plain http (its timing is what these cases were tuned to): the token is sent anyway.
+INSECURE = {'K8S_AUTH_ALLOW_INSECURE_CREDENTIALS': 'true'}
 PULL = r'ImagePullBackOff \(broken/app:2: not found\)'
 CRASH = r'CrashLoopBackOff \(container app, \d+ restarts, last exit 1 Error\)'
 CPU = r'Unschedulable \(0/2 nodes are available: 2 Insufficient cpu\.'
@@ -98,7 +100,8 @@ def test_every_cause_for_every_kind(kubesim_factory, play):
                        images={'app': 'broken/app:2'}, wait=True, wait_timeout=30)]
                # Last: the role fails the play.
                + [{'name': 'role', 'vars': ROLE_VARS,
-                   'ansible.builtin.include_role': {'name': 'kubeops.rollout.rollout_upgrade'}}])
+                   'ansible.builtin.include_role': {'name': 'kubeops.rollout.rollout_upgrade'}}],
+               extra_env=INSECURE)
 
     web = res.failed('wait Deployment')
     # The progress deadline, not the timeout, ends the Deployments' waits.
@@ -161,7 +164,7 @@ def test_rolling_update_rc_names_the_cause_when_it_gives_up(kubesim_factory, pla
 
     res = play(sim, [{'name': 'update', 'ignore_errors': True, 'kubeops.rollout.rolling_update_rc': {
         'name': 'front', 'image': 'broken/app:2', 'update_period': 0.05, 'poll_interval': 0.1,
-        'timeout': 2}}])
+        'timeout': 2}}], extra_env=INSECURE)
 
     up = res.failed('update')
     line = r'ReplicationController default/front-\w+: 1/1 new pods not ready: ' + PULL
