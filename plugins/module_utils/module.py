@@ -313,11 +313,13 @@ class RolloutModule(KubeModule):
         entries = [e for _o, e in pending]
         jobs = []
         last = [o.obj for o in outcomes]  # the newest object each wait saw, to diagnose a failure from
-        for i, o in enumerate(outcomes):
-            predicate = wait_predicate(o.workload) if wait_predicate else o.workload.rollout_status
-            jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, _seen(predicate, last, i)))
         # Imported only to wait: most tasks never do.
         from ansible_collections.kubeops.rollout.plugins.module_utils import status as status_mod
+        for i, o in enumerate(outcomes):
+            predicate = wait_predicate(o.workload) if wait_predicate else o.workload.rollout_status
+            if o.changed and o.obj is not o.workload.obj:  # this task wrote: judge its own rollout
+                predicate = status_mod.after_change(predicate, o.workload.obj)
+            jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, _seen(predicate, last, i)))
         results = status_mod.wait_all(self.client, jobs, self.params['wait_timeout'], progress=self._progress)
         errors = []
         for o, entry, res, obj in zip(outcomes, entries, results, last):

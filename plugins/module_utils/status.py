@@ -165,6 +165,38 @@ def observed_status(obj):
     return _waiting('Waiting for spec update to be observed...', SPEC_NOT_OBSERVED)
 
 
+def _deadline_condition(obj):
+    for cond in ((obj or {}).get('status') or {}).get('conditions') or []:
+        if cond.get('type') == 'Progressing' and cond.get('reason') == DEADLINE_EXCEEDED:
+            return cond
+    return None
+
+
+def after_change(predicate, before):
+    """``predicate`` for the wait that follows this task's change of the workload (``before``: the
+    object as read before the write).
+
+    A Deployment whose rollout exceeded its progress deadline keeps that Progressing condition,
+    unchanged, until the controller sees the next rollout progress; when the first sync of the new
+    generation sees none (an undo to a ReplicaSet that already runs, while the failed one's pods
+    are still there), the controller writes the old condition back together with the new
+    observedGeneration, and kubectl's rule would fail the new rollout at once. So a deadline
+    condition equal to the one read before the write is the previous rollout's and is not judged;
+    a deadline this rollout exceeds carries a new lastUpdateTime and fails the wait as usual.
+    """
+    stale = _deadline_condition(before)
+    if stale is None:
+        return predicate
+
+    def judge(obj):
+        if _deadline_condition(obj) == stale:
+            status = dict(obj.get('status') or {})
+            status['conditions'] = [c for c in status.get('conditions') or [] if c != stale]
+            obj = dict(obj, status=status)
+        return predicate(obj)
+    return judge
+
+
 # ---- waiting ---------------------------------------------------------------------------------
 
 class _Reporter:

@@ -9,6 +9,8 @@ needs by design, not what the code happens to send:
 - a change is one PATCH; a no-op (already paused, same image) and check mode write nothing;
 - `status` of a finished rollout needs the GET only: a watch is for waiting;
 - with `label_selectors`, one LIST replaces the per-workload GETs;
+- a wait that succeeds reads nothing more; one that fails adds a fixed few reads per failed
+  workload to say why (below);
 - nothing ever asks for discovery (`/api`, `/apis`, `/openapi`, `/version`): the modules know
   their resources' paths.
 
@@ -128,6 +130,10 @@ def test_request_budget(measured, op):
         f'{op.label}: {len(t.requests)} requests, budget {op.budget}: {sent}')
 
 
+COLLECTIONS = ('replicasets', 'controllerrevisions', 'deployments', 'statefulsets', 'daemonsets',
+               'replicationcontrollers', 'pods', 'events')
+
+
 def shape(requests):
     """[(method, resource path tail)] e.g. ('GET', 'deployments/web'), ('LIST', 'replicasets')."""
     out = []
@@ -135,8 +141,7 @@ def shape(requests):
         parts = r['path'].split('/')
         tail = parts[-1] if parts[-2] == 'default' else '/'.join(parts[-2:])
         method = r['method']
-        if method == 'GET' and tail.split('/')[-1] in ('replicasets', 'controllerrevisions', 'deployments',
-                                                     'statefulsets', 'daemonsets'):
+        if method == 'GET' and tail.split('/')[-1] in COLLECTIONS:
             method = 'WATCH' if 'watch=true' in r['query'] else 'LIST'
         out.append((method, tail))
     return out
@@ -184,3 +189,83 @@ def test_request_shapes(kubesim_factory, tmp_path):
     }
     for name, want in expected.items():
         assert shape(res.ok(name)['_requests']) == want, name
+
+
+# ---- the diagnosis of a failed wait ------------------------------------------------------------
+#
+# A wait that succeeds reads nothing to explain itself. A wait that fails (a progress deadline, a
+# timeout, rolling_update_rc giving up) adds one fixed set of reads per failed workload, never one
+# per pod: a Deployment LISTs its ReplicaSets (to find the new one), its new pods and the namespace's
+# Warning events; a StatefulSet (its status names the update revision) and a ReplicationController
+# (the new controller itself) only the pods and the events. The modules never pass the ReplicaSets or
+# ControllerRevisions they read: the only verb that reads them, undo, reads them before its own write,
+# which changes which of them is current (and how many pods the new ReplicaSet wants), so the
+# diagnosis reads them again after the wait. read_diagnosis's saving when a caller has current ones is
+# measured in tests/unit/plugins/test_diagnosis.py.
+
+DIAGNOSIS_SIM = {'fail_image': r'^broken/', 'ready_delay': 0.05, 'time_scale': 10}
+DIAGNOSIS_READS = {'pods', 'events', 'replicasets', 'controllerrevisions'}
+
+
+def after_last_watch(requests):
+    """The requests a module sent after its wait's last WATCH: what explaining the failure cost."""
+    shapes = shape(requests)
+    watches = [i for i, (method, _tail) in enumerate(shapes) if method == 'WATCH']
+    assert watches, f'no wait: {shapes}'
+    return shapes[watches[-1] + 1:]
+
+
+def test_diagnosis_costs_nothing_on_success_and_a_few_reads_per_failed_workload(kubesim_factory, tmp_path):
+    from tests.integration.rc import Rcs, rc_manifest
+
+    log = tmp_path / 'requests.jsonl'
+    sim = kubesim_factory(request_log=log, **DIAGNOSIS_SIM)
+    kube = Kube(sim.kubeconfig)
+    web = workload('Deployment', 'web', image='app:1', replicas=3)
+    web['spec']['progressDeadlineSeconds'] = 10
+    kube.create_rolled_out([web, workload('StatefulSet', 'db', image='app:1', replicas=2)])
+    rcs = Rcs(kube)
+    rcs.create(rc_manifest('legacy', 'app:1', 2))
+    rcs.wait_ready('legacy')
+    D = {'kind': 'Deployment', 'name': 'web'}
+    S = {'kind': 'StatefulSet', 'name': 'db'}
+    tasks = [
+        module_task('good', 'rollout_image', **D, images={'app': 'app:2'}, wait=True, wait_timeout=30),
+        module_task('broken', 'rollout_image', **D, images={'app': 'broken/app:3'}, wait=True,
+                    wait_timeout=30),
+        module_task('sts broken', 'rollout_image', **S, images={'app': 'broken/app:3'}, wait=True,
+                    wait_timeout=2),
+        {'name': 'rc broken', 'ignore_errors': True, 'kubeops.rollout.rolling_update_rc': {
+            'name': 'legacy', 'image': 'broken/app:3', 'update_period': 0.05, 'poll_interval': 0.1,
+            'timeout': 1}},
+    ]
+    workdir = tmp_path / 'play'
+    workdir.mkdir()
+    res = run_ansible(sim.kubeconfig, tasks, workdir=workdir, extra_env={'KUBEOPS_REQUEST_LOG': str(log)})
+
+    good = res.ok('good')
+    assert 'diagnosis' not in good['workloads'][0]
+    sent = shape(good['_requests'])
+    assert not [s for s in sent if s[1].split('/')[0] in DIAGNOSIS_READS], sent
+    assert after_last_watch(good['_requests']) == []
+
+    broken = res.failed('broken')
+    assert broken['workloads'][0]['status']['reason'] == 'ProgressDeadlineExceeded'
+    assert broken['workloads'][0]['diagnosis']['causes'], broken['workloads'][0]
+    assert after_last_watch(broken['_requests']) == [('LIST', 'replicasets'), ('LIST', 'pods'),
+                                                     ('LIST', 'events')]
+
+    sts = res.failed('sts broken')
+    assert sts['workloads'][0]['status']['reason'] == 'Timeout'
+    assert sts['workloads'][0]['diagnosis']['causes'], sts['workloads'][0]
+    assert after_last_watch(sts['_requests']) == [('LIST', 'pods'), ('LIST', 'events')]
+
+    # rolling_update_rc's rounds read the old controller and LIST the new one's pods; when it gives
+    # up, the diagnosis adds one LIST of those pods and one of the events (the only events read).
+    rc = res.failed('rc broken')
+    assert rc['diagnosis']['causes'], rc['diagnosis']
+    sent = shape(rc['_requests'])
+    events = [i for i, s in enumerate(sent) if s[1] == 'events']
+    assert len(events) == 1, sent
+    assert sent[events[0] - 3:events[0] + 1] == [('GET', 'replicationcontrollers/legacy'), ('LIST', 'pods'),
+                                                 ('LIST', 'pods'), ('LIST', 'events')], sent[-8:]

@@ -194,3 +194,31 @@ def test_wait_all_runs_concurrently_and_keeps_order():
     jobs = [('/p', with_rv(dep(updatedReplicas=0), str(i)), status.deployment_status) for i in range(3)]
     results = status.wait_all(SlowClient([]), jobs, timeout=10)
     assert [r.done for r in results] == [True, True, True]
+
+
+def _deadline(updated_at):
+    return {'type': 'Progressing', 'status': 'False', 'reason': 'ProgressDeadlineExceeded',
+            'lastUpdateTime': updated_at, 'lastTransitionTime': updated_at,
+            'message': 'ReplicaSet "web-2" has timed out progressing.'}
+
+
+def test_after_change_ignores_the_deadline_the_previous_rollout_left():
+    # Shaped as the Deployment controller leaves it after an undo whose first sync saw no progress:
+    # the new generation observed, the old condition written back unchanged.
+    before = dep(generation=2, observed=2, updatedReplicas=1, replicas=2, conditions=[_deadline('T1')])
+    judge = status.after_change(status.deployment_status, before)
+    after_undo = dep(generation=3, observed=3, spec_replicas=1, updatedReplicas=1, replicas=2,
+                     conditions=[_deadline('T1')])
+    result = judge(after_undo)
+    assert (result.done, result.failed, result.reason) == (False, False, 'OldReplicasPendingTermination')
+    assert after_undo['status']['conditions'] == [_deadline('T1')]  # the object itself is untouched
+    # A deadline this rollout exceeds has a new lastUpdateTime: it fails as kubectl says.
+    again = dep(generation=3, observed=3, updatedReplicas=1, replicas=2, conditions=[_deadline('T2')])
+    assert judge(again).failed and judge(again).reason == 'ProgressDeadlineExceeded'
+    # kubectl's rule alone fails the rollback at once.
+    assert status.deployment_status(after_undo).failed
+
+
+def test_after_change_keeps_the_predicate_when_nothing_was_exceeded():
+    before = dep(conditions=[{'type': 'Progressing', 'status': 'True', 'reason': 'NewReplicaSetAvailable'}])
+    assert status.after_change(status.deployment_status, before) is status.deployment_status
