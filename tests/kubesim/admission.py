@@ -12,7 +12,8 @@ import re
 
 from .errors import ApiError
 from .quantity import parse_quantity
-from .selectors import matches_labels, selector_from_label_selector_object
+from .selectors import (LABEL_VALUE_MSG, QUALIFIED_NAME_MSG, SUBDOMAIN_MSG, matches_labels,
+                        selector_from_label_selector_object)
 
 REVISION_ANNOTATION = 'deployment.kubernetes.io/revision'
 DS_TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation'
@@ -26,18 +27,6 @@ _PERCENT = re.compile(r'^[0-9]+%$')
 LABEL_MSG = ('a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', '
              'and must start and end with an alphanumeric character (e.g. \'my-name\',  or '
              '\'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\')')
-SUBDOMAIN_MSG = ('a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '
-                 '\'-\' or \'.\', and must start and end with an alphanumeric character (e.g. '
-                 '\'example.com\', regex used for validation is '
-                 '\'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')')
-LABEL_VALUE_MSG = ('a valid label must be an empty string or consist of alphanumeric characters, \'-\', '
-                   '\'_\' or \'.\', and must start and end with an alphanumeric character (e.g. '
-                   '\'MyValue\',  or \'my_value\',  or \'12345\', regex used for validation is '
-                   '\'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?\')')
-QUALIFIED_NAME_MSG = ('name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must '
-                      'start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  '
-                      'or \'123-abc\', regex used for validation is '
-                      '\'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\')')
 
 class Errors:
     """Collects field errors, then raises one 422 with all of them (as the API server reports)."""
@@ -45,8 +34,9 @@ class Errors:
     def __init__(self):
         self.causes = []
 
-    def required(self, field):
-        self.causes.append((field, 'FieldValueRequired', 'Required value'))
+    def required(self, field, detail=''):
+        message = f'Required value: {detail}' if detail else 'Required value'
+        self.causes.append((field, 'FieldValueRequired', message))
 
     def invalid(self, field, value, detail):
         self.causes.append((field, 'FieldValueInvalid', f'Invalid value: {go_repr(value)}: {detail}'))
@@ -176,13 +166,23 @@ def default_statefulset(obj, old=None):
     spec.setdefault('replicas', 1)
     spec.setdefault('podManagementPolicy', 'OrderedReady')
     strategy = spec.setdefault('updateStrategy', {})
-    strategy.setdefault('type', 'RollingUpdate')
-    if strategy['type'] == 'RollingUpdate':
-        rolling = strategy.setdefault('rollingUpdate', {})
-        if isinstance(rolling, dict):
-            rolling.setdefault('partition', 0)
+    if not strategy.get('type'):
+        # Only an empty type brings a rollingUpdate with it; `type: RollingUpdate` alone stays bare.
+        strategy['type'] = 'RollingUpdate'
+        if strategy.get('rollingUpdate') is None:
+            strategy['rollingUpdate'] = {}
+    rolling = strategy.get('rollingUpdate')
+    if strategy['type'] == 'RollingUpdate' and isinstance(rolling, dict):
+        if rolling.get('partition') is None:
+            rolling['partition'] = 0
+        # MaxUnavailableStatefulSet (beta, on by default at the presented version) defaults it to 1.
+        if rolling.get('maxUnavailable') is None:
+            rolling['maxUnavailable'] = 1
     spec.setdefault('revisionHistoryLimit', 10)
-    spec.setdefault('persistentVolumeClaimRetentionPolicy', {'whenDeleted': 'Retain', 'whenScaled': 'Retain'})
+    retention = spec.setdefault('persistentVolumeClaimRetentionPolicy', {})
+    if isinstance(retention, dict):
+        retention.setdefault('whenDeleted', 'Retain')
+        retention.setdefault('whenScaled', 'Retain')
     default_template(obj)
 
 
@@ -405,10 +405,17 @@ def validate_replicaset(obj, old, errs):
 
 
 def validate_statefulset(obj, old, errs):
+    # revisionHistoryLimit is not validated for StatefulSets (a negative one is accepted).
     spec = obj.get('spec') or {}
+    if old is None:
+        # A StatefulSet's name becomes its pods' hostnames: a DNS label, not a subdomain.
+        name = (obj.get('metadata') or {}).get('name', '')
+        if name and len(name) > 63:
+            errs.invalid('metadata.name', name, 'must be no more than 63 characters')
+        if name and not _DNS1123_LABEL.match(name):
+            errs.invalid('metadata.name', name, LABEL_MSG)
     validate_non_negative(errs, spec, 'replicas')
     validate_non_negative(errs, spec, 'minReadySeconds')
-    validate_non_negative(errs, spec, 'revisionHistoryLimit')
     validate_selector(errs, obj, 'statefulset')
     validate_template(errs, obj)
     policy = spec.get('podManagementPolicy')
@@ -424,12 +431,13 @@ def validate_statefulset(obj, old, errs):
     elif stype == 'RollingUpdate':
         rolling = strategy.get('rollingUpdate') or {}
         validate_non_negative(errs, rolling, 'partition', 'spec.updateStrategy.rollingUpdate.partition')
+        # MaxUnavailableStatefulSet is beta and on by default at the presented version: kept, validated.
         if rolling.get('maxUnavailable') is not None:
             value = validate_int_or_percent(errs, rolling['maxUnavailable'],
                                             'spec.updateStrategy.rollingUpdate.maxUnavailable')
             if value == 0:
                 errs.invalid('spec.updateStrategy.rollingUpdate.maxUnavailable', rolling['maxUnavailable'],
-                             'must be greater than 0')
+                             'cannot be 0')
     if old is not None:
         mutable = ('replicas', 'ordinals', 'template', 'updateStrategy',
                    'persistentVolumeClaimRetentionPolicy', 'minReadySeconds', 'revisionHistoryLimit')
@@ -457,9 +465,12 @@ def validate_daemonset(obj, old, errs):
         path = 'spec.updateStrategy.rollingUpdate'
         unavailable = validate_int_or_percent(errs, rolling.get('maxUnavailable'), f'{path}.maxUnavailable')
         surge = validate_int_or_percent(errs, rolling.get('maxSurge'), f'{path}.maxSurge')
-        if unavailable == 0 and surge == 0:
-            errs.invalid(f'{path}.maxUnavailable', rolling.get('maxUnavailable'),
-                         'may not be 0 when `maxSurge` is 0')
+        # Exactly one of the two may be non-zero.
+        if unavailable and surge:
+            errs.invalid(f'{path}.maxSurge', rolling.get('maxSurge'),
+                         'may not be set when maxUnavailable is non-zero')
+        elif not unavailable and not surge:
+            errs.required(f'{path}.maxUnavailable', 'cannot be 0 when maxSurge is 0')
     validate_selector_immutable(errs, obj, old)
 
 

@@ -3,15 +3,21 @@ the resource table in resources.py."""
 
 from .resources import RESOURCES, groups
 
-# The version kubesim claims to be; kubectl only warns beyond one minor version of skew.
+# The one Kubernetes version kubesim presents (README: "Version"). Its defaults, validation, feature
+# gates and serialisation follow this version's API server and controllers.
+KUBERNETES_MINOR = 37
 SERVER_VERSION = {
     'major': '1',
-    'minor': '31',
-    'gitVersion': 'v1.31.0',
+    'minor': str(KUBERNETES_MINOR),
+    'emulationMajor': '1',
+    'emulationMinor': str(KUBERNETES_MINOR),
+    'minCompatibilityMajor': '1',
+    'minCompatibilityMinor': str(KUBERNETES_MINOR - 1),
+    'gitVersion': f'v1.{KUBERNETES_MINOR}.0',
     'gitCommit': '0000000000000000000000000000000000000000',
     'gitTreeState': 'clean',
-    'buildDate': '2024-08-13T00:00:00Z',
-    'goVersion': 'go1.22.5',
+    'buildDate': '2026-08-01T00:00:00Z',
+    'goVersion': 'go1.25.0',
     'compiler': 'gc',
     'platform': 'linux/amd64',
 }

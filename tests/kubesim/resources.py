@@ -38,6 +38,9 @@ class Resource:
     after_admit: Optional[Callable] = None
     # `kubectl get` columns: (name, type, priority, cell function) tuples.
     columns: tuple = tuple(tables.DEFAULT)
+    # Field selector labels beyond metadata.name/namespace, when the kind registers its own field
+    # label conversion (then others are `field label not supported: X`); None: the generic one.
+    field_labels: Optional[tuple] = None
 
     @property
     def key(self):
@@ -78,24 +81,33 @@ class Resource:
 RESOURCES = [
     Resource('', 'v1', 'namespaces', 'Namespace', namespaced=False, short_names=('ns',),
              subresources=('status',), verbs=('create', 'delete', 'get', 'list', 'patch', 'update', 'watch'),
-             generation=False, defaulter=admission.default_namespace, columns=tuple(tables.NAMESPACE)),
+             generation=False, defaulter=admission.default_namespace, columns=tuple(tables.NAMESPACE),
+             field_labels=('status.phase',)),
     Resource('', 'v1', 'nodes', 'Node', namespaced=False, short_names=('no',), subresources=('status',),
-             generation=False, columns=tuple(tables.NODE)),
+             generation=False, columns=tuple(tables.NODE), field_labels=('spec.unschedulable',)),
     Resource('', 'v1', 'pods', 'Pod', short_names=('po',), categories=('all',), subresources=('status',),
              defaulter=admission.default_pod, validator=admission.validate_pod_object,
-             columns=tuple(tables.POD)),
+             columns=tuple(tables.POD),
+             field_labels=('spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName',
+                           'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP',
+                           'status.podIPs', 'status.nominatedNodeName')),
     # core/v1 ReplicationController keeps the pre-GC default (orphan) for compatibility.
     Resource('', 'v1', 'replicationcontrollers', 'ReplicationController', short_names=('rc',),
              categories=('all',), subresources=('scale', 'status'), delete_propagation='Orphan',
              defaulter=admission.default_rc, validator=admission.validate_rc,
-             columns=tuple(tables.REPLICA_SET)),
+             columns=tuple(tables.REPLICA_SET), field_labels=('status.replicas',)),
     Resource('', 'v1', 'resourcequotas', 'ResourceQuota', short_names=('quota',), subresources=('status',),
              generation=False, validator=admission.validate_resourcequota,
              columns=tuple(tables.RESOURCE_QUOTA)),
-    Resource('', 'v1', 'events', 'Event', short_names=('ev',), generation=False, columns=tuple(tables.EVENT)),
+    Resource('', 'v1', 'events', 'Event', short_names=('ev',), generation=False, columns=tuple(tables.EVENT),
+             field_labels=('involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name',
+                           'involvedObject.uid', 'involvedObject.apiVersion',
+                           'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason',
+                           'reportingComponent', 'source', 'type')),
     Resource('', 'v1', 'configmaps', 'ConfigMap', short_names=('cm',), generation=False,
              columns=tuple(tables.CONFIG_MAP)),
-    Resource('', 'v1', 'secrets', 'Secret', generation=False, columns=tuple(tables.SECRET)),
+    Resource('', 'v1', 'secrets', 'Secret', generation=False, columns=tuple(tables.SECRET),
+             field_labels=('type',)),
     Resource('', 'v1', 'serviceaccounts', 'ServiceAccount', short_names=('sa',), generation=False),
     Resource('', 'v1', 'services', 'Service', short_names=('svc',), categories=('all',),
              subresources=('status',), generation=False),

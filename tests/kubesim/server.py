@@ -338,9 +338,9 @@ class ApiServer:
             return await self._delete(request, route)
         raise ApiError.method_not_allowed()
 
-    def _selectors(self, request):
+    def _selectors(self, request, route=None):
         return (parse_label_selector(request.query.get('labelSelector')),
-                parse_field_selector(request.query.get('fieldSelector')))
+                parse_field_selector(request.query.get('fieldSelector'), route.resource if route else None))
 
     def _get(self, request, route):
         obj = self.store.must_get(route.resource.key, route.namespace, route.name)
@@ -353,7 +353,7 @@ class ApiServer:
 
     def _list(self, request, route):
         res = route.resource
-        labels, fields = self._selectors(request)
+        labels, fields = self._selectors(request, route)
         items = self.store.list(res.key, route.namespace, labels, fields)
         meta = {'resourceVersion': str(self.store.resource_version)}
         cont = request.query.get('continue')
@@ -557,7 +557,7 @@ class ApiServer:
         res = route.resource
         policy, _preconditions, dry_run = await self._delete_options(request)
         policy = policy or res.delete_propagation
-        labels, fields = self._selectors(request)
+        labels, fields = self._selectors(request, route)
         deleted = []
         for obj in self.store.list(res.key, route.namespace, labels, fields):
             meta = obj['metadata']
@@ -572,7 +572,7 @@ class ApiServer:
     # ---- watch ---------------------------------------------------------------------------
     async def _watch(self, request, route, name=None):
         res = route.resource
-        labels, fields = self._selectors(request)
+        labels, fields = self._selectors(request, route)
         if name is not None:
             fields = (fields or []) + [('metadata.name', '=', name)]
         query = request.query

@@ -22,6 +22,7 @@ import copy
 import hashlib
 from fractions import Fraction
 
+from ..discovery import SERVER_VERSION
 from ..errors import ApiError
 from ..quantity import parse_quantity
 from ..store import now_rfc3339
@@ -62,7 +63,7 @@ def node_manifest(index):
             'addresses': [{'type': 'InternalIP', 'address': f'10.0.0.{10 + index}'},
                           {'type': 'Hostname', 'address': name}],
             'capacity': dict(resources), 'allocatable': dict(resources),
-            'nodeInfo': {'kubeletVersion': 'v1.31.0', 'containerRuntimeVersion': 'containerd://1.7.0',
+            'nodeInfo': {'kubeletVersion': SERVER_VERSION['gitVersion'], 'containerRuntimeVersion': 'containerd://1.7.0',
                          'operatingSystem': 'linux', 'architecture': 'amd64',
                          'osImage': 'kubesim', 'kernelVersion': '6.0.0'},
         },

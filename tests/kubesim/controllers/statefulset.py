@@ -219,7 +219,8 @@ class StatefulSetController:
                 return
 
     def rolling_update_max_unavailable(self, replicas, update, partition, max_unavailable, min_ready):
-        limit = max(scaled_value(max_unavailable, len(replicas), True), 1)
+        # As the controller does with the gate on: percentages round down, at least one.
+        limit = max(scaled_value(max_unavailable, len(replicas), False), 1)
         down = sum(1 for p in replicas if not self.available(p, min_ready))
         if down > limit:
             return

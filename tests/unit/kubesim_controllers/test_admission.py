@@ -114,8 +114,13 @@ def test_statefulset_and_daemonset_defaults():
     del sts['spec']['replicas']
     spec = admitted('apps/statefulsets', sts)['spec']
     assert spec['replicas'] == 1 and spec['podManagementPolicy'] == 'OrderedReady'
-    assert spec['updateStrategy'] == {'type': 'RollingUpdate', 'rollingUpdate': {'partition': 0}}
+    # MaxUnavailableStatefulSet is on by default at the presented version: maxUnavailable defaults to 1.
+    assert spec['updateStrategy'] == {
+        'type': 'RollingUpdate', 'rollingUpdate': {'partition': 0, 'maxUnavailable': 1}}
     assert spec['revisionHistoryLimit'] == 10
+    # An explicit RollingUpdate type without rollingUpdate stays bare, as SetDefaults_StatefulSet leaves it.
+    bare = admitted('apps/statefulsets', statefulset(updateStrategy={'type': 'RollingUpdate'}))['spec']
+    assert bare['updateStrategy'] == {'type': 'RollingUpdate'}
     on_delete = admitted('apps/statefulsets', statefulset(updateStrategy={'type': 'OnDelete'}))['spec']
     assert on_delete['updateStrategy'] == {'type': 'OnDelete'}
     ds = admitted('apps/daemonsets', daemonset())
@@ -262,9 +267,17 @@ def test_max_surge_and_max_unavailable_both_zero():
     ds = daemonset(
         updateStrategy={'type': 'RollingUpdate', 'rollingUpdate': {'maxSurge': 0, 'maxUnavailable': 0}}
     )
-    assert causes(rejection('apps/daemonsets', ds)) == {
-        ('spec.updateStrategy.rollingUpdate.maxUnavailable', 'FieldValueInvalid')
-    }
+    err = rejection('apps/daemonsets', ds)
+    # DaemonSets word it as a required value (ValidateRollingUpdateDaemonSet), Deployments as invalid.
+    assert causes(err) == {('spec.updateStrategy.rollingUpdate.maxUnavailable', 'FieldValueRequired')}
+    assert 'Required value: cannot be 0 when maxSurge is 0' in err.message
+
+
+def test_daemonset_max_surge_with_non_zero_max_unavailable():
+    ds = daemonset(updateStrategy={'type': 'RollingUpdate', 'rollingUpdate': {'maxSurge': 1}})
+    err = rejection('apps/daemonsets', ds)
+    assert causes(err) == {('spec.updateStrategy.rollingUpdate.maxSurge', 'FieldValueInvalid')}
+    assert 'maxSurge: Invalid value: 1: may not be set when maxUnavailable is non-zero' in err.message
 
 
 @pytest.mark.parametrize(
