@@ -57,6 +57,34 @@ def safe_encode(text):
     return ''.join(SAFE_ALPHABET[ord(ch) % len(SAFE_ALPHABET)] for ch in text)
 
 
+def go_json(value):
+    """The bytes Go's encoding/json gives a map[string]interface{}: sorted keys, compact, and
+    <, >, &, U+2028 and U+2029 escaped."""
+    text = canonical_json(value)
+    for ch, esc in (('<', '\\u003c'), ('>', '\\u003e'), ('&', '\\u0026'), ('\u2028', '\\u2028'),
+                    ('\u2029', '\\u2029')):
+        text = text.replace(ch, esc)
+    return text.encode()
+
+
+def fnv32(data):
+    """FNV-1 (not 1a), 32 bits: hash/fnv's New32."""
+    h = 0x811C9DC5
+    for byte in data:
+        h = (h * 0x01000193) & 0xFFFFFFFF
+        h ^= byte
+    return h
+
+
+def controller_revision_hash(data, collision_count=0):
+    """A ControllerRevision's hash as history.HashControllerRevision computes it: FNV-1 over the
+    revision's raw data bytes, then the decimal collision count, safe-encoded."""
+    raw = go_json(data)
+    if collision_count is not None:
+        raw += str(int(collision_count)).encode()
+    return safe_encode(str(fnv32(raw)))
+
+
 def compute_hash(value, collision_count=None):
     """A stable, label-safe hash (at most 10 characters) of a JSON value, like pod-template-hash."""
     data = canonical_json(value).encode()

@@ -1,7 +1,9 @@
 """The DaemonSet controller (pkg/controller/daemon/{daemon_controller,update}.go in Kubernetes).
 
-One pod per eligible Node (`spec.nodeName` set directly; eligibility is the template's
-`nodeSelector` and `nodeName`). Revisions are ControllerRevisions whose hash is also the pods'
+One pod per eligible Node (eligibility is the template's `nodeSelector` and `nodeName`). As in
+Kubernetes, a pod is not bound by the controller: it carries a required node-affinity term
+pinning it to its node (`matchFields` on `metadata.name`) and the DaemonSet tolerations, and the
+scheduler binds it. Revisions are ControllerRevisions whose hash is also the pods'
 `controller-revision-hash` label. RollingUpdate replaces pods node by node within `maxUnavailable`
 (or surges up to `maxSurge` new pods first); OnDelete waits for someone to delete old pods.
 """
@@ -15,6 +17,57 @@ from .common import (claim, compute_hash, create_with_random_name, creation_key,
                      scaled_value, semantic_equal, uid_of)
 
 TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation'
+# The tolerations every DaemonSet pod gets (AddOrUpdateDaemonPodTolerations), in its order; pods on
+# the host network also tolerate an unavailable network.
+DAEMON_TOLERATIONS = (('node.kubernetes.io/not-ready', 'NoExecute'),
+                      ('node.kubernetes.io/unreachable', 'NoExecute'),
+                      ('node.kubernetes.io/disk-pressure', 'NoSchedule'),
+                      ('node.kubernetes.io/memory-pressure', 'NoSchedule'),
+                      ('node.kubernetes.io/pid-pressure', 'NoSchedule'),
+                      ('node.kubernetes.io/unschedulable', 'NoSchedule'))
+NETWORK_UNAVAILABLE = ('node.kubernetes.io/network-unavailable', 'NoSchedule')
+
+
+def add_daemon_tolerations(spec):
+    wanted = list(DAEMON_TOLERATIONS) + ([NETWORK_UNAVAILABLE] if spec.get('hostNetwork') else [])
+    tolerations = list(spec.get('tolerations') or [])
+    for key, effect in wanted:
+        toleration = {'key': key, 'operator': 'Exists', 'effect': effect}
+        # Same key and effect: replaced in place, as v1helper.AddOrUpdateTolerationInPodSpec does.
+        for i, existing in enumerate(tolerations):
+            if existing.get('key') == key and existing.get('effect') == effect:
+                tolerations[i] = toleration
+                break
+        else:
+            tolerations.append(toleration)
+    spec['tolerations'] = tolerations
+
+
+def pin_to_node(spec, node_name):
+    """Replace the required node-affinity terms with one matching only ``node_name``."""
+    term = {'matchFields': [{'key': 'metadata.name', 'operator': 'In', 'values': [node_name]}]}
+    affinity = spec.get('affinity') or {}
+    node_affinity = affinity.get('nodeAffinity') or {}
+    required = node_affinity.get('requiredDuringSchedulingIgnoredDuringExecution') or {}
+    required['nodeSelectorTerms'] = [term]
+    node_affinity['requiredDuringSchedulingIgnoredDuringExecution'] = required
+    affinity['nodeAffinity'] = node_affinity
+    spec['affinity'] = affinity
+
+
+def target_node(pod):
+    """The node a daemon pod is for: its nodeName once bound, else its node-affinity pin."""
+    spec = pod.get('spec') or {}
+    if spec.get('nodeName'):
+        return spec['nodeName']
+    required = ((spec.get('affinity') or {}).get('nodeAffinity') or {}).get(
+        'requiredDuringSchedulingIgnoredDuringExecution') or {}
+    for term in required.get('nodeSelectorTerms') or []:
+        for field in term.get('matchFields') or []:
+            if field.get('key') == 'metadata.name' and field.get('operator') == 'In' \
+                    and len(field.get('values') or []) == 1:
+                return field['values'][0]
+    return ''
 POD_TEMPLATE_GENERATION_LABEL = 'pod-template-generation'
 
 
@@ -45,8 +98,7 @@ class DaemonSetController:
         owned = claim(self.store, '/pods', ds, 'apps/v1', 'DaemonSet', candidates, selector)
         by_node = {}
         for pod in owned:
-            node = (pod.get('spec') or {}).get('nodeName', '')
-            by_node.setdefault(node, []).append(pod)
+            by_node.setdefault(target_node(pod), []).append(pod)
         for pods in by_node.values():
             pods.sort(key=self.age_key)
         return by_node
@@ -200,7 +252,8 @@ class DaemonSetController:
             labels[history.POD_REVISION_LABEL] = rev_hash
             if generation is not None:
                 labels[POD_TEMPLATE_GENERATION_LABEL] = generation
-            pod['spec']['nodeName'] = node_name
+            add_daemon_tolerations(pod['spec'])
+            pin_to_node(pod['spec'], node_name)
             try:
                 create_with_random_name(self.store, pod, f'{name_of(ds)}-')
             except ApiError as err:

@@ -113,6 +113,42 @@ def pod_requests(pod):
     return out
 
 
+def _requirement_matches(req, value):
+    op, values = req.get('operator'), req.get('values') or []
+    if op == 'In':
+        return value is not None and value in values
+    if op == 'NotIn':
+        return value is None or value not in values
+    if op == 'Exists':
+        return value is not None
+    if op == 'DoesNotExist':
+        return value is None
+    if op in ('Gt', 'Lt') and value is not None and len(values) == 1:
+        try:
+            actual, bound = int(value), int(values[0])
+        except ValueError:
+            return False
+        return actual > bound if op == 'Gt' else actual < bound
+    return False
+
+
+def matches_node_selector(required, node):
+    """A required node-affinity NodeSelector: terms are ORed; a term's matchExpressions (labels)
+    and matchFields (only metadata.name) are ANDed; no terms matches nothing, no selector all."""
+    if not required:
+        return True
+    labels = node['metadata'].get('labels') or {}
+    for term in required.get('nodeSelectorTerms') or []:
+        exprs, fields = term.get('matchExpressions') or [], term.get('matchFields') or []
+        if not exprs and not fields:
+            continue
+        if all(_requirement_matches(r, labels.get(r.get('key'))) for r in exprs) and all(
+                _requirement_matches(r, name_of(node) if r.get('key') == 'metadata.name' else None)
+                for r in fields):
+            return True
+    return False
+
+
 def unschedulable_message(total, reasons):
     """The scheduler's FitError text with the preemption post-filter's verdict (no pod in kubesim
     has a priority, so preemption never finds victims)."""
@@ -262,11 +298,14 @@ class Kubelet:
     def schedule(self, pod, nodes, load, all_nodes):
         """The node to bind ``pod`` to, or None after marking it unschedulable."""
         wanted = pod_requests(pod)
-        selector = (pod.get('spec') or {}).get('nodeSelector') or {}
+        spec = pod.get('spec') or {}
+        selector = spec.get('nodeSelector') or {}
+        required = ((spec.get('affinity') or {}).get('nodeAffinity') or {}).get(
+            'requiredDuringSchedulingIgnoredDuringExecution')
         fits, reasons = [], {}
         for node in all_nodes:
             name = name_of(node)
-            why = self._misfit(node, name in nodes, wanted, selector, load.get(name))
+            why = self._misfit(node, name in nodes, wanted, selector, load.get(name), required)
             if why:
                 for reason in why:
                     reasons[reason] = reasons.get(reason, 0) + 1
@@ -283,12 +322,12 @@ class Kubelet:
         return None
 
     @staticmethod
-    def _misfit(node, ready, wanted, selector, used):
+    def _misfit(node, ready, wanted, selector, used, required=None):
         """Why ``node`` cannot take the pod, as the scheduler's filter plugins word it."""
         if not ready:
             return ['node(s) had untolerated taint {node.kubernetes.io/not-ready: }']
         labels = node['metadata'].get('labels') or {}
-        if any(labels.get(k) != v for k, v in selector.items()):
+        if any(labels.get(k) != v for k, v in selector.items()) or not matches_node_selector(required, node):
             return ["node(s) didn't match Pod's node affinity/selector"]
         allocatable = (node.get('status') or {}).get('allocatable') or {}
         used = used or {'pods': 0, 'cpu': Fraction(0), 'memory': Fraction(0)}

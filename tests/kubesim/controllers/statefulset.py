@@ -13,7 +13,7 @@ from ..errors import ApiError
 from ..selectors import selector_from_label_selector_object
 from . import history
 from .events import WARNING
-from .common import (claim, compute_hash, is_deleting, is_pod_ready, labels_of, name_of, ns_of,
+from .common import (claim, controller_revision_hash, is_deleting, is_pod_ready, labels_of, name_of, ns_of,
                      pod_from_template, pod_phase, scaled_value, uid_of)
 
 POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name'
@@ -103,7 +103,7 @@ class StatefulSetController:
     def build_revision(sts, revision, collision):
         labels = dict((sts['spec'].get('template', {}).get('metadata') or {}).get('labels') or {})
         cr = history.new_revision(sts, 'StatefulSet', '', labels, revision)
-        rev_hash = compute_hash(cr['data'], collision)
+        rev_hash = controller_revision_hash(cr['data'], collision or 0)
         cr['metadata']['name'] = f'{name_of(sts)}-{rev_hash}'
         cr['metadata']['labels'][history.REVISION_HASH_LABEL] = rev_hash
         return cr
