@@ -16,7 +16,7 @@ import traceback
 import yaml
 from aiohttp import web
 
-from . import discovery, patch, resources, tables
+from . import discovery, patch, resources, tables, typed
 from .errors import ApiError
 from .selectors import parse_field_selector, parse_label_selector
 
@@ -425,6 +425,30 @@ class ApiServer:
             meta['name'] = route.name
         return obj
 
+    @staticmethod
+    def _typed(request, route, obj, *, patching=False):
+        """The typed round-trip (typed.py) and `fieldValidation` (default Warn): unknown fields are
+        dropped, with a Warning each (Warn), a 400 (Strict) or silently (Ignore). Returns the
+        normalised object and the Warning header values."""
+        res = route.resource
+        obj, unknown = typed.normalise(res.kind, obj)
+        directive = request.query.get('fieldValidation') or 'Warn'
+        if not unknown or directive == 'Ignore':
+            return obj, []
+        found = ', '.join(f'unknown field "{path}"' for path in unknown)
+        if directive == 'Strict':
+            if patching:
+                raise ApiError.bad_request(f'strict decoding error: {found}')
+            raise ApiError.bad_request(f'{res.kind} in version "{res.version}" cannot be handled as a '
+                                       f'{res.kind}: strict decoding error: {found}')
+        return obj, ['299 - ' + json.dumps(f'unknown field "{path}"') for path in unknown]
+
+    @staticmethod
+    def _warned(response, warnings):
+        for warning in warnings:
+            response.headers.add('Warning', warning)
+        return response
+
     def _check_uid(self, route, obj, current):
         uid = obj['metadata'].get('uid')
         if uid and uid != current['metadata']['uid']:
@@ -440,12 +464,13 @@ class ApiServer:
         if route.subresource:
             raise ApiError.method_not_allowed()
         obj = self._check_body(route, await self._body(request), name_required=False)
+        obj, warnings = self._typed(request, route, obj)
         dry_run = _dry_run(request)
         if route.resource.namespaced and route.namespace is None:
             raise ApiError.method_not_allowed('a namespaced object must be created in a namespace')
         self._require_namespace(route)
         created = self.store.create(route.resource.key, obj, dry_run=dry_run)
-        return _json_response(created, status=201)
+        return self._warned(_json_response(created, status=201), warnings)
 
     async def _update(self, request, route):
         obj = await self._body(request)
@@ -454,10 +479,11 @@ class ApiServer:
         if route.subresource == 'scale':
             return self._write_scale(route, obj, dry_run)
         obj = self._check_body(route, obj, name_required=True)
+        obj, warnings = self._typed(request, route, obj)
         current = self.store.must_get(res.key, route.namespace, route.name)
         self._check_uid(route, obj, current)
         updated = self.store.update(res.key, obj, subresource=route.subresource, dry_run=dry_run)
-        return _json_response(updated)
+        return self._warned(_json_response(updated), warnings)
 
     def _write_scale(self, route, scale, dry_run):
         res = route.resource
@@ -499,9 +525,10 @@ class ApiServer:
         if not isinstance(patched, dict):
             raise ApiError.bad_request('the patched object is not an object')
         patched = self._check_body(route, patched, name_required=True)
+        patched, warnings = self._typed(request, route, patched, patching=True)
         self._check_uid(route, patched, current)
         updated = self.store.update(res.key, patched, subresource=route.subresource, dry_run=dry_run)
-        return _json_response(updated)
+        return self._warned(_json_response(updated), warnings)
 
     async def _delete_options(self, request):
         raw = await request.read()
