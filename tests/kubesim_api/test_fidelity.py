@@ -192,3 +192,69 @@ def test_unsupported_field_selectors_are_400(http, path, selector, message):
     assert status == 400
     assert body['message'] == message
     assert _list(http, path, 'metadata.name=x', field=True)[0] == 200
+
+
+# ---- the typed round-trip ------------------------------------------------------------------------
+DEPLOY = '/apis/apps/v1/namespaces/default/deployments'
+
+
+def test_templates_read_back_as_decoded_and_encoded(http):
+    with_nulls = workload('Deployment', 'nulls')
+    with_nulls['spec']['template']['metadata']['labels']['app'] = 'same'
+    with_nulls['spec']['selector']['matchLabels']['app'] = 'same'
+    with_nulls['metadata']['creationTimestamp'] = None
+    with_nulls['spec']['template']['metadata']['creationTimestamp'] = None
+    with_nulls['spec']['template']['spec'].update(nodeSelector={}, tolerations=[], affinity=None)
+    status, _, body = http.post(DEPLOY, with_nulls)
+    assert status == 201, body
+    plain = workload('Deployment', 'plain')
+    plain['spec']['template']['metadata']['labels']['app'] = 'same'
+    plain['spec']['selector']['matchLabels']['app'] = 'same'
+    _, _, plain = http.post(DEPLOY, plain)
+    assert body['spec']['template'] == plain['spec']['template']
+    assert 'creationTimestamp' not in body['spec']['template']['metadata']
+    assert 'nodeSelector' not in body['spec']['template']['spec']
+
+
+def test_a_no_op_write_changes_nothing(http):
+    assert http.post(DEPLOY, workload('Deployment', 'web', replicas=0))[0] == 201
+
+    def settled():
+        first = http.get(f'{DEPLOY}/web')[2]
+        time.sleep(0.3)
+        second = http.get(f'{DEPLOY}/web')[2]
+        return first == second and second
+
+    created = wait_for(settled, 'the controller to settle')
+    meta = created['metadata']
+    for patch in ({'spec': {'template': {'spec': {'nodeSelector': {}}}}},
+                  {'spec': {'template': {'metadata': {'creationTimestamp': None}}}},
+                  {'spec': {'paused': None, 'template': {'spec': {'tolerations': []}}}}):
+        status, _, body = http.patch(f'{DEPLOY}/web', patch)
+        assert status == 200, body
+        assert (body['metadata']['generation'], body['metadata']['resourceVersion']) == (
+            meta['generation'], meta['resourceVersion']), patch
+    status, _, body = http.put(f'{DEPLOY}/web', {**created, 'status': None})
+    assert status == 200
+    assert body['metadata']['resourceVersion'] == meta['resourceVersion']
+
+
+def test_unknown_fields_follow_field_validation(http):
+    body = workload('Deployment', 'web')
+    body['spec']['bogus'] = 1
+    body['spec']['template']['spec']['containers'][0]['extra'] = {'a': 1}
+    status, _, answer = http.post(f'{DEPLOY}?fieldValidation=Strict', body)
+    assert status == 400
+    # In the order the decoder meets them in the body.
+    assert answer['message'] == ('Deployment in version "v1" cannot be handled as a Deployment: strict '
+                                 'decoding error: unknown field "spec.template.spec.containers[0].extra", '
+                                 'unknown field "spec.bogus"')
+    del body['spec']['bogus']
+    status, headers, created = http.post(DEPLOY, body)  # no fieldValidation: Warn
+    assert status == 201
+    assert headers['Warning'] == '299 - "unknown field \\"spec.template.spec.containers[0].extra\\""'
+    assert 'extra' not in created['spec']['template']['spec']['containers'][0]
+    status, headers, patched = http.patch(f'{DEPLOY}/web?fieldValidation=Ignore', {'spec': {'bogus': 2}})
+    assert status == 200 and 'Warning' not in headers and 'bogus' not in patched['spec']
+    status, _, answer = http.patch(f'{DEPLOY}/web?fieldValidation=Strict', {'spec': {'bogus': 2}})
+    assert status == 400 and 'strict decoding error: unknown field "spec.bogus"' in answer['message']
