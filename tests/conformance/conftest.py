@@ -17,7 +17,7 @@ import time
 import pytest
 import yaml
 
-from tests.conftest import REAL_CLUSTER_ENV, RealCluster
+from tests.conftest import REAL_CLUSTER_ENV, RealCluster, previous_kubectl
 
 FAIL_IMAGE_PREFIX = 'registry.invalid/'
 TIME_SCALE = 10
@@ -85,10 +85,16 @@ class Kube:
         return self('rollout', 'status', target, f'--timeout={timeout}', ok=ok, timeout=120)
 
 
+@pytest.fixture(params=['current', 'previous'], ids=['kubectl-1.37', 'kubectl-1.36'])
+def kubectl_binary(request):
+    """Every scenario runs with the venv's kubectl and with the previous minor version's."""
+    return None if request.param == 'current' else previous_kubectl()
+
+
 @pytest.fixture
-def kube(request, cluster, kubectl):
+def kube(request, cluster, kubectl, kubectl_binary):
     """A fresh namespace in the shared cluster and a kubectl bound to it."""
-    runner = kubectl.using(cluster)
+    runner = kubectl.using(cluster, kubectl_binary)
     name = f'conf-{next(_namespaces)}-{re.sub(r"[^a-z0-9]+", "-", request.node.name.lower())}'[:63].rstrip(
         '-'
     )

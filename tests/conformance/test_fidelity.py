@@ -123,3 +123,24 @@ def test_daemonset_pods_carry_node_affinity_and_tolerations(kube):
             ('not-ready', 'NoExecute'), ('unreachable', 'NoExecute'), ('disk-pressure', 'NoSchedule'),
             ('memory-pressure', 'NoSchedule'), ('pid-pressure', 'NoSchedule'),
             ('unschedulable', 'NoSchedule'))} <= tolerations
+
+
+def test_unknown_fields_are_refused_by_strict_kubectl(kube):
+    deploy = workload('Deployment', 'web', 'nginx:1.25', replicas=1)
+    deploy['spec']['bogus'] = True
+    proc = kube('apply', '-f', '-', input=json.dumps(deploy), ok=False)
+    assert 'strict decoding error: unknown field "spec.bogus"' in failure(proc)
+    # --validate=false sends fieldValidation=Ignore: the server drops the field silently.
+    proc = kube('apply', '--validate=false', '-f', '-', input=json.dumps(deploy))
+    assert 'bogus' not in kube.json('deploy/web')['spec']
+
+
+def test_a_patch_equal_after_decoding_is_no_change(kube):
+    kube.apply(workload('Deployment', 'web', 'nginx:1.25', replicas=1))
+    kube.status('deploy/web')
+    before = kube.json('deploy/web')['metadata']
+    out = kube('patch', 'deploy/web', '-p', '{"spec":{"template":{"spec":{"nodeSelector":{}}}}}').stdout
+    assert out == 'deployment.apps/web patched (no change)\n'
+    after = kube.json('deploy/web')['metadata']
+    assert after['generation'] == before['generation']
+    assert after['resourceVersion'] == before['resourceVersion']
