@@ -16,9 +16,8 @@ Empty structs (`securityContext: {}`) stay, as Go prints a non-nil pointer to an
 """
 
 import functools
+import importlib
 import re
-
-import kubernetes.client as models
 
 _LIST = re.compile(r'^[Ll]ist\[(.+)\]$')
 _DICT = re.compile(r'^(?:dict\(str, (.+)\)|Dict\[str, (.+)\])$')
@@ -28,9 +27,20 @@ _ROOT_MODELS = {'Event': 'CoreV1Event'}
 
 
 @functools.lru_cache(maxsize=None)
+def _models():
+    # Imported on first use: the client takes about a second to import, more than kubesim's start.
+    return importlib.import_module('kubernetes.client')
+
+
+def warm_up():
+    """Import the client's models now (the CLI does it in the background once it serves)."""
+    _models()
+
+
+@functools.lru_cache(maxsize=None)
 def _fields(model_name):
     """JSON field name -> type string, for one model (None when the client has no such model)."""
-    model = getattr(models, model_name, None)
+    model = getattr(_models(), model_name, None)
     if model is None:
         return None
     return {model.attribute_map[attr]: typ for attr, typ in model.openapi_types.items()}
