@@ -53,7 +53,8 @@ def test_set_image_history_and_undo(kube):
     for image in ('fluentd:1.1', 'fluentd:1.2'):
         kube('set', 'image', 'ds/agent', f'app={image}')
         out = kube.status('ds/agent').stdout
-        assert 'new pods have been updated...' in out
+        # Which progress line kubectl sees first depends on how far the rollout got before it looked.
+        assert 'Waiting for daemon set "agent" rollout to finish: ' in out
         assert out.endswith('daemon set "agent" successfully rolled out\n')
     assert [rev for rev, _cause in kube.history('ds/agent')] == [1, 2, 3]
     assert 'Image:\tfluentd:1.1' in kube('rollout', 'history', 'ds/agent', '--revision=2').stdout
