@@ -260,12 +260,13 @@ def test_diagnosis_costs_nothing_on_success_and_a_few_reads_per_failed_workload(
     assert sts['workloads'][0]['diagnosis']['causes'], sts['workloads'][0]
     assert after_last_watch(sts['_requests']) == [('LIST', 'pods'), ('LIST', 'events')]
 
-    # rolling_update_rc's rounds read the old controller and LIST the new one's pods; when it gives
-    # up, the diagnosis adds one LIST of those pods and one of the events (the only events read).
+    # rolling_update_rc waits on a watch of the controllers; when it gives up, the diagnosis adds one
+    # LIST of the new controller's pods and one of the events (the only events read), and no more.
     rc = res.failed('rc broken')
     assert rc['diagnosis']['causes'], rc['diagnosis']
     sent = shape(rc['_requests'])
     events = [i for i, s in enumerate(sent) if s[1] == 'events']
     assert len(events) == 1, sent
-    assert sent[events[0] - 3:events[0] + 1] == [('GET', 'replicationcontrollers/legacy'), ('LIST', 'pods'),
-                                                 ('LIST', 'pods'), ('LIST', 'events')], sent[-8:]
+    assert sent[events[0] - 2:events[0] + 1] == [('WATCH', 'replicationcontrollers'), ('LIST', 'pods'),
+                                                 ('LIST', 'events')], sent[-8:]
+    assert [s for s in sent[events[0] + 1:] if s[1] in ('pods', 'events')] == [], sent[-8:]
