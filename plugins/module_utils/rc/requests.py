@@ -20,7 +20,7 @@ import socket
 import threading
 import time
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import retry_on_conflict
+from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote, retry_on_conflict
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, KubeError, UpdateError
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import JSON_PATCH, MERGE_PATCH
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import (
@@ -110,11 +110,11 @@ class UpdateLease:
 
     @property
     def collection(self):
-        return LEASES_PATH % self.namespace
+        return LEASES_PATH % path_quote(self.namespace)
 
     @property
     def path(self):
-        return '%s/%s' % (self.collection, self.name)
+        return '%s/%s' % (self.collection, path_quote(self.name))
 
     def read(self):
         try:
@@ -398,8 +398,9 @@ class ControllerRequests:
             return ReplicationController.collection_path(self.ns)
         return ReplicationController.object_path(self.ns, name)
 
-    def _pods_path(self):
-        return '/api/v1/namespaces/%s/pods' % self.ns
+    def _pods_path(self, name=None):
+        path = '/api/v1/namespaces/%s/pods' % path_quote(self.ns)
+        return path if name is None else '%s/%s' % (path, path_quote(name))
 
     def get_rc(self, name):
         try:
@@ -585,7 +586,7 @@ class ControllerRequests:
         name = pod['metadata']['name']
         self._fence()
         try:
-            self.api.patch('%s/%s' % (self._pods_path(), name), {'metadata': {'labels': {key: value}}},
+            self.api.patch(self._pods_path(name), {'metadata': {'labels': {key: value}}},
                            content_type=MERGE_PATCH, retry=True)
         except ApiError as e:
             if e.status != 404:
@@ -597,7 +598,7 @@ class ControllerRequests:
         name = pod['metadata']['name']
         self._fence()
         try:
-            self.api.delete('%s/%s' % (self._pods_path(), name),
+            self.api.delete(self._pods_path(name),
                             body={'kind': 'DeleteOptions', 'apiVersion': 'v1',
                                   'preconditions': {'uid': pod['metadata'].get('uid')}})
         except ApiError as e:

@@ -512,3 +512,13 @@ def test_lease_expiry(spec, seen_ago, expired):
     lease = rc_requests.UpdateLease(None, 'default', 'web', 10, clock=lambda: now)
     # unchanged for as long as this run has been looking at it counts too (holder clocks may differ)
     assert lease.expired({'spec': spec}, now - seen_ago) is expired
+
+
+def test_pod_and_lease_paths_quote_every_segment():
+    from ansible_collections.kubeops.rollout.plugins.module_utils.rc import requests as rc_requests
+    reqs = rc_requests.ControllerRequests(None, options(namespace='team a/b'))
+    assert reqs._pods_path() == '/api/v1/namespaces/team%20a%2Fb/pods'
+    assert reqs._pods_path('web-1?x') == '/api/v1/namespaces/team%20a%2Fb/pods/web-1%3Fx'
+    assert reqs._rc_path('web').startswith('/api/v1/namespaces/team%20a%2Fb/')
+    lease = rc_requests.UpdateLease(None, 'team a/b', 'web', 10)
+    assert lease.path == '/apis/coordination.k8s.io/v1/namespaces/team%20a%2Fb/leases/rolling-update-rc-web'
