@@ -250,13 +250,19 @@ class RollingUpdate(ControllerRequests):
         raise UpdateError('ReplicationController "%s" not found in namespace "%s"' % (name, self.ns))
 
     def start(self, state):
-        """Point the old RC at the new one, label it apart (image mode), create the new RC at 0."""
+        """Point the old RC at the new one, label it apart (image mode), create the new RC.
+
+        kubectl created it at 0 and then scaled it up: here it is created at that first scale-up
+        (decided from the same view of the old RC, which the create cannot act on), one request
+        less. A run killed right after the create finds what a run killed after that scale-up did."""
         opts = self.opts
         old = state.old
         opts.check_can_start(old, state.target)
         old = self.prepare_old(old, state.new_name)
         desired = state.target.replicas
-        body = new_controller_body(state.target, state.new_name, self.ns, old, desired)
+        lim = limits(opts.max_surge, opts.max_unavailable, desired, replicas_of(old))
+        first = scale_up_target(replicas_of(old), 0, lim) or 0
+        body = new_controller_body(state.target, state.new_name, self.ns, old, desired, replicas=first)
         try:
             self.create_rc(body)
         except ApiError as e:
@@ -269,6 +275,9 @@ class RollingUpdate(ControllerRequests):
                                   '"%s"' % (state.new_name, opts.name))
         else:
             self._write('created %s' % state.new_name)
+            if first:
+                self.scaled(state.new_name, 0, first, 'scale up', old)
+                self.sleep(float(opts.update_period))
 
     def prepare_old(self, old, new_name):
         """kubectl's UpdateExistingReplicationController: next-controller-id (and original-replicas),
@@ -290,7 +299,15 @@ class RollingUpdate(ControllerRequests):
         old = self.update_rc(name, annotate, 'annotated %s' % name, current=old)
         if not needs_label:
             return old
-        # Label the running pods first so that the new selector keeps them.
+        # Label the running pods first so that the new selector keeps them. kubectl listed the
+        # pods again after the selector change and deleted any without the label: one the RC
+        # controller made from the unlabelled template it still had cached. Here the pods are
+        # listed only once the controller reports (status.observedGeneration) that it works from
+        # the labelled template. It creates a sync's pods before it writes that sync's status,
+        # and its cache never goes back, so every pod made from the old template is in this LIST
+        # and every later one carries the label: no second LIST, and no pod to delete.
+        self.wait_observed(name, (old.get('metadata') or {}).get('generation'),
+                           ' with the %s=%s label in its pod template' % (key, value))
         for pod in self.list_pods(selector):
             if (pod['metadata'].get('labels') or {}).get(key) != value:
                 self.label_pod(pod, key, value)
@@ -300,12 +317,7 @@ class RollingUpdate(ControllerRequests):
         # A JSON patch fenced by the fields that matter: the status the RC controller writes while
         # the pods were labelled does not make it conflict, as a PUT with the resourceVersion would.
         add = {'op': 'add', 'path': '/spec/selector/' + pointer_escape(key), 'value': value}
-        old = self.patch_rc(old, [add], select, 'added %s=%s to the selector of %s' % (key, value, name))
-        # A pod made from the unlabelled template in between would be left behind: delete it.
-        for pod in self.list_pods(selector):
-            if key not in (pod['metadata'].get('labels') or {}):
-                self.delete_pod(pod)
-        return old
+        return self.patch_rc(old, [add], select, 'added %s=%s to the selector of %s' % (key, value, name))
 
     def scale_loop(self, src_name, dst_name):
         """kubectl's loop: scale dst up within the surge, wait update_period, scale src down within

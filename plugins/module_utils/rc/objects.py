@@ -195,8 +195,9 @@ def check_distinct_selectors(old, target):
                          selector_string(target.selector) or 'none'))
 
 
-def new_controller_body(target, name, namespace, old, desired):
-    """The new RC to create: 0 replicas, desired-replicas and update-source-id annotations."""
+def new_controller_body(target, name, namespace, old, desired, replicas=0):
+    """The new RC to create: ``replicas`` (kubectl's 0, or the first scale-up), desired-replicas
+    and update-source-id annotations."""
     annotations = dict(target.annotations)
     annotations[DESIRED_REPLICAS_ANNOTATION] = str(desired)
     annotations[SOURCE_ID_ANNOTATION] = source_id(old)
@@ -207,7 +208,7 @@ def new_controller_body(target, name, namespace, old, desired):
     old_spec = old.get('spec') or {}
     if 'minReadySeconds' in old_spec:
         spec['minReadySeconds'] = old_spec['minReadySeconds']
-    spec.update(replicas=0, selector=dict(target.selector), template=copy.deepcopy(target.template))
+    spec.update(replicas=replicas, selector=dict(target.selector), template=copy.deepcopy(target.template))
     return {'apiVersion': 'v1', 'kind': 'ReplicationController', 'metadata': metadata, 'spec': spec}
 
 

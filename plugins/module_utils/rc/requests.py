@@ -543,6 +543,11 @@ class ControllerRequests:
                 raise FenceFailed('ReplicationController "%s" was scaled by someone else' % name)
             raise  # the fence held: a real rejection
         self._stored(stored)
+        return self.scaled(name, current, replicas, action, other)
+
+    def scaled(self, name, current, replicas, action, other):
+        """Record the step that set ``name`` from ``current`` to ``replicas`` (a scale, or the create
+        of the new RC at its first scale-up) and wait for it."""
         self._write('scaled %s to %d' % (name, replicas))
         if action == 'scale up':
             old_count, new_count = replicas_of(other), replicas
@@ -570,6 +575,17 @@ class ControllerRequests:
         self.wait_until(done, describe)
         return self.seen_rc(name)
 
+    def wait_observed(self, name, generation, what):
+        """Until the RC's controller reports it has seen ``generation`` of ``name``."""
+        def done():
+            status = self.seen_rc(name).get('status') or {}
+            return int(status.get('observedGeneration') or 0) >= int(generation or 0)
+
+        self.wait_until(done, lambda: 'the controller of ReplicationController "%s" to observe generation '
+                        '%s%s (it reports %s)' % (name, generation, what,
+                                                  (self.seen_rc(name).get('status') or {})
+                                                  .get('observedGeneration', 'none')))
+
     def available_pods(self, rc):
         """Available pods of ``rc``: its status (the RC controller counts them, minReadySeconds
         included), or, while ready pods still wait out minReadySeconds, its pods counted here."""
@@ -593,19 +609,6 @@ class ControllerRequests:
                 raise
         else:
             self._write('labelled pod %s' % name)
-
-    def delete_pod(self, pod):
-        name = pod['metadata']['name']
-        self._fence()
-        try:
-            self.api.delete(self._pods_path(name),
-                            body={'kind': 'DeleteOptions', 'apiVersion': 'v1',
-                                  'preconditions': {'uid': pod['metadata'].get('uid')}})
-        except ApiError as e:
-            if e.status != 404:
-                raise
-        else:
-            self._write('deleted stray pod %s' % name)
 
     def delete_rc(self, name, orphan=False, uid=None):
         """Delete an RC (precondition: ``uid``, the one the decision was made about)."""

@@ -262,6 +262,8 @@ def test_new_controller_body_has_kubectls_annotations():
     assert body['metadata']['annotations'] == {objects.DESIRED_REPLICAS_ANNOTATION: '3',
                                                objects.SOURCE_ID_ANNOTATION: 'web:uid-1'}
     assert 'uid' not in body['metadata'] and 'status' not in body
+    # created at its first scale-up instead of 0 and then scaled
+    assert objects.new_controller_body(target, 'web-2', 'default', old, 3, replicas=1)['spec']['replicas'] == 1
 
 
 def test_renamed_body_keeps_identity_and_drops_update_annotations():
