@@ -33,6 +33,8 @@ pytestmark = pytest.mark.budget
 KINDS = ('Deployment', 'StatefulSet', 'DaemonSet')
 GROUP = 'budget-group'
 NEW_IMAGE = fx.IMAGE.format(3)
+RC = 'legacy'
+RC_REPLICAS = 3
 
 
 @dataclasses.dataclass
@@ -83,6 +85,15 @@ def operations():
         Op('history by label (3)', 'rollout_history', sel, 1 + 3, 0, False),
         Op('restart by label (3)', 'rollout_restart', sel, 1 + 3, 3, True),
     ]
+    # A clean rolling update of a 3-replica RC without the deployment label (kubectl's image mode):
+    # the Lease (create, delete), one LIST and one WATCH of the RCs, the annotate PUT, one LIST and
+    # one label PATCH per pod, the selector PATCH, the create (at the first scale-up), 5 more scales,
+    # the orphaning DELETE and the rename PUT. A long lease so that no renewal falls inside the run.
+    ops += [
+        Op('rolling update ReplicationController', 'rolling_update_rc',
+           {'name': RC, 'image': NEW_IMAGE, 'update_period': 0.02, 'lease_duration': 600, 'timeout': 120},
+           2 + 2 + 1 + (1 + RC_REPLICAS) + 1 + 1 + 5 + 2, 2 + 1 + RC_REPLICAS + 1 + 1 + 5 + 2, True),
+    ]
     return ops
 
 
@@ -100,6 +111,8 @@ def measured(tmp_path_factory):
         for i in range(3):
             fx.create(api, fx.workload('Deployment', f'member-{i}', replicas=1, labels={'group': GROUP}))
         fx.wait_all_complete(api, 'Deployment', f'group={GROUP}')
+        fx.create(api, fx.workload('ReplicationController', RC, replicas=RC_REPLICAS))
+        fx.wait_complete(api, [('ReplicationController', RC)])
         tasks = []
         for op in OPS:
             args = dict(op.args, namespace=fx.NAMESPACE, kubeconfig=sim.kubeconfig)

@@ -133,13 +133,14 @@ def test_undo_meets_a_concurrent_label_and_decides_again(kubesim_factory, play, 
 def test_rc_scaling_meets_a_concurrent_scale_and_decides_again(kubesim_factory, play, tmp_path):
     sim = kubesim_factory(ready_delay=0.1)
     rcs = Rcs(Kube(sim.kubeconfig), 'default')
-    rcs.create(rc_manifest('web', 'nginx:1.25', 2))
+    rcs.create(rc_manifest('web', 'nginx:1.25', 3))
     rcs.wait_ready('web')
 
     def other_writer():
-        # Someone scales the new controller to what the update wanted anyway: the guarded write
-        # must see that its test no longer holds, read again, and go on from there.
-        kubectl(sim, 'scale', 'rc', 'web-v2', '--replicas=1')
+        # Someone scales the new controller to what the update wanted anyway (it is created at 1,
+        # its first scale-up): the guarded write must see that its test no longer holds, read
+        # again, and go on from there.
+        kubectl(sim, 'scale', 'rc', 'web-v2', '--replicas=2')
 
     with Interposer(sim.url, '/replicationcontrollers/web-v2', other_writer) as proxy:
         kubeconfig = write_kubeconfig(tmp_path / 'via-proxy', proxy.url)
@@ -154,5 +155,5 @@ def test_rc_scaling_meets_a_concurrent_scale_and_decides_again(kubesim_factory, 
     assert statuses[0] == 422 and 200 in statuses, proxy.answers
     assert r['changed']
     new = rcs.get('web-v2')
-    assert new['spec']['replicas'] == 2
+    assert new['spec']['replicas'] == 3
     assert new['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.26'
