@@ -263,7 +263,8 @@ def test_new_controller_body_has_kubectls_annotations():
                                                objects.SOURCE_ID_ANNOTATION: 'web:uid-1'}
     assert 'uid' not in body['metadata'] and 'status' not in body
     # created at its first scale-up instead of 0 and then scaled
-    assert objects.new_controller_body(target, 'web-2', 'default', old, 3, replicas=1)['spec']['replicas'] == 1
+    first = objects.new_controller_body(target, 'web-2', 'default', old, 3, replicas=1)
+    assert first['spec']['replicas'] == 1
 
 
 def test_renamed_body_keeps_identity_and_drops_update_annotations():
