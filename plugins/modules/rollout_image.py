@@ -73,7 +73,9 @@ notes:
   - "RBAC: C(get) (with I(name)) or C(list) (with I(label_selectors)) and C(patch) on the workload's
     resource (C(deployments), C(statefulsets) or C(daemonsets) in C(apps)); C(watch) as well with
     I(wait=true). See C(docs/rbac.md)."
-  - Check mode sends no write; C(changed) and the diff are exactly what a real run would report.
+  - Check mode sends the same change with C(dryRun=All), so the API server validates it and nothing
+    is stored; C(changed), the diff and any refusal are what a real run would report. Credentials that
+    may not write get a 403 for the dry run - the result is then computed locally and a warning says so.
 seealso:
   - module: kubeops.rollout.rollout_status
   - module: kubeops.rollout.rollout_undo
@@ -247,7 +249,8 @@ def main(runtime=None):
     check_mode = module.module.check_mode
     module.run(lambda client, workload: verbs.image(client, workload, images, change_cause, check_mode,
                                                     partition=partition),
-               precheck=lambda workload: workload.image_patch(images, partition=partition))
+               precheck=lambda workload: verbs.check_image(workload, images, module.params['wait'],
+                                                           partition))
 
 
 if __name__ == '__main__':

@@ -261,21 +261,25 @@ def main(runtime=None):
                             'secrets': {'type': 'list', 'elements': 'str', 'no_log': False},  # names only
                             'config_from_template': {'type': 'bool', 'default': False}},
                            wait=False, runtime=runtime)
-    check_mode = module.module.check_mode
+    check_mode, wait = module.module.check_mode, module.params['wait']
     config_maps, secrets = module.params['config_maps'] or [], module.params['secrets'] or []
     from_template = module.params['config_from_template']
     if not (config_maps or secrets or from_template):
         module.run(lambda client, workload: verbs.restart(client, workload, check_mode),
-                   precheck=lambda workload: workload.check_restartable())
+                   precheck=lambda workload: verbs.check_restart(workload, wait))
         return
     cache = {}  # each ConfigMap / Secret is read once per task, however many workloads use it
 
     def restart(client, workload):
         return verbs.config_restart(client, workload, config_maps, secrets, from_template, check_mode, cache)
 
-    # A missing required object fails the task before the first workload is restarted.
-    module.run(restart, precheck=lambda workload: verbs.config_references(
-        module.client, workload, config_maps, secrets, from_template, cache))
+    def precheck(workload):
+        # A missing required object fails the task before the first workload is restarted.
+        verbs.config_references(module.client, workload, config_maps, secrets, from_template, cache)
+        if wait:
+            workload.check_waitable()
+
+    module.run(restart, precheck=precheck)
 
 
 if __name__ == '__main__':

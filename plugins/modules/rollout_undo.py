@@ -65,7 +65,9 @@ notes:
     resource (C(deployments), C(statefulsets) or C(daemonsets) in C(apps)); C(list) on C(replicasets)
     (Deployments) or C(controllerrevisions) (StatefulSets, DaemonSets); C(watch) with I(wait=true).
     See C(docs/rbac.md)."
-  - Check mode sends no write; C(changed) and the diff are exactly what a real run would report.
+  - Check mode sends the same change with C(dryRun=All), so the API server validates it and nothing
+    is stored; C(changed), the diff and any refusal are what a real run would report. Credentials that
+    may not write get a 403 for the dry run - the result is then computed locally and a warning says so.
   - An undo makes the restored template the newest revision again - its ReplicaSet or
     ControllerRevision gets the next revision number (history 1, 2, 3 undone to 2 becomes 1, 3, 4).
   - Running the same task twice is idempotent only with an explicit I(to_revision); the default
@@ -205,10 +207,14 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.module import Roll
 
 
 def main(runtime=None):
-    module = RolloutModule({'to_revision': {'type': 'int', 'default': 0}}, wait=False, runtime=runtime)
-    to_revision = module.params['to_revision']
-    module.run(lambda client, workload: verbs.undo(client, workload, to_revision, module.module.check_mode),
-               precheck=lambda workload: workload.check_undoable())
+    module = RolloutModule({'to_revision': {'type': 'int', 'default': 0},
+                            'replace_stuck_pods': {'type': 'bool', 'default': False}},
+                           wait=False, runtime=runtime)
+    params, check_mode = module.params, module.module.check_mode
+    module.run(lambda client, workload: verbs.undo(client, workload, params['to_revision'], check_mode,
+                                                   params['replace_stuck_pods'], params['wait_timeout']),
+               precheck=lambda workload: verbs.check_undo(module.client, workload, params['to_revision'],
+                                                          params['wait']))
 
 
 if __name__ == '__main__':
