@@ -266,7 +266,7 @@ def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monoto
         remaining = deadline - clock()
         if remaining <= 0:
             return RolloutStatus(False, 'timed out after %ss waiting for the rollout: %s'
-                                 % (timeout, result.message), TIMEOUT)
+                                 % (timeout, result.message), TIMEOUT, counts=result.counts)
         try:
             chunk = min(WATCH_CHUNK_SECONDS, max(1, int(remaining + 0.999)))
             events = client.watch(path, resource_version=rv, field_selector='metadata.name=%s' % name,
