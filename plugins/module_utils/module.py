@@ -235,8 +235,8 @@ class RolloutModule(KubeModule):
                 return [kind(self.client.get(kind.object_path(ns, name)))]
             except ApiError as e:
                 if e.status == 404:
-                    self.fail('%s "%s" not found in namespace "%s"' % (kind.kind, name, ns))
-                raise _Context(e, 'reading %s "%s" in namespace "%s"' % (kind.kind, name, ns))
+                    self.fail('%s %s/%s not found' % (kind.kind, ns, name))
+                raise _Context(e, 'reading %s %s/%s' % (kind.kind, ns, name))
         selector = ','.join(s.strip() for s in self.params['label_selectors'])
         try:
             items = self.client.list(kind.collection_path(ns), label_selector=selector).get('items') or []
