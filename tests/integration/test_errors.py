@@ -66,8 +66,9 @@ def test_errors_are_clear_and_leak_no_secret(kubesim_factory, play, tmp_path):
 
     assert res.failed('missing workload')['msg'] == 'Deployment default/nope not found'
     assert res.failed('missing in other namespace')['msg'] == 'StatefulSet shop/web not found'
-    assert res.failed('bad kind')['msg'] == ('kind "ReplicaSet" is not a kind rollouts apply to; use one of '
-                                             'Deployment (deploy), StatefulSet (sts) or DaemonSet (ds), in any case')
+    assert res.failed('bad kind')['msg'] == (
+        'kind "ReplicaSet" is not a kind rollouts apply to; use one of '
+        'Deployment (deploy), StatefulSet (sts) or DaemonSet (ds), in any case')
     assert 'mutually exclusive' in res.failed('name and selector')['msg']
     for name in ('unauthorized', 'unauthorized api_key'):
         msg = res.failed(name)['msg']
