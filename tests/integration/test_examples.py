@@ -2,7 +2,8 @@
 from what the modules do. Each module's block runs in one play (later examples may use what earlier
 ones registered) after a setup that creates the objects the examples name; only the update pace of
 rolling_update_rc is made faster, through module_defaults. An example whose name makes a claim (a
-second run changes nothing) is checked for it. A module, or an example, without a setup here fails."""
+second run changes nothing, idempotent) is run twice and the second run must change nothing. A
+module, or an example, without a setup here fails."""
 
 import ast
 import pytest
@@ -50,12 +51,16 @@ def with_revisions(kube, kind, name, ns='default', count=3, labels=None, contain
 def history_setup(kube):
     namespace(kube, 'shop')
     with_revisions(kube, 'Deployment', 'web', ns='shop', count=2)
-    with_revisions(kube, 'StatefulSet', 'db', count=2)
+    with_revisions(kube, 'Deployment', 'web', count=2)
+    with_revisions(kube, 'StatefulSet', 'db', count=3)
     with_revisions(kube, 'DaemonSet', 'node-exporter', count=1, labels={'tier': 'node'})
 
 
 def image_setup(kube):
     with_revisions(kube, 'Deployment', 'web', count=1, container_name='web')
+    with_revisions(kube, 'StatefulSet', 'db', count=1, container_name='db')
+    kube.patch('StatefulSet', 'db', {'spec': {'replicas': 3}})
+    kube.rolled_out('StatefulSet', 'db')
     agent = workload('DaemonSet', 'node-agent', extra_template={'spec': {'initContainers': [
         {'name': 'init', 'image': 'busybox:1'}]}})
     kube.create_rolled_out([agent])
@@ -68,6 +73,13 @@ def pause_setup(kube):
 def restart_setup(kube):
     namespace(kube, 'shop')
     with_revisions(kube, 'Deployment', 'web', count=1)
+    with_revisions(kube, 'Deployment', 'worker', count=1)
+    kube.request('POST', '/api/v1/namespaces/default/configmaps', {
+        'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'worker-settings'},
+        'data': {'MODE': 'a'}})
+    kube.request('POST', '/api/v1/namespaces/default/secrets', {
+        'apiVersion': 'v1', 'kind': 'Secret', 'metadata': {'name': 'worker-credentials'},
+        'data': {'TOKEN': 'c2VjcmV0'}})
     for name in ('orders', 'carts'):
         with_revisions(kube, 'StatefulSet', name, ns='shop', count=1,
                        labels={'app.kubernetes.io/part-of': 'shop'})
@@ -152,7 +164,7 @@ def test_examples_run_as_written(kubesim_factory, play, module):
         tasks, names = phases[-1][1], phases[-1][2]
         tasks.append(dict(example))
         names.append(example['name'])
-        if 'second run changes nothing' in example['name']:
+        if 'second run changes nothing' in example['name'] or '(idempotent)' in example['name']:
             tasks.append(dict(example, name=example['name'] + ' (again)', register='again'))
     for before, tasks, names in phases:
         if before:
