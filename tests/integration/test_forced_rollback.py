@@ -3,7 +3,7 @@ replaced by the controller after an undo; `replace_stuck_pods` (on in the upgrad
 
 import pytest
 
-from .conftest import Kube, entry, task, workload
+from .conftest import Kube, entry, read_log, task, workload
 
 pytestmark = pytest.mark.integration
 
@@ -95,3 +95,33 @@ def test_without_the_option_the_stuck_pod_stays_and_a_rerun_with_it_repairs(kube
     again = entry(res.ok('again'))
     assert not again['changed'] and again['replaced_pods'] == []
     assert [image_of(p) for p in pods(kube)] == ['nginx:1.25'] * 3
+
+
+def test_several_stuck_pods_are_replaced_one_at_a_time_lowest_ordinal_first(kubesim_factory, play, tmp_path):
+    log = tmp_path / 'requests.jsonl'
+    sim = kubesim_factory(fail_image='^broken', ready_delay=0.3, request_log=log)
+    kube = Kube(sim.kubeconfig)
+    sts = workload('StatefulSet', 'db', replicas=3)
+    # OnDelete: the controller replaces no pod by itself, so both stuck pods are the module's to replace.
+    sts['spec']['podManagementPolicy'] = 'Parallel'
+    sts['spec']['updateStrategy'] = {'type': 'OnDelete'}
+    kube.create_rolled_out([sts])
+    kube.patch('StatefulSet', 'db', {'spec': {'template': {'spec': {'containers': [
+        {'name': 'app', 'image': 'broken:1'}]}}}})
+    kube.wait('StatefulSet', 'db', lambda o: o['status'].get('observedGeneration') == 2)
+    for name in ('db-1', 'db-2'):
+        kube.request('DELETE', kube.path('Pod', name))
+    kube.wait('StatefulSet', 'db', lambda o: sum(image_of(p) == 'broken:1' for p in pods(kube)) == 2)
+    start = len(read_log(log))
+    res = play(sim, [task('undo', 'rollout_undo', kind='StatefulSet', name='db', replace_stuck_pods=True,
+                          wait_timeout=60)])
+    e = entry(res.ok('undo'))
+    assert e['replaced_pods'] == ['db-1', 'db-2'], e
+    kube.wait('StatefulSet', 'db', lambda o: o['status'].get('readyReplicas') == 3)
+    assert [image_of(p) for p in pods(kube)] == ['nginx:1.25'] * 3 and all(ready(p) for p in pods(kube))
+    # db-2 was deleted only after db-1's replacement had been read back Ready.
+    requests = read_log(log)[start:]
+    deletes = [i for i, r in enumerate(requests) if r['method'] == 'DELETE']
+    assert [requests[i]['path'].rsplit('/', 1)[-1] for i in deletes] == ['db-1', 'db-2']
+    between = requests[deletes[0] + 1:deletes[1]]
+    assert any(r['method'] == 'GET' and r['path'].endswith('/pods/db-1') for r in between), between
