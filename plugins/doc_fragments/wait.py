@@ -18,7 +18,7 @@ options:
         M(kubeops.rollout.rollout_status) (kubectl rollout status). The workload is followed with a
         watch, not polled; several workloads are waited for at the same time.
       - The task fails if the rollout does not finish within I(wait_timeout), if a Deployment exceeds
-        its progress deadline, or if it is paused. Only a deadline the new rollout exceeds counts: the
+        its progress deadline, or if it is paused. Only a deadline the new rollout exceeds counts; the
         controller keeps the condition an earlier failed rollout set until it sees progress (e.g.
         right after rolling back from it), and unlike kubectl the wait does not fail on it.
       - What makes waiting impossible and can be read before the change (a paused Deployment whose
