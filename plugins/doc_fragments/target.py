@@ -14,10 +14,11 @@ class ModuleDocFragment(object):
 options:
   kind:
     description:
-      - Kind of the workload.
+      - Kind of the workload - V(Deployment), V(StatefulSet) or V(DaemonSet).
+      - Any of C(kubectl)'s spellings is accepted - any case, plural, short name (V(deploy), V(sts),
+        V(ds)), with or without the group (V(deployments.apps)). Results always name the kind as above.
     type: str
     required: true
-    choices: [ DaemonSet, Deployment, StatefulSet ]
   name:
     description:
       - Name of the workload.

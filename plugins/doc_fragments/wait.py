@@ -21,6 +21,9 @@ options:
         its progress deadline, or if it is paused. Only a deadline the new rollout exceeds counts; the
         controller keeps the condition an earlier failed rollout set until it sees progress (e.g.
         right after rolling back from it), and unlike kubectl the wait does not fail on it.
+      - What makes waiting impossible and can be read before the change (a paused Deployment whose
+        template changes, a StatefulSet or DaemonSet with the C(OnDelete) strategy) fails the task
+        before anything is changed.
       - Not done in check mode.
     type: bool
     default: false

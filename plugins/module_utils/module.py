@@ -36,16 +36,17 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import UnknownContainer
 from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import RevisionNotFound
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
-    ROLLOUT_KINDS,
     NotSupported,
     Refused,
+    UnknownKind,
+    rollout_kind,
 )
 
 DEFAULT_NAMESPACE = 'default'
 DEFAULT_TIMEOUT = 300  # seconds, for every wait (kubectl: 5m)
 
 TARGET_ARG_SPEC = {
-    'kind': {'type': 'str', 'required': True, 'choices': sorted(ROLLOUT_KINDS)},
+    'kind': {'type': 'str', 'required': True},  # any of kubectl's spellings: workloads.rollout_kind
     'name': {'type': 'str'},
     'label_selectors': {'type': 'list', 'elements': 'str'},
     'namespace': {'type': 'str'},
@@ -202,7 +203,10 @@ class RolloutModule(KubeModule):
             mutually_exclusive=[('name', 'label_selectors')] + kwargs.pop('mutually_exclusive', []),
             required_one_of=[('name', 'label_selectors')] + kwargs.pop('required_one_of', []),
             **kwargs)
-        self.kind = ROLLOUT_KINDS[self.params['kind']]
+        try:
+            self.kind = rollout_kind(self.params['kind'])
+        except UnknownKind as e:
+            self.fail(str(e))
         self._status_inline = False
         self._check_target()
 
@@ -231,8 +235,8 @@ class RolloutModule(KubeModule):
                 return [kind(self.client.get(kind.object_path(ns, name)))]
             except ApiError as e:
                 if e.status == 404:
-                    self.fail('%s "%s" not found in namespace "%s"' % (kind.kind, name, ns))
-                raise _Context(e, 'reading %s "%s" in namespace "%s"' % (kind.kind, name, ns))
+                    self.fail('%s %s/%s not found' % (kind.kind, ns, name))
+                raise _Context(e, 'reading %s %s/%s' % (kind.kind, ns, name))
         selector = ','.join(s.strip() for s in self.params['label_selectors'])
         try:
             items = self.client.list(kind.collection_path(ns), label_selector=selector).get('items') or []
@@ -290,7 +294,9 @@ class RolloutModule(KubeModule):
             except ConnectionFailure:
                 raise
             except KubeError as e:
-                errors.append(describe_error(e, '%s "%s"' % (workload.kind, workload.name), self._connection))
+                errors.append(describe_error(e, workload.label(), self._connection))
+        for warning in (w for o in outcomes for w in o.warnings):
+            self.module.warn(warning)
         entries = [o.entry() for o in outcomes]
         for o, entry in zip(outcomes, entries):
             if o.error:
@@ -324,12 +330,11 @@ class RolloutModule(KubeModule):
         errors = []
         for o, entry, res, obj in zip(outcomes, entries, results, last):
             if isinstance(res, KubeError):
-                errors.append(describe_error(res, 'waiting for %s "%s"' % (o.workload.kind, o.workload.name),
-                                             self._connection))
+                errors.append(describe_error(res, 'waiting for %s' % o.workload.label(), self._connection))
                 continue
             self.record_status(entry, res)
             if not res.done:
-                error = '%s "%s": %s' % (o.workload.kind, o.workload.name, res.message)
+                error = '%s: %s' % (o.workload.label(), res.message)
                 # A custom wait (e.g. a pause being observed) is not explained by the pods.
                 errors.append(error if wait_predicate else self._explained(error, o, entry, res.reason, obj))
         return errors
@@ -370,8 +375,8 @@ def _seen(predicate, last, i):
 
 def _user_error(workload, err):
     text = str(err)
-    if '"%s"' % workload.name not in text:  # say which workload, for multi-target tasks
-        text = '%s "%s": %s' % (workload.kind, workload.name, text)
+    if workload.label() not in text:  # say which workload, for multi-target tasks
+        text = '%s: %s' % (workload.label(), text)
     return text
 
 

@@ -177,15 +177,38 @@ def deployment_undo_patch(deployment, replica_set):
     ]
 
 
-def controller_revision_undo_patch(controller_revision):
-    """Strategic merge patch restoring a StatefulSet's / DaemonSet's template: the revision's data."""
-    return copy.deepcopy(controller_revision.get('data') or {})
+def controller_revision_undo_patch(controller_revision, workload_annotations=None):
+    """Strategic merge patch restoring a StatefulSet's / DaemonSet's template (the revision's data)
+    and its ``kubernetes.io/change-cause``.
+
+    The controller copies the workload's annotations into each ControllerRevision it creates, so the
+    revision's change-cause is the one the workload had when that template was rolled out; it is put
+    back (or removed when the revision has none), as a Deployment undo puts back the ReplicaSet's.
+    Other annotations are left alone: the copy is a snapshot of the workload's annotations at that
+    time, not annotations that belong to the template.
+    """
+    body = copy.deepcopy(controller_revision.get('data') or {})
+    revision_annotations = (controller_revision.get('metadata') or {}).get('annotations') or {}
+    wanted = revision_annotations.get(CHANGE_CAUSE_ANNOTATION)
+    if (workload_annotations or {}).get(CHANGE_CAUSE_ANNOTATION) != wanted:
+        body['metadata'] = {'annotations': {CHANGE_CAUSE_ANNOTATION: wanted}}
+    return body
+
+
+def annotated(annotations, patch):
+    """``annotations`` after a strategic/merge patch's ``metadata.annotations`` (None deletes)."""
+    out = dict(annotations or {})
+    for key, value in (((patch or {}).get('metadata') or {}).get('annotations') or {}).items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = value
+    return out
 
 
 __all__ = [
     'STRATEGIC_MERGE', 'JSON_PATCH', 'MERGE_PATCH', 'RESTARTED_AT_ANNOTATION', 'POD_TEMPLATE_HASH_LABEL',
     'UnknownContainer', 'rfc3339_now', 'pause_patch', 'restart_patch', 'restarted_template',
     'resolve_images', 'image_patch', 'imaged_template', 'update_partition', 'partition_patch',
-    'deployment_undo_annotations',
-    'deployment_undo_patch', 'controller_revision_undo_patch',
+    'deployment_undo_annotations', 'deployment_undo_patch', 'controller_revision_undo_patch', 'annotated',
 ]

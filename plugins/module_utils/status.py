@@ -37,14 +37,17 @@ WATCH_CHUNK_SECONDS = 290
 class RolloutStatus:
     """``done``: the rollout finished. ``failed``: it cannot finish (waiting is pointless)."""
 
-    def __init__(self, done, message, reason, failed=False):
+    def __init__(self, done, message, reason, failed=False, counts=None):
         self.done = done
         self.message = message
         self.reason = reason
         self.failed = failed
+        self.counts = counts  # replicas / updated / ready / available, from the object judged
 
     def as_dict(self):
-        return {'done': self.done, 'message': self.message, 'reason': self.reason}
+        out = {'done': self.done, 'message': self.message, 'reason': self.reason}
+        out.update(self.counts or {})
+        return out
 
     def __repr__(self):
         return 'RolloutStatus(done=%r, reason=%r, message=%r)' % (self.done, self.reason, self.message)
@@ -58,12 +61,40 @@ def _num(value):
     return value if isinstance(value, int) else 0
 
 
+def _counted(counts):
+    """Decorates a kind's status predicate: its result carries the replica counts of the object."""
+    def decorate(predicate):
+        def judged(obj):
+            result = predicate(obj)
+            if result.counts is None:
+                result.counts = counts(obj.get('spec') or {}, obj.get('status') or {})
+            return result
+        judged.__name__ = predicate.__name__
+        judged.__doc__ = predicate.__doc__
+        return judged
+    return decorate
+
+
+def _replica_counts(spec, status):
+    """Deployments and StatefulSets: desired replicas and how many are updated, ready, available."""
+    return {'replicas': _num(spec.get('replicas', 1)), 'updated': _num(status.get('updatedReplicas')),
+            'ready': _num(status.get('readyReplicas')), 'available': _num(status.get('availableReplicas'))}
+
+
+def _daemon_counts(_spec, status):
+    """DaemonSets: nodes that should run a pod, and how many pods are updated, ready, available."""
+    return {'replicas': _num(status.get('desiredNumberScheduled')),
+            'updated': _num(status.get('updatedNumberScheduled')),
+            'ready': _num(status.get('numberReady')), 'available': _num(status.get('numberAvailable'))}
+
+
 def _observed(obj):
     meta = obj.get('metadata') or {}
     status = obj.get('status') or {}
     return _num(meta.get('generation')) <= _num(status.get('observedGeneration'))
 
 
+@_counted(_replica_counts)
 def deployment_status(obj):
     """kubectl's DeploymentStatusViewer, plus: a paused Deployment that is not done fails at once
     (it would never finish) instead of waiting out the timeout."""
@@ -107,6 +138,7 @@ def _unsupported_strategy():
                          UNSUPPORTED_STRATEGY, failed=True)
 
 
+@_counted(_daemon_counts)
 def daemonset_status(obj):
     """kubectl's DaemonSetStatusViewer."""
     name = obj['metadata']['name']
@@ -127,6 +159,7 @@ def daemonset_status(obj):
     return RolloutStatus(True, 'daemon set "%s" successfully rolled out' % name, COMPLETE)
 
 
+@_counted(_replica_counts)
 def statefulset_status(obj):
     """kubectl's StatefulSetStatusViewer (the API server always defaults rollingUpdate.partition,
     so a RollingUpdate StatefulSet is judged by the partition rule)."""
@@ -233,7 +266,7 @@ def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monoto
         remaining = deadline - clock()
         if remaining <= 0:
             return RolloutStatus(False, 'timed out after %ss waiting for the rollout: %s'
-                                 % (timeout, result.message), TIMEOUT)
+                                 % (timeout, result.message), TIMEOUT, counts=result.counts)
         try:
             chunk = min(WATCH_CHUNK_SECONDS, max(1, int(remaining + 0.999)))
             events = client.watch(path, resource_version=rv, field_selector='metadata.name=%s' % name,

@@ -6,7 +6,8 @@
 """The rollout verbs, one function each: read, decide (with the pure helpers), write, report.
 
 Each takes an ApiClient and a Workload (already read) and returns an ``Outcome``; in check mode
-nothing is written and the outcome (changed, diff) is computed locally from the same patch.
+the same patch is sent with dryRun=All (nothing persists; the API server validates and defaults
+it), or, when the credentials may not write (403), the outcome is computed locally with a warning.
 Per-kind behaviour comes from the Workload class (workloads.py), never from ``if kind == ...``.
 """
 
@@ -19,7 +20,13 @@ import time
 from ansible_collections.kubeops.rollout.plugins.module_utils import config_digest, patches, revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote, retry_on_conflict
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError
-from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import NotSupported, Refused
+from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
+    POD_REVISION_LABEL,
+    NotSupported,
+    Refused,
+    pod_ready,
+    stuck_pods,
+)
 
 ROLLBACK_SUCCESS = 'rolled back'
 ROLLBACK_SKIPPED = 'skipped rollback'
@@ -29,7 +36,7 @@ class Outcome:
     """What one verb did to one workload: the result entry, and before/after for diff mode."""
 
     def __init__(self, workload, changed, fields=None, before=None, after=None, obj=None, error=None,
-                 diff_unchanged=False):
+                 diff_unchanged=False, warnings=None):
         self.workload = workload
         self.diff_unchanged = diff_unchanged  # a diff worth showing without a change (history's comparison)
         self.error = error  # a failure to report while still listing the entry
@@ -38,6 +45,7 @@ class Outcome:
         self.before = before
         self.after = after
         self.obj = obj if obj is not None else workload.obj  # latest known object, to wait from
+        self.warnings = list(warnings or [])
 
     def entry(self):
         out = self.workload.identity()
@@ -46,12 +54,58 @@ class Outcome:
         return out
 
     def diff(self):
-        header = '%s %s/%s' % (self.workload.kind, self.workload.namespace, self.workload.name)
+        header = self.workload.label()
         return {'before': self.before, 'after': self.after, 'before_header': header, 'after_header': header}
 
 
 def _template_of(obj):
     return ((obj or {}).get('spec') or {}).get('template') or {}
+
+
+def _annotations_of(obj):
+    return ((obj or {}).get('metadata') or {}).get('annotations') or {}
+
+
+def _view(template, annotations, partition=None):
+    """The diff of every verb that changes a pod template: the part of the object it may change
+    (with ``partition``, the StatefulSet's rolling update partition too)."""
+    spec = {'template': template}
+    if partition is not None:
+        spec['updateStrategy'] = {'rollingUpdate': {'partition': partition}}
+    return {'metadata': {'annotations': dict(annotations or {})}, 'spec': spec}
+
+
+# ---- writes ----------------------------------------------------------------------------------
+
+DRY_RUN_FORBIDDEN = ('check mode: the API server refused a dry-run of the change to %s (403 Forbidden: the '
+                     'credentials may not write it), so the result was computed locally; a real run needs '
+                     'the patch permission')
+
+
+def _write(client, workload, content_type, body, check_mode, local_after, warnings):
+    """PATCH ``body``; in check mode the same request with dryRun=All, so that the API server's own
+    validation and defaulting decide the answer. Credentials that may only read get a 403 for the
+    dry run: then ``local_after()`` stands in, with a warning."""
+    if not check_mode:
+        # Every patch sent here is guarded by a resourceVersion or sets absolute values: a repeat
+        # changes nothing, so it may be retried.
+        return client.patch(workload.path, body, content_type, retry=True)
+    try:
+        return client.patch(workload.path, body, content_type, dry_run=True, retry=True)
+    except ApiError as e:
+        if e.status != 403:
+            raise
+        warnings.append(DRY_RUN_FORBIDDEN % workload.label())
+        return local_after()
+
+
+def _revision_numbers(revs, template, changes_template):
+    """(revision now, revision after): a changed template becomes the next revision, the highest + 1,
+    as the controllers number it (a template seen before is renumbered the same way)."""
+    current = revisions.current(revs, template)
+    highest = max(revisions.numbers(revs)) if revs else 0
+    before = current.number if current else (highest or None)
+    return before, (highest + 1 if changes_template else before)
 
 
 # ---- conflicts -------------------------------------------------------------------------------
@@ -67,6 +121,33 @@ def _decide_and_write(client, workload, attempt):
         return attempt(latest[0], conflicted)
 
     return retry_on_conflict(once)
+
+
+# ---- checks before the first write ------------------------------------------------------------
+# Each raises what the verb (or the wait after it) would raise, judged from what is already read,
+# so that a task with several targets refuses them all before changing any.
+
+def check_image(workload, images, wait=False, partition=None):
+    patch = workload.image_patch(images, partition=partition)  # UnknownContainer, a partition refused
+    if wait and patch is not None:
+        workload.check_can_progress()
+
+
+def check_restart(workload, wait=False):
+    workload.check_restartable()
+    if wait:
+        workload.check_can_progress()
+
+
+def check_undo(client, workload, to_revision=0, wait=False):
+    """Reads the history (kept for the undo itself, so that no extra request is made) and finds the
+    target revision."""
+    workload.check_undoable()
+    if wait:
+        workload.check_can_progress()
+    revs = workload.history(client)
+    _undo_target(workload, revs, to_revision)
+    workload.preread_history = revs
 
 
 # ---- history ---------------------------------------------------------------------------------
@@ -92,14 +173,16 @@ def history(client, workload, revision=None, compare_to=None):
         return Outcome(workload, False, fields)
 
     def side(which):
+        """(the workload as it is, or as an undo to that revision would make it; label)"""
         if which == CURRENT:
             label = 'current template' + (' (revision %d)' % current.number if current else '')
-            return workload.template, label
-        return revisions.find(revs, which).template, 'revision %d' % which
+            return _view(workload.template, workload.annotations), label
+        return _undone_view(workload, revisions.find(revs, which)), 'revision %d' % which
 
     before, before_label = side(compare_to)
     after, after_label = side(revision or CURRENT)
-    text = revisions.template_diff(before, after, before_label, after_label)
+    text = revisions.template_diff(before['spec']['template'], after['spec']['template'], before_label,
+                                   after_label)
     fields['compare'] = {'from': before_label, 'to': after_label, 'equal': not text}
     fields['template_diff'] = text
     return Outcome(workload, False, fields, before, after, diff_unchanged=True)
@@ -113,13 +196,14 @@ def pause(client, workload, paused, check_mode=False):
         before = {'spec': {'paused': workload.paused}}
         if workload.paused == bool(paused):
             return Outcome(workload, conflicted, {'paused': workload.paused})
-        after = {'spec': {'paused': bool(paused)}}
-        obj = workload.obj
-        if not check_mode:
-            # Setting an absolute value: repeating the request changes nothing, so it may be retried.
-            obj = client.patch(workload.path, body, content_type, retry=True)
-            after = {'spec': {'paused': bool((obj.get('spec') or {}).get('paused'))}}
-        return Outcome(workload, True, {'paused': after['spec']['paused']}, before, after, obj)
+        warnings = []
+        obj = _write(client, workload, content_type, body, check_mode,
+                     lambda: dict(workload.obj, spec=dict(workload.spec, paused=bool(paused))), warnings)
+        after = {'spec': {'paused': bool((obj.get('spec') or {}).get('paused'))}}
+        if check_mode:
+            obj = workload.obj
+        return Outcome(workload, True, {'paused': after['spec']['paused']}, before, after, obj,
+                       warnings=warnings)
 
     return _decide_and_write(client, workload, attempt)
 
@@ -138,13 +222,18 @@ def restart(client, workload, check_mode=False, now=patches.rfc3339_now, sleep=t
             sleep(1.0)
             stamp = now()
         content_type, body = workload.restart_patch(stamp)
-        before = workload.template
-        after = patches.restarted_template(before, stamp)
-        obj = workload.obj
-        if not check_mode:
-            obj = client.patch(workload.path, body, content_type, retry=True)
-            after = _template_of(obj)
-        return Outcome(workload, True, {'restarted_at': stamp}, before, after, obj)
+        revs = workload.history(client)
+        revision_before, revision_after = _revision_numbers(revs, workload.template, True)
+        warnings = []
+        obj = _write(client, workload, content_type, body, check_mode,
+                     lambda: {'metadata': workload.metadata,
+                              'spec': {'template': patches.restarted_template(workload.template, stamp)}},
+                     warnings)
+        before = _view(workload.template, workload.annotations)
+        after = _view(_template_of(obj), _annotations_of(obj))
+        fields = {'restarted_at': stamp, 'revision_before': revision_before, 'revision_after': revision_after}
+        return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
+                       warnings=warnings)
 
     return _decide_and_write(client, workload, attempt)
 
@@ -207,56 +296,57 @@ def config_restart(client, workload, config_maps=(), secrets=(), from_template=F
         body = config_digest.restart_patch(stamp, annotation, patches.RESTARTED_AT_ANNOTATION)
         # Guarded: a template changed since it was read is decided again from a fresh read.
         body['metadata'] = {'resourceVersion': workload.resource_version}
-        before = workload.template
-        after = config_digest.restarted_template(before, stamp, annotation, patches.RESTARTED_AT_ANNOTATION)
-        obj = workload.obj
-        if not check_mode:
-            obj = client.patch(workload.path, body, patches.STRATEGIC_MERGE, retry=True)
-            after = _template_of(obj)
-        return Outcome(workload, True, fields, before, after, obj)
+        local = {'metadata': workload.metadata, 'spec': {'template': config_digest.restarted_template(
+            workload.template, stamp, annotation, patches.RESTARTED_AT_ANNOTATION)}}
+        warnings = []
+        obj = _write(client, workload, patches.STRATEGIC_MERGE, body, check_mode, lambda: local, warnings)
+        before = _view(workload.template, workload.annotations)
+        after = _view(_template_of(obj), _annotations_of(obj))
+        return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
+                       warnings=warnings)
 
     return _decide_and_write(client, workload, attempt)
 
 
 # ---- set image -------------------------------------------------------------------------------
 
-def _change_cause(obj):
-    return ((obj.get('metadata') or {}).get('annotations') or {}).get(revisions.CHANGE_CAUSE_ANNOTATION)
-
-
 def image(client, workload, images, change_cause=None, check_mode=False, partition=None):
-    """Set images; with ``partition`` (StatefulSets), also the rolling update partition, in the same patch."""
+    """Set images; with ``partition`` (StatefulSets), also the rolling update partition, in the same
+    patch. ``change_cause`` None or empty: the change-cause annotation is left as it is."""
+    change_cause = change_cause or None
+
     def attempt(workload, conflicted):
         previous, init = revisions.container_images(workload.template)
         # UnknownContainer names what exists; NotSupported / Refused for a partition that cannot be set
         patch = workload.image_patch(images, change_cause, partition=partition)
+        revs = workload.history(client)
+        changes_template = patch is not None and 'template' in (patch[1].get('spec') or {})
+        revision_before, revision_after = _revision_numbers(revs, workload.template, changes_template)
+        fields = {'images': previous, 'previous_images': previous, 'init_containers': init,
+                  'revision_before': revision_before, 'revision_after': revision_after}
+        if partition is not None:
+            fields['partition'] = workload.partition
         if patch is None:
-            fields = {'images': previous, 'previous_images': previous, 'init_containers': init}
-            if partition is not None:
-                fields['partition'] = workload.partition
             return Outcome(workload, conflicted, fields)
         content_type, body = patch
-        before = {'template': workload.template, 'change_cause': _change_cause(workload.obj)}
-        after = {'template': patches.imaged_template(workload.template, images),
-                 'change_cause': change_cause if change_cause is not None else before['change_cause']}
-        if partition is not None:
-            before['partition'], after['partition'] = workload.partition, partition
-        obj = workload.obj
-        if not check_mode:
-            # Merged by container name with absolute values: a repeat changes nothing.
-            obj = client.patch(workload.path, body, content_type, retry=True)
-            after = dict(after, template=_template_of(obj), change_cause=_change_cause(obj))
+
+        def local_after():
+            spec = {'template': patches.imaged_template(workload.template, images)}
             if partition is not None:
-                after['partition'] = patches.update_partition(obj.get('spec'))
-        now_images = revisions.container_images(after['template'])[0]
-        if before['change_cause'] is None and after['change_cause'] is None:
-            del before['change_cause'], after['change_cause']
-            if partition is None:
-                before, after = before['template'], after['template']
-        fields = {'images': now_images, 'previous_images': previous, 'init_containers': init}
+                spec['updateStrategy'] = {'rollingUpdate': {'partition': partition}}
+            return {'metadata': {'annotations': patches.annotated(workload.annotations, body)}, 'spec': spec}
+
+        warnings = []
+        obj = _write(client, workload, content_type, body, check_mode, local_after, warnings)
+        before = _view(workload.template, workload.annotations,
+                       workload.partition if partition is not None else None)
+        after = _view(_template_of(obj), _annotations_of(obj),
+                      patches.update_partition(obj.get('spec')) if partition is not None else None)
+        fields['images'] = revisions.container_images(after['spec']['template'])[0]
         if partition is not None:
-            fields['partition'] = after['partition']
-        return Outcome(workload, True, fields, before, after, obj)
+            fields['partition'] = patches.update_partition(obj.get('spec'))
+        return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
+                       warnings=warnings)
 
     return _decide_and_write(client, workload, attempt)
 
@@ -265,51 +355,181 @@ def image(client, workload, images, change_cause=None, check_mode=False, partiti
 
 def _undo_target(workload, revs, to_revision):
     if to_revision:
-        return revisions.find(revs, to_revision, current_template=workload.template)
+        try:
+            return revisions.find(revs, to_revision, current_template=workload.template)
+        except revisions.RevisionNotFound as e:
+            if workload.history_plural == 'controllerrevisions':
+                e.args = (str(e) + '. A %s keeps no record of a revision\'s former number: an undo made '
+                          'the revision it restored the newest one, so an undo to the same number cannot '
+                          'be repeated (read the numbers again with rollout_history)' % workload.kind,)
+            raise
     target = revisions.previous(revs)
     if target is None:
         raise workload.no_previous_revision()
     return target
 
 
-def undo(client, workload, to_revision=0, check_mode=False):
+def _undo_body(workload, target):
+    """The undo patch for ``target`` (with the resourceVersion guard) and the object it leaves, as far
+    as an undo changes it (for check mode without write permission, and history's comparison)."""
+    content_type, body = workload.undo_patch(target)
+    if content_type == patches.JSON_PATCH:
+        annotations = next(op['value'] for op in body if op['path'] == '/metadata/annotations')
+    else:
+        annotations = patches.annotated(workload.annotations, body)
+        # Strategic merge patches get the same guard through metadata.resourceVersion.
+        guard = dict(body.get('metadata') or {}, resourceVersion=workload.resource_version)
+        body = dict(body, metadata=guard)
+    local = {'metadata': {'annotations': annotations}, 'spec': {'template': target.template}}
+    return content_type, body, local
+
+
+def _undone_view(workload, target):
+    """The diff side of ``workload`` undone to ``target``: what rollout_undo's diff shows as "after"."""
+    after = _undo_body(workload, target)[2]
+    return _view(after['spec']['template'], after['metadata']['annotations'])
+
+
+def undo(client, workload, to_revision=0, check_mode=False, replace_stuck_pods=False, timeout=300):
     """Roll back to ``to_revision`` (0: kubectl's previous, the second highest revision).
 
     The write is guarded by the workload's resourceVersion; if the workload changed between read
     and write, the whole decision is made again from a fresh read (bounded).
+
+    ``replace_stuck_pods`` (StatefulSets): then delete, one at a time, the pods stuck on another
+    revision, which the controller would otherwise wait for forever (``replace_stuck``).
     """
+    target_of = {}
+
     def attempt(workload, conflicted):
         workload.check_undoable()  # before the lookup, as kubectl: a paused Deployment is the first problem
-        revs = workload.history(client)
+        revs = getattr(workload, 'preread_history', None)
+        revs = workload.history(client) if revs is None or conflicted else revs
         target = _undo_target(workload, revs, to_revision)
+        target_of['revision'] = target
         current = revisions.current(revs, workload.template)
         from_revision = current.number if current else (max(revisions.numbers(revs)) if revs else None)
-        fields = {'from_revision': from_revision, 'to_revision': target.number, 'message': ROLLBACK_SUCCESS}
-        if revisions.templates_equal(target.template, workload.template):
+        same = revisions.templates_equal(target.template, workload.template)
+        revision_after = max(revisions.numbers(revs)) + 1 if not same else target.number
+        fields = {'from_revision': from_revision, 'to_revision': target.number, 'message': ROLLBACK_SUCCESS,
+                  'revision_before': from_revision, 'revision_after': revision_after}
+        if same:
             if conflicted:
                 return Outcome(workload, True, fields)
             fields['message'] = '%s (current template already matches revision %d)' % (
                 ROLLBACK_SKIPPED, target.number)
             return Outcome(workload, False, fields)
-        content_type, body = workload.undo_patch(target)
-        if content_type != patches.JSON_PATCH:
-            # Strategic merge patches get the same guard through metadata.resourceVersion.
-            body = dict(body, metadata={'resourceVersion': workload.resource_version})
-        before = workload.template
-        if check_mode:
-            return Outcome(workload, True, fields, before, target.template)
-        obj = client.patch(workload.path, body, content_type, retry=True)
-        return Outcome(workload, True, fields, before, _template_of(obj), obj)
+        content_type, body, local = _undo_body(workload, target)
+        warnings = []
+        obj = _write(client, workload, content_type, body, check_mode, lambda: local, warnings)
+        before = _view(workload.template, workload.annotations)
+        after = _view(revisions.strip_hash(_template_of(obj)), _annotations_of(obj))
+        return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
+                       warnings=warnings)
 
-    return _decide_and_write(client, workload, attempt)
+    outcome = _decide_and_write(client, workload, attempt)
+    if replace_stuck_pods and outcome.workload.replaces_stuck_pods:
+        outcome = replace_stuck(client, outcome, target_of['revision'].name, check_mode, timeout)
+    return outcome
+
+
+# ---- forced rollback (StatefulSets) ------------------------------------------------------------
+
+POD_POLL_SECONDS = 0.5
+
+
+def _observed_revision(revision_name):
+    from ansible_collections.kubeops.rollout.plugins.module_utils import status as status_mod
+
+    def predicate(obj):
+        meta, st = obj.get('metadata') or {}, obj.get('status') or {}
+        if (st.get('observedGeneration') or 0) >= (meta.get('generation') or 0) \
+                and st.get('updateRevision') == revision_name:
+            return status_mod.RolloutStatus(True, 'revision %s observed' % revision_name, status_mod.OBSERVED)
+        return status_mod.RolloutStatus(False, 'waiting for the controller to adopt revision %s'
+                                        % revision_name, status_mod.SPEC_NOT_OBSERVED)
+    return predicate
+
+
+def replace_stuck(client, outcome, revision_name, check_mode=False, timeout=300, clock=time.monotonic,
+                  sleep=time.sleep):
+    """The forced rollback of the Kubernetes StatefulSet documentation: after the template is back,
+    delete the pods still stuck on another revision (not Ready, or in an image/crash back-off), which
+    an OrderedReady StatefulSet would wait for forever.
+
+    Once the controller has adopted ``revision_name`` as its update revision, the stuck pods are
+    deleted one at a time, lowest ordinal first (the order in which the controller creates pods),
+    each replacement becoming Ready before the next deletion. A deletion is guarded by the pod's uid
+    and resourceVersion: a pod that changed since it was read (say, became Ready) is judged again.
+    A pod of ``revision_name`` is never deleted. In check mode the pods that would be deleted now are
+    listed and nothing is deleted.
+    """
+    workload = type(outcome.workload)(outcome.obj)
+    outcome.fields['replaced_pods'] = []
+    deadline = clock() + timeout
+    if check_mode:
+        stuck = stuck_pods(workload.pods(client), workload.uid, workload.name, revision_name)
+        outcome.fields['replaced_pods'] = [p['metadata']['name'] for p in stuck]
+        outcome.changed = outcome.changed or bool(stuck)
+        return outcome
+    from ansible_collections.kubeops.rollout.plugins.module_utils import status as status_mod
+    seen = status_mod.wait_for(client, workload.collection_path(workload.namespace), workload.obj,
+                               _observed_revision(revision_name), timeout)
+    if not seen.done:
+        outcome.error = '%s: stuck pods not replaced: %s' % (workload.label(), seen.message)
+        return outcome
+    replaced = outcome.fields['replaced_pods']
+    while True:
+        stuck = stuck_pods(workload.pods(client), workload.uid, workload.name, revision_name)
+        if not stuck:
+            break
+        pod = stuck[0]
+        if replaced:
+            # The previous replacement is not Ready yet (the controller works in order): wait.
+            if clock() >= deadline:
+                outcome.error = ('%s: timed out after %ss replacing stuck pods (replaced %s; still stuck: %s)'
+                                 % (workload.label(), timeout, ', '.join(replaced),
+                                    ', '.join(p['metadata']['name'] for p in stuck)))
+                break
+            if not _replacement_ready(client, workload, replaced[-1], revision_name):
+                sleep(POD_POLL_SECONDS)
+                continue
+        meta = pod['metadata']
+        guard = {'uid': meta['uid'], 'resourceVersion': meta['resourceVersion']}
+        try:
+            client.delete(workload.pod_path(meta['name']),
+                          body={'kind': 'DeleteOptions', 'apiVersion': 'v1', 'preconditions': guard})
+        except ApiError as e:
+            if e.status in (404, 409):
+                continue  # gone or changed since read: judge the pods again
+            raise
+        replaced.append(meta['name'])
+        outcome.changed = True
+    return outcome
+
+
+def _replacement_ready(client, workload, name, revision_name):
+    try:
+        pod = client.get(workload.pod_path(name))
+    except ApiError as e:
+        if e.status == 404:
+            return False
+        raise
+    labels = (pod.get('metadata') or {}).get('labels') or {}
+    return labels.get(POD_REVISION_LABEL) == revision_name and pod_ready(pod)
 
 
 # ---- status ----------------------------------------------------------------------------------
 
 def status(client, workload):
     """The rollout status now (no waiting: the module waits with status.wait_all)."""
+    from ansible_collections.kubeops.rollout.plugins.module_utils.status import PAUSED
+
     result = workload.rollout_status()
-    error = '%s "%s": %s' % (workload.kind, workload.name, result.message) if result.failed else None
+    # Without waiting, a paused rollout is a state to report, not a failure: only a rollout that
+    # can never finish whatever happens (progress deadline, unsupported strategy) fails.
+    failed = result.failed and result.reason != PAUSED
+    error = '%s: %s' % (workload.label(), result.message) if failed else None
     return Outcome(workload, False, result.as_dict(), error=error)
 
 

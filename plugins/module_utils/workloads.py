@@ -53,6 +53,62 @@ def selector_string(selector):
     return ','.join(parts)
 
 
+# ---- pods (a StatefulSet's forced rollback) ----------------------------------------------------
+
+# The label a StatefulSet (and DaemonSet) controller puts on each pod: the name of the
+# ControllerRevision the pod was created from.
+POD_REVISION_LABEL = 'controller-revision-hash'
+# Container waiting reasons of a pod that will not start without being replaced.
+BACK_OFF_REASONS = frozenset(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'CrashLoopBackOff',
+                              'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError'])
+
+
+def pod_ready(pod):
+    for cond in (pod.get('status') or {}).get('conditions') or []:
+        if cond.get('type') == 'Ready':
+            return cond.get('status') == 'True'
+    return False
+
+
+def pod_backing_off(pod):
+    """The waiting reason of the first container in a back-off (or a config error), else None."""
+    status = pod.get('status') or {}
+    for c in (status.get('initContainerStatuses') or []) + (status.get('containerStatuses') or []):
+        reason = ((c.get('state') or {}).get('waiting') or {}).get('reason')
+        if reason in BACK_OFF_REASONS:
+            return reason
+    return None
+
+
+def pod_ordinal(pod, set_name):
+    """The ordinal of a StatefulSet pod ``<set>-<ordinal>``, else None."""
+    name = (pod.get('metadata') or {}).get('name') or ''
+    prefix = set_name + '-'
+    if name.startswith(prefix) and name[len(prefix):].isdigit():
+        return int(name[len(prefix):])
+    return None
+
+
+def stuck_pods(pods, owner_uid, set_name, revision_name):
+    """The pods a forced rollback replaces, lowest ordinal first (the order in which an OrderedReady
+    StatefulSet creates pods, so each replacement can start): controlled by the set, not being
+    deleted, from a revision other than ``revision_name``, and not Ready or in a back-off. A pod of
+    ``revision_name`` is never one of them, Ready or not."""
+    out = []
+    for pod in pods:
+        meta = pod.get('metadata') or {}
+        if meta.get('deletionTimestamp') or not revisions.controlled_by(pod, owner_uid):
+            continue
+        if (meta.get('labels') or {}).get(POD_REVISION_LABEL) == revision_name:
+            continue
+        if pod_ready(pod) and not pod_backing_off(pod):
+            continue
+        ordinal = pod_ordinal(pod, set_name)
+        if ordinal is not None:
+            out.append((ordinal, pod))
+    return [pod for _ordinal, pod in sorted(out, key=lambda item: item[0])]
+
+
 def _metadata_field(key):
     """A read-only property: the workload's ``metadata.<key>`` (None when missing)."""
     return property(lambda self: self.metadata.get(key))
@@ -136,6 +192,10 @@ class Workload:
         """``resource "name"`` as kubectl prints it in errors."""
         return '%s "%s"' % (self.resource(), self.name)
 
+    def label(self):
+        """``Kind namespace/name``: how messages name a workload."""
+        return '%s %s/%s' % (self.kind, self.namespace, self.name)
+
     def identity(self):
         return {'kind': self.kind, 'name': self.name, 'namespace': self.namespace}
 
@@ -164,6 +224,26 @@ class Workload:
 
     def check_undoable(self):
         return None
+
+    def check_waitable(self):
+        """Refused when a rollout status wait could never succeed, judged before any write."""
+        result = self.rollout_status()
+        if result.failed and result.reason == _status().UNSUPPORTED_STRATEGY:
+            raise Refused('%s: waiting is impossible: %s (%s); set wait=false, or wait with your own check'
+                          % (self.label(), result.message, self.strategy_type()))
+
+    def strategy_type(self):
+        return (self.spec.get('updateStrategy') or {}).get('type', 'RollingUpdate')
+
+    def check_can_progress(self):
+        """Refused when a write then a wait could not finish: a paused Deployment, or a strategy
+        kubectl's rollout status does not support."""
+        self.check_waitable()
+
+    # A forced rollback (replacing pods stuck on another revision) applies to this kind.
+    replaces_stuck_pods = False
+    # Revisions already read by a check before the verb (verbs.check_undo), used by the verb once.
+    preread_history = None
 
     def no_previous_revision(self):
         """The refusal of an undo without a revision to go back to (kubectl's message per kind)."""
@@ -195,6 +275,12 @@ class Deployment(Workload):
     def pause_patch(self, paused):
         return patches.STRATEGIC_MERGE, patches.pause_patch(paused)
 
+    def check_can_progress(self):
+        if self.paused:
+            raise Refused("%s is paused, so its rollout cannot finish and wait=true would fail after the "
+                          "change; resume it first (rollout_pause with state=resumed) or set wait=false"
+                          % self.label())
+
     def check_restartable(self):
         if self.paused:
             raise Refused("%s can't restart paused deployment (run rollout resume first: "
@@ -223,13 +309,25 @@ class _ControllerRevisionWorkload(Workload):
         return revisions.controller_revisions(history_items, self.uid)
 
     def undo_patch(self, revision):
-        """Strategic merge patch: the ControllerRevision's data (the whole template, $patch: replace)."""
-        return patches.STRATEGIC_MERGE, patches.controller_revision_undo_patch(revision.source)
+        """Strategic merge patch: the ControllerRevision's data (the whole template, $patch: replace),
+        and the revision's change-cause (the controller copied the workload's annotations into it)."""
+        body = patches.controller_revision_undo_patch(revision.source, self.annotations)
+        return patches.STRATEGIC_MERGE, body
 
 
 class StatefulSet(_ControllerRevisionWorkload):
     kind = 'StatefulSet'
     plural = 'statefulsets'
+    replaces_stuck_pods = True
+
+    def pods(self, client):
+        """The pods this StatefulSet controls (one LIST by its selector)."""
+        items = client.list('/api/v1/namespaces/%s/pods' % path_quote(self.namespace),
+                            label_selector=self.selector).get('items') or []
+        return [p for p in items if revisions.controlled_by(p, self.uid)]
+
+    def pod_path(self, name):
+        return '/api/v1/namespaces/%s/pods/%s' % (path_quote(self.namespace), path_quote(name))
 
     @property
     def partition(self):
@@ -270,4 +368,34 @@ class ReplicationController(Workload):
 
 # The kinds the rollout modules accept (kubectl rollout's).
 ROLLOUT_KINDS = {cls.kind: cls for cls in (Deployment, StatefulSet, DaemonSet)}
+
+# kubectl's spellings of each kind, lower case: kind, plural, short name (with or without the group).
+_KIND_SPELLINGS = {
+    'deployment': Deployment, 'deployments': Deployment, 'deploy': Deployment,
+    'statefulset': StatefulSet, 'statefulsets': StatefulSet, 'sts': StatefulSet,
+    'daemonset': DaemonSet, 'daemonsets': DaemonSet, 'ds': DaemonSet,
+}
+_NOT_ROLLOUT_KINDS = dict.fromkeys(
+    ('replicationcontroller', 'replicationcontrollers', 'rc'), 'rolling_update_rc')
+
+
+class UnknownKind(Exception):
+    """A kind the rollout modules do not act on."""
+
+
+def rollout_kind(spelling):
+    """The Workload class for ``spelling``, as kubectl reads it: any case, singular, plural or short
+    name, optionally followed by ``.apps`` or ``.v1.apps``."""
+    text = (spelling or '').strip().lower()
+    for suffix in ('.v1.apps', '.apps'):
+        if text.endswith(suffix):
+            text = text[:-len(suffix)]
+            break
+    if text in _KIND_SPELLINGS:
+        return _KIND_SPELLINGS[text]
+    hint = ''
+    if text in _NOT_ROLLOUT_KINDS:
+        hint = ' (ReplicationControllers have no rollout: use the %s module)' % _NOT_ROLLOUT_KINDS[text]
+    raise UnknownKind('kind "%s" is not a kind rollouts apply to%s; use one of Deployment (deploy), '
+                      'StatefulSet (sts) or DaemonSet (ds), in any case' % (spelling, hint))
 

@@ -38,6 +38,8 @@ options:
   change_cause:
     description:
       - Written to the workload's C(kubernetes.io/change-cause) annotation together with the images.
+      - Omitted or empty (V("")), the annotation is left as it is - an empty value is taken as unset
+        so that a templated C("{{ cause | default('') }}") never writes an empty change-cause.
     type: str
   partition:
     description:
@@ -68,12 +70,15 @@ attributes:
     support: full
   diff_mode:
     support: full
-    details: Shows the pod template (and change-cause, partition) before and after.
+    details: Shows C(metadata.annotations), C(spec.template) (and, with I(partition), the partition)
+      before and after.
 notes:
   - "RBAC: C(get) (with I(name)) or C(list) (with I(label_selectors)) and C(patch) on the workload's
     resource (C(deployments), C(statefulsets) or C(daemonsets) in C(apps)); C(watch) as well with
     I(wait=true). See C(docs/rbac.md)."
-  - Check mode sends no write; C(changed) and the diff are exactly what a real run would report.
+  - Check mode sends the same change with C(dryRun=All), so the API server validates it and nothing
+    is stored; C(changed), the diff and any refusal are what a real run would report. Credentials that
+    may not write get a 403 for the dry run - the result is then computed locally and a warning says so.
 seealso:
   - module: kubeops.rollout.rollout_status
   - module: kubeops.rollout.rollout_undo
@@ -153,6 +158,18 @@ workloads:
       returned: when I(partition) is given
       type: int
       sample: 2
+    revision_before:
+      description: The revision current before the task (null when the controller has recorded none yet).
+      type: int
+      sample: 4
+    revision_after:
+      description:
+        - The revision of the new template - the highest revision + 1, as the controller numbers it
+          when it records the change (shortly after, or when a paused Deployment is resumed) - or
+          C(revision_before) when no image changed. A rollback point for M(kubeops.rollout.rollout_undo)
+          is C(revision_before).
+      type: int
+      sample: 5
     status:
       description: The result of waiting (C(done), C(message), C(reason)).
       returned: when I(wait=true)
@@ -223,7 +240,10 @@ changed:
   returned: always
   type: bool
 diff:
-  description: Per changed workload, the pod template (and change-cause, partition) before and after.
+  description:
+    - Per changed workload, C(metadata.annotations) (where the change-cause is) and C(spec.template)
+      (and C(spec.updateStrategy.rollingUpdate.partition) with I(partition)) before and after; always
+      this shape.
   returned: in diff mode
   type: list
   elements: dict
@@ -247,7 +267,8 @@ def main(runtime=None):
     check_mode = module.module.check_mode
     module.run(lambda client, workload: verbs.image(client, workload, images, change_cause, check_mode,
                                                     partition=partition),
-               precheck=lambda workload: workload.image_patch(images, partition=partition))
+               precheck=lambda workload: verbs.check_image(workload, images, module.params['wait'],
+                                                           partition))
 
 
 if __name__ == '__main__':

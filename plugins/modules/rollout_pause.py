@@ -21,6 +21,13 @@ description:
 author:
   - kubeops.rollout contributors (!UNKNOWN)
 options:
+  kind:
+    description:
+      - Kind of the workload; only V(Deployment) (or one of kubectl's spellings of it, such as V(deploy))
+        can be paused, so it is the default.
+    type: str
+    required: false
+    default: Deployment
   state:
     description:
       - V(paused) pauses the rollout, V(resumed) resumes it (removing C(spec.paused), as kubectl does).
@@ -55,7 +62,9 @@ attributes:
 notes:
   - "RBAC: C(get) (with I(name)) or C(list) (with I(label_selectors)) and C(patch) on C(deployments) in
     C(apps); C(watch) as well with I(wait=true). See C(docs/rbac.md)."
-  - Check mode sends no write; C(changed) and the diff are exactly what a real run would report.
+  - Check mode sends the same change with C(dryRun=All), so the API server validates it and nothing
+    is stored; C(changed), the diff and any refusal are what a real run would report. Credentials that
+    may not write get a 403 for the dry run - the result is then computed locally and a warning says so.
 seealso:
   - module: kubeops.rollout.rollout_status
 '''
@@ -63,7 +72,6 @@ seealso:
 EXAMPLES = r'''
 - name: Pause a Deployment before changing several things
   kubeops.rollout.rollout_pause:
-    kind: Deployment
     name: web
 
 - name: Resume it and wait for the rollout to finish
@@ -128,7 +136,8 @@ def observed(workload):
 
 
 def main(runtime=None):
-    module = RolloutModule({'state': {'type': 'str', 'default': 'paused', 'choices': ['paused', 'resumed']}},
+    module = RolloutModule({'kind': {'type': 'str', 'default': 'Deployment'},
+                            'state': {'type': 'str', 'default': 'paused', 'choices': ['paused', 'resumed']}},
                            wait=False, runtime=runtime)
     paused = module.params['state'] == 'paused'
     wait_for = observed if paused else None

@@ -31,6 +31,8 @@ description:
     them, only their digest.
   - A paused Deployment is refused with kubectl's message (resume it first); tied to configuration,
     only when it would be restarted.
+  - With I(wait=true), a StatefulSet or DaemonSet with the C(OnDelete) strategy is refused before
+    anything is changed.
 author:
   - kubeops.rollout contributors (!UNKNOWN)
 options:
@@ -76,13 +78,16 @@ attributes:
     support: full
   diff_mode:
     support: full
-    details: Shows the pod template before and after (with the digest annotation, never Secret data).
+    details: Shows C(metadata.annotations) and C(spec.template) before and after (with the digest
+      annotation, never Secret data).
 notes:
   - "RBAC: C(get) (with I(name)) or C(list) (with I(label_selectors)) and C(patch) on the workload's
     resource (C(deployments), C(statefulsets) or C(daemonsets) in C(apps)); C(watch) as well with
     I(wait=true). See C(docs/rbac.md). Tied to configuration, also C(get) on C(configmaps) and
     C(secrets) in the workload's namespace."
-  - Check mode sends no write; C(changed) and the diff are what a real run would report.
+  - Check mode sends the same change with C(dryRun=All), so the API server validates it and nothing
+    is stored. Credentials that may not write get a 403 for the dry run - the result is then computed
+    locally and a warning says so.
   - Anyone who can read the workload can read the digests; like any unsalted hash, a digest lets a
     reader confirm a guess of a whole Secret's content (as Helm's checksum annotations do). Do not tie
     restarts to Secrets whose content is guessable.
@@ -176,6 +181,16 @@ workloads:
       returned: when tied to configuration
       type: str
       sample: ConfigMap/web-settings changed
+    revision_before:
+      description: The revision current before the task (null when the controller has recorded none yet).
+      type: int
+      sample: 4
+    revision_after:
+      description:
+        - The revision of the restarted template - the highest revision + 1, as the controller numbers
+          it when it records the change.
+      type: int
+      sample: 5
     status:
       description: The result of waiting (C(done), C(message), C(reason)).
       returned: when I(wait=true)
@@ -246,7 +261,7 @@ changed:
   returned: always
   type: bool
 diff:
-  description: Per workload, the pod template before and after.
+  description: Per workload, C(metadata.annotations) and C(spec.template) before and after.
   returned: in diff mode
   type: list
   elements: dict
@@ -261,21 +276,25 @@ def main(runtime=None):
                             'secrets': {'type': 'list', 'elements': 'str', 'no_log': False},  # names only
                             'config_from_template': {'type': 'bool', 'default': False}},
                            wait=False, runtime=runtime)
-    check_mode = module.module.check_mode
+    check_mode, wait = module.module.check_mode, module.params['wait']
     config_maps, secrets = module.params['config_maps'] or [], module.params['secrets'] or []
     from_template = module.params['config_from_template']
     if not (config_maps or secrets or from_template):
         module.run(lambda client, workload: verbs.restart(client, workload, check_mode),
-                   precheck=lambda workload: workload.check_restartable())
+                   precheck=lambda workload: verbs.check_restart(workload, wait))
         return
     cache = {}  # each ConfigMap / Secret is read once per task, however many workloads use it
 
     def restart(client, workload):
         return verbs.config_restart(client, workload, config_maps, secrets, from_template, check_mode, cache)
 
-    # A missing required object fails the task before the first workload is restarted.
-    module.run(restart, precheck=lambda workload: verbs.config_references(
-        module.client, workload, config_maps, secrets, from_template, cache))
+    def precheck(workload):
+        # A missing required object fails the task before the first workload is restarted.
+        verbs.config_references(module.client, workload, config_maps, secrets, from_template, cache)
+        if wait:
+            workload.check_waitable()
+
+    module.run(restart, precheck=precheck)
 
 
 if __name__ == '__main__':

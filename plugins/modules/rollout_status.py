@@ -34,7 +34,8 @@ options:
     description:
       - Wait until the rollout has finished (or failed, or I(wait_timeout) passed).
       - With V(false), report the current status; only a failed rollout (progress deadline exceeded,
-        unsupported strategy) fails the task then.
+        unsupported strategy) fails the task then. A paused Deployment is reported (C(reason=Paused))
+        without failing; with V(true) it fails at once, as it could never finish.
     type: bool
     default: true
   wait_timeout:
@@ -128,6 +129,26 @@ workloads:
           V(ProgressDeadlineExceeded), V(Paused), V(UnsupportedStrategy), V(Timeout) or V(Deleted).
       type: str
       sample: Complete
+    replicas:
+      description:
+        - Replicas wanted - C(spec.replicas) for a Deployment or StatefulSet, the nodes that should run
+          a pod (C(status.desiredNumberScheduled)) for a DaemonSet.
+        - This and the three counts below are from the last state of the workload that was looked at
+          (absent when the workload was deleted while waiting).
+      type: int
+      sample: 3
+    updated:
+      description: Replicas (pods) of the latest revision.
+      type: int
+      sample: 3
+    ready:
+      description: Ready replicas (pods).
+      type: int
+      sample: 3
+    available:
+      description: Available replicas (pods) - ready for at least C(minReadySeconds).
+      type: int
+      sample: 3
     diagnosis:
       description:
         - Why the rollout did not finish, read once the wait ended without success (progress

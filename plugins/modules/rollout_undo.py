@@ -19,11 +19,19 @@ description:
     Deployment's own C(deployment.kubernetes.io/*), C(last-applied-configuration) and rollback
     annotations), guarded by a C(test) of C(metadata.resourceVersion) so that a concurrent change is
     never overwritten (the undo is then decided again from a fresh read, up to 5 times).
-  - StatefulSet, DaemonSet - a strategic merge patch with the ControllerRevision's data, guarded by
-    C(metadata.resourceVersion) the same way.
+  - StatefulSet, DaemonSet - a strategic merge patch with the ControllerRevision's data and its
+    C(kubernetes.io/change-cause) (the controller copied the workload's annotations into the revision
+    when it created it; an undo puts the change-cause back, or removes it when the revision has none,
+    as a Deployment undo does from the ReplicaSet), guarded by C(metadata.resourceVersion) the same
+    way. Other annotations are left as they are - the revision's copy is a snapshot of the workload's
+    annotations at that time, not part of the template.
   - If the current template already equals the target revision's, nothing is changed and the
     message is kubectl's C(skipped rollback (current template already matches revision N)).
-  - A paused Deployment is refused, as kubectl does.
+  - A paused Deployment is refused, as kubectl does. With I(wait=true), a StatefulSet or DaemonSet
+    with the C(OnDelete) strategy is refused before anything is changed (its rollout status cannot
+    be followed). With several workloads, every one is checked (state, target revision) before the
+    first is changed.
+  - With I(replace_stuck_pods), the forced rollback of a StatefulSet (see the option).
 author:
   - kubeops.rollout contributors (!UNKNOWN)
 options:
@@ -40,6 +48,23 @@ options:
         revisions that exist.
     type: int
     default: 0
+  replace_stuck_pods:
+    description:
+      - StatefulSets only (ignored for other kinds) - the "forced rollback" of the Kubernetes
+        StatefulSet documentation. With the C(OrderedReady) pod management policy, a pod stuck on a
+        broken revision is never replaced by the controller after the template is put back; this
+        option replaces it.
+      - After the undo (or when the template already matches, so that a re-run repairs a rollback
+        that got stuck), once the controller has adopted the restored revision, every pod on another
+        revision that is not Ready or whose container waits in an image or crash back-off is deleted,
+        one at a time, lowest ordinal first (the order in which the controller creates pods); each
+        replacement must be Ready before the next pod is deleted, within I(wait_timeout).
+      - A pod of the restored revision is never deleted, Ready or not. A deletion is guarded by the
+        pod's uid and resourceVersion, so a pod that changed since it was read is judged again.
+      - Check mode lists the pods that would be deleted (C(replaced_pods)) and deletes none.
+      - Needs C(list) and C(delete) on C(pods) (and C(get) while a replacement starts).
+    type: bool
+    default: false
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
@@ -59,17 +84,22 @@ attributes:
     support: full
   diff_mode:
     support: full
-    details: Shows the pod template before and after.
+    details: Shows C(metadata.annotations) and C(spec.template) before and after.
 notes:
   - "RBAC: C(get) (with I(name)) or C(list) (with I(label_selectors)) and C(patch) on the workload's
     resource (C(deployments), C(statefulsets) or C(daemonsets) in C(apps)); C(list) on C(replicasets)
     (Deployments) or C(controllerrevisions) (StatefulSets, DaemonSets); C(watch) with I(wait=true).
     See C(docs/rbac.md)."
-  - Check mode sends no write; C(changed) and the diff are exactly what a real run would report.
+  - Check mode sends the same change with C(dryRun=All), so the API server validates it and nothing
+    is stored; C(changed), the diff and any refusal are what a real run would report. Credentials that
+    may not write get a 403 for the dry run - the result is then computed locally and a warning says so.
   - An undo makes the restored template the newest revision again - its ReplicaSet or
     ControllerRevision gets the next revision number (history 1, 2, 3 undone to 2 becomes 1, 3, 4).
-  - Running the same task twice is idempotent only with an explicit I(to_revision); the default
-    (previous revision) flips between the last two revisions, as C(kubectl rollout undo) does.
+  - "Running the same task twice - for a Deployment with an explicit I(to_revision), the second run
+    reports C(changed=false); for a StatefulSet or DaemonSet with an explicit I(to_revision), the
+    second run fails (the revision was renumbered, see I(to_revision)); for any kind with the default
+    (previous revision), each run flips between the last two revisions, as C(kubectl rollout undo) does."
+  - I(kind) accepts C(kubectl)'s spellings (for example V(sts)).
 seealso:
   - module: kubeops.rollout.rollout_history
 '''
@@ -81,11 +111,18 @@ EXAMPLES = r'''
     name: web
     wait: true
 
-- name: Roll a StatefulSet back to revision 3 (idempotent)
+- name: Roll a Deployment back to revision 1 (a second run changes nothing)
   kubeops.rollout.rollout_undo:
-    kind: StatefulSet
+    kind: Deployment
+    name: web
+    to_revision: 1
+
+- name: Put back a StatefulSet whose upgrade is stuck on a broken image, replacing the stuck pod
+  kubeops.rollout.rollout_undo:
+    kind: sts
     name: db
-    to_revision: 3
+    replace_stuck_pods: true
+    wait: true
 '''
 
 RETURN = r'''
@@ -118,6 +155,24 @@ workloads:
       description: The revision whose template was restored (its number before the undo renumbered it).
       type: int
       sample: 3
+    revision_before:
+      description: The revision current before the task (same as C(from_revision)).
+      type: int
+      sample: 4
+    revision_after:
+      description:
+        - The revision number of the template after the task - the restored revision renumbered as
+          the newest (the highest + 1, which the controller gives it), or C(to_revision) when nothing changed.
+      type: int
+      sample: 5
+    replaced_pods:
+      description:
+        - StatefulSets with I(replace_stuck_pods) - the pods deleted (in check mode, that would be deleted)
+          because they were stuck on another revision, in the order they were deleted.
+      returned: when I(replace_stuck_pods=true) and the workload is a StatefulSet
+      type: list
+      elements: str
+      sample: [db-2]
     message:
       description:
         - C(rolled back), or kubectl's C(skipped rollback (current template already matches revision N)).
@@ -194,7 +249,9 @@ changed:
   returned: always
   type: bool
 diff:
-  description: Per changed workload, the pod template before and after.
+  description:
+    - Per changed workload, C(metadata.annotations) and C(spec.template) before and after (the same
+      shape for every kind).
   returned: in diff mode
   type: list
   elements: dict
@@ -205,10 +262,14 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.module import Roll
 
 
 def main(runtime=None):
-    module = RolloutModule({'to_revision': {'type': 'int', 'default': 0}}, wait=False, runtime=runtime)
-    to_revision = module.params['to_revision']
-    module.run(lambda client, workload: verbs.undo(client, workload, to_revision, module.module.check_mode),
-               precheck=lambda workload: workload.check_undoable())
+    module = RolloutModule({'to_revision': {'type': 'int', 'default': 0},
+                            'replace_stuck_pods': {'type': 'bool', 'default': False}},
+                           wait=False, runtime=runtime)
+    params, check_mode = module.params, module.module.check_mode
+    module.run(lambda client, workload: verbs.undo(client, workload, params['to_revision'], check_mode,
+                                                   params['replace_stuck_pods'], params['wait_timeout']),
+               precheck=lambda workload: verbs.check_undo(module.client, workload, params['to_revision'],
+                                                          params['wait']))
 
 
 if __name__ == '__main__':

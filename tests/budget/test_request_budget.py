@@ -6,7 +6,9 @@ known exactly (kubesim logs a request before answering it). The budgets are what
 needs by design, not what the code happens to send:
 
 - a named workload is read with one GET; its revisions with one LIST by its selector;
-- a change is one PATCH; a no-op (already paused, same image) and check mode write nothing;
+- a change is one PATCH; a no-op (already paused, same image) and check mode write nothing (check
+  mode sends its change once with dryRun=All, for the API server's own answer);
+- image, restart and undo read the revisions with one LIST (revision before and after);
 - `status` of a finished rollout needs the GET only: a watch is for waiting;
 - with `label_selectors`, one LIST replaces the per-workload GETs;
 - a wait that succeeds reads nothing more; one that fails adds a fixed few reads per failed
@@ -62,16 +64,16 @@ def operations():
             Op(f'history {kind}', 'rollout_history', t, 2, 0, False),
             Op(f'history revision {kind}', 'rollout_history', dict(t, revision=1), 2, 0, False),
             Op(f'status {kind}', 'rollout_status', t, 1, 0, False),
-            Op(f'image {kind}', 'rollout_image', dict(t, images={fx.CONTAINER: NEW_IMAGE}), 2, 1, True),
-            Op(f'restart {kind}', 'rollout_restart', t, 2, 1, True),
+            Op(f'image {kind}', 'rollout_image', dict(t, images={fx.CONTAINER: NEW_IMAGE}), 3, 1, True),
+            Op(f'restart {kind}', 'rollout_restart', t, 3, 1, True),
             Op(f'undo {kind}', 'rollout_undo', t, 3, 1, True),
         ]
     d = {'kind': 'Deployment', 'name': 'web'}
     ops += [
         Op('image unchanged Deployment', 'rollout_image', dict(d, images={fx.CONTAINER: NEW_IMAGE}),
-           1, 0, False),
-        Op('restart check mode Deployment', 'rollout_restart', d, 1, 0, True, check_mode=True),
-        Op('pause check mode Deployment', 'rollout_pause', dict(d, state='paused'), 1, 0, True,
+           2, 0, False),
+        Op('restart check mode Deployment', 'rollout_restart', d, 3, 0, True, check_mode=True),
+        Op('pause check mode Deployment', 'rollout_pause', dict(d, state='paused'), 2, 0, True,
            check_mode=True),
         Op('pause Deployment', 'rollout_pause', dict(d, state='paused'), 2, 1, True),
         Op('pause again Deployment', 'rollout_pause', dict(d, state='paused'), 1, 0, False),
@@ -83,7 +85,7 @@ def operations():
     ops += [
         Op('status by label (3)', 'rollout_status', sel, 1, 0, False),
         Op('history by label (3)', 'rollout_history', sel, 1 + 3, 0, False),
-        Op('restart by label (3)', 'rollout_restart', sel, 1 + 3, 3, True),
+        Op('restart by label (3)', 'rollout_restart', sel, 1 + 3 * 2, 3, True),
     ]
     # A clean rolling update of a 3-replica RC without the deployment label (kubectl's image mode):
     # the Lease (create, delete), one LIST and one WATCH of the RCs, the annotate PUT, one LIST and
@@ -188,13 +190,14 @@ def test_request_shapes(kubesim_factory, tmp_path):
     res = run_ansible(sim.kubeconfig, tasks, workdir=workdir, extra_env={'KUBEOPS_REQUEST_LOG': str(log)})
     expected = {
         'history': [('GET', 'deployments/web'), ('LIST', 'replicasets')],
-        'image': [('GET', 'deployments/web'), ('PATCH', 'deployments/web')],
-        'image unchanged': [('GET', 'deployments/web')],
+        'image': [('GET', 'deployments/web'), ('LIST', 'replicasets'), ('PATCH', 'deployments/web')],
+        'image unchanged': [('GET', 'deployments/web'), ('LIST', 'replicasets')],
         'undo': [('GET', 'deployments/web'), ('LIST', 'replicasets'), ('PATCH', 'deployments/web')],
-        'restart': [('GET', 'deployments/web'), ('PATCH', 'deployments/web')],
+        'restart': [('GET', 'deployments/web'), ('LIST', 'replicasets'), ('PATCH', 'deployments/web')],
         'pause': [('GET', 'deployments/web'), ('PATCH', 'deployments/web')],
         'status': [('GET', 'deployments/web')],
-        'sts image': [('GET', 'statefulsets/db'), ('PATCH', 'statefulsets/db')],
+        'sts image': [('GET', 'statefulsets/db'), ('LIST', 'controllerrevisions'),
+                      ('PATCH', 'statefulsets/db')],
         'sts history': [('GET', 'statefulsets/db'), ('LIST', 'controllerrevisions')],
         'sts undo': [('GET', 'statefulsets/db'), ('LIST', 'controllerrevisions'),
                      ('PATCH', 'statefulsets/db')],
@@ -259,7 +262,10 @@ def test_diagnosis_costs_nothing_on_success_and_a_few_reads_per_failed_workload(
     good = res.ok('good')
     assert 'diagnosis' not in good['workloads'][0]
     sent = shape(good['_requests'])
-    assert not [s for s in sent if s[1].split('/')[0] in DIAGNOSIS_READS], sent
+    # Before the write, the revisions are read once (revision before/after); after it, no diagnosis read.
+    write = sent.index(('PATCH', 'deployments/web'))
+    assert sent[:write] == [('GET', 'deployments/web'), ('LIST', 'replicasets')], sent
+    assert not [s for s in sent[write:] if s[1].split('/')[0] in DIAGNOSIS_READS], sent
     assert after_last_watch(good['_requests']) == []
 
     broken = res.failed('broken')

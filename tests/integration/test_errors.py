@@ -64,18 +64,23 @@ def test_errors_are_clear_and_leak_no_secret(kubesim_factory, play, tmp_path):
         assert secret not in everything
     assert 'Traceback' not in everything
 
-    assert res.failed('missing workload')['msg'] == 'Deployment "nope" not found in namespace "default"'
-    assert res.failed('missing in other namespace')['msg'] == \
-        'StatefulSet "web" not found in namespace "shop"'
-    assert 'value of kind must be one of: DaemonSet, Deployment, StatefulSet' in res.failed('bad kind')['msg']
+    assert res.failed('missing workload')['msg'] == 'Deployment default/nope not found'
+    assert res.failed('missing in other namespace')['msg'] == 'StatefulSet shop/web not found'
+    assert res.failed('bad kind')['msg'] == (
+        'kind "ReplicaSet" is not a kind rollouts apply to; use one of '
+        'Deployment (deploy), StatefulSet (sts) or DaemonSet (ds), in any case')
     assert 'mutually exclusive' in res.failed('name and selector')['msg']
     for name in ('unauthorized', 'unauthorized api_key'):
         msg = res.failed(name)['msg']
-        assert 'rejected the credentials (401 Unauthorized)' in msg and 'Deployment "web"' in msg, msg
+        assert 'rejected the credentials (401 Unauthorized)' in msg and 'Deployment default/web' in msg, msg
     forbidden = res.failed('forbidden write')['msg']
     assert 'forbidden (403)' in forbidden and 'patch' in forbidden and 'docs/rbac.md' in forbidden
     assert res.ok('readonly read')['workloads'][0]['revisions']
-    assert res.ok('readonly check mode')['changed'] is True  # check mode only reads
+    # check mode only reads, or writes with dryRun=All: refused to read-only credentials, it computes
+    # the answer locally and says so
+    readonly_check = res.ok('readonly check mode')
+    assert readonly_check['changed'] is True
+    assert any('computed locally' in w for w in readonly_check['warnings']), readonly_check
     tls = res.failed('tls wrong ca')['msg']
     assert 'TLS handshake with the Kubernetes API at ' + sim.url in tls
     assert 'certificate verify failed' in tls and 'ca_cert' in tls
@@ -91,7 +96,7 @@ def test_errors_are_clear_and_leak_no_secret(kubesim_factory, play, tmp_path):
         res.failed('bad revision')['msg']
     assert 'unable to find specified revision -1' in res.failed('negative revision')['msg']
     assert res.failed('unknown container')['msg'] == \
-        'Deployment "web": unable to find container named "nope" (containers: app)'
+        'Deployment default/web: unable to find container named "nope" (containers: app)'
     empty = res.ok('empty selection')
     assert empty['changed'] is False and empty['workloads'] == []
     # nothing was changed by the failed attempts

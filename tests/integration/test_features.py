@@ -48,7 +48,10 @@ def test_image_with_partition_updates_only_the_highest_ordinals(kubesim, play):
     check, real = res.ok('canary check'), res.ok('canary')
     assert check['changed'] and real['changed']
     assert check['diff'] == real['diff'], 'check mode must report the diff a real run makes'
-    assert real['diff'][0]['before']['partition'] == 0 and real['diff'][0]['after']['partition'] == 2
+    def partition(side):
+        return side['spec']['updateStrategy']['rollingUpdate']['partition']
+
+    assert partition(real['diff'][0]['before']) == 0 and partition(real['diff'][0]['after']) == 2
     assert entry(real)['partition'] == 2
     assert entry(real)['status']['done'] is True
     assert entry(real)['status']['message'] == PARTITIONED % 1
@@ -63,9 +66,9 @@ def test_image_with_partition_updates_only_the_highest_ordinals(kubesim, play):
 
     release_check, release = res.ok('release check'), res.ok('release')
     assert release_check['diff'] == release['diff']
-    assert release['diff'][0]['before']['partition'] == 2 and release['diff'][0]['after']['partition'] == 0
+    assert partition(release['diff'][0]['before']) == 2 and partition(release['diff'][0]['after']) == 0
     # Only the partition moved: the images were already in place.
-    assert release['diff'][0]['before']['template'] == release['diff'][0]['after']['template']
+    assert release['diff'][0]['before']['spec']['template'] == release['diff'][0]['after']['spec']['template']
     assert entry(release)['status']['message'] == PARTITIONED % 3
     assert res.ok('release again')['changed'] is False
     assert pod_images(kube, 'db') == {'db-0': 'nginx:1.26', 'db-1': 'nginx:1.26', 'db-2': 'nginx:1.26'}
@@ -146,7 +149,7 @@ def test_restart_only_when_the_configuration_changed(kubesim, play):
     annotations = template_annotations(kube, 'Deployment', 'web')
     assert annotations[DIGEST] == real['config_digest'] and annotations[RESTARTED_AT] == real['restarted_at']
     # The check run's diff is the real run's, but for the time stamp.
-    check_after = first.ok('check')['diff'][0]['after']['metadata']['annotations']
+    check_after = first.ok('check')['diff'][0]['after']['spec']['template']['metadata']['annotations']
     assert check_after[DIGEST] == annotations[DIGEST] and RESTARTED_AT in check_after
     assert first.ok('again check')['changed'] is False and 'diff' not in first.ok('again check')
     again = entry(first.ok('again'))

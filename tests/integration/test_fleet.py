@@ -155,7 +155,8 @@ def test_check_mode_then_upgrade_then_idempotent(kubesim_factory, tmp_path):
     diffs = [d for r in preview.results['kubeops.rollout.rollout_upgrade : Set the new images']['results']
              for d in r['diff']]
     for side, wanted in (('before', ['db:1', 'web:1']), ('after', ['db:2', 'web:2'])):
-        assert sorted(c['image'] for d in diffs for c in d[side]['template']['spec']['containers']) == wanted
+        containers = [c for d in diffs for c in d[side]['spec']['template']['spec']['containers']]
+        assert sorted(c['image'] for c in containers) == wanted
 
     upgrade = run_fleet(tmp_path, inventory)
     assert upgrade.rc == 0, upgrade.stdout[-4000:]

@@ -55,13 +55,14 @@ def test_deployment_lifecycle(kubesim_factory, play, transport):
     status = entry(res.ok('status initial'))
     assert status == {'kind': 'Deployment', 'name': 'web', 'namespace': 'default', 'changed': False,
                       'done': True, 'reason': 'Complete',
-                      'message': 'deployment "web" successfully rolled out'}
+                      'message': 'deployment "web" successfully rolled out',
+                      'replicas': 3, 'updated': 3, 'ready': 3, 'available': 3}
 
     check, real = res.ok('image check'), res.ok('image')
     assert check['changed'] and real['changed']
     assert check['diff'] == real['diff'], 'check mode must report the diff a real run makes'
-    assert real['diff'][0]['before']['template']['spec']['containers'][0]['image'] == 'nginx:1.25'
-    assert real['diff'][0]['after']['change_cause'] == 'to 1.26'
+    assert real['diff'][0]['before']['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.25'
+    assert real['diff'][0]['after']['metadata']['annotations']['kubernetes.io/change-cause'] == 'to 1.26'
     e = entry(real)
     assert e['images'] == {'app': 'nginx:1.26'} and e['previous_images'] == {'app': 'nginx:1.25'}
     assert e['status']['done'] is True
@@ -79,8 +80,10 @@ def test_deployment_lifecycle(kubesim_factory, play, transport):
     assert undo_check['diff'] == undo['diff']
     assert entry(undo) == {'kind': 'Deployment', 'name': 'web', 'namespace': 'default', 'changed': True,
                            'from_revision': 3, 'to_revision': 2, 'message': 'rolled back',
+                           'revision_before': 3, 'revision_after': 4,
                            'status': {'done': True, 'reason': 'Complete',
-                                      'message': 'deployment "web" successfully rolled out'}}
+                                      'message': 'deployment "web" successfully rolled out',
+                                      'replicas': 3, 'updated': 3, 'ready': 3, 'available': 3}}
     hist = entry(res.ok('history after undo'))
     assert [r['revision'] for r in hist['revisions']] == [1, 3, 4]  # revision 2 became 4
     assert hist['current_revision'] == 4

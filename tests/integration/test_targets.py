@@ -102,7 +102,9 @@ def test_check_mode_writes_nothing(kubesim_factory, play, tmp_path):
             assert r['changed'] is True and r['diff'], (kind, verb)
             assert 'status' not in r['workloads'][0]  # no waiting in check mode
         assert res.ok(f'{kind} undo')['workloads'][0]['to_revision'] == 1
-        assert res.ok(f'{kind} image')['diff'][0]['after']['change_cause'] == 'three'
+        image_diff = res.ok(f'{kind} image')['diff'][0]
+        assert image_diff['after']['metadata']['annotations']['kubernetes.io/change-cause'] == 'three'
+        assert image_diff['after']['spec']['template']['spec']['containers'][0]['image'] == 'app:3'
     assert res.ok('pause')['diff'][0]['after'] == {'spec': {'paused': True}}
     assert res.ok('restart all')['changed']
 
@@ -110,6 +112,8 @@ def test_check_mode_writes_nothing(kubesim_factory, play, tmp_path):
     assert requests, 'the request log recorded nothing'
     writes = [r for r in requests if r['method'] != 'GET' and not r['dry_run']]
     assert writes == []
+    # the API server answered check mode: one dry run per changing task
+    assert sum(1 for r in requests if r['dry_run']) == 4 * len(kinds) + 2
     for kind, name in kinds.items():
         after = kube.get(kind, name)
         assert after['metadata']['resourceVersion'] == before[kind]['metadata']['resourceVersion']

@@ -39,7 +39,7 @@ def test_wait_timeout_deadline_and_strategy(kubesim_factory, play, tmp_path):
     timeout = res.failed('image timeout')
     assert timeout['changed'] is True
     assert entry(timeout)['status']['reason'] == 'Timeout'
-    assert 'timed out after 3s' in timeout['msg'] and 'Deployment "web"' in timeout['msg']
+    assert 'timed out after 3s' in timeout['msg'] and 'Deployment default/web' in timeout['msg']
     assert 3 <= timeout['_duration'] < 15
     nowait = entry(res.ok('status no wait'))
     assert nowait['done'] is False

@@ -43,14 +43,18 @@ class ScriptedClient:
 
     def patch(self, path, body, content_type='application/strategic-merge-patch+json', dry_run=False,
               retry=False):
-        self.calls.append(('PATCH', path, content_type, body, retry))
+        self.calls.append(('DRY-RUN PATCH' if dry_run else 'PATCH', path, content_type, body, retry))
         answer = self.patch_answers.pop(0) if self.patch_answers else {}
         if isinstance(answer, Exception):
             raise answer
         return answer
 
     def writes(self):
+        """The writes that persist (a dry run does not)."""
         return [c for c in self.calls if c[0] == 'PATCH']
+
+    def dry_runs(self):
+        return [c for c in self.calls if c[0] == 'DRY-RUN PATCH']
 
 
 DEPLOY_PATH = '/apis/apps/v1/namespaces/default/deployments/web'
@@ -93,20 +97,43 @@ def test_statefulset_history_lists_controller_revisions():
 def test_undo_previous_is_second_highest_and_sends_guarded_json_patch():
     client = ScriptedClient(history=deploy_history(), patch_answers=[deployment('nginx:3', rv='101')])
     out = verbs.undo(client, Deployment(deployment('nginx:4')))
-    assert out.changed and out.fields == {'from_revision': 4, 'to_revision': 3, 'message': 'rolled back'}
+    assert out.changed and out.fields == {'from_revision': 4, 'to_revision': 3, 'message': 'rolled back',
+                                          'revision_before': 4, 'revision_after': 5}
     (_, path, ctype, body, retry), = client.writes()
     assert path == DEPLOY_PATH and ctype == 'application/json-patch+json' and retry
     assert body[0] == {'op': 'test', 'path': '/metadata/resourceVersion', 'value': '100'}
     assert body[1]['value']['spec']['containers'][0]['image'] == 'nginx:3'
-    assert out.after['spec']['containers'][0]['image'] == 'nginx:3'
+    assert out.after['spec']['template']['spec']['containers'][0]['image'] == 'nginx:3'
 
 
-def test_undo_check_mode_writes_nothing_and_reports_the_same():
-    client = ScriptedClient(history=deploy_history())
+def test_undo_check_mode_sends_the_same_patch_as_a_dry_run():
+    client = ScriptedClient(history=deploy_history(), patch_answers=[deployment('nginx:1')])
     out = verbs.undo(client, Deployment(deployment('nginx:4')), to_revision=1, check_mode=True)
     assert out.changed and client.writes() == []
-    assert out.before['spec']['containers'][0]['image'] == 'nginx:4'
-    assert out.after['spec']['containers'][0]['image'] == 'nginx:1'
+    (_, path, ctype, body, _retry), = client.dry_runs()
+    assert ctype == 'application/json-patch+json'
+    assert body[1]['value']['spec']['containers'][0]['image'] == 'nginx:1'
+    assert out.before['spec']['template']['spec']['containers'][0]['image'] == 'nginx:4'
+    assert out.after['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1'
+    assert not out.warnings
+
+
+def test_undo_check_mode_without_write_permission_computes_locally_and_warns():
+    forbidden = ApiError(403, 'Forbidden', 'deployments.apps "web" is forbidden')
+    client = ScriptedClient(history=deploy_history(), patch_answers=[forbidden])
+    out = verbs.undo(client, Deployment(deployment('nginx:4')), to_revision=1, check_mode=True)
+    assert out.changed and client.writes() == [] and len(client.dry_runs()) == 1
+    assert out.after['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1'
+    assert out.warnings and 'computed locally' in out.warnings[0]
+    assert 'Deployment default/web' in out.warnings[0]
+
+
+def test_check_mode_surfaces_the_servers_validation_error():
+    invalid = ApiError(422, 'Invalid', 'spec.template.spec.containers[0].image: Required value')
+    client = ScriptedClient(patch_answers=[invalid])
+    with pytest.raises(ApiError, match='Required value'):
+        verbs.image(client, Deployment(deployment('nginx:1')), {'web': ''}, check_mode=True)
+    assert client.writes() == []
 
 
 def test_undo_skips_when_template_already_matches():
@@ -169,7 +196,7 @@ def test_image_and_pause_retry_a_conflict_from_a_fresh_read():
     client = ScriptedClient(fresh=[deployment('nginx:1', rv='7')],
                             patch_answers=[conflict, deployment('nginx:2')])
     out = verbs.image(client, Deployment(deployment('nginx:1')), {'web': 'nginx:2'})
-    assert out.changed and [c[0] for c in client.calls] == ['PATCH', 'GET', 'PATCH']
+    assert out.changed and [c[0] for c in client.calls] == ['LIST', 'PATCH', 'GET', 'LIST', 'PATCH']
     # the fresh read shows the state already reached: still a change made by this task
     client = ScriptedClient(fresh=[deployment(paused=True)], patch_answers=[conflict])
     out = verbs.pause(client, Deployment(deployment()), True)
@@ -227,7 +254,7 @@ def test_pause_resume_idempotent_and_deployment_only():
 
 
 def test_pause_check_mode():
-    client = ScriptedClient()
+    client = ScriptedClient(patch_answers=[deployment()])
     out = verbs.pause(client, Deployment(deployment(paused=True)), False, check_mode=True)
     assert out.changed and client.writes() == [] and out.after == {'spec': {'paused': False}}
 
@@ -235,7 +262,8 @@ def test_pause_check_mode():
 def test_restart_patch_and_paused_refusal():
     client = ScriptedClient(patch_answers=[deployment()])
     out = verbs.restart(client, Deployment(deployment()), now=lambda: '2026-01-02T03:04:05Z')
-    assert out.changed and out.fields == {'restarted_at': '2026-01-02T03:04:05Z'}
+    assert out.changed and out.fields == {'restarted_at': '2026-01-02T03:04:05Z', 'revision_before': None,
+                                          'revision_after': 1}
     assert client.writes()[0][3] == {'spec': {'template': {'metadata': {'annotations': {
         'kubectl.kubernetes.io/restartedAt': '2026-01-02T03:04:05Z'}}}}}
     with pytest.raises(Refused, match=r"deployments.apps \"web\" can't restart paused deployment"):
@@ -258,10 +286,11 @@ def test_image_idempotent_unknown_container_and_check_mode():
     assert not out.changed and out.fields['images'] == {'web': 'nginx:1'} and client.writes() == []
     with pytest.raises(UnknownContainer, match=r'named "api" \(containers: web\)'):
         verbs.image(client, Deployment(deployment('nginx:1')), {'api': 'x'})
-    out = verbs.image(client, Deployment(deployment('nginx:1')), {'web': 'nginx:2'}, check_mode=True)
-    assert out.changed and client.writes() == []
-    assert out.fields == {'images': {'web': 'nginx:2'}, 'previous_images': {'web': 'nginx:1'},
-                          'init_containers': []}
+    client = ScriptedClient(history=deploy_history(), patch_answers=[deployment('nginx:2')])
+    out = verbs.image(client, Deployment(deployment('nginx:4')), {'web': 'nginx:2'}, check_mode=True)
+    assert out.changed and client.writes() == [] and len(client.dry_runs()) == 1
+    assert out.fields == {'images': {'web': 'nginx:2'}, 'previous_images': {'web': 'nginx:4'},
+                          'init_containers': [], 'revision_before': 4, 'revision_after': 5}
 
 
 def test_image_with_change_cause_in_one_patch():
@@ -270,7 +299,13 @@ def test_image_with_change_cause_in_one_patch():
     out = verbs.image(client, Deployment(deployment('nginx:1')), {'web': 'nginx:2'}, change_cause='v2')
     (_, _path, _ctype, body, _retry), = client.writes()
     assert body['metadata'] == {'annotations': {'kubernetes.io/change-cause': 'v2'}}
-    assert out.after['change_cause'] == 'v2' and out.before['change_cause'] is None
+    assert out.after['metadata']['annotations'] == {'kubernetes.io/change-cause': 'v2'}
+    assert 'kubernetes.io/change-cause' not in out.before['metadata']['annotations']
+    # an empty change-cause is no change-cause: nothing is written for it
+    client = ScriptedClient(patch_answers=[deployment('nginx:2')])
+    verbs.image(client, Deployment(deployment('nginx:1')), {'web': 'nginx:2'}, change_cause='')
+    (_, _path, _ctype, body, _retry), = client.writes()
+    assert 'metadata' not in body
 
 
 # ---- workloads -------------------------------------------------------------------------------

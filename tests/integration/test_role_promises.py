@@ -1,0 +1,94 @@
+"""What the upgrade and rollback role READMEs promise: a second upgrade run changes nothing, a canary
+run that stops lists the workloads it never attempted, and a re-run of a rollback does what the
+rollback README says for each kind."""
+
+import pytest
+
+from .conftest import Kube, workload
+
+pytestmark = pytest.mark.integration
+
+
+def include(role, **role_vars):
+    return {'name': role, 'ansible.builtin.include_role': {'name': f'kubeops.rollout.{role}'},
+            'vars': role_vars}
+
+
+def caught(role_task, fact):
+    """The role, and its result fact shown whether it failed or not."""
+    return [{'block': [role_task], 'rescue': [{'name': 'failed', 'ansible.builtin.debug': {'msg': 'failed'}}],
+             'always': [{'name': 'show', 'ansible.builtin.debug': {'var': fact}}]}]
+
+
+def image_of(obj):
+    return obj['spec']['template']['spec']['containers'][0]['image']
+
+
+def test_upgrade_twice_changes_nothing_the_second_time(kubesim_factory, play):
+    sim = kubesim_factory(ready_delay=0.05)
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web'), workload('StatefulSet', 'db')])
+    upgrade = include('rollout_upgrade', rollout_upgrade_timeout=60, rollout_upgrade_workloads=[
+        {'kind': 'Deployment', 'name': 'web', 'images': {'app': 'nginx:2'}},
+        {'kind': 'StatefulSet', 'name': 'db', 'images': {'app': 'nginx:2'}}])
+    first = play(sim, caught(upgrade, 'rollout_upgrade_result'))
+    second = play(sim, caught(upgrade, 'rollout_upgrade_result'))
+    assert first.ok('show')['rollout_upgrade_result']['changed'] == ['Deployment default/web',
+                                                                     'StatefulSet default/db']
+    again = second.ok('show')['rollout_upgrade_result']
+    assert again == {'changed': [], 'unchanged': ['Deployment default/web', 'StatefulSet default/db'],
+                     'not_attempted': [], 'failed': []}
+    assert 'changed=0' in second.stdout.split('PLAY RECAP')[-1]
+
+
+def test_a_rejected_canary_leaves_the_rest_not_attempted(kubesim_factory, play, tmp_path):
+    sim = kubesim_factory(ready_delay=0.05)
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', name) for name in ('a', 'b', 'c')])
+    kube.patch('Deployment', 'c', {'spec': {'template': {'spec': {'containers': [
+        {'name': 'app', 'image': 'nginx:2'}]}}}})
+    kube.rolled_out('Deployment', 'c')
+    verify = tmp_path / 'verify.yml'
+    verify.write_text('- name: Reject every canary\n  ansible.builtin.fail:\n    msg: not approved\n')
+    res = play(sim, caught(include(
+        'rollout_upgrade', rollout_upgrade_canary=True, rollout_upgrade_canary_verify_tasks=str(verify),
+        rollout_upgrade_timeout=60, rollout_upgrade_workloads=[
+            {'kind': 'Deployment', 'name': name, 'images': {'app': 'nginx:2'}} for name in ('a', 'b', 'c')]),
+        'rollout_upgrade_result'))
+    res.ok('failed')
+    result = res.ok('show')['rollout_upgrade_result']
+    assert result['not_attempted'] == ['Deployment default/b', 'Deployment default/c'], result
+    assert result['unchanged'] == [], result  # c already runs nginx:2, but nobody looked: not "up to date"
+    assert [f['workload'] for f in result['failed']] == ['Deployment default/a']
+    summary = next(line for line in res.stdout.splitlines() if 'Not attempted' in line)
+    assert 'Deployment default/b, Deployment default/c' in summary
+    assert image_of(kube.get('Deployment', 'a')) == 'nginx:1.25'
+    assert image_of(kube.get('Deployment', 'b')) == 'nginx:1.25'
+
+
+@pytest.mark.parametrize('kind, name, second_run_fails', [
+    ('Deployment', 'web', False), ('StatefulSet', 'db', True), ('DaemonSet', 'agent', True)])
+def test_rollback_rerun_per_kind(kubesim_factory, play, kind, name, second_run_fails):
+    sim = kubesim_factory(ready_delay=0.05)
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload(kind, name)])
+    for image in ('nginx:2', 'nginx:3'):
+        kube.patch(kind, name, {'spec': {'template': {'spec': {'containers': [
+            {'name': 'app', 'image': image}]}}}})
+        kube.rolled_out(kind, name)
+    rollback = include('rollout_rollback', rollout_rollback_timeout=60, rollout_rollback_show_history=False,
+                       rollout_rollback_workloads=[{'kind': kind, 'name': name, 'to_revision': 2}])
+    first = play(sim, caught(rollback, 'rollout_rollback_result'))
+    second = play(sim, caught(rollback, 'rollout_rollback_result'))
+    assert [w['name'] for w in first.ok('show')['rollout_rollback_result']['rolled_back']] == [name]
+    again = second.ok('show')['rollout_rollback_result']
+    if second_run_fails:
+        (line,) = again['failed']
+        # named as "Kind namespace/name", never as a printed dict
+        assert line.startswith(f'{kind} default/{name}: ') and '{' not in line, line
+        assert 'unable to find specified revision 2' in line and 'existing revisions: 1, 3, 4' in line
+    else:
+        assert again['failed'] == [] and again['rolled_back'] == []
+        assert [w['message'] for w in again['unchanged']] == [
+            'skipped rollback (current template already matches revision 4)']
+    assert image_of(kube.get(kind, name)) == 'nginx:2'
