@@ -118,6 +118,14 @@ def measured(tmp_path_factory):
         tasks = []
         for op in OPS:
             args = dict(op.args, namespace=fx.NAMESPACE, kubeconfig=sim.kubeconfig)
+            if op.module == 'rollout_undo' and not op.check_mode:
+                # An undo is measured on a workload at rest: while the previous task's rollout runs,
+                # the controller's status writes make the resourceVersion-guarded write retry (a
+                # conflict handled as designed; tests/integration/test_conflicts.py covers it).
+                target = {k: v for k, v in args.items() if k in ('kind', 'name', 'label_selectors',
+                                                                 'namespace', 'kubeconfig')}
+                tasks.append(task(f'settle before {op.label}', {
+                    'kubeops.rollout.rollout_status': dict(target, wait=True, wait_timeout=60)}))
             keywords = {'ignore_errors': True}
             if op.check_mode:
                 keywords['check_mode'] = True
