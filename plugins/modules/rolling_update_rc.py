@@ -200,8 +200,8 @@ notes:
   - "RBAC: on C(replicationcontrollers) C(get), C(list), C(watch), C(create), C(update), C(patch) and
     C(delete); on C(leases) (API group C(coordination.k8s.io)) C(get), C(watch), C(create), C(update)
     and C(delete); on C(pods) C(list), and C(patch) for image updates of an RC without the
-    deployment label (its pods are labelled). Check mode needs only C(get), C(list) (and C(create) for its dry run; without it the
-    plan is computed locally). See C(docs/rbac.md)."
+    deployment label (its pods are labelled). Check mode needs only C(get), C(list) (and
+    C(create) for its dry run; without it the plan is computed locally). See C(docs/rbac.md)."
   - Invariants kept at every step, as in kubectl - the old RC's replicas plus the new RC's available
     pods never fall below the desired count minus I(max_unavailable), and the replicas of both never
     exceed the desired count plus I(max_surge). A pod counts as available once ready for the RC's
