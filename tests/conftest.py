@@ -33,7 +33,8 @@ PREVIOUS_KUBECTL_DIR = ROOT / '.cache' / 'kubectl-1.36'
 REAL_CLUSTER_ENV = 'KUBEOPS_TEST_KUBECONFIG'
 # KubeSim options that shape the server itself: a real cluster cannot honour them.
 SERVER_ONLY_OPTIONS = ('tls', 'token', 'readonly_token', 'request_log', 'faults', 'fail_image', 'port',
-                       'crash_image', 'crash_after')
+                       'crash_image', 'crash_after', 'token_file', 'basic_auth', 'client_certs',
+                       'max_watch_seconds')
 
 
 # The suite marker of each folder under tests/ (see pyproject.toml for what each suite is).

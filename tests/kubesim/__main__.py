@@ -20,6 +20,14 @@ def parse_args(argv=None):
     p.add_argument('--tls', action='store_true', help='serve HTTPS with a CA generated at startup')
     p.add_argument('--token', help='require "Authorization: Bearer TOKEN" on every request')
     p.add_argument('--readonly-token', metavar='TOKEN', help='a token that may read but not write')
+    p.add_argument('--token-file', metavar='FILE',
+                   help='also accept the tokens listed in FILE (re-read on every request): one "TOKEN '
+                        '[EXPIRES]" a line, EXPIRES in seconds since the epoch')
+    p.add_argument('--basic-auth', metavar='USER:PASSWORD', help='also accept this HTTP Basic credential')
+    p.add_argument('--client-certs', action='store_true',
+                   help='with --tls: also accept client certificates signed by the CA (CN = user)')
+    p.add_argument('--max-watch-seconds', type=float, metavar='SECONDS',
+                   help='end every watch after at most SECONDS, as a proxy in front of a server may')
     p.add_argument('--nodes', type=int, default=3, help='number of Nodes (default 3)')
     p.add_argument('--ready-delay', type=float, default=0.2, metavar='SECONDS',
                    help='seconds from pod creation to Ready (default 0.2)')
@@ -45,6 +53,12 @@ def parse_args(argv=None):
             re.compile(pattern or '')
         except re.error as e:
             p.error(f'{flag}: not a regular expression: {e}')
+    if args.client_certs and not args.tls:
+        p.error('--client-certs needs --tls')
+    if args.basic_auth is not None and ':' not in args.basic_auth:
+        p.error('--basic-auth must be USER:PASSWORD')
+    if args.max_watch_seconds is not None and not args.max_watch_seconds > 0:
+        p.error('--max-watch-seconds must be positive')
     if args.nodes < 0:
         p.error('--nodes must not be negative')
     if args.time_scale <= 0:
@@ -58,7 +72,9 @@ async def serve(args):
     sim = KubeSim(port=args.port, tls=args.tls, token=args.token, readonly_token=args.readonly_token,
                   nodes=args.nodes, ready_delay=args.ready_delay, fail_image=args.fail_image,
                   crash_image=args.crash_image, crash_after=args.crash_after,
-                  time_scale=args.time_scale, request_log=args.request_log, faults=args.faults)
+                  time_scale=args.time_scale, request_log=args.request_log, faults=args.faults,
+                  token_file=args.token_file, basic_auth=args.basic_auth, client_certs=args.client_certs,
+                  max_watch_seconds=args.max_watch_seconds)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

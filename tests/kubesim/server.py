@@ -8,10 +8,13 @@ client sees is a `Status` object; an unexpected exception is logged to stderr an
 
 import asyncio
 import base64
+import hashlib
 import hmac
 import json
 import sys
+import time
 import traceback
+from urllib.parse import unquote
 
 import yaml
 from aiohttp import web
@@ -34,7 +37,49 @@ READONLY_USER = 'kubesim-viewer'
 HEALTH_PATHS = ('healthz', 'livez', 'readyz')
 # Marks a request whose connection a fault dropped: it gets no request-log line for its response.
 DROPPED = web.RequestKey('kubesim_dropped', bool)
+# Who a request authenticated as and how, for the request log (see ApiServer._authenticate).
+AUTH = web.RequestKey('kubesim_auth', dict)
+IMPERSONATE_EXTRA = 'impersonate-extra-'
 
+
+
+def token_fingerprint(token):
+    """What the request log shows of a bearer token: enough to tell tokens apart, never the token."""
+    return 'sha256:' + hashlib.sha256(token.encode()).hexdigest()[:12]
+
+
+def read_token_file(path):
+    """{token: expiry (epoch seconds) or None} from a token file: one ``TOKEN [EXPIRES]`` a line,
+    blank lines and ``#`` comments ignored. A missing file accepts nothing."""
+    tokens = {}
+    try:
+        with open(path, encoding='utf-8') as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        return tokens
+    for line in lines:
+        fields = line.split()
+        if fields and not fields[0].startswith('#'):
+            tokens[fields[0]] = float(fields[1]) if len(fields) > 1 else None
+    return tokens
+
+
+def _impersonation(headers):
+    """The Impersonate-* headers as the API server reads them (extra keys lower-cased and
+    percent-decoded), or None when there are none."""
+    out = {}
+    if 'Impersonate-User' in headers:
+        out['user'] = headers['Impersonate-User']
+    if 'Impersonate-Group' in headers:
+        out['groups'] = headers.getall('Impersonate-Group')
+    if 'Impersonate-Uid' in headers:
+        out['uid'] = headers['Impersonate-Uid']
+    for name in headers:
+        if name.lower().startswith(IMPERSONATE_EXTRA):
+            key = unquote(name[len(IMPERSONATE_EXTRA):].lower())
+            if key not in out.setdefault('extra', {}):
+                out['extra'][key] = headers.getall(name)
+    return out or None
 
 
 def _go_json(value):
@@ -200,10 +245,15 @@ def to_scale(resource, obj):
 class ApiServer:
     """The aiohttp application serving the Kubernetes API from ``store``."""
 
-    def __init__(self, store, *, token=None, readonly_token=None, request_log=None, faults=None):
+    def __init__(self, store, *, token=None, readonly_token=None, request_log=None, faults=None,
+                 token_file=None, basic_auth=None, client_certs=False, max_watch_seconds=None):
         self.store = store
         self.token = token
         self.readonly_token = readonly_token
+        self.token_file = token_file  # path, re-read on every request
+        self.basic_auth = basic_auth  # 'user:password'
+        self.client_certs = client_certs  # the TLS layer verified any certificate given
+        self.max_watch_seconds = max_watch_seconds  # end watches sooner, as a proxy in front may
         self.request_log = request_log  # an open text file, or None
         self.faults = faults
         self.server_address = '127.0.0.1:0'
@@ -225,7 +275,8 @@ class ApiServer:
             return
         entry = {'method': request.method, 'path': request.path, 'query': request.query_string,
                  'content_type': request.headers.get('Content-Type', ''), 'status': status,
-                 'dry_run': 'All' in request.query.getall('dryRun', [])}
+                 'dry_run': 'All' in request.query.getall('dryRun', []), 'time': round(time.time(), 3)}
+        entry.update(request.get(AUTH) or {})
         self.request_log.write(json.dumps(entry) + '\n')
         self.request_log.flush()
 
@@ -250,16 +301,54 @@ class ApiServer:
         return _json_response(err.status(), status=err.code, headers=err.headers)
 
     def _user(self, request):
-        """The authenticated user name; raises 401 when tokens are configured and none matches."""
-        if not self.token and not self.readonly_token:
+        """The user the request acts as: authenticated (bearer token, token file, basic auth or
+        client certificate, whichever are configured; 401 when none matches), then impersonated if
+        Impersonate-User is given. Records the outcome under AUTH for the request log."""
+        auth = request[AUTH] = {}
+        scheme, _, given = request.headers.get('Authorization', '').partition(' ')
+        given = given.strip()
+        bearer = given if scheme.lower() == 'bearer' else ''
+        if bearer:
+            auth['token'] = token_fingerprint(bearer)
+        impersonate = _impersonation(request.headers)
+        if impersonate:
+            auth['impersonate'] = impersonate
+        user = self._authenticate(request, scheme.lower(), given, bearer, auth)
+        if impersonate and 'user' in impersonate:
+            # The real API server first checks that `user` may impersonate; kubesim's users all may.
+            user = impersonate['user']
+        auth['user'] = user
+        return user
+
+    def _authenticate(self, request, scheme, given, bearer, auth):
+        if not (self.token or self.readonly_token or self.token_file or self.basic_auth
+                or self.client_certs):
+            auth['auth'] = 'anonymous'
             return ADMIN_USER
-        auth = request.headers.get('Authorization', '')
-        scheme, _, given = auth.partition(' ')
-        given = given.strip() if scheme.lower() == 'bearer' else ''
-        if self.token and hmac.compare_digest(given, self.token):
-            return ADMIN_USER
-        if self.readonly_token and hmac.compare_digest(given, self.readonly_token):
-            return READONLY_USER
+        if bearer:
+            auth['auth'] = 'bearer'
+            if self.token and hmac.compare_digest(bearer, self.token):
+                return ADMIN_USER
+            if self.readonly_token and hmac.compare_digest(bearer, self.readonly_token):
+                return READONLY_USER
+            if self.token_file:
+                expires = read_token_file(self.token_file).get(bearer, 0)
+                if expires is None or (expires and time.time() < expires):
+                    return ADMIN_USER
+        elif scheme == 'basic' and self.basic_auth:
+            auth['auth'] = 'basic'
+            try:
+                pair = base64.b64decode(given, validate=True).decode()
+            except (ValueError, UnicodeDecodeError):
+                pair = ''
+            if hmac.compare_digest(pair.encode(), self.basic_auth.encode()):
+                return pair.partition(':')[0]
+        elif self.client_certs and request.transport is not None:
+            cert = request.transport.get_extra_info('peercert')
+            if cert:  # the handshake verified it against the CA
+                auth['auth'] = 'x509'
+                subject = [attr for rdn in cert['subject'] for attr in rdn]
+                return next(v for k, v in subject if k == 'commonName')
         raise ApiError.unauthorized()
 
     async def _handle(self, request):
@@ -613,6 +702,8 @@ class ApiServer:
                                        'must be an integer')
         if timeout <= 0:
             timeout = DEFAULT_WATCH_TIMEOUT
+        if self.max_watch_seconds:
+            timeout = min(timeout, self.max_watch_seconds)
         initial = send_initial or rv in (None, '', '0')
         as_table = tables.wants_table(request.headers.get('Accept'))
 

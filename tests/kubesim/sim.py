@@ -34,12 +34,18 @@ STOP_TIMEOUT = 10
 class KubeSim:
     def __init__(self, *, host='127.0.0.1', port=0, tls=False, token=None, readonly_token=None, nodes=3,
                  ready_delay=0.2, fail_image=None, time_scale=1.0, request_log=None, faults=None,
-                 crash_image=None, crash_after=1.0):
+                 crash_image=None, crash_after=1.0, token_file=None, basic_auth=None, client_certs=False,
+                 max_watch_seconds=None):
+        if client_certs and not tls:
+            raise ValueError('client_certs needs tls')
         self.host = host
         self.port = port
         self.tls = tls
         self.token = token
         self.readonly_token = readonly_token
+        self.auth_options = {'token_file': os.fspath(token_file) if token_file else None,
+                             'basic_auth': basic_auth, 'client_certs': client_certs,
+                             'max_watch_seconds': max_watch_seconds}
         self.controller_options = {'nodes': nodes, 'ready_delay': ready_delay, 'fail_image': fail_image,
                                    'time_scale': time_scale, 'crash_image': crash_image,
                                    'crash_after': crash_after}
@@ -69,13 +75,13 @@ class KubeSim:
         if self.request_log_path:
             self._log_file = open(self.request_log_path, 'a', encoding='utf-8')  # noqa: SIM115
         self.api = ApiServer(store, token=self.token, readonly_token=self.readonly_token,
-                             request_log=self._log_file, faults=self.faults)
+                             request_log=self._log_file, faults=self.faults, **self.auth_options)
         ssl_context = None
         if self.tls:
             from .tls import Certificates  # cryptography is only imported when TLS is wanted
 
             self.certificates = Certificates()
-            ssl_context = self.certificates.server_context()
+            ssl_context = self.certificates.server_context(self.auth_options['client_certs'])
         self._runner = web.AppRunner(self.api.make_app(), access_log=None, handle_signals=False,
                                      shutdown_timeout=1.0)
         await self._runner.setup()

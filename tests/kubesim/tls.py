@@ -65,17 +65,40 @@ class Certificates:
                                critical=False)
                 .sign(ca_key, hashes.SHA256()))
 
+        self._ca_key, self._ca_name, self._validity = ca_key, ca_name, (start, end)
         self.ca_pem = ca.public_bytes(serialization.Encoding.PEM)
         self.cert_pem = cert.public_bytes(serialization.Encoding.PEM)
         self.key_pem = _pem_key(key)
+
+    def client(self, user, groups=()):
+        """A client certificate signed by this CA, as the API server's x509 authenticator reads one:
+        the subject's CN is the user name, each O a group. Returns (cert_pem, key_pem)."""
+        start, end = self._validity
+        key = ec.generate_private_key(ec.SECP256R1())
+        subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, user)]
+                            + [x509.NameAttribute(NameOID.ORGANIZATION_NAME, g) for g in groups])
+        cert = (x509.CertificateBuilder()
+                .subject_name(subject).issuer_name(self._ca_name)
+                .public_key(key.public_key()).serial_number(x509.random_serial_number())
+                .not_valid_before(start).not_valid_after(end)
+                .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+                .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
+                .sign(self._ca_key, hashes.SHA256()))
+        return cert.public_bytes(serialization.Encoding.PEM), _pem_key(key)
 
     def write_ca(self, path):
         with open(path, 'wb') as f:
             f.write(self.ca_pem)
         return path
 
-    def server_context(self):
+    def server_context(self, client_certs=False):
+        """The listener's context. ``client_certs``: ask for a client certificate and verify one that
+        is given against this CA (a certificate from elsewhere fails the handshake); a client
+        without one still connects, as with the API server's --client-ca-file."""
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        if client_certs:
+            ctx.load_verify_locations(cadata=self.ca_pem.decode())
+            ctx.verify_mode = ssl.CERT_OPTIONAL
         # ssl loads a chain only from files: write them to a private temp dir, gone right after.
         with tempfile.TemporaryDirectory(prefix='kubesim-tls-') as tmp:
             cert_file, key_file = os.path.join(tmp, 'tls.crt'), os.path.join(tmp, 'tls.key')

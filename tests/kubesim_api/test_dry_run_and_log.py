@@ -1,6 +1,7 @@
 """dryRun=All on every write, and the request log."""
 
 import json
+import time
 
 import pytest
 
@@ -78,13 +79,16 @@ def test_request_log(kubesim_factory, tmp_path):
     http.post(f'{CMS}?dryRun=All&fieldManager=test', configmap('a'))
     http.patch(f'{CMS}/missing', {'data': {}}, content_type='application/merge-patch+json')
     lines = [json.loads(line) for line in log.read_text().splitlines()]
+    times = [line.pop('time') for line in lines]
+    assert times == sorted(times) and abs(times[0] - time.time()) < 30
+    who = {'user': 'kubesim-admin', 'auth': 'anonymous'}
     assert lines == [
         {'method': 'GET', 'path': '/version', 'query': '', 'content_type': '', 'status': 200,
-         'dry_run': False},
+         'dry_run': False, **who},
         {'method': 'POST', 'path': CMS, 'query': 'dryRun=All&fieldManager=test',
-         'content_type': 'application/json', 'status': 201, 'dry_run': True},
+         'content_type': 'application/json', 'status': 201, 'dry_run': True, **who},
         {'method': 'PATCH', 'path': f'{CMS}/missing', 'query': '',
-         'content_type': 'application/merge-patch+json', 'status': 404, 'dry_run': False},
+         'content_type': 'application/merge-patch+json', 'status': 404, 'dry_run': False, **who},
     ]
 
 
