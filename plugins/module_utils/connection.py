@@ -447,7 +447,8 @@ def read_kubeconfig(source, env=None):
             yaml = _yaml()
             try:
                 with open(path) as f:
-                    data = yaml.safe_load(f) or {}
+                    # libyaml's parser where PyYAML has it: the same safe constructor, ten times faster.
+                    data = yaml.load(f, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader)) or {}
             except yaml.YAMLError as e:
                 # Only where: the parser's message quotes the offending line, which may hold a secret.
                 mark = getattr(e, 'problem_mark', None)

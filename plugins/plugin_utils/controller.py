@@ -152,6 +152,18 @@ class ModuleAction(ActionBase):
     module = None
     _supports_check_mode = True
     _supports_async = True
+    _code = None
+
+    def __init_subclass__(cls, **kwargs):
+        # The module's code is imported with the plugin's class. ansible-core loads a task's action
+        # plugin class in the main process before it forks the task's worker (the strategy reads
+        # BYPASS_HOST_LOOP from it), so every worker inherits the module and its module_utils
+        # already compiled: the collection loader keeps no bytecode, and compiling them again in
+        # each worker was the largest share of a controller-path task.
+        super(ModuleAction, cls).__init_subclass__(**kwargs)
+        if cls.module:
+            cls._code = importlib.import_module('ansible_collections.%s.plugins.modules.%s'
+                                                % (COLLECTION, cls.module))
 
     def run(self, tmp=None, task_vars=None):
         task_vars = task_vars or {}
@@ -165,10 +177,8 @@ class ModuleAction(ActionBase):
         env.update((str(k), str(v)) for k, v in environment.items())
         context = TaskContext(self._task.action, dict(self._task.args), bool(self._task.check_mode),
                               bool(self._task.diff), env, task_vars.get('inventory_hostname'))
-        code = importlib.import_module('ansible_collections.%s.plugins.modules.%s'
-                                       % (COLLECTION, self.module))
         try:
-            code.main(context.runtime)
+            self._code.main(context.runtime)
         except ModuleExit as e:
             result.update(e.result)
             if AnsibleModuleCapturedError is not None:

@@ -12,9 +12,12 @@ from .fixtures import CONTAINER, CORE_NAMESPACE, IMAGE, KUBECTL_NAMES, NAMESPACE
 KINDS = ('Deployment', 'StatefulSet', 'DaemonSet')
 # Read-only verbs first: the writes leave rollouts in progress, which `status` would then wait for.
 VERBS = ('history', 'status', 'pause', 'resume', 'restart', 'image', 'undo')
-TOOLS = ('kubeops', 'command', 'kubernetes.core', 'ping')
-TOOL_LABELS = {'kubeops': 'kubeops.rollout', 'command': 'command: kubectl',
-               'kubernetes.core': 'kubernetes.core', 'ping': 'ping (floor)'}
+TOOL_LABELS = {'kubeops': 'kubeops.rollout', 'controller': 'kubeops.rollout, controller path',
+               'module': 'kubeops.rollout, module path', 'command': 'command: kubectl',
+               'kubernetes.core': 'kubernetes.core', 'ping': 'ping (floor)', 'debug': 'debug'}
+# A task on localhost runs this collection's module in the controller process (the controller
+# path); this task variable makes it run as a normal module (AnsiballZ, new Python process).
+MODULE_PATH_VARS = {'vars': {'kubeops_rollout_module_path': True}}
 
 # The revisions each kind keeps, for kubernetes.core's k8s_info "history".
 _REVISION_KIND = {'Deployment': 'ReplicaSet', 'StatefulSet': 'ControllerRevision',
@@ -99,3 +102,4 @@ def command_task(verb, kind, name, kubectl, kubeconfig, cache_dir, step=0, ns=NA
 
 
 PING_TASK = {'ansible.builtin.ping': {}}
+DEBUG_TASK = {'ansible.builtin.debug': {'msg': 'bench'}}

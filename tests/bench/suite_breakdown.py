@@ -6,7 +6,8 @@ playbook run with ANSIBLE_KEEP_REMOTE_FILES keeps those files; running them agai
 the module process on its own (Python start, unpacking, imports, the work itself), without the
 controller's share (templating, forking, transfer, result processing). The operation is `history`,
 which changes nothing, so it can be repeated. `python -X importtime` on this collection's file
-then says which imports its process pays for.
+then says which imports its process pays for. This collection's module runs on the module path here
+(forced by a task variable): the controller path has no module process.
 """
 
 import glob
@@ -18,12 +19,12 @@ import time
 
 from .ansible_run import task
 from .fixtures import CORE_NAMESPACE, NAMESPACE, with_two_revisions
-from .ops import PING_TASK, command_task, core_task, kubeops_task
+from .ops import MODULE_PATH_VARS, PING_TASK, command_task, core_task, kubeops_task
 from .stats import summary
 
 KIND = 'Deployment'
 NAME = 'breakdown'
-MODULE_FILES = {'ping': 'AnsiballZ_ping.py', 'kubeops': 'AnsiballZ_rollout_history.py',
+MODULE_FILES = {'ping': 'AnsiballZ_ping.py', 'module': 'AnsiballZ_rollout_history.py',
                 'command': 'AnsiballZ_command.py', 'kubernetes.core': 'AnsiballZ_k8s_info.py'}
 # Import groups reported for this collection's module process (cumulative microseconds).
 IMPORT_GROUPS = {
@@ -39,7 +40,7 @@ _IMPORT_LINE = re.compile(r'import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)')
 def _keep_files(ctx, cache_dir, keep_dir, core_tmp):
     env = {'ANSIBLE_KEEP_REMOTE_FILES': '1', 'ANSIBLE_REMOTE_TMP': keep_dir}
     tasks = [task('ping', PING_TASK),
-             task('kubeops', kubeops_task('history', KIND, NAME, ctx.kubeconfig)),
+             task('module', {**kubeops_task('history', KIND, NAME, ctx.kubeconfig), **MODULE_PATH_VARS}),
              task('command', command_task('history', KIND, NAME, ctx.kubectl_path, ctx.kubeconfig,
                                           cache_dir)),
              task('kubernetes.core', core_task('history', KIND, NAME, ctx.kubeconfig))]
@@ -94,7 +95,7 @@ def run(ctx, reps):
                 samples[tool].append(seconds)
     kubectl_alone = [ctx.kubectl(['rollout', 'history', f'deployment/{NAME}', '-n', NAMESPACE],
                                  cache_dir).seconds for _ in range(reps)]
-    import_samples = [imports(files['kubeops'], env) for _ in range(3)] if 'kubeops' in files else []
+    import_samples = [imports(files['module'], env) for _ in range(3)] if 'module' in files else []
     imp = None
     if import_samples:
         imp = {'groups': {k: summary([s['groups'][k] for s in import_samples])['median']

@@ -6,6 +6,10 @@ the module, its API calls, processing the result) is inside it. This equals what
 (playbook with N tasks - playbook with 0 tasks) / N measures, per task instead of per playbook; the
 `calibration` below runs that differencing method on `ping` in the same session as a check.
 
+The tools: this collection on the controller path (a task on localhost runs the module's code in
+the controller process) and on the module path (forced with a task variable: the module shipped and
+run in a new Python process, as on a remote host), `command: kubectl`, kubernetes.core, and the two
+floors, `ping` (the cheapest module task) and `debug` (a task that runs no module at all).
 Within one playbook the tools take turns round by round (the order rotates each round), so slow
 phases of a noisy machine fall on every tool alike. Each tool has its own Deployment. Every
 playbook starts with untimed warm-up calls of every module it uses (see warmup_tasks), so the timed
@@ -17,13 +21,14 @@ import os
 
 from . import fixtures as fx
 from .ansible_run import task
-from .ops import PING_TASK, command_task, core_task, kubeops_task
+from .ops import DEBUG_TASK, MODULE_PATH_VARS, PING_TASK, command_task, core_task, kubeops_task
 
-TOOLS = ('kubeops', 'command', 'kubernetes.core', 'ping')
+TOOLS = ('controller', 'module', 'command', 'kubernetes.core', 'ping', 'debug')
+FLOORS = {'ping': PING_TASK, 'debug': DEBUG_TASK}
 KIND = 'Deployment'
 # pause and resume are measured as pairs on the same Deployment, so both always change something.
 BLOCKS = ('history', 'status', 'pause/resume', 'restart', 'image', 'undo')
-TARGET = {'kubeops': 'lat-ours', 'command': 'lat-cmd', 'kubernetes.core': 'lat-core'}
+TARGET = {'controller': 'lat-ours', 'module': 'lat-mod', 'command': 'lat-cmd', 'kubernetes.core': 'lat-core'}
 
 
 def _each_namespace(fn):
@@ -42,11 +47,13 @@ def _rotate(seq, n):
 
 
 def _action(ctx, tool, verb, step, cache_dir):
-    if tool == 'ping':
-        return PING_TASK
+    if tool in FLOORS:
+        return FLOORS[tool]
     name = TARGET[tool]
-    if tool == 'kubeops':
+    if tool == 'controller':
         return kubeops_task(verb, KIND, name, ctx.kubeconfig, step=step)
+    if tool == 'module':
+        return {**kubeops_task(verb, KIND, name, ctx.kubeconfig, step=step), **MODULE_PATH_VARS}
     if tool == 'command':
         return command_task(verb, KIND, name, ctx.kubectl_path, ctx.kubeconfig, cache_dir, step=step)
     return core_task(verb, KIND, name, ctx.kubeconfig, step=step)
@@ -56,18 +63,22 @@ def warmup_tasks(ctx, cache_dir):
     """One untimed call of every module the playbook uses, writes in check mode.
 
     Ansible builds a module's AnsiballZ payload on the module's first use in a playbook run (and
-    caches it for the rest of the run); kubectl and kubernetes.core fill their discovery caches on
-    first use. Neither belongs to a task's steady-state cost.
+    caches it for the rest of the run), and on the controller path imports the module's code into
+    its main process on the first task that uses it; kubectl and kubernetes.core fill their
+    discovery caches on first use. None of these belongs to a task's steady-state cost.
     """
-    kc, ours, core = ctx.kubeconfig, TARGET['kubeops'], TARGET['kubernetes.core']
+    kc, core = ctx.kubeconfig, TARGET['kubernetes.core']
     check = {'check_mode': True}
-    out = [task('warmup|ping', PING_TASK),
+    out = [task('warmup|ping', PING_TASK), task('warmup|debug', DEBUG_TASK),
            task('warmup|command', command_task('history', KIND, TARGET['command'], ctx.kubectl_path, kc,
                                                cache_dir))]
     for verb in ('history', 'status', 'resume', 'restart', 'image', 'undo'):
         # resume of a Deployment that is not paused reads and changes nothing.
         extra = check if verb in ('restart', 'image', 'undo') else {}
-        out.append(task(f'warmup|kubeops|{verb}', kubeops_task(verb, KIND, ours, kc), **extra))
+        out.append(task(f'warmup|controller|{verb}', kubeops_task(verb, KIND, TARGET['controller'], kc),
+                        **extra))
+        out.append(task(f'warmup|module|{verb}', kubeops_task(verb, KIND, TARGET['module'], kc),
+                        **MODULE_PATH_VARS, **extra))
     for verb in ('history', 'status', 'pause', 'undo'):
         extra = check if verb in ('pause', 'undo') else {}
         out.append(task(f'warmup|kubernetes.core|{verb}', core_task(verb, KIND, core, kc), **extra))
@@ -81,9 +92,9 @@ def _playbook_tasks(ctx, rep, rounds, cache_dir):
         for r in range(rounds):
             step += 1
             for tool in _rotate(TOOLS, r + b + rep):
-                verbs = ['ping'] if tool == 'ping' else _verbs(block)
+                verbs = [tool] if tool in FLOORS else _verbs(block)
                 for verb in verbs:
-                    label = block if tool == 'ping' else verb
+                    label = block if tool in FLOORS else verb
                     tasks.append(task(f'lat|{label}|{tool}|{r}',
                                       _action(ctx, tool, verb, step, cache_dir)))
     return tasks

@@ -1,0 +1,32 @@
+"""Every action plugin carries its module's code from the moment its class exists.
+
+ansible-core loads a task's action plugin class in ansible-playbook's main process before it forks
+the task's worker; a module imported with the class is therefore compiled once per run and
+inherited by every worker, instead of being compiled again in each task.
+"""
+
+import importlib
+import os
+import sys
+
+import pytest
+
+ACTION_DIR = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'plugins', 'action')
+PLUGINS = sorted(f[:-3] for f in os.listdir(ACTION_DIR) if f.endswith('.py') and f != '__init__.py')
+PREFIX = 'ansible_collections.kubeops.rollout.plugins'
+
+
+def test_every_module_has_an_action_plugin():
+    modules_dir = os.path.join(ACTION_DIR, '..', 'modules')
+    modules = sorted(f[:-3] for f in os.listdir(modules_dir) if f.endswith('.py') and f != '__init__.py')
+    assert modules == PLUGINS
+
+
+@pytest.mark.parametrize('name', PLUGINS)
+def test_plugin_class_imports_its_module(name):
+    action, module = f'{PREFIX}.action.{name}', f'{PREFIX}.modules.{name}'
+    for loaded in (action, module):
+        sys.modules.pop(loaded, None)
+    plugin = importlib.import_module(action)
+    assert plugin.ActionModule._code is sys.modules[module]
+    assert callable(plugin.ActionModule._code.main)
