@@ -91,5 +91,7 @@ def test_rollback_role_after_a_deadline_failure_reports_success(kubesim_factory,
     assert result['failed'] == [], result
     assert [(w['kind'], w['name'], w['to_revision']) for w in result['rolled_back']] == [
         ('Deployment', 'web', 1)], result
+    # Judged by a wait that saw the rollback complete.
+    assert result['rolled_back'][0]['status']['reason'] == 'Complete', result
     back = kube.rolled_out('Deployment', 'web')
     assert back['spec']['template']['spec']['containers'][0]['image'] == 'app:1'

@@ -277,7 +277,7 @@ def test_canary_job_rejected_by_verification_is_rolled_back(run_job, estate, tmp
 
 @pytest.mark.parametrize('extravars, message', [
     ({'workloads': [{'kind': 'Job', 'name': 'web', 'images': {'web': 'x:1'}}]},
-     'value of kind must be one of'),
+     'kind "Job" is not a kind rollouts apply to'),
     ({'workloads': [{'kind': 'Deployment', 'name': 'web'}]}, 'missing required arguments: images'),
     ({'workload_kind': 'Deployment', 'workload_name': 'web'}, 'Nothing to upgrade'),
 ])
