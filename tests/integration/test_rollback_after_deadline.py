@@ -67,3 +67,31 @@ def test_undo_waits_out_the_deadline_a_failed_rollout_left(kubesim_factory, play
     undo = res.ok('undo')
     assert undo['changed'] is True
     assert undo['workloads'][0]['status']['reason'] == 'Complete', undo['workloads'][0]
+
+
+def test_rollback_role_after_a_deadline_failure_reports_success(kubesim_factory, play):
+    """The rollback role right after a rollout that hit its deadline: the Deployment still carries
+    that ProgressDeadlineExceeded condition when the role starts waiting, and the role judges the
+    rollback, not the condition the failed rollout left."""
+    sim = kubesim_factory(**SIM)
+    kube = Kube(sim.kubeconfig)
+    web = workload('Deployment', 'web', image='app:1', replicas=1)
+    web['spec']['progressDeadlineSeconds'] = 20
+    kube.create_rolled_out([web])
+    d = {'kind': 'Deployment', 'name': 'web'}
+    res = play(sim, [
+        task('upgrade', 'rollout_image', **d, images={'app': 'broken/app:2'}, wait=True, wait_timeout=30),
+        {'name': 'role', 'ansible.builtin.include_role': {'name': 'kubeops.rollout.rollout_rollback'},
+         'vars': {'rollout_rollback_timeout': 30, 'rollout_rollback_show_history': False,
+                  'rollout_rollback_workloads': [d]}},
+        {'name': 'show', 'ansible.builtin.debug': {'var': 'rollout_rollback_result'}}])
+    assert res.failed('upgrade')['workloads'][0]['status']['reason'] == 'ProgressDeadlineExceeded'
+    assert res.rc == 0, res.stdout[-3000:]
+    result = res.ok('show')['rollout_rollback_result']
+    assert result['failed'] == [], result
+    assert [(w['kind'], w['name'], w['to_revision']) for w in result['rolled_back']] == [
+        ('Deployment', 'web', 1)], result
+    # Judged by a wait that saw the rollback complete.
+    assert result['rolled_back'][0]['status']['reason'] == 'Complete', result
+    back = kube.rolled_out('Deployment', 'web')
+    assert back['spec']['template']['spec']['containers'][0]['image'] == 'app:1'

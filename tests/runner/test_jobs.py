@@ -277,7 +277,7 @@ def test_canary_job_rejected_by_verification_is_rolled_back(run_job, estate, tmp
 
 @pytest.mark.parametrize('extravars, message', [
     ({'workloads': [{'kind': 'Job', 'name': 'web', 'images': {'web': 'x:1'}}]},
-     'value of kind must be one of'),
+     'kind "Job" is not a kind rollouts apply to'),
     ({'workloads': [{'kind': 'Deployment', 'name': 'web'}]}, 'missing required arguments: images'),
     ({'workload_kind': 'Deployment', 'workload_name': 'web'}, 'Nothing to upgrade'),
 ])
@@ -311,7 +311,7 @@ def test_rollback_and_history_jobs(run_job, estate):
                                         'workload_namespace': 'demo', 'to_revision': 1})
     assert rollback.status == 'successful', rollback
     assert rollback.failed_events() == [], rollback
-    undo = rollback.task_events('Roll back each workload', 'runner_on_ok')
+    undo = rollback.task_events('Wait until every rollback has rolled out', 'runner_on_ok')
     assert undo and undo[0]['event_data']['res']['changed'] is True, rollback
     assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
     # The rollback job ends with the history: revision 1 reused as 3, the upgrade kept as 2.

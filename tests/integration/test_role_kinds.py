@@ -1,0 +1,131 @@
+"""The roles take a workload's kind as kubectl spells it (``deploy``, ``sts``, ``ds``, any case, plural,
+with or without ``.apps``) and behave exactly as with the canonical kind: the modules read the
+spelling, and the roles compare and report the canonical kind they return."""
+
+import pytest
+
+from .conftest import Kube, workload
+
+pytestmark = pytest.mark.integration
+
+ROLE = 'kubeops.rollout.rollout_upgrade'
+SIM = {'ready_delay': 0.05, 'fail_image': r'^broken/', 'time_scale': 10}
+
+# (Deployment, StatefulSet, DaemonSet) as a user may write them; the first is the canonical spelling.
+SPELLINGS = [
+    pytest.param(('Deployment', 'StatefulSet', 'DaemonSet'), id='canonical'),
+    pytest.param(('deploy', 'sts', 'ds'), id='short'),
+    pytest.param(('Deployments.apps', 'STATEFULSETS', 'daemonset.apps'), id='plural-group-case'),
+]
+
+
+def include(role, **role_vars):
+    return {'name': role, 'ansible.builtin.include_role': {'name': f'kubeops.rollout.{role}'},
+            'vars': role_vars}
+
+
+def caught(role_task, fact):
+    """The role, and its result fact shown whether it failed or not."""
+    return [{'block': [role_task], 'rescue': [{'name': 'failed', 'ansible.builtin.debug': {'msg': 'failed'}}],
+             'always': [{'name': 'show', 'ansible.builtin.debug': {'var': fact}}]}]
+
+
+def image_of(obj):
+    return obj['spec']['template']['spec']['containers'][0]['image']
+
+
+@pytest.mark.parametrize('kinds', SPELLINGS)
+def test_upgrade_role_rolls_back_a_failed_rollout_whatever_the_spelling(kubesim_factory, play, kinds):
+    deploy, sts, _ds = kinds
+    sim = kubesim_factory(**SIM)
+    kube = Kube(sim.kubeconfig)
+    web = workload('Deployment', 'web', image='app:1')
+    web['spec']['progressDeadlineSeconds'] = 20
+    kube.create_rolled_out([web, workload('StatefulSet', 'db', image='db:1')])
+
+    res = play(sim, caught(include('rollout_upgrade', rollout_upgrade_timeout=60, rollout_upgrade_workloads=[
+        {'kind': deploy, 'name': 'web', 'images': {'app': 'broken/app:2'}},
+        {'kind': sts, 'name': 'db', 'images': {'app': 'db:2'}}]), 'rollout_upgrade_result'))
+
+    res.ok('failed')
+    result = res.ok('show')['rollout_upgrade_result']
+    assert result['changed'] == ['Deployment default/web', 'StatefulSet default/db'], result
+    assert [(f['kind'], f['workload']) for f in result['failed']] == [
+        ('Deployment', 'Deployment default/web')], result
+    assert result['failed'][0]['rollback'] == 'rolled back to revision 1', result
+    assert image_of(kube.rolled_out('Deployment', 'web')) == 'app:1'
+    assert image_of(kube.rolled_out('StatefulSet', 'db')) == 'db:2'
+
+
+@pytest.mark.parametrize('kinds', SPELLINGS)
+def test_upgrade_role_canaries_a_statefulset_by_partition_whatever_the_spelling(kubesim_factory, play,
+                                                                                  kinds, tmp_path):
+    _deploy, sts, _ds = kinds
+    sim = kubesim_factory(**SIM)
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('StatefulSet', 'db', image='db:1', replicas=3)])
+    # The verification tasks see the canonical kind.
+    verify = tmp_path / 'verify.yml'
+    verify.write_text(
+        '- name: The canary is known as a StatefulSet\n'
+        '  ansible.builtin.assert:\n'
+        '    that: rollout_upgrade_canary_workload.kind == "StatefulSet"\n')
+
+    res = play(sim, caught(include(
+        'rollout_upgrade', rollout_upgrade_canary=True, rollout_upgrade_canary_verify_tasks=str(verify),
+        rollout_upgrade_timeout=60, rollout_upgrade_workloads=[
+            {'kind': sts, 'name': 'db', 'images': {'app': 'db:2'}}]), 'rollout_upgrade_result'))
+
+    result = res.ok('show')['rollout_upgrade_result']
+    assert result == {'changed': ['StatefulSet default/db'], 'unchanged': [], 'not_attempted': [],
+                      'failed': []}, result
+    # The StatefulSet path of the canary ran (a partition), not the Deployment's (a pause).
+    partitioned = res.ok(f'{ROLE} : Canary | set the new images on the highest ordinals only')
+    assert partitioned['changed'] is True
+    db = kube.rolled_out('StatefulSet', 'db')
+    assert image_of(db) == 'db:2'
+    assert db['spec']['updateStrategy'].get('rollingUpdate', {}).get('partition', 0) == 0, db['spec']
+
+
+@pytest.mark.parametrize('kinds', SPELLINGS)
+def test_upgrade_role_refuses_a_daemonset_canary_whatever_the_spelling(kubesim_factory, play, kinds):
+    _deploy, _sts, ds = kinds
+    sim = kubesim_factory(**SIM)
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('DaemonSet', 'agent', image='agent:1')])
+
+    res = play(sim, caught(include('rollout_upgrade', rollout_upgrade_canary=True, rollout_upgrade_workloads=[
+        {'kind': ds, 'name': 'agent', 'images': {'app': 'agent:2'}}]), 'rollout_upgrade_result'))
+
+    refused = res.failed(f'{ROLE} : Check that canary mode is asked only of Deployments and StatefulSets')
+    assert 'upgrade DaemonSet default/agent in a separate run' in refused['msg'], refused['msg']
+    assert image_of(kube.get('DaemonSet', 'agent')) == 'agent:1'
+
+
+@pytest.mark.parametrize('kinds', SPELLINGS)
+def test_rollback_role_whatever_the_spelling(kubesim_factory, play, kinds):
+    deploy, sts, _ds = kinds
+    sim = kubesim_factory(**SIM)
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web', image='app:1'),
+                            workload('StatefulSet', 'db', image='db:1')])
+    for kind, name, image in (('Deployment', 'web', 'app:2'), ('StatefulSet', 'db', 'db:2')):
+        containers = [{'name': 'app', 'image': image}]
+        kube.patch(kind, name, {'spec': {'template': {'spec': {'containers': containers}}}})
+        kube.rolled_out(kind, name)
+
+    res = play(sim, caught(include(
+        'rollout_rollback', rollout_rollback_timeout=60, rollout_rollback_show_history=False,
+        rollout_rollback_workloads=[{'kind': deploy, 'name': 'web'}, {'kind': sts, 'name': 'db'},
+                                    {'kind': deploy, 'name': 'missing'}]), 'rollout_rollback_result'))
+
+    # The missing one fails the role at the end, after the others were rolled back.
+    res.ok('failed')
+    result = res.ok('show')['rollout_rollback_result']
+    assert [(w['kind'], w['namespace'], w['name'], w['from_revision'], w['to_revision'])
+            for w in result['rolled_back']] == [('Deployment', 'default', 'web', 2, 1),
+                                                ('StatefulSet', 'default', 'db', 2, 1)], result
+    assert result['unchanged'] == [], result
+    assert result['failed'] == ['Deployment default/missing not found'], result
+    assert image_of(kube.rolled_out('Deployment', 'web')) == 'app:1'
+    assert image_of(kube.rolled_out('StatefulSet', 'db')) == 'db:1'
