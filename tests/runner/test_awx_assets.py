@@ -23,7 +23,7 @@ def load_survey(playbook):
 
 
 def test_every_playbook_has_a_survey():
-    assert set(PLAYBOOKS) == {'upgrade', 'rollback', 'restart', 'history', 'rc_upgrade'}
+    assert set(PLAYBOOKS) == {'upgrade', 'rollback', 'restart', 'history', 'rc_upgrade', 'fleet'}
     surveys = {p.name.removesuffix('.survey.json')
                for p in (ROOT / 'playbooks' / 'awx').glob('*.survey.json')}
     assert surveys == set(PLAYBOOKS)

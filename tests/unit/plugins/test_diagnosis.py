@@ -284,3 +284,24 @@ def test_failed_reads_are_reported_not_raised(kubesim):
     assert result['errors'][1].startswith('could not list events: ')
     assert result['causes'] == []
     assert result['lines'] == ['Deployment default/web: diagnosis incomplete: ' + e for e in result['errors']]
+
+
+def _ready_pod(restarts, exit_code, finished):
+    return {'metadata': {'name': 'web-1'},
+            'status': {'phase': 'Running',
+                       'conditions': [{'type': 'Ready', 'status': 'True'}],
+                       'containerStatuses': [{
+                           'name': 'app', 'image': 'crash/app:2', 'restartCount': restarts,
+                           'state': {'running': {'startedAt': finished}},
+                           'lastState': {'terminated': {'reason': 'Error', 'exitCode': exit_code,
+                                                        'finishedAt': finished}}}]}}
+
+
+def test_a_ready_pod_that_just_crashed_is_a_crash_loop_between_two_crashes():
+    now = d.parse_time('2026-01-01T10:00:00Z')
+    causes = d.pod_causes(_ready_pod(4, 1, '2026-01-01T09:59:58Z'), now)
+    assert [(c['reason'], c['restarts'], c['last_termination']) for c in causes] == [
+        ('CrashLoopBackOff', 4, {'reason': 'Error', 'exit_code': 1})]
+    # A crash long ago, or a clean exit, says nothing about this rollout.
+    assert d.pod_causes(_ready_pod(4, 1, '2026-01-01T09:00:00Z'), now) == []
+    assert d.pod_causes(_ready_pod(1, 0, '2026-01-01T09:59:58Z'), now) == []
