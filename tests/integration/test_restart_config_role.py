@@ -5,11 +5,13 @@ Secret's value never shows in the output."""
 
 import base64
 import json
+import os
 import re
+import subprocess
 
 import pytest
 
-from .conftest import Kube, workload
+from .conftest import BIN, ROOT, Kube, workload
 
 pytestmark = pytest.mark.integration
 
@@ -215,3 +217,34 @@ def test_role_tied_to_named_objects_and_refusals(kubesim, play):
     assert not missing_result['failed'][0]['message'].startswith(OTHER)  # named once, by the workload key
     assert generations(kube) == dict(before, web=before['web'] + 1)
     assert_no_secret(res)
+
+
+def test_restart_playbook_ties_the_restart_to_named_config_maps(kubesim):
+    """playbooks/restart.yml, as AWX runs it: extra vars only (config_maps as names separated by commas)."""
+    kube = Kube(kubesim.kubeconfig)
+    setup_shop(kube)
+    kube.request('POST', '/api/v1/namespaces/default/configmaps', {
+        'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'shop-settings'},
+        'data': {'MODE': 'blue'}})
+    env = {k: v for k, v in os.environ.items() if not k.startswith('K8S_AUTH_') and k != 'KUBECONFIG'}
+    env.update(ANSIBLE_CONFIG=str(ROOT / 'ansible.cfg'), ANSIBLE_NOCOLOR='1',
+               PATH=f'{BIN}{os.pathsep}{env.get("PATH", "")}')
+
+    def run():
+        proc = subprocess.run(
+            [str(BIN / 'ansible-playbook'), 'playbooks/restart.yml', '-e', f'kubeconfig={kubesim.kubeconfig}',
+             '-e', 'workload_kind=Deployment', '-e', 'label_selector=part-of=shop',
+             '-e', 'config_maps=shop-settings,other-settings', '-e', 'rollout_timeout=60'],
+            capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+        return proc.stdout
+
+    before = generations(kube)
+    first = run()
+    first_run = 'no configuration digest recorded yet'
+    assert f'Restarted: {OTHER} ({first_run}), {WEB} ({first_run})' in first
+    assert generations(kube) == dict(before, web=before['web'] + 1, other=before['other'] + 1)
+    assert digest_of(kube, 'Deployment', 'web').startswith('ConfigMap/other-settings=')
+    second = run()
+    assert re.search(r'^localhost\s*:\s*ok=\d+\s+changed=0\b', second, re.M), second[-2000:]
+    assert 'Restarted: none' in second and f'Unchanged: {OTHER} (configuration digest unchanged)' in second
