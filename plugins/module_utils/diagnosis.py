@@ -8,7 +8,8 @@
 Two parts, as everywhere in the core: ``diagnose`` computes (no I/O: the workload, the object of
 the revision being rolled out, its pods and the namespace's Warning events in; a diagnosis out),
 and ``read_diagnosis`` does a fixed, small number of reads and calls it. It runs only when a wait
-ends without success, so a successful run pays nothing.
+ends without success, so a successful run pays nothing. What one pod or one event says is classified
+in ``causes.py``; here the causes are grouped, redacted and put into lines.
 
 The revision being rolled out, per kind:
 
@@ -89,6 +90,17 @@ __metaclass__ = type
 import datetime
 import re
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.causes import (
+    CRASH_LOOP,
+    NOT_READY,
+    _creation_failure,
+    _event_count,
+    _meta,
+    event_time,
+    parse_time,
+    pod_causes,
+    relevant_events,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import KubeError, redact
 from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import (
@@ -105,52 +117,13 @@ MAX_LINES = 8
 MAX_EVENTS = 5
 MAX_POD_NAMES = 5
 
-# Waiting reasons that only say "not started yet": reported when a pod shows nothing better.
-TRANSIENT_WAITING = frozenset(['ContainerCreating', 'PodInitializing'])
 IMAGE_PULL_REASONS = frozenset(['ImagePullBackOff', 'ErrImagePull', 'ErrImageNeverPull', 'InvalidImageName'])
-FAILED_CREATE = 'FailedCreate'
-REPLICA_FAILURE = 'ReplicaFailure'
-NOT_READY = 'NotReady'
-CRASH_LOOP = 'CrashLoopBackOff'
-UNSCHEDULABLE = 'Unschedulable'
 
 # "Error creating: " (ReplicaSet, RC and DaemonSet controllers), "create Pod db-0 in StatefulSet db
 # failed error: " (StatefulSet controller).
 CREATE_PREFIX = re.compile(r'^(Error creating: |create Pod \S+ in StatefulSet \S+ failed error: )')
 
 _CATEGORY_ORDER = {'creation': 0, 'scheduling': 1, 'container': 2, 'pod': 3, 'readiness': 4}
-
-
-# ---- small helpers ---------------------------------------------------------------------------
-
-def _meta(obj):
-    return (obj or {}).get('metadata') or {}
-
-
-def _conditions(obj):
-    return ((obj or {}).get('status') or {}).get('conditions') or []
-
-
-def _condition(obj, type_):
-    for c in _conditions(obj):
-        if c.get('type') == type_:
-            return c
-    return None
-
-
-def parse_time(value):
-    """An RFC 3339 timestamp as the API writes it -> aware datetime, or None."""
-    if not value or not isinstance(value, str):
-        return None
-    text = value.strip().replace('Z', '+00:00')
-    m = re.match(r'^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?([+-]\d\d:\d\d)$', text)
-    if not m:
-        return None
-    fraction = (m.group(2) or '')[:7]  # microseconds at most (MicroTime has 6 digits)
-    try:
-        return datetime.datetime.fromisoformat(m.group(1) + fraction + m.group(3))
-    except ValueError:
-        return None
 
 
 def _now(now):
@@ -267,141 +240,6 @@ def desired_at_revision(workload, revision):
     return None
 
 
-# ---- one pod -> its causes -------------------------------------------------------------------
-
-def _pull_detail(message, image):
-    """The part of a kubelet pull error a person acts on: what follows the last quoted reference
-    (``...: registry.example.com/shop/web:2.0-brokn: not found``)."""
-    if not message:
-        return None
-    tail = message.rsplit('": ', 1)[-1].strip()
-    if image and image not in tail and tail != message:
-        tail = '%s: %s' % (image, tail)
-    return tail
-
-
-def _container_causes(pod, statuses, init):
-    out = []
-    for cs in statuses:
-        state = cs.get('state') or {}
-        name = ('init:' if init else '') + (cs.get('name') or '?')
-        restarts = int(cs.get('restartCount') or 0)
-        last = (cs.get('lastState') or {}).get('terminated') or None
-        base = {'category': 'container', 'container': name, 'image': cs.get('image'), 'restarts': restarts}
-        if last:
-            base['last_termination'] = {'reason': last.get('reason'), 'exit_code': last.get('exitCode')}
-        waiting = state.get('waiting')
-        terminated = state.get('terminated')
-        if waiting and waiting.get('reason'):
-            reason = waiting['reason']
-            if reason == 'ErrImagePull':  # the same failure before the kubelet's back-off starts
-                reason = 'ImagePullBackOff'
-            out.append(dict(base, reason=reason, message=waiting.get('message')))
-        elif terminated and not (init and terminated.get('exitCode') == 0):
-            # Between two restarts a crashing container shows "terminated"; it is the same crash loop.
-            reason = CRASH_LOOP if restarts else (terminated.get('reason') or 'Terminated')
-            out.append(dict(base, reason=reason,
-                            message=terminated.get('message'),
-                            last_termination={'reason': terminated.get('reason'),
-                                              'exit_code': terminated.get('exitCode')}))
-    return out
-
-
-RECENT_CRASH_SECONDS = 300
-
-
-def _recent_crashes(statuses, now):
-    out = []
-    for cs in statuses:
-        last = (cs.get('lastState') or {}).get('terminated') or {}
-        finished = parse_time(last.get('finishedAt'))
-        if not (cs.get('restartCount') and last.get('exitCode') and finished and now):
-            continue
-        if (now - finished).total_seconds() <= RECENT_CRASH_SECONDS:
-            out.append({'category': 'container', 'container': cs.get('name') or '?',
-                        'image': cs.get('image'), 'restarts': int(cs['restartCount']),
-                        'reason': CRASH_LOOP, 'message': None,
-                        'last_termination': {'reason': last.get('reason'),
-                                             'exit_code': last.get('exitCode')}})
-    return out
-
-
-def pod_causes(pod, now):
-    """Why one pod is not Ready: a list of cause dicts (not yet grouped), empty when it is Ready."""
-    status = pod.get('status') or {}
-    ready = _condition(pod, 'Ready')
-    if ready and ready.get('status') == 'True':
-        # Ready this instant, but a container that just crashed and restarted is a crash loop caught
-        # between two crashes: that is why the rollout did not finish.
-        return _recent_crashes(status.get('containerStatuses') or [], now)
-    phase = status.get('phase')
-    if phase == 'Failed':
-        return [{'category': 'pod', 'reason': status.get('reason') or 'Failed',
-                 'message': status.get('message')}]
-    scheduled = _condition(pod, 'PodScheduled')
-    if scheduled and scheduled.get('status') == 'False':
-        return [{'category': 'scheduling', 'reason': scheduled.get('reason') or UNSCHEDULABLE,
-                 'message': scheduled.get('message')}]
-    causes = (_container_causes(pod, status.get('initContainerStatuses') or [], True)
-              + _container_causes(pod, status.get('containerStatuses') or [], False))
-    specific = [c for c in causes if c['reason'] not in TRANSIENT_WAITING]
-    if specific:
-        return specific
-    if phase == 'Running':
-        cause = {'category': 'readiness', 'reason': NOT_READY, 'message': None}
-        since = parse_time((ready or {}).get('lastTransitionTime'))
-        if since is not None and now is not None:
-            cause['not_ready_seconds'] = max(0, int((now - since).total_seconds()))
-        return [cause]
-    if causes:
-        return causes
-    return [{'category': 'pod', 'reason': phase or 'Pending', 'message': status.get('message')}]
-
-
-# ---- events ----------------------------------------------------------------------------------
-
-def event_time(event):
-    series = event.get('series') or {}
-    for value in (event.get('lastTimestamp'), series.get('lastObservedTime'), event.get('eventTime'),
-                  event.get('firstTimestamp'), _meta(event).get('creationTimestamp')):
-        t = parse_time(value)
-        if t is not None:
-            return t
-    return None
-
-
-def _event_count(event):
-    return int(event.get('count') or (event.get('series') or {}).get('count') or 1)
-
-
-def relevant_events(events, objects):
-    """Warning events whose involvedObject is one of ``objects`` ({(kind, name)}), newest first."""
-    def involved(e):
-        ref = e.get('involvedObject') or {}
-        return ref.get('kind'), ref.get('name')
-
-    out = [e for e in events or [] if e.get('type', 'Warning') == 'Warning' and involved(e) in objects]
-    epoch = datetime.datetime.min.replace(tzinfo=datetime.timezone.utc)
-    return sorted(out, key=lambda e: event_time(e) or epoch, reverse=True)
-
-
-def _creation_failure(workload, revision, events):
-    """The newest ReplicaFailure condition / FailedCreate event message of the pods' creator."""
-    creators = [workload]
-    if revision and revision.get('object') is not None and revision['object'] is not workload:
-        creators.insert(0, revision['object'])
-    for obj in creators:
-        c = _condition(obj, REPLICA_FAILURE)
-        if c and c.get('status') == 'True' and c.get('message'):
-            return c.get('reason') or FAILED_CREATE, c['message']
-    for e in events:
-        ref = e.get('involvedObject') or {}
-        if e.get('reason') == FAILED_CREATE and ref.get('kind') in ('ReplicaSet', 'StatefulSet', 'DaemonSet',
-                                                                     'ReplicationController'):
-            return FAILED_CREATE, e.get('message')
-    return None
-
-
 # ---- grouping and lines ----------------------------------------------------------------------
 
 def _group_key(cause):
@@ -424,6 +262,17 @@ def _merge(group, cause, pod_name):
         group['last_termination'] = cause['last_termination']
     if cause.get('message') and not group.get('message'):
         group['message'] = cause['message']
+
+
+def _pull_detail(message, image):
+    """The part of a kubelet pull error a person acts on: what follows the last quoted reference
+    (``...: registry.example.com/shop/web:2.0-brokn: not found``)."""
+    if not message:
+        return None
+    tail = message.rsplit('": ', 1)[-1].strip()
+    if image and image not in tail and tail != message:
+        tail = '%s: %s' % (image, tail)
+    return tail
 
 
 def _pod_event_message(events, pod_names, match):

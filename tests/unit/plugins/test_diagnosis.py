@@ -8,6 +8,7 @@ import time
 import pytest
 import yaml
 
+from ansible_collections.kubeops.rollout.plugins.module_utils import causes as causes_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils import diagnosis as d
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient
 
@@ -298,10 +299,10 @@ def _ready_pod(restarts, exit_code, finished):
 
 
 def test_a_ready_pod_that_just_crashed_is_a_crash_loop_between_two_crashes():
-    now = d.parse_time('2026-01-01T10:00:00Z')
-    causes = d.pod_causes(_ready_pod(4, 1, '2026-01-01T09:59:58Z'), now)
+    now = causes_mod.parse_time('2026-01-01T10:00:00Z')
+    causes = causes_mod.pod_causes(_ready_pod(4, 1, '2026-01-01T09:59:58Z'), now)
     assert [(c['reason'], c['restarts'], c['last_termination']) for c in causes] == [
         ('CrashLoopBackOff', 4, {'reason': 'Error', 'exit_code': 1})]
     # A crash long ago, or a clean exit, says nothing about this rollout.
-    assert d.pod_causes(_ready_pod(4, 1, '2026-01-01T09:00:00Z'), now) == []
-    assert d.pod_causes(_ready_pod(1, 0, '2026-01-01T09:59:58Z'), now) == []
+    assert causes_mod.pod_causes(_ready_pod(4, 1, '2026-01-01T09:00:00Z'), now) == []
+    assert causes_mod.pod_causes(_ready_pod(1, 0, '2026-01-01T09:59:58Z'), now) == []

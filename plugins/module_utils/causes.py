@@ -1,0 +1,184 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Why one pod is not Ready, and which Warning events speak of a workload: the pure, per-pod and
+per-event classification behind ``diagnosis.py`` (no I/O, no grouping, no redaction).
+
+``pod_causes`` turns one pod into a list of cause dicts (``category``, ``reason``, ``message`` and,
+for containers, ``container``, ``image``, ``restarts``, ``last_termination``); ``relevant_events``
+and ``event_time`` pick and order the Warning events; ``_creation_failure`` finds why pods were not
+created at all.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import datetime
+import re
+
+# Waiting reasons that only say "not started yet": reported when a pod shows nothing better.
+TRANSIENT_WAITING = frozenset(['ContainerCreating', 'PodInitializing'])
+FAILED_CREATE = 'FailedCreate'
+REPLICA_FAILURE = 'ReplicaFailure'
+NOT_READY = 'NotReady'
+CRASH_LOOP = 'CrashLoopBackOff'
+UNSCHEDULABLE = 'Unschedulable'
+
+
+# ---- small helpers ---------------------------------------------------------------------------
+
+def _meta(obj):
+    return (obj or {}).get('metadata') or {}
+
+
+def _conditions(obj):
+    return ((obj or {}).get('status') or {}).get('conditions') or []
+
+
+def _condition(obj, type_):
+    for c in _conditions(obj):
+        if c.get('type') == type_:
+            return c
+    return None
+
+
+def parse_time(value):
+    """An RFC 3339 timestamp as the API writes it -> aware datetime, or None."""
+    if not value or not isinstance(value, str):
+        return None
+    text = value.strip().replace('Z', '+00:00')
+    m = re.match(r'^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?([+-]\d\d:\d\d)$', text)
+    if not m:
+        return None
+    fraction = (m.group(2) or '')[:7]  # microseconds at most (MicroTime has 6 digits)
+    try:
+        return datetime.datetime.fromisoformat(m.group(1) + fraction + m.group(3))
+    except ValueError:
+        return None
+
+
+# ---- one pod -> its causes -------------------------------------------------------------------
+
+def _container_causes(pod, statuses, init):
+    out = []
+    for cs in statuses:
+        state = cs.get('state') or {}
+        name = ('init:' if init else '') + (cs.get('name') or '?')
+        restarts = int(cs.get('restartCount') or 0)
+        last = (cs.get('lastState') or {}).get('terminated') or None
+        base = {'category': 'container', 'container': name, 'image': cs.get('image'), 'restarts': restarts}
+        if last:
+            base['last_termination'] = {'reason': last.get('reason'), 'exit_code': last.get('exitCode')}
+        waiting = state.get('waiting')
+        terminated = state.get('terminated')
+        if waiting and waiting.get('reason'):
+            reason = waiting['reason']
+            if reason == 'ErrImagePull':  # the same failure before the kubelet's back-off starts
+                reason = 'ImagePullBackOff'
+            out.append(dict(base, reason=reason, message=waiting.get('message')))
+        elif terminated and not (init and terminated.get('exitCode') == 0):
+            # Between two restarts a crashing container shows "terminated"; it is the same crash loop.
+            reason = CRASH_LOOP if restarts else (terminated.get('reason') or 'Terminated')
+            out.append(dict(base, reason=reason,
+                            message=terminated.get('message'),
+                            last_termination={'reason': terminated.get('reason'),
+                                              'exit_code': terminated.get('exitCode')}))
+    return out
+
+
+RECENT_CRASH_SECONDS = 300
+
+
+def _recent_crashes(statuses, now):
+    out = []
+    for cs in statuses:
+        last = (cs.get('lastState') or {}).get('terminated') or {}
+        finished = parse_time(last.get('finishedAt'))
+        if not (cs.get('restartCount') and last.get('exitCode') and finished and now):
+            continue
+        if (now - finished).total_seconds() <= RECENT_CRASH_SECONDS:
+            out.append({'category': 'container', 'container': cs.get('name') or '?',
+                        'image': cs.get('image'), 'restarts': int(cs['restartCount']),
+                        'reason': CRASH_LOOP, 'message': None,
+                        'last_termination': {'reason': last.get('reason'),
+                                             'exit_code': last.get('exitCode')}})
+    return out
+
+
+def pod_causes(pod, now):
+    """Why one pod is not Ready: a list of cause dicts (not yet grouped), empty when it is Ready."""
+    status = pod.get('status') or {}
+    ready = _condition(pod, 'Ready')
+    if ready and ready.get('status') == 'True':
+        # Ready this instant, but a container that just crashed and restarted is a crash loop caught
+        # between two crashes: that is why the rollout did not finish.
+        return _recent_crashes(status.get('containerStatuses') or [], now)
+    phase = status.get('phase')
+    if phase == 'Failed':
+        return [{'category': 'pod', 'reason': status.get('reason') or 'Failed',
+                 'message': status.get('message')}]
+    scheduled = _condition(pod, 'PodScheduled')
+    if scheduled and scheduled.get('status') == 'False':
+        return [{'category': 'scheduling', 'reason': scheduled.get('reason') or UNSCHEDULABLE,
+                 'message': scheduled.get('message')}]
+    causes = (_container_causes(pod, status.get('initContainerStatuses') or [], True)
+              + _container_causes(pod, status.get('containerStatuses') or [], False))
+    specific = [c for c in causes if c['reason'] not in TRANSIENT_WAITING]
+    if specific:
+        return specific
+    if phase == 'Running':
+        cause = {'category': 'readiness', 'reason': NOT_READY, 'message': None}
+        since = parse_time((ready or {}).get('lastTransitionTime'))
+        if since is not None and now is not None:
+            cause['not_ready_seconds'] = max(0, int((now - since).total_seconds()))
+        return [cause]
+    if causes:
+        return causes
+    return [{'category': 'pod', 'reason': phase or 'Pending', 'message': status.get('message')}]
+
+
+# ---- events ----------------------------------------------------------------------------------
+
+def event_time(event):
+    series = event.get('series') or {}
+    for value in (event.get('lastTimestamp'), series.get('lastObservedTime'), event.get('eventTime'),
+                  event.get('firstTimestamp'), _meta(event).get('creationTimestamp')):
+        t = parse_time(value)
+        if t is not None:
+            return t
+    return None
+
+
+def _event_count(event):
+    return int(event.get('count') or (event.get('series') or {}).get('count') or 1)
+
+
+def relevant_events(events, objects):
+    """Warning events whose involvedObject is one of ``objects`` ({(kind, name)}), newest first."""
+    def involved(e):
+        ref = e.get('involvedObject') or {}
+        return ref.get('kind'), ref.get('name')
+
+    out = [e for e in events or [] if e.get('type', 'Warning') == 'Warning' and involved(e) in objects]
+    epoch = datetime.datetime.min.replace(tzinfo=datetime.timezone.utc)
+    return sorted(out, key=lambda e: event_time(e) or epoch, reverse=True)
+
+
+def _creation_failure(workload, revision, events):
+    """The newest ReplicaFailure condition / FailedCreate event message of the pods' creator."""
+    creators = [workload]
+    if revision and revision.get('object') is not None and revision['object'] is not workload:
+        creators.insert(0, revision['object'])
+    for obj in creators:
+        c = _condition(obj, REPLICA_FAILURE)
+        if c and c.get('status') == 'True' and c.get('message'):
+            return c.get('reason') or FAILED_CREATE, c['message']
+    for e in events:
+        ref = e.get('involvedObject') or {}
+        if e.get('reason') == FAILED_CREATE and ref.get('kind') in ('ReplicaSet', 'StatefulSet', 'DaemonSet',
+                                                                     'ReplicationController'):
+            return FAILED_CREATE, e.get('message')
+    return None

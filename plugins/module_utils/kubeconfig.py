@@ -1,0 +1,265 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Kubeconfig files: reading and merging them as kubectl does (``read_kubeconfig``) and the
+``Connection`` of one context (``load_kubeconfig``).
+
+PyYAML is imported only when a kubeconfig file is read; only auth-providers (oidc and the old
+gcp/azure ones) fall back to the ``kubernetes`` library (imported only then: the import alone costs
+about half a second).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import os
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConfigError, redact
+
+DEFAULT_KUBECONFIG = '~/.kube/config'
+
+
+def _b64decode(value, what):
+    try:
+        return base64.b64decode(value)
+    except (TypeError, ValueError):
+        raise ConfigError('kubeconfig field %s is not valid base64' % what)
+
+
+def _kubeconfig_bool(entry, key, what):
+    """A kubeconfig boolean as kubectl reads it: YAML true/false; anything else is an error."""
+    value = entry.get(key)
+    if value is None:
+        return False
+    if isinstance(value, bool):
+        return value
+    raise ConfigError('kubeconfig field %s of %s must be true or false (a YAML boolean), not %s %s; '
+                      'remove the quotes' % (key, what, type(value).__name__, _shown(value)))
+
+
+def _shown(value):
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + '...'
+
+
+def _read_text(path, what):
+    try:
+        with open(path) as f:
+            return f.read()
+    except (IOError, OSError) as e:
+        raise ConfigError('cannot read %s file %s: %s' % (what, path, e.strerror or e))
+
+
+def _default_kubeconfig_paths(env):
+    value = env.get('KUBECONFIG')
+    if value:
+        return [os.path.expanduser(p) for p in value.split(os.pathsep) if p]
+    return [os.path.expanduser(DEFAULT_KUBECONFIG)]
+
+
+def _absolutize(entry, base_dir, keys):
+    for key in keys:
+        value = entry.get(key)
+        if value and isinstance(value, str) and not os.path.isabs(os.path.expanduser(value)):
+            entry[key] = os.path.join(base_dir, value)
+        elif value and isinstance(value, str):
+            entry[key] = os.path.expanduser(value)
+
+
+def _yaml():
+    try:
+        import yaml
+    except ImportError:
+        raise ConfigError('reading a kubeconfig file needs the Python library PyYAML on the managed '
+                          'node (pip install PyYAML); host with api_key (or K8S_AUTH_HOST and '
+                          'K8S_AUTH_API_KEY) needs no kubeconfig')
+    return yaml
+
+
+def read_kubeconfig(source, env=None):
+    """Load and merge kubeconfig(s) into one dict with absolute file paths.
+
+    ``source``: a path, a dict (inline kubeconfig) or None (KUBECONFIG, else ~/.kube/config).
+    Merging follows kubectl: for clusters, users and contexts the first file naming an entry wins,
+    and so does the first ``current-context``.
+    Returns (config, description).
+    """
+    env = os.environ if env is None else env
+    if isinstance(source, dict):
+        docs = [(source, os.getcwd())]
+        description = 'the kubeconfig option (inline)'
+    else:
+        paths = [source] if source else _default_kubeconfig_paths(env)
+        docs = []
+        for path in paths:
+            if not os.path.exists(path):
+                if source:
+                    raise ConfigError('kubeconfig file %s does not exist' % path)
+                continue
+            yaml = _yaml()
+            try:
+                with open(path) as f:
+                    # libyaml's parser where PyYAML has it: the same safe constructor, ten times faster.
+                    data = yaml.load(f, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader)) or {}
+            except yaml.YAMLError as e:
+                # Only where: the parser's message quotes the offending line, which may hold a secret.
+                mark = getattr(e, 'problem_mark', None)
+                where = (' (line %d, column %d)' % (mark.line + 1, mark.column + 1)) if mark else ''
+                raise ConfigError('kubeconfig file %s is not valid YAML%s' % (path, where))
+            except (IOError, OSError) as e:
+                raise ConfigError('cannot read kubeconfig file %s: %s' % (path, e.strerror or e))
+            if not isinstance(data, dict):
+                raise ConfigError('kubeconfig file %s is not a kubeconfig (expected a mapping)' % path)
+            docs.append((data, os.path.dirname(os.path.abspath(path))))
+        if not docs:
+            raise ConfigError('no kubeconfig found at %s' % ', '.join(paths))
+        description = 'kubeconfig ' + ', '.join(paths)
+
+    # user-dirs: the directory of the file that defined each user (exec commands are relative to it).
+    merged = {'clusters': {}, 'users': {}, 'contexts': {}, 'current-context': None, 'user-dirs': {}}
+    for data, base in docs:
+        for section, inner, path_keys in (
+                ('clusters', 'cluster', ('certificate-authority',)),
+                ('users', 'user', ('client-certificate', 'client-key', 'tokenFile')),
+                ('contexts', 'context', ())):
+            for item in data.get(section) or []:
+                if not isinstance(item, dict) or 'name' not in item or item['name'] in merged[section]:
+                    continue
+                entry = item.get(inner) or {}
+                if not isinstance(entry, dict):
+                    raise ConfigError('%s entry "%s" in %s is not a mapping'
+                                      % (section, item['name'], description))
+                entry = dict(entry)
+                _absolutize(entry, base, path_keys)
+                merged[section][item['name']] = entry
+                if section == 'users':
+                    merged['user-dirs'][item['name']] = base
+        if not merged['current-context'] and data.get('current-context'):
+            merged['current-context'] = data['current-context']
+    return merged, description
+
+
+# Static credentials of a kubeconfig user; with any of them an exec plugin is not run (as kubectl).
+_STATIC_AUTH_FIELDS = ('token', 'tokenFile', 'client-certificate', 'client-certificate-data',
+                       'client-key', 'client-key-data', 'username', 'password')
+
+
+def load_kubeconfig(source, context=None, env=None):
+    """A ``Connection`` from a kubeconfig (path, inline dict or the default location)."""
+    config, description = read_kubeconfig(source, env)
+    name = context or config['current-context']
+    if not name:
+        raise ConfigError('%s has no current-context: set the context option (contexts: %s)'
+                          % (description, ', '.join(sorted(config['contexts'])) or 'none'))
+    ctx = config['contexts'].get(name)
+    if ctx is None:
+        raise ConfigError('context "%s" not found in %s (contexts: %s)'
+                          % (name, description, ', '.join(sorted(config['contexts'])) or 'none'))
+    cluster = config['clusters'].get(ctx.get('cluster'))
+    if cluster is None:
+        raise ConfigError('cluster "%s" of context "%s" not found in %s'
+                          % (ctx.get('cluster'), name, description))
+    user = config['users'].get(ctx.get('user')) or {}
+
+    # Imported here: connection.py imports this module.
+    from ansible_collections.kubeops.rollout.plugins.module_utils.connection import Connection
+
+    conn = Connection()
+    conn.source = '%s (context "%s")' % (description, name)
+    conn.namespace = ctx.get('namespace') or None
+    conn.server = (cluster.get('server') or '').rstrip('/') or None
+    conn.verify = not _kubeconfig_bool(cluster, 'insecure-skip-tls-verify',
+                                       'cluster "%s"' % ctx.get('cluster'))
+    conn.tls_server_name = cluster.get('tls-server-name') or None
+    conn.proxy = cluster.get('proxy-url') or None
+    if cluster.get('certificate-authority-data'):
+        conn.ca_data = _b64decode(cluster['certificate-authority-data'],
+                                  'certificate-authority-data').decode('utf-8', 'replace')
+    elif cluster.get('certificate-authority'):
+        conn.ca_file = cluster['certificate-authority']
+
+    static = any(user.get(field) for field in _STATIC_AUTH_FIELDS)
+    if user.get('auth-provider') and not static:
+        _load_with_kubernetes_library(conn, config, name, ['auth-provider'])
+    elif user.get('exec') and not static:
+        from ansible_collections.kubeops.rollout.plugins.module_utils.exec_credential import (
+            ExecCredentialProvider,
+        )
+        conn.exec_provider = ExecCredentialProvider(
+            user['exec'], cluster=cluster, base_dir=config['user-dirs'].get(ctx.get('user')),
+            user=ctx.get('user'), environ=env)
+    else:
+        if user.get('token'):
+            conn.token = user['token']
+        elif user.get('tokenFile'):
+            path = user['tokenFile']
+            conn.token = _read_text(path, 'token').strip()
+            conn.refresh = lambda: _read_text(path, 'token').strip()
+        if user.get('client-certificate-data'):
+            conn.cert_data = _b64decode(user['client-certificate-data'], 'client-certificate-data')
+        elif user.get('client-certificate'):
+            conn.cert_file = user['client-certificate']
+        if user.get('client-key-data'):
+            conn.key_data = _b64decode(user['client-key-data'], 'client-key-data')
+        elif user.get('client-key'):
+            conn.key_file = user['client-key']
+        conn.username = user.get('username') or None
+        conn.password = user.get('password') or None
+    conn.impersonate_user = user.get('as') or None
+    conn.impersonate_groups = list(user.get('as-groups') or []) or None
+    conn.impersonate_uid = user.get('as-uid') or None
+    extra = user.get('as-user-extra') or {}
+    if not isinstance(extra, dict):
+        raise ConfigError('kubeconfig field as-user-extra of user "%s" must be a mapping of lists'
+                          % ctx.get('user'))
+    conn.impersonate_extra = {str(k): [str(v) for v in (vals if isinstance(vals, list) else [vals])]
+                              for k, vals in extra.items()} or None
+    return conn
+
+
+def _load_with_kubernetes_library(conn, config, context, fields):
+    """Authenticate through the kubernetes library (exec plugins, auth-providers, ...)."""
+    try:
+        import kubernetes.client
+        import kubernetes.config
+    except ImportError:
+        raise ConfigError(
+            'the kubeconfig user of context "%s" authenticates with %s, which needs the Python '
+            'library "kubernetes" on the managed node (pip install kubernetes)'
+            % (context, ', '.join(fields)))
+    raw = {
+        'apiVersion': 'v1', 'kind': 'Config', 'current-context': context,
+        'clusters': [{'name': k, 'cluster': v} for k, v in config['clusters'].items()],
+        'users': [{'name': k, 'user': v} for k, v in config['users'].items()],
+        'contexts': [{'name': k, 'context': v} for k, v in config['contexts'].items()],
+    }
+    cfg = kubernetes.client.Configuration()
+    try:
+        kubernetes.config.load_kube_config_from_dict(raw, context=context, client_configuration=cfg)
+    except Exception as e:  # the library raises many types; all mean "cannot authenticate"
+        raise ConfigError('cannot load credentials of context "%s" (%s): %s'
+                          % (context, ', '.join(fields), redact(e, [])))
+
+    def token_of(configuration):
+        value = (configuration.api_key or {}).get('authorization') or ''
+        return value[len('Bearer '):] if value.startswith('Bearer ') else (value or None)
+
+    conn.token = token_of(cfg)
+    if cfg.cert_file:
+        conn.cert_file = cfg.cert_file
+    if cfg.key_file:
+        conn.key_file = cfg.key_file
+    if cfg.ssl_ca_cert and not (conn.ca_file or conn.ca_data):
+        conn.ca_file = cfg.ssl_ca_cert
+
+    def refresh():
+        hook = getattr(cfg, 'refresh_api_key_hook', None)
+        if hook:
+            hook(cfg)
+        return token_of(cfg)
+
+    conn.refresh = refresh
