@@ -167,6 +167,9 @@ def relevant_events(events, objects):
     return sorted(out, key=lambda e: event_time(e) or epoch, reverse=True)
 
 
+CREATOR_KINDS = ('ReplicaSet', 'StatefulSet', 'DaemonSet', 'ReplicationController')
+
+
 def _creation_failure(workload, revision, events):
     """The newest ReplicaFailure condition / FailedCreate event message of the pods' creator."""
     creators = [workload]
@@ -178,7 +181,6 @@ def _creation_failure(workload, revision, events):
             return c.get('reason') or FAILED_CREATE, c['message']
     for e in events:
         ref = e.get('involvedObject') or {}
-        if e.get('reason') == FAILED_CREATE and ref.get('kind') in ('ReplicaSet', 'StatefulSet', 'DaemonSet',
-                                                                     'ReplicationController'):
+        if e.get('reason') == FAILED_CREATE and ref.get('kind') in CREATOR_KINDS:
             return FAILED_CREATE, e.get('message')
     return None

@@ -384,8 +384,8 @@ class ApiClient:
                 buf += chunk
                 if len(buf) > MAX_RESPONSE_BYTES:
                     raise ApiError(0, 'ResponseTooLarge', 'a watch event from the Kubernetes API at %s '
-                                   '(watching %s) is larger than %d MiB' % (self._where(), path,
-                                                                             MAX_RESPONSE_BYTES >> 20))
+                                   '(watching %s) is larger than %d MiB'
+                                   % (self._where(), path, MAX_RESPONSE_BYTES >> 20))
                 while b'\n' in buf:
                     line, buf = buf.split(b'\n', 1)
                     event = self._event(line, path)

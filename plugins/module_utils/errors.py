@@ -83,7 +83,6 @@ def redact(text, secrets):
     return re.sub(r'(\w+://)[^/@\s]+@', r'\1********@', text)
 
 
-
 class UpdateError(Exception):
     """A rolling update of a ReplicationController cannot start or go on; ``message`` says why and
     what to do."""

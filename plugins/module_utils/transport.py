@@ -141,6 +141,7 @@ def ssl_context(conn):
         _load_client_cert(conn, ctx)
     return ctx
 
+
 def _load_client_cert(conn, ctx):
     tmpdir = None
     try:

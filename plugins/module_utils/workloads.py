@@ -398,4 +398,3 @@ def rollout_kind(spelling):
         hint = ' (ReplicationControllers have no rollout: use the %s module)' % _NOT_ROLLOUT_KINDS[text]
     raise UnknownKind('kind "%s" is not a kind rollouts apply to%s; use one of Deployment (deploy), '
                       'StatefulSet (sts) or DaemonSet (ds), in any case' % (spelling, hint))
-

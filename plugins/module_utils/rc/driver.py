@@ -64,6 +64,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.rc.steps import (
     step_dict,
 )
 
+
 class RollingUpdate(ControllerRequests):
     """Runs (or, in check mode, plans) one rolling update or rollback against the API.
 
