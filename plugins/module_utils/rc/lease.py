@@ -243,4 +243,3 @@ class UpdateLease:
         except ApiError as e:
             if e.status not in (404, 409):
                 raise
-

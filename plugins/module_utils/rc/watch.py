@@ -82,4 +82,3 @@ def _newer_or_same(obj, known):
         return int(obj['metadata']['resourceVersion']) >= int(known['metadata']['resourceVersion'])
     except (KeyError, TypeError, ValueError):
         return True
-
