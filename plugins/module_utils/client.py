@@ -16,6 +16,7 @@ __metaclass__ = type
 
 import http.client
 import json
+import math
 import re
 import ssl
 import time
@@ -463,7 +464,7 @@ def _seconds_or_none(value):
         seconds = float(value)
     except (TypeError, ValueError):
         return None
-    if seconds != seconds or seconds in (float('inf'), float('-inf')) or seconds < 0:
+    if not math.isfinite(seconds) or seconds < 0:
         return None
     return seconds
 

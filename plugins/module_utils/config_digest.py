@@ -60,8 +60,7 @@ class ConfigRef:
 
 def _containers(pod_spec):
     for field in ('initContainers', 'containers', 'ephemeralContainers'):
-        for c in pod_spec.get(field) or []:
-            yield c
+        yield from pod_spec.get(field) or []
 
 
 def _template_refs(template):

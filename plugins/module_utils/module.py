@@ -14,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import math
 import os
 import traceback
 
@@ -142,7 +143,7 @@ class KubeModule:
             value = self.params.get(name)
             if value is None or option.get('type') not in ('int', 'float'):
                 continue
-            if value != value or value in (float('inf'), float('-inf')):
+            if not math.isfinite(value):
                 self.fail('%s must be a finite number, not %s' % (name, value))
             if name in POSITIVE_OPTIONS and value <= 0:
                 self.fail('%s must be greater than 0 (got %s)' % (name, value))

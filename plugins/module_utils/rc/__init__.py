@@ -21,7 +21,8 @@ running it again with the same arguments.
 
 The parts: ``steps`` (pure step math), ``objects`` (hashes, names, annotations, the new RC),
 ``state`` (the options, and the pure classification of a forward update and of a rollback),
-``requests`` (reads, compare-and-set writes and waits on RCs and pods) and ``driver``
-(``RollingUpdate``, which runs or plans an update with them). The module is
+``lease`` (one run at a time per RC), ``watch`` (one watch over the namespace's RCs), ``requests``
+(reads, compare-and-set writes and waits on RCs and pods), ``plan`` (check mode), ``rollback`` and
+``driver`` (``RollingUpdate``, which runs or plans an update with them). The module is
 ``plugins/modules/rolling_update_rc.py``.
 """

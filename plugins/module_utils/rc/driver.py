@@ -4,7 +4,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 """``RollingUpdate``: runs (or, in check mode, plans) one rolling update or rollback. The decisions
-come from ``state``, ``steps`` and ``objects``; the requests from ``requests``."""
+come from ``state``, ``steps`` and ``objects``; the requests from ``requests``; check mode's plan
+from ``plan`` and the rollback from ``rollback``."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -16,12 +17,12 @@ import time
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import retry_on_conflict
 from ansible_collections.kubeops.rollout.plugins.module_utils.diagnosis import read_diagnosis
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, KubeError, UpdateError
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc.lease import UpdateLease
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import (
     DESIRED_REPLICAS_ANNOTATION,
     NEXT_CONTROLLER_ANNOTATION,
     ORIGINAL_REPLICAS_ANNOTATION,
     SOURCE_ID_ANNOTATION,
-    UPDATE_ANNOTATIONS,
     annotations_of,
     controller_ref,
     desired_replicas,
@@ -33,39 +34,34 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import 
     replicas_of,
     source_id,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc.plan import CheckModePlan
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.requests import (
     RC_WRITE_ATTEMPTS,
     ControllerRequests,
-    UpdateLease,
     pointer_escape,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc.rollback import Rollback
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.state import (
     ADOPT,
-    CLEANUP,
     CLEANUP_DELETE,
     CLEANUP_PRESERVE,
     CLEANUP_RENAME,
     FINISHED,
-    LEFTOVERS,
-    NOTHING,
     SCALING,
     START,
     classify,
-    classify_rollback,
     finished_by_derived_name,
     rename_may_be_pending,
-    rollback_partial_name,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.steps import (
     limits,
-    plan_steps,
     scale_down_target,
     scale_up_target,
     step_dict,
 )
 
 
-class RollingUpdate(ControllerRequests):
+class RollingUpdate(CheckModePlan, Rollback, ControllerRequests):
     """Runs (or, in check mode, plans) one rolling update or rollback against the API.
 
     ``api`` is an ApiClient (get/list/create/replace/patch/delete on raw JSON). ``sleep`` and
@@ -106,19 +102,6 @@ class RollingUpdate(ControllerRequests):
         if self.opts.rollback:
             return self.rollback()
         return self.forward()
-
-    def note_lease_holder(self):
-        """Check mode takes no lease; it says when another run holds one (its plan may be overtaken)."""
-        lease = UpdateLease(self.api, self.ns, self.opts.name, self.opts.lease_duration, clock=self.clock)
-        try:
-            found = lease.read()
-        except ApiError as e:
-            if e.status == 403:
-                return  # no right to read leases: nothing to say
-            raise
-        if found is not None and not lease.expired(found, self.clock()):
-            self.warnings.append('another run is updating ReplicationController "%s" (%s): this plan is from '
-                                 'the state it has reached so far' % (self.opts.name, lease.describe(found)))
 
     # -- forward update
     def resolve_target(self, old):
@@ -428,124 +411,6 @@ class RollingUpdate(ControllerRequests):
         """The rename was interrupted after the new RC was deleted: the old RC takes its pods over."""
         source, desired = self.adoption_source(state)
         return self.take_over(state.old, source, desired)
-
-    # -- rollback
-    def rollback(self):
-        """kubectl's --rollback: swap the roles and scale the old RC back to its original size,
-        then delete the partial new RC (kubectl's cleanup for an abort)."""
-        opts = self.opts
-        view = self.watched()
-        old = view.get(opts.name)
-        if old is None:
-            raise UpdateError('ReplicationController "%s" not found in namespace "%s"' % (opts.name, self.ns))
-        partial_name = rollback_partial_name(opts, old)
-        self.new_name = partial_name
-        partial = view.get(partial_name) if partial_name else None
-        released = []
-        if partial_name and partial is None and rename_may_be_pending(old):
-            released = self.released_pods(old)[1]
-        decision = classify_rollback(opts, old, partial_name, partial, released)
-        if decision.phase == NOTHING:
-            return self.result(old, 'no rolling update of "%s" in progress: nothing to roll back' % opts.name)
-        if decision.phase == LEFTOVERS:
-            if self.check_mode:
-                self.changed = True
-                return self.result(old, 'would remove the leftover update annotations of "%s"' % opts.name)
-            old = self.clear_old_annotations(opts.name)
-            return self.result(old, 'rollback of "%s" finished' % opts.name)
-        original = decision.original
-        self.diff = {'before': (partial.get('spec') or {}).get('template'),
-                     'after': (old.get('spec') or {}).get('template')}
-        if self.check_mode:
-            lim = limits(opts.max_surge, opts.max_unavailable, original, replicas_of(partial))
-            self.steps = plan_steps(replicas_of(partial), replicas_of(old), lim, partial_name, opts.name)
-            self.changed = True
-            final = copy.deepcopy(old)
-            final['spec']['replicas'] = original
-            return self.result(final, 'would roll "%s" back to "%s" (%d replicas) and delete "%s"'
-                               % (partial_name, opts.name, original, partial_name), planned=True)
-
-        def mark(rc):
-            rc_annotations = rc['metadata'].setdefault('annotations', {})
-            rc_annotations[SOURCE_ID_ANNOTATION] = source_id(partial)
-            rc_annotations[DESIRED_REPLICAS_ANNOTATION] = str(original)
-        self.update_rc(opts.name, mark, 'marked %s as the rollback target' % opts.name)
-        self.scale_loop(partial_name, opts.name)
-        self.wait_replicas(opts.name)
-        self.delete_rc(partial_name, uid=(partial.get('metadata') or {}).get('uid'))
-        old = self.clear_old_annotations(opts.name)
-        return self.result(old, 'rolled back "%s" to "%s" and deleted "%s"'
-                           % (partial_name, opts.name, partial_name))
-
-    def clear_old_annotations(self, name):
-        def mutate(rc):
-            annotations = rc['metadata'].get('annotations') or {}
-            for key in UPDATE_ANNOTATIONS:
-                annotations.pop(key, None)
-            if not annotations:
-                rc['metadata'].pop('annotations', None)
-        return self.update_rc(name, mutate, 'removed the update annotations of %s' % name)
-
-    # -- check mode
-    def plan(self, state):
-        """The update as it would run, without a persisted write (the new RC is validated by a
-        server-side dry run when it does not exist yet)."""
-        opts = self.opts
-        old = state.old
-        if state.phase == CLEANUP and opts.policy == CLEANUP_PRESERVE and \
-                DESIRED_REPLICAS_ANNOTATION not in annotations_of(state.new) and \
-                SOURCE_ID_ANNOTATION not in annotations_of(old):
-            # A finished update that keeps the old RC: the real run would write nothing either.
-            return self.result(state.new, self.summary())
-        self.changed = True
-        key = opts.deployment_label_key
-        if state.phase == ADOPT:
-            source, desired = self.adoption_source(state)
-            final = renamed_body(old, source, desired)
-            return self.result(final, 'would finish renaming %s to %s' % (state.new_name, opts.name),
-                               planned=True)
-        if state.phase == START:
-            opts.check_can_start(old, state.target)
-            desired = state.target.replicas
-            body = new_controller_body(state.target, state.new_name, self.ns, old, desired)
-            new = self.dry_run_create(body)
-            new_replicas = 0
-        else:
-            new = state.new
-            desired = desired_replicas(new) if state.phase == SCALING else replicas_of(new)
-            new_replicas = replicas_of(new)
-        old_replicas = replicas_of(old)
-        lim = limits(opts.max_surge, opts.max_unavailable, desired, old_replicas)
-        self.steps = plan_steps(old_replicas, new_replicas, lim, opts.name, state.new_name)
-        final = copy.deepcopy(new)
-        final['spec']['replicas'] = desired
-        for k in (SOURCE_ID_ANNOTATION, DESIRED_REPLICAS_ANNOTATION):
-            (final['metadata'].get('annotations') or {}).pop(k, None)
-        msg = 'would update "%s" to "%s" ' % (opts.name, state.new_name)
-        if opts.policy == CLEANUP_RENAME:
-            final = renamed_body(old, final, desired)
-            msg += 'and rename it back to "%s"' % opts.name
-        elif opts.policy == CLEANUP_DELETE:
-            msg += 'and delete "%s"' % opts.name
-        else:
-            msg += 'and keep "%s" at 0 replicas' % opts.name
-        if opts.image_mode and key not in ((old.get('spec') or {}).get('selector') or {}):
-            msg += ' (labelling its pods %s=%s)' % (key, orig_label_value(old, key))
-        return self.result(final, msg, planned=True)
-
-    def dry_run_create(self, body):
-        """The new RC as the API would store it; with no right to create (403), the body itself and
-        a warning: the plan is then computed locally, without the server's validation."""
-        try:
-            return self.api.create(self._rc_path(), body, dry_run=True)
-        except ApiError as e:
-            if e.status != 403:
-                raise
-        self.warnings.append('check mode could not validate the new ReplicationController "%s" with a '
-                             'dry-run create (forbidden: these credentials may not create '
-                             'ReplicationControllers in namespace "%s"); the plan was computed locally'
-                             % (name_of(body), self.ns))
-        return copy.deepcopy(body)
 
     # -- results
     def summary(self):

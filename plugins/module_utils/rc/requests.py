@@ -3,25 +3,19 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The requests of a rolling update: the lease that lets one run at a time drive an update, reads,
-fenced writes and watch-based waits on the RCs and pods of one namespace, and the record of what
-was written (for results and failure messages)."""
+"""The requests of a rolling update: reads, fenced writes and watch-based waits (``watch``) on the
+RCs and pods of one namespace, and the record of what was written (for results and failure
+messages). The lease that lets one run at a time drive an update is in ``lease``."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import binascii
-import calendar
 import copy
-import hashlib
-import os
-import socket
-import threading
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote, retry_on_conflict
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, KubeError, UpdateError
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, UpdateError
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import JSON_PATCH, MERGE_PATCH
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import (
     UPDATE_ANNOTATIONS,
@@ -31,6 +25,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import 
     replicas_of,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.steps import Step
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc.watch import ControllerWatch
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
     ReplicationController,
     selector_string,
@@ -40,11 +35,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
 # read-modify-write is decided again after a conflict, this many times in all.
 RC_WRITE_ATTEMPTS = 10
 
-LEASES_PATH = '/apis/coordination.k8s.io/v1/namespaces/%s/leases'
-LEASE_PREFIX = 'rolling-update-rc-'
-LEASE_RENEWALS = 3  # renewals per lease duration (client-go renews well within the duration too)
-WATCH_CHUNK_SECONDS = 290  # one watch request lasts at most this long (the rollout modules' rule)
-
 
 class FenceFailed(ApiError):
     """A fenced write found fields it was decided from changed (JSON-patch ``test`` failed, or a
@@ -52,291 +42,6 @@ class FenceFailed(ApiError):
 
     def __init__(self, message):
         super(FenceFailed, self).__init__(409, 'Conflict', message)
-
-
-def lease_name(rc_name):
-    """The Lease that guards updates of RC ``rc_name`` (a DNS subdomain of at most 253 chars)."""
-    name = LEASE_PREFIX + rc_name
-    if len(name) > 253:
-        name = name[:240] + '-' + hashlib.sha256(rc_name.encode('utf-8')).hexdigest()[:12]
-    return name
-
-
-def holder_identity():
-    """Who runs this update: host, process id and a random part (two runs of one process differ)."""
-    return '%s/%d/%s' % (socket.gethostname(), os.getpid(), binascii.hexlify(os.urandom(4)).decode('ascii'))
-
-
-def micro_time(t):
-    """A ``MicroTime`` (RFC 3339 with microseconds), as Leases store times."""
-    return time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(t)) + '.%06dZ' % int((t % 1) * 1000000)
-
-
-def parse_time(text):
-    try:
-        main, _, frac = text.rstrip('Z').partition('.')
-        seconds = calendar.timegm(time.strptime(main, '%Y-%m-%dT%H:%M:%S'))
-        return seconds + (float('0.' + frac) if frac else 0.0)
-    except (AttributeError, ValueError):
-        return None
-
-
-class UpdateLease:
-    """A ``coordination.k8s.io/v1`` Lease named after the RC: one run at a time drives its update.
-
-    ``acquire`` takes the lease (create, or update with its resourceVersion when it is free or
-    expired), waiting for a live holder up to ``timeout`` when ``wait``; a thread renews it every
-    third of its duration; ``check`` (before each write) stops a run that lost it or could not
-    renew it within its duration; ``release`` deletes it (precondition: our resourceVersion).
-    A lease is free once neither its renewTime nor what this run saw of it changed for its
-    duration: a dead holder's lease expires, a live one keeps renewing.
-    """
-
-    def __init__(self, api, namespace, rc_name, duration, clock=time.time, sleep=time.sleep, identity=None):
-        self.api = api
-        self.namespace = namespace
-        self.name = lease_name(rc_name)
-        self.rc_name = rc_name
-        self.duration = max(1, int(duration))
-        self.clock = clock
-        self.sleep = sleep
-        self.identity = identity or holder_identity()
-        self.obj = None
-        self.renewed = None  # local time of the last renewal that the API accepted
-        self.lost = None  # why this run no longer holds the lease
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = None
-
-    @property
-    def collection(self):
-        return LEASES_PATH % path_quote(self.namespace)
-
-    @property
-    def path(self):
-        return '%s/%s' % (self.collection, path_quote(self.name))
-
-    def read(self):
-        try:
-            return self.api.get(self.path)
-        except ApiError as e:
-            if e.status == 404:
-                return None
-            raise
-
-    def _spec(self, now, previous=None):
-        spec = dict((previous or {}).get('spec') or {})
-        transitions = int(spec.get('leaseTransitions') or 0)
-        if previous is not None and spec.get('holderIdentity') not in (None, '', self.identity):
-            transitions += 1
-        spec.update(holderIdentity=self.identity, leaseDurationSeconds=self.duration,
-                    acquireTime=micro_time(now), renewTime=micro_time(now), leaseTransitions=transitions)
-        return spec
-
-    def describe(self, lease):
-        spec = lease.get('spec') or {}
-        return ('"%s" holds Lease %s/%s (since %s, last renewed %s, duration %ss)'
-                % (spec.get('holderIdentity'), self.namespace, self.name, spec.get('acquireTime') or '?',
-                   spec.get('renewTime') or '?', spec.get('leaseDurationSeconds') or '?'))
-
-    def expired(self, lease, seen_since):
-        """Free: no holder, or neither renewTime + duration nor our own sighting is recent."""
-        spec = lease.get('spec') or {}
-        if not spec.get('holderIdentity'):
-            return True
-        duration = float(spec.get('leaseDurationSeconds') or self.duration)
-        renewed = parse_time(spec.get('renewTime') or spec.get('acquireTime'))
-        now = self.clock()
-        return (renewed is not None and renewed + duration < now) or seen_since + duration < now
-
-    def acquire(self, wait, timeout):
-        """Take the lease. Returns the holder this run took it over from (an expired one), or None."""
-        deadline = self.clock() + float(timeout)
-        seen = None  # (resourceVersion, local time first seen)
-        lease = None  # try to create it first: usually nobody holds it
-        while True:
-            if seen is not None or lease is False:
-                lease = self.read()
-            now = self.clock()
-            if lease is None:
-                body = {'apiVersion': 'coordination.k8s.io/v1', 'kind': 'Lease',
-                        'metadata': {'name': self.name, 'namespace': self.namespace}, 'spec': self._spec(now)}
-                try:
-                    self.obj = self.api.create(self.collection, body)
-                except ApiError as e:
-                    if e.status == 409:  # another run holds it: read it
-                        lease = False
-                        continue
-                    raise
-                self.renewed = now
-                return None
-            rv = lease['metadata'].get('resourceVersion')
-            if seen is None or seen[0] != rv:
-                seen = (rv, now)
-            holder = (lease.get('spec') or {}).get('holderIdentity')
-            if holder == self.identity or self.expired(lease, seen[1]):
-                body = copy.deepcopy(lease)
-                body['spec'] = self._spec(now, lease)
-                try:
-                    self.obj = self.api.replace(self.path, body)
-                except ApiError as e:
-                    if e.is_conflict or e.status == 404:
-                        continue
-                    raise
-                self.renewed = now
-                return holder or None
-            if not wait:
-                raise UpdateError('another run is updating ReplicationController "%s": %s. Wait for it '
-                                  'to finish (or set wait_for_lease: true), or for its lease to expire if '
-                                  'it died' % (self.rc_name, self.describe(lease)))
-            remaining = deadline - now
-            if remaining <= 0:
-                raise UpdateError('gave up after %ss waiting for another run updating ReplicationController '
-                                  '"%s": %s. Run the task again later'
-                                  % (timeout, self.rc_name, self.describe(lease)))
-            self._wait_change(rv, min(remaining, float(self.duration)))
-
-    def _wait_change(self, rv, seconds):
-        """Until the lease changes (renewed, released, deleted) or ``seconds`` pass."""
-        try:
-            for event_type, _obj in self.api.watch(self.collection, resource_version=rv,
-                                                   field_selector='metadata.name=%s' % self.name,
-                                                   timeout_seconds=int(seconds + 0.999)):
-                if event_type != 'BOOKMARK':
-                    return
-        except ApiError as e:
-            if e.status != 410:
-                raise
-
-    # -- while working
-    def start_renewing(self):
-        self._thread = threading.Thread(target=self._renew_loop, name='lease-renewal')
-        self._thread.daemon = True
-        self._thread.start()
-
-    def _renew_loop(self):
-        while not self._stop.wait(float(self.duration) / LEASE_RENEWALS):
-            if self.lost:
-                return
-            try:
-                self.renew()
-            except KubeError:
-                pass  # transient: check() stops the run once the lease may have expired
-
-    def renew(self):
-        now = self.clock()
-        with self._lock:
-            body = copy.deepcopy(self.obj)
-        body['spec']['renewTime'] = micro_time(now)
-        try:
-            stored = self.api.replace(self.path, body)
-        except ApiError as e:
-            if not (e.is_conflict or e.status == 404):
-                raise
-            fresh = self.read()
-            if fresh is not None and (fresh.get('spec') or {}).get('holderIdentity') == self.identity:
-                with self._lock:
-                    self.obj = fresh
-                return
-            self.lost = ('its lease was taken over (%s)' % self.describe(fresh)) if fresh is not None \
-                else 'its Lease %s/%s was deleted' % (self.namespace, self.name)
-            return
-        with self._lock:
-            self.obj = stored
-            self.renewed = now
-
-    def check(self):
-        """Before a write: stop when this run lost the lease or could not renew it in time."""
-        if self.lost:
-            raise UpdateError('this run stopped before its next write: %s. Another run drives the update of '
-                              'ReplicationController "%s" now' % (self.lost, self.rc_name))
-        if self.renewed is not None and self.clock() > self.renewed + self.duration:
-            raise UpdateError('this run stopped before its next write: it could not renew its Lease %s/%s '
-                              'for %ss, so another run may have taken the update of ReplicationController '
-                              '"%s" over' % (self.namespace, self.name, self.duration, self.rc_name))
-
-    def release(self):
-        """Stop renewing and delete the lease if it is still ours."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(30)
-        if self.obj is None or self.lost:
-            return
-        meta = self.obj['metadata']
-        body = {'kind': 'DeleteOptions', 'apiVersion': 'v1',
-                'preconditions': {'uid': meta.get('uid'), 'resourceVersion': meta.get('resourceVersion')}}
-        try:
-            self.api.delete(self.path, body=body)
-        except ApiError as e:
-            if e.status not in (404, 409):
-                raise
-
-
-class ControllerWatch:
-    """The RCs of one namespace, kept current by a single WATCH (re-opened when the server ends it,
-    listed again after 410 Gone), so waits for replicas and pods cost no polling."""
-
-    def __init__(self, api, path, clock=time.time):
-        self.api = api
-        self.path = path
-        self.clock = clock
-        self.objs = {}
-        self.rv = None
-        self.events = None
-
-    def start(self):
-        listed = self.api.list(self.path)
-        self.objs = {name_of(rc): rc for rc in listed.get('items') or []}
-        self.rv = (listed.get('metadata') or {}).get('resourceVersion')
-        self.events = None
-        return self
-
-    def get(self, name):
-        return self.objs.get(name)
-
-    def offer(self, obj):
-        """A write's answer: keep it unless the watch already showed something newer."""
-        name = name_of(obj)
-        known = self.objs.get(name)
-        if known is None or _newer_or_same(obj, known):
-            self.objs[name] = obj
-
-    def forget(self, name):
-        self.objs.pop(name, None)
-
-    def wait(self, done, deadline):
-        """Apply events until ``done()`` or ``deadline`` (local clock). Returns ``done()``."""
-        while not done():
-            remaining = deadline - self.clock()
-            if remaining <= 0:
-                return False
-            if self.events is None:
-                self.events = iter(self.api.watch(self.path, resource_version=self.rv,
-                                                  timeout_seconds=min(WATCH_CHUNK_SECONDS,
-                                                                      int(remaining + 0.999))))
-            try:
-                event_type, obj = next(self.events)
-            except StopIteration:
-                self.events = None
-                continue
-            except ApiError as e:
-                if e.status != 410:
-                    raise
-                self.start()
-                continue
-            self.rv = (obj.get('metadata') or {}).get('resourceVersion') or self.rv
-            if event_type == 'DELETED':
-                self.objs.pop(name_of(obj), None)
-            elif event_type in ('ADDED', 'MODIFIED'):
-                self.offer(obj)
-        return True
-
-
-def _newer_or_same(obj, known):
-    try:
-        return int(obj['metadata']['resourceVersion']) >= int(known['metadata']['resourceVersion'])
-    except (KeyError, TypeError, ValueError):
-        return True
 
 
 def pointer_escape(key):
@@ -374,7 +79,7 @@ class ControllerRequests:
     """Requests on the ReplicationControllers and pods of ``opts.namespace``.
 
     ``api`` is an ApiClient (get/list/create/replace/patch/delete/watch on raw JSON). ``sleep`` and
-    ``clock`` are injectable for tests. ``lease`` (an UpdateLease, or None in check mode) is checked
+    ``clock`` are injectable for tests. ``lease`` (a ``lease.UpdateLease``, or None in check mode) is checked
     before every write. Every write is recorded: ``changed``, ``done`` (what, for the failure
     message), ``in_progress`` (an update exists in the API) and the scale ``steps``.
     """
@@ -471,19 +176,12 @@ class ControllerRequests:
         changes obj in place; nothing is sent when it changes nothing. The first attempt starts
         from ``current`` when given (a fresh read or write answer), later ones from a new read.
         Returns the RC."""
-        def attempt(conflicted):
-            rc = current if current is not None and not conflicted else self.must_get_rc(name)
+        def body_of(rc):
             new = copy.deepcopy(rc)
             mutate(new)
-            if new == rc:
-                return rc
-            self._fence()
-            stored = self._stored(self.api.replace(self._rc_path(name), new))
-            self._write(what)
-            return stored
+            return None if new == rc else new
 
-        return retry_on_conflict(attempt, RC_WRITE_ATTEMPTS, lambda: UpdateError(
-            'ReplicationController "%s" kept changing while updating it (%s)' % (name, what)))
+        return self._replace_retried(name, body_of, what, current, 'updating it (%s)' % what)
 
     def patch_rc(self, rc, ops, mutate, what):
         """JSON patch ``ops`` fenced by ``fence_tests(rc)``: one request, whatever status the RC's
@@ -503,15 +201,24 @@ class ControllerRequests:
     def replace_rc(self, name, body_of, what, current=None):
         """Replace the RC with ``body_of(live RC)``, the live RC being ``current`` at first when given,
         read afresh after each conflict. Returns the RC."""
+        return self._replace_retried(name, body_of, what, current, what)
+
+    def _replace_retried(self, name, body_of, what, current, doing):
+        """PUT ``body_of(live RC)`` (nothing when it is None: the live RC is returned) with the
+        resourceVersion guard, the live RC being ``current`` at first when given, read afresh after
+        each conflict; ``doing`` names the write when the RC keeps changing."""
         def attempt(conflicted):
-            body = body_of(current if current is not None and not conflicted else self.must_get_rc(name))
+            rc = current if current is not None and not conflicted else self.must_get_rc(name)
+            body = body_of(rc)
+            if body is None:
+                return rc
             self._fence()
             stored = self._stored(self.api.replace(self._rc_path(name), body))
             self._write(what)
             return stored
 
         return retry_on_conflict(attempt, RC_WRITE_ATTEMPTS, lambda: UpdateError(
-            'ReplicationController "%s" kept changing while %s' % (name, what)))
+            'ReplicationController "%s" kept changing while %s' % (name, doing)))
 
     def scale(self, rc, replicas, action, other):
         """Set spec.replicas, fenced by ``fence_tests(rc)`` (what the decision was made from), then

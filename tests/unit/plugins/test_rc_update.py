@@ -490,14 +490,14 @@ def test_fence_tests_guard_identity_replicas_selector_and_update_annotations():
 
 
 def test_lease_names_and_times():
-    from ansible_collections.kubeops.rollout.plugins.module_utils.rc import requests as rc_requests
-    assert rc_requests.lease_name('web') == 'rolling-update-rc-web'
-    long_name = rc_requests.lease_name('x' * 253)
-    assert len(long_name) <= 253 and long_name != rc_requests.lease_name('x' * 252)
-    assert abs(rc_requests.parse_time(rc_requests.micro_time(1700000000.25)) - 1700000000.25) < 1e-5
-    whole = rc_requests.parse_time('2026-01-02T03:04:05Z')
-    assert whole == rc_requests.parse_time('2026-01-02T03:04:05.000000Z')
-    host, pid, random_part = rc_requests.holder_identity().split('/')
+    from ansible_collections.kubeops.rollout.plugins.module_utils.rc import lease as rc_lease
+    assert rc_lease.lease_name('web') == 'rolling-update-rc-web'
+    long_name = rc_lease.lease_name('x' * 253)
+    assert len(long_name) <= 253 and long_name != rc_lease.lease_name('x' * 252)
+    assert abs(rc_lease.parse_time(rc_lease.micro_time(1700000000.25)) - 1700000000.25) < 1e-5
+    whole = rc_lease.parse_time('2026-01-02T03:04:05Z')
+    assert whole == rc_lease.parse_time('2026-01-02T03:04:05.000000Z')
+    host, pid, random_part = rc_lease.holder_identity().split('/')
     assert host and int(pid) > 0 and len(random_part) == 8
 
 
@@ -508,20 +508,21 @@ def test_lease_names_and_times():
     ({'holderIdentity': '', 'renewTime': 'NOW-1'}, 0, True),  # released
 ])
 def test_lease_expiry(spec, seen_ago, expired):
-    from ansible_collections.kubeops.rollout.plugins.module_utils.rc import requests as rc_requests
+    from ansible_collections.kubeops.rollout.plugins.module_utils.rc import lease as rc_lease
     now = 1700000000.0
     spec = dict(spec, leaseDurationSeconds=10,
-                renewTime=rc_requests.micro_time(now + float(spec['renewTime'][3:])))
-    lease = rc_requests.UpdateLease(None, 'default', 'web', 10, clock=lambda: now)
+                renewTime=rc_lease.micro_time(now + float(spec['renewTime'][3:])))
+    lease = rc_lease.UpdateLease(None, 'default', 'web', 10, clock=lambda: now)
     # unchanged for as long as this run has been looking at it counts too (holder clocks may differ)
     assert lease.expired({'spec': spec}, now - seen_ago) is expired
 
 
 def test_pod_and_lease_paths_quote_every_segment():
+    from ansible_collections.kubeops.rollout.plugins.module_utils.rc import lease as rc_lease
     from ansible_collections.kubeops.rollout.plugins.module_utils.rc import requests as rc_requests
     reqs = rc_requests.ControllerRequests(None, options(namespace='team a/b'))
     assert reqs._pods_path() == '/api/v1/namespaces/team%20a%2Fb/pods'
     assert reqs._pods_path('web-1?x') == '/api/v1/namespaces/team%20a%2Fb/pods/web-1%3Fx'
     assert reqs._rc_path('web').startswith('/api/v1/namespaces/team%20a%2Fb/')
-    lease = rc_requests.UpdateLease(None, 'team a/b', 'web', 10)
+    lease = rc_lease.UpdateLease(None, 'team a/b', 'web', 10)
     assert lease.path == '/apis/coordination.k8s.io/v1/namespaces/team%20a%2Fb/leases/rolling-update-rc-web'
