@@ -52,6 +52,7 @@ class CheckModePlan:
         if found is not None and not lease.expired(found, self.clock()):
             self.warnings.append('another run is updating ReplicationController "%s" (%s): this plan is from '
                                  'the state it has reached so far' % (self.opts.name, lease.describe(found)))
+
     def plan(self, state):
         """The update as it would run, without a persisted write (the new RC is validated by a
         server-side dry run when it does not exist yet)."""
