@@ -159,8 +159,10 @@ def test_forced_module_path_async_and_progress(kubesim_factory, tmp_path):
     tasks = [
         task('controller', 'rollout_image', **D, images={'app': 'nginx:1.26'}, wait=True),
         dict(task('forced by variable', 'rollout_history', **D), vars={'kubeops_rollout_module_path': True}),
+        # An absolute async dir of the test's own, as the roles use: the job and its poll agree on it
+        # whatever HOME is, and parallel tests never share it.
         dict(task('async', 'rollout_image', **D, images={'app': 'nginx:1.27'}, wait=True),
-             **{'async': 60, 'poll': 1}),
+             vars={'ansible_async_dir': str(tmp_path / 'async')}, **{'async': 60, 'poll': 1}),
     ]
     res = run_playbook(sim.kubeconfig, tasks, workdir=tmp_path, extra_env={'ANSIBLE_VERBOSITY': '3'})
     assert res.ok('controller')['workloads'][0]['status']['done'] is True
