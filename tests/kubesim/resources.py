@@ -41,6 +41,9 @@ class Resource:
     # Field selector labels beyond metadata.name/namespace, when the kind registers its own field
     # label conversion (then others are `field label not supported: X`); None: the generic one.
     field_labels: Optional[tuple] = None
+    # Metadata fields a write to `/status` cannot change (its status strategy's PrepareForUpdate
+    # restores them from the stored object); every other metadata change is kept.
+    status_keeps: tuple = ()
 
     @property
     def key(self):
@@ -87,7 +90,7 @@ RESOURCES = [
              generation=False, columns=tuple(tables.NODE), field_labels=('spec.unschedulable',)),
     Resource('', 'v1', 'pods', 'Pod', short_names=('po',), categories=('all',), subresources=('status',),
              defaulter=admission.default_pod, validator=admission.validate_pod_object,
-             columns=tuple(tables.POD),
+             columns=tuple(tables.POD), status_keeps=('ownerReferences',),
              field_labels=('spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName',
                            'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP',
                            'status.podIPs', 'status.nominatedNodeName')),
@@ -122,7 +125,7 @@ RESOURCES = [
     Resource('apps', 'v1', 'deployments', 'Deployment', short_names=('deploy',), categories=('all',),
              subresources=('scale', 'status'), defaulter=admission.default_deployment,
              validator=admission.validate_deployment, after_admit=admission.bump_deployment_generation,
-             columns=tuple(tables.DEPLOYMENT)),
+             columns=tuple(tables.DEPLOYMENT), status_keeps=('labels',)),
     Resource('apps', 'v1', 'replicasets', 'ReplicaSet', short_names=('rs',), categories=('all',),
              subresources=('scale', 'status'), defaulter=admission.default_replicaset,
              validator=admission.validate_replicaset, columns=tuple(tables.REPLICA_SET)),

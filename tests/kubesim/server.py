@@ -571,7 +571,8 @@ class ApiServer:
         obj, warnings = self._typed(request, route, obj)
         current = self.store.must_get(res.key, route.namespace, route.name)
         self._check_uid(route, obj, current)
-        updated = self.store.update(res.key, obj, subresource=route.subresource, dry_run=dry_run)
+        updated = self.store.update(res.key, obj, subresource=route.subresource, dry_run=dry_run,
+                                   whole_object=True)
         return self._warned(_json_response(updated), warnings)
 
     def _write_scale(self, route, scale, dry_run):
@@ -616,7 +617,8 @@ class ApiServer:
         patched = self._check_body(route, patched, name_required=True)
         patched, warnings = self._typed(request, route, patched, patching=True)
         self._check_uid(route, patched, current)
-        updated = self.store.update(res.key, patched, subresource=route.subresource, dry_run=dry_run)
+        updated = self.store.update(res.key, patched, subresource=route.subresource, dry_run=dry_run,
+                                   whole_object=True)
         return self._warned(_json_response(updated), warnings)
 
     async def _delete_options(self, request):

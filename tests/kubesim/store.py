@@ -19,6 +19,9 @@ from .errors import ApiError
 from .resources import strategy
 from .selectors import matches_fields, matches_labels
 
+# Metadata an update can never change.
+SERVER_OWNED = ('uid', 'creationTimestamp', 'generation', 'deletionTimestamp')
+
 # Watch events kept for resuming a watch from an older resourceVersion.
 EVENT_HISTORY = 5000
 
@@ -161,10 +164,12 @@ class Store:
         self._emit('ADDED', resource, obj)
         return copy.deepcopy(obj)
 
-    def update(self, resource, obj, subresource=None, dry_run=False, check_rv=True):
+    def update(self, resource, obj, subresource=None, dry_run=False, check_rv=True, whole_object=False):
         """Replace an object (PUT semantics).
 
-        ``subresource='status'`` changes only ``status``; a main-resource update keeps the old
+        ``subresource='status'`` changes only ``status``, and with ``whole_object`` (a client's
+        write of the whole object) also the metadata its status strategy lets through; a
+        main-resource update keeps the old
         ``status`` for kinds that have a status subresource (all kinds kubesim serves but
         namespaces and nodes behave that way in Kubernetes too for the workload kinds).
         A stale ``metadata.resourceVersion`` is a 409 Conflict when ``check_rv`` is set.
@@ -180,12 +185,21 @@ class Store:
         if subresource == 'status':
             new = copy.deepcopy(old)
             new['status'] = obj.get('status', {})
+            if whole_object:
+                # The status strategies reset spec only (and a few metadata fields per kind):
+                # label and annotation changes written through /status are kept.
+                new['metadata'] = obj['metadata']
+                for field in SERVER_OWNED + strategy(resource).status_keeps:
+                    if field in old['metadata']:
+                        new['metadata'][field] = copy.deepcopy(old['metadata'][field])
+                    else:
+                        new['metadata'].pop(field, None)
         else:
             new = obj
             if 'status' in old or 'status' in new:
                 new['status'] = copy.deepcopy(old.get('status', {}))
             # Fields the server owns.
-            for field in ('uid', 'creationTimestamp', 'generation', 'deletionTimestamp'):
+            for field in SERVER_OWNED:
                 if field in old['metadata']:
                     new['metadata'][field] = old['metadata'][field]
                 else:

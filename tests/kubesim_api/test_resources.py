@@ -218,6 +218,67 @@ def test_status_subresource_changes_only_status_and_main_resource_keeps_status(h
     assert via_main['status'].get('collisionCount') != 99
 
 
+def _workload(kind, api_version='apps/v1'):
+    body = deployment(replicas=0)
+    body['kind'], body['apiVersion'] = kind, api_version
+    if kind == 'DaemonSet':
+        del body['spec']['replicas']
+    if kind == 'StatefulSet':
+        body['spec']['serviceName'] = 'web'
+    if kind == 'ReplicationController':
+        body['spec']['selector'] = {'app': 'web'}
+    return body
+
+
+# What each kind's status strategy lets a /status write change in metadata: the apps/v1 and core
+# ones keep label and annotation changes, except that Deployments keep their old labels.
+@pytest.mark.parametrize('path, kind, labels_kept', [
+    (DEPLOYS, 'Deployment', False),
+    ('/apis/apps/v1/namespaces/default/replicasets', 'ReplicaSet', True),
+    ('/apis/apps/v1/namespaces/default/statefulsets', 'StatefulSet', True),
+    ('/apis/apps/v1/namespaces/default/daemonsets', 'DaemonSet', True),
+    (RCS, 'ReplicationController', True),
+])
+def test_status_write_keeps_metadata_changes_its_strategy_allows(http, path, kind, labels_kept):
+    api_version = 'v1' if path == RCS else 'apps/v1'
+    status, _, obj = http.post(path, _workload(kind, api_version))
+    assert status == 201, obj
+    obj['metadata']['labels']['extra'] = 'x'
+    obj['metadata']['annotations'] = {'note': 'via-status'}
+    obj['spec']['minReadySeconds'] = 30
+    obj['metadata'].pop('resourceVersion')
+    status, _, written = http.put(f'{path}/web/status', obj)
+    assert status == 200, written
+    _, _, stored = http.get(f'{path}/web')
+    for seen in (written, stored):
+        assert seen['metadata']['annotations'] == {'note': 'via-status'}
+        assert ('extra' in seen['metadata']['labels']) is labels_kept
+        assert seen['metadata']['labels']['app'] == 'web'
+        assert 'minReadySeconds' not in seen['spec'] or seen['spec']['minReadySeconds'] == 0
+        assert seen['metadata']['generation'] == 1
+    # A merge patch through /status is the same write.
+    _, _, patched = http.patch(f'{path}/web/status', {'metadata': {'annotations': {'note': 'patched'}}},
+                               content_type='application/merge-patch+json')
+    assert patched['metadata']['annotations'] == {'note': 'patched'}
+
+
+def test_pod_status_write_keeps_owner_references(http):
+    _, _, cm = http.post(CMS, configmap('owner'))
+    pods = '/api/v1/namespaces/default/pods'
+    pod = {'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': 'p', 'labels': {'a': 'b'}},
+           'spec': {'containers': [{'name': 'c', 'image': 'nginx'}]}}
+    status, _, obj = http.post(pods, pod)
+    assert status == 201, obj
+    obj['metadata']['ownerReferences'] = [{'apiVersion': 'v1', 'kind': 'ConfigMap', 'name': 'owner',
+                                           'uid': cm['metadata']['uid']}]
+    obj['metadata']['labels']['via'] = 'status'
+    obj['metadata'].pop('resourceVersion')
+    status, _, written = http.put(f'{pods}/p/status', obj)
+    assert status == 200, written
+    assert 'ownerReferences' not in written['metadata']
+    assert written['metadata']['labels'] == {'a': 'b', 'via': 'status'}
+
+
 @pytest.mark.parametrize('path, body', [
     (DEPLOYS, deployment(replicas=2)),
     (RCS, {'apiVersion': 'v1', 'kind': 'ReplicationController',
