@@ -2,20 +2,25 @@
 
 Both keep `spec.replicas` pods matching the selector: create missing ones from the template
 (named `<owner>-<5 random chars>`), delete surplus ones (least useful first: unscheduled, pending,
-not ready, ready the shortest time, newest), adopt matching orphans and release pods that no
+not ready, lowest `pod-deletion-cost`, most doubled up on a node, ready the shortest time, most
+restarted, newest), adopt matching orphans and release pods that no
 longer match. The RC is the same controller with a plain-map selector in the core API group.
 """
 
+import re
+
 from ..errors import ApiError
-from ..selectors import selector_from_label_selector_object
+from ..selectors import matches_labels, selector_from_label_selector_object
 from ..store import now_rfc3339
-from .common import (claim, create_with_random_name, creation_key, is_deleting, is_pod_active,
-                     is_pod_ready, name_of, ns_of, omit_zero, pod_from_template, pod_phase,
-                     template_labels_match, uid_of)
+from .common import (claim, controller_of, create_with_random_name, creation_key, is_deleting,
+                     is_pod_active, is_pod_ready, labels_of, name_of, ns_of, omit_zero, pod_from_template,
+                     pod_phase, template_labels_match, uid_of)
 from .events import WARNING
 
 REPLICA_FAILURE = 'ReplicaFailure'
 _PHASE_RANK = {'Pending': 0, 'Unknown': 1, 'Running': 2}
+DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost'
+_INT = re.compile(r'[+-]?[0-9]+')
 
 
 class ReplicaSetController:
@@ -63,7 +68,8 @@ class ReplicaSetController:
                                            self.component)
                     return pods, ('FailedCreate', err.message)
         elif diff > 0:
-            doomed = sorted(pods, key=self.deletion_rank)[:diff]
+            on_node = self.pods_per_node(owner)
+            doomed = sorted(pods, key=lambda pod: self.deletion_rank(pod, on_node))[:diff]
             for pod in doomed:
                 try:
                     self.store.delete('/pods', ns_of(pod), name_of(pod))
@@ -74,15 +80,40 @@ class ReplicaSetController:
             pods = [p for p in pods if name_of(p) not in gone]
         return pods, None
 
-    def deletion_rank(self, pod):
-        """Smaller ranks are deleted first (controller.ActivePodsWithRanks)."""
-        scheduled = bool((pod.get('spec') or {}).get('nodeName'))
+    def deletion_rank(self, pod, on_node=None):
+        """Smaller ranks are deleted first (controller.ActivePodsWithRanks): unassigned, pending
+        before unknown before running, not ready, lower `pod-deletion-cost`, more of the related
+        pods on its node, ready the shortest time, more container restarts, newest."""
+        node = (pod.get('spec') or {}).get('nodeName') or ''
         ready = is_pod_ready(pod)
         since = self.mgr.pods.ready_since(pod) if ready else 0.0
         created = self.mgr.pods.created_at(pod) or 0.0
         ts, name = creation_key(pod)
-        return (scheduled, _PHASE_RANK.get(pod_phase(pod), 0), ready, -(since or 0.0), -created,
+        regular, sidecar = _max_restarts(pod)
+        return (bool(node), _PHASE_RANK.get(pod_phase(pod), 0), ready, deletion_cost(pod),
+                -(on_node or {}).get(node, 0), -(since or 0.0), -regular, -sidecar, -created,
                 _neg(ts), name)
+
+    def pods_per_node(self, owner):
+        """Active pods per node among the pods related to ``owner``: those the selectors of all
+        the objects sharing its controller match (none when it has no controller)."""
+        ref = controller_of(owner)
+        if ref is None:
+            return {}
+        related = {}
+        for sibling in self.mgr.index.peek(self.resource, ns_of(owner)):
+            if (controller_of(sibling) or {}).get('uid') != ref.get('uid'):
+                continue
+            selector = self.selector(sibling)
+            for pod in self.mgr.index.peek('/pods', ns_of(owner)):
+                if selector and matches_labels(selector, labels_of(pod)):
+                    related.setdefault(uid_of(pod), pod)
+        counts = {}
+        for pod in related.values():
+            if is_pod_active(pod):
+                node = (pod.get('spec') or {}).get('nodeName') or ''
+                counts[node] = counts.get(node, 0) + 1
+        return counts
 
     def update_status(self, owner, pods, failure=None):
         spec = owner.get('spec') or {}
@@ -111,6 +142,27 @@ class ReplicaSetController:
         if status != old:
             self.store.update(self.resource, {'metadata': {'name': name_of(owner), 'namespace': ns_of(owner)},
                                               'status': status}, subresource='status')
+
+
+def deletion_cost(pod):
+    """The pod's `controller.kubernetes.io/pod-deletion-cost`: a base-10 int32, else 0."""
+    text = ((pod['metadata'].get('annotations') or {}).get(DELETION_COST) or '')
+    if not _INT.fullmatch(text):
+        return 0
+    value = int(text)
+    return value if -2**31 <= value < 2**31 else 0
+
+
+def _max_restarts(pod):
+    """The highest restart count among regular containers, then among sidecars (init containers
+    that restart always)."""
+    status = pod.get('status') or {}
+    regular = max((c.get('restartCount', 0) for c in status.get('containerStatuses') or []), default=0)
+    always = {c.get('name') for c in (pod.get('spec') or {}).get('initContainers') or []
+              if c.get('restartPolicy') == 'Always'}
+    sidecar = max((c.get('restartCount', 0) for c in status.get('initContainerStatuses') or []
+                   if c.get('name') in always), default=0)
+    return regular, sidecar
 
 
 def _neg(text):
