@@ -175,16 +175,9 @@ options:
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
+  - kubeops.rollout.attributes
   - kubeops.rollout.connection
 attributes:
-  action:
-    support: none
-  async:
-    support: full
-  bypass_host_loop:
-    support: none
-  platform:
-    platforms: posix
   check_mode:
     support: full
     details: >-

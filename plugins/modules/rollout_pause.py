@@ -42,18 +42,11 @@ options:
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
+  - kubeops.rollout.attributes
   - kubeops.rollout.connection
   - kubeops.rollout.target
   - kubeops.rollout.wait
 attributes:
-  action:
-    support: none
-  async:
-    support: full
-  bypass_host_loop:
-    support: none
-  platform:
-    platforms: posix
   check_mode:
     support: full
   diff_mode:

@@ -46,17 +46,10 @@ options:
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
+  - kubeops.rollout.attributes
   - kubeops.rollout.connection
   - kubeops.rollout.target
 attributes:
-  action:
-    support: none
-  async:
-    support: full
-  bypass_host_loop:
-    support: none
-  platform:
-    platforms: posix
   check_mode:
     support: full
   diff_mode:

@@ -247,6 +247,23 @@ class Kube:
         return sorted(nums)
 
 
+def include(role, **role_vars):
+    """A task including one of the collection's roles with ``role_vars``."""
+    return {'name': role, 'ansible.builtin.include_role': {'name': f'kubeops.rollout.{role}'},
+            'vars': role_vars}
+
+
+def caught(role_task, fact):
+    """The role, and its result fact shown whether it failed or not."""
+    return [{'block': [role_task], 'rescue': [{'name': 'failed', 'ansible.builtin.debug': {'msg': 'failed'}}],
+             'always': [{'name': 'show', 'ansible.builtin.debug': {'var': fact}}]}]
+
+
+def image_of(obj):
+    """The first container's image of a workload's pod template."""
+    return obj['spec']['template']['spec']['containers'][0]['image']
+
+
 def workload(kind, name, image='nginx:1.25', labels=None, replicas=2, ns='default', extra_template=None):
     """A small workload manifest: one container ``app`` (labels app=<name> unless given)."""
     labels = dict(labels or {})

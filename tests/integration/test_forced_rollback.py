@@ -3,16 +3,11 @@ replaced by the controller after an undo; `replace_stuck_pods` (on in the upgrad
 
 import pytest
 
-from .conftest import Kube, entry, read_log, task, workload
+from .conftest import Kube, entry, include, read_log, task, workload
 
 pytestmark = pytest.mark.integration
 
 REVISION_LABEL = 'controller-revision-hash'
-
-
-def include(role, **role_vars):
-    return {'name': role, 'ansible.builtin.include_role': {'name': f'kubeops.rollout.{role}'},
-            'vars': role_vars}
 
 
 def pods(kube, name='db'):

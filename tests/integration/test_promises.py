@@ -5,7 +5,7 @@ an undo puts back, and the re-run behaviour the docs state for each kind."""
 
 import pytest
 
-from .conftest import Kube, entry, task, workload
+from .conftest import Kube, entry, image_of, task, workload
 
 pytestmark = pytest.mark.integration
 
@@ -17,10 +17,6 @@ def on_delete(kind, name):
     obj = workload(kind, name)
     obj['spec'].update(ON_DELETE)
     return obj
-
-
-def image_of(obj):
-    return obj['spec']['template']['spec']['containers'][0]['image']
 
 
 def test_what_waiting_cannot_survive_is_refused_before_any_write(kubesim_factory, play):

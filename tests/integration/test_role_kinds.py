@@ -4,7 +4,7 @@ spelling, and the roles compare and report the canonical kind they return."""
 
 import pytest
 
-from .conftest import Kube, workload
+from .conftest import Kube, caught, image_of, include, workload
 
 pytestmark = pytest.mark.integration
 
@@ -17,21 +17,6 @@ SPELLINGS = [
     pytest.param(('deploy', 'sts', 'ds'), id='short'),
     pytest.param(('Deployments.apps', 'STATEFULSETS', 'daemonset.apps'), id='plural-group-case'),
 ]
-
-
-def include(role, **role_vars):
-    return {'name': role, 'ansible.builtin.include_role': {'name': f'kubeops.rollout.{role}'},
-            'vars': role_vars}
-
-
-def caught(role_task, fact):
-    """The role, and its result fact shown whether it failed or not."""
-    return [{'block': [role_task], 'rescue': [{'name': 'failed', 'ansible.builtin.debug': {'msg': 'failed'}}],
-             'always': [{'name': 'show', 'ansible.builtin.debug': {'var': fact}}]}]
-
-
-def image_of(obj):
-    return obj['spec']['template']['spec']['containers'][0]['image']
 
 
 @pytest.mark.parametrize('kinds', SPELLINGS)

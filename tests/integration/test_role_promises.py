@@ -4,24 +4,9 @@ rollback README says for each kind."""
 
 import pytest
 
-from .conftest import Kube, workload
+from .conftest import Kube, caught, image_of, include, workload
 
 pytestmark = pytest.mark.integration
-
-
-def include(role, **role_vars):
-    return {'name': role, 'ansible.builtin.include_role': {'name': f'kubeops.rollout.{role}'},
-            'vars': role_vars}
-
-
-def caught(role_task, fact):
-    """The role, and its result fact shown whether it failed or not."""
-    return [{'block': [role_task], 'rescue': [{'name': 'failed', 'ansible.builtin.debug': {'msg': 'failed'}}],
-             'always': [{'name': 'show', 'ansible.builtin.debug': {'var': fact}}]}]
-
-
-def image_of(obj):
-    return obj['spec']['template']['spec']['containers'][0]['image']
 
 
 def test_upgrade_twice_changes_nothing_the_second_time(kubesim_factory, play):

@@ -4,18 +4,13 @@ kubeconfig context's namespace, as for the modules and kubectl, and a workload o
 
 import pytest
 
-from .conftest import Kube, workload
+from .conftest import Kube, include, workload
 
 pytestmark = pytest.mark.integration
 
 NS = 'team'
 WORKLOADS = (('Deployment', 'web'), ('StatefulSet', 'db'))
 RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt'
-
-
-def include(role, **role_vars):
-    return {'name': role, 'ansible.builtin.include_role': {'name': f'kubeops.rollout.{role}'},
-            'vars': role_vars}
 
 
 def show(fact):
