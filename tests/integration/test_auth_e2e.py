@@ -99,7 +99,9 @@ def test_expiring_exec_credential_is_refreshed_during_a_long_wait(kubesim_factor
     sim = kubesim_factory(tls=True, token=ADMIN, token_file=accepted, request_log=log, ready_delay=1.5,
                           max_watch_seconds=1.5)
     kube = Kube(sim.kubeconfig)
-    deployment = workload('Deployment', 'web', replicas=4)
+    # One new pod at a time, each ready 1.5 s after it starts: the rollout lasts at least 6 x 1.5 = 9 s,
+    # more than two tokens (each valid at most LIFETIME s) can cover.
+    deployment = workload('Deployment', 'web', replicas=6)
     deployment['spec']['strategy'] = {'type': 'RollingUpdate',
                                       'rollingUpdate': {'maxSurge': 1, 'maxUnavailable': 0}}
     kube.create(deployment)
