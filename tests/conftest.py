@@ -196,9 +196,17 @@ class Kubectl:
         kubeconfig = getattr(target, 'kubeconfig', target)
         return Kubectl(self._request, self._cache_dir, str(kubeconfig), binary or self.binary)
 
+    def command(self, *args):
+        return [str(self.binary), '--kubeconfig', self.kubeconfig, '--cache-dir', str(self._cache_dir),
+                *map(str, args)]
+
+    def popen(self, *args):
+        """kubectl running in the background (e.g. a watch), its output read line by line."""
+        return subprocess.Popen(self.command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, cwd=ROOT)
+
     def __call__(self, *args, check=False, input=None, timeout=120, env=None):
-        cmd = [str(self.binary), '--kubeconfig', self.kubeconfig, '--cache-dir', str(self._cache_dir),
-               *map(str, args)]
+        cmd = self.command(*args)
         proc = subprocess.run(cmd, input=input, capture_output=True, text=True, timeout=timeout,
                               env={**os.environ, **(env or {})}, cwd=ROOT)
         if check and proc.returncode != 0:

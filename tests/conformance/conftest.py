@@ -65,6 +65,10 @@ class Kube:
             raise AssertionError(f'kubectl {" ".join(map(str, args))} should have failed:\n{proc.stdout}')
         return proc
 
+    def watch(self, *args):
+        """``kubectl get --watch`` in the background; stop it with ``terminate()``."""
+        return self.runner.popen('-n', self.namespace, 'get', '--watch', *args)
+
     def apply(self, manifest):
         text = manifest if isinstance(manifest, str) else yaml.safe_dump(manifest)
         return self('apply', '-f', '-', input=text).stdout

@@ -271,3 +271,34 @@ def test_recreate_strategy(kube, cluster):
         last_old_pod_gone = max(t for t, pods, _a in old if pods == 0)
         first_new_pod = min(t for t, pods, _a in new if pods > 0)
         assert first_new_pod >= last_old_pod_gone
+
+
+def test_the_new_revision_and_its_progressing_condition_arrive_in_one_status_write(kube):
+    # The Deployment controller records a new revision (SetDeploymentRevision) and the
+    # NewReplicaSetCreated condition in the same UpdateStatus: a watcher never sees one without
+    # the other.
+    kube.apply(workload('Deployment', 'web', 'nginx:1.25', replicas=2))
+    kube.status('deploy/web')
+    fields = ('{.type}|{.object.metadata.annotations.deployment\\.kubernetes\\.io/revision}|'
+              '{.object.status.conditions[?(@.type=="Progressing")].reason}|'
+              '{.object.status.conditions[?(@.type=="Progressing")].message}{"\\n"}')
+    watch = kube.watch('deployments', '--output-watch-events', '-o', f'jsonpath={fields}')
+    seen = []
+    try:
+        first = watch.stdout.readline()  # the watch is open once the current state is printed
+        assert first.startswith('ADDED|1|'), first + watch.stderr.read()
+        kube('set', 'image', 'deploy/web', 'app=nginx:1.26')
+        while True:
+            line = watch.stdout.readline()
+            assert line, 'the watch ended: ' + watch.stderr.read()
+            seen.append(line.rstrip('\n').split('|'))
+            if seen[-1][1] == '2':
+                break
+    finally:
+        watch.terminate()
+        watch.wait(timeout=10)
+    new_rs = replicasets(kube)[2]['metadata']['name']
+    kind, revision, reason, message = seen[-1]
+    assert (kind, reason, message) == ('MODIFIED', 'NewReplicaSetCreated',
+                                       f'Created new replica set "{new_rs}"'), seen
+    assert all(row[1] == '1' for row in seen[:-1]), seen

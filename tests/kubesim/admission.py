@@ -15,7 +15,6 @@ from .quantity import parse_quantity
 from .selectors import (LABEL_VALUE_MSG, QUALIFIED_NAME_MSG, SUBDOMAIN_MSG, matches_labels,
                         selector_from_label_selector_object)
 
-REVISION_ANNOTATION = 'deployment.kubernetes.io/revision'
 DS_TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation'
 
 _DNS1123_LABEL = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')
@@ -505,17 +504,12 @@ def validate_controllerrevision(obj, old, errs):
 
 # ---- server-side bookkeeping -----------------------------------------------------------------
 def bump_deployment_generation(obj, old):
-    """Deployments also count annotation changes as a new generation (they reach ReplicaSets).
-
-    The controller's own revision annotation is written with the status in Kubernetes, which
-    never bumps the generation, so it is not counted.
-    """
+    """Deployments also count annotation changes as a new generation (they reach ReplicaSets). The
+    controller writes its revision annotation through /status, which never bumps the generation."""
     if old is None:
         return
-    new_ann = dict((obj.get('metadata') or {}).get('annotations') or {})
-    old_ann = dict((old.get('metadata') or {}).get('annotations') or {})
-    new_ann.pop(REVISION_ANNOTATION, None)
-    old_ann.pop(REVISION_ANNOTATION, None)
+    new_ann = (obj.get('metadata') or {}).get('annotations') or {}
+    old_ann = (old.get('metadata') or {}).get('annotations') or {}
     if new_ann != old_ann:
         obj['metadata']['generation'] = old['metadata'].get('generation', 1) + 1
 

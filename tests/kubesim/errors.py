@@ -111,9 +111,10 @@ class ApiError(Exception):
         return cls(405, 'MethodNotAllowed', message)
 
     @classmethod
-    def unsupported_media_type(cls, content_type, accepted=('application/json-patch+json',
-                                                            'application/merge-patch+json',
-                                                            'application/strategic-merge-patch+json')):
+    def unsupported_media_type(cls, accepted=('application/json-patch+json', 'application/merge-patch+json',
+                                              'application/strategic-merge-patch+json')):
+        """The API server's answer to a body in a media type it has no decoder for (its message lists
+        what it accepts and does not echo what was sent)."""
         return cls(415, 'UnsupportedMediaType',
                    f'the body of the request was in an unknown format - accepted media types '
-                   f'include: {", ".join(accepted)} (got {content_type})')
+                   f'include: {", ".join(accepted)}')

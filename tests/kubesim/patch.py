@@ -367,4 +367,4 @@ def apply_patch(content_type, doc, patch):
         return merge_patch(doc, patch)
     if content_type == STRATEGIC_MERGE_PATCH:
         return strategic_merge_patch(doc, patch)
-    raise ApiError.unsupported_media_type(content_type)
+    raise ApiError.unsupported_media_type()

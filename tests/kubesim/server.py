@@ -26,6 +26,9 @@ from .selectors import parse_field_selector, parse_label_selector
 JSON = 'application/json'
 # Bodies of create and update requests kubesim decodes (a real API server also takes protobuf and CBOR).
 OBJECT_MEDIA_TYPES = (JSON, 'application/yaml', 'text/yaml')
+# What a 415 for another body says is accepted: the list of an API server without a protobuf codec
+# (as for custom resources).
+DECLARED_MEDIA_TYPES = (JSON, 'application/yaml')
 WRITE_METHODS = ('POST', 'PUT', 'PATCH', 'DELETE')
 # Watches without timeoutSeconds end after this long (the real server picks 30-60 minutes).
 DEFAULT_WATCH_TIMEOUT = 1800
@@ -472,8 +475,9 @@ class ApiServer:
             raise ApiError.bad_request('the request body is empty')
         ctype = request.content_type
         if allow_yaml and 'Content-Type' in request.headers and ctype not in OBJECT_MEDIA_TYPES:
-            # E.g. protobuf, which kubectl tries first for built-in kinds: 415 makes it retry as JSON.
-            raise ApiError.unsupported_media_type(ctype, OBJECT_MEDIA_TYPES)
+            # E.g. protobuf, which kubectl sends for built-in kinds in `create <kind>`: 415, as from
+            # an API server without that codec (kubectl does not fall back to JSON).
+            raise ApiError.unsupported_media_type(DECLARED_MEDIA_TYPES)
         try:
             if allow_yaml and ctype in ('application/yaml', 'text/yaml'):
                 return yaml.safe_load(raw)
@@ -603,7 +607,7 @@ class ApiServer:
             raise ApiError(415, 'UnsupportedMediaType', 'kubesim does not implement server-side apply '
                            f'({patch.APPLY_PATCH}); use client-side apply or another patch type')
         if ctype not in patch.PATCH_TYPES:
-            raise ApiError.unsupported_media_type(ctype)
+            raise ApiError.unsupported_media_type()
         body = await self._body(request, allow_yaml=False)
         dry_run = _dry_run(request)
         res = route.resource

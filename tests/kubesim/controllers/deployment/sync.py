@@ -28,19 +28,26 @@ class SyncMixin:
         d['metadata']['resourceVersion'] = updated['metadata']['resourceVersion']
         return d
 
-    def _write_revision(self, d, revision):
-        """Record the Deployment's revision annotation (the Go controller sends it with the status)."""
-        if (d['metadata'].get('annotations') or {}).get(REVISION) == revision:
+    def _record_revision(self, d, revision, condition=None):
+        """SetDeploymentRevision, then (when it or the Progressing ``condition`` changed anything) one
+        UpdateStatus of the whole Deployment: the status strategy keeps the annotation it carries."""
+        status = copy.deepcopy(d.get('status') or {})
+        if condition is not None:
+            set_condition(status, condition)
+        annotations = d['metadata'].get('annotations') or {}
+        if annotations.get(REVISION) == revision and condition is None:
             return d
         fresh = self.store.get(self.resource, ns_of(d), name_of(d))
         if fresh is None:
             return d
-        ann = fresh['metadata'].setdefault('annotations', {})
-        if ann.get(REVISION) == revision:
-            return d
-        ann[REVISION] = revision
-        updated = self.store.update(self.resource, fresh)
+        fresh['metadata'].setdefault('annotations', {})[REVISION] = revision
+        if condition is not None:
+            fresh['status'] = status
+        updated = self.store.update(self.resource, fresh, subresource='status', whole_object=True)
         d['metadata'] = updated['metadata']
+        d['status'] = updated.get('status', {})
+        if condition is not None:
+            self._note_progress(d)
         return d
 
     def _scale_rs(self, rs, new_scale, d):
@@ -95,13 +102,12 @@ class SyncMixin:
                 else:
                     rs_copy['spec'].pop('minReadySeconds', None)
                 return self.store.update('apps/replicasets', rs_copy)
-            self._write_revision(d, rs_copy['metadata']['annotations'].get(REVISION, new_revision))
+            condition = None
             if has_progress_deadline(d) and get_condition(d.get('status'), PROGRESSING) is None:
-                status = copy.deepcopy(d.get('status') or {})
-                set_condition(status, new_condition(PROGRESSING, 'True', FOUND_NEW_RS,
-                                                    f'Found new replica set "{name_of(rs_copy)}"'))
-                self._write_status(d, status)
-                self._note_progress(d)
+                condition = new_condition(PROGRESSING, 'True', FOUND_NEW_RS,
+                                          f'Found new replica set "{name_of(rs_copy)}"')
+            revision = rs_copy['metadata']['annotations'].get(REVISION, new_revision)
+            self._record_revision(d, revision, condition)
             return rs_copy
         if not create:
             return None
@@ -143,15 +149,13 @@ class SyncMixin:
                 status['collisionCount'] = collision + 1
                 self._write_status(d, status)
                 return None
-        self._write_revision(d, new_revision)
         if not already_exists and replicas_of(created) > 0:
             self._scaling_event(d, created, 0, replicas_of(created))
+        condition = None
         if not already_exists and has_progress_deadline(d):
-            status = copy.deepcopy(d.get('status') or {})
-            set_condition(status, new_condition(PROGRESSING, 'True', NEW_RS_CREATED,
-                                                f'Created new replica set "{name_of(created)}"'))
-            self._write_status(d, status)
-            self._note_progress(d)
+            condition = new_condition(PROGRESSING, 'True', NEW_RS_CREATED,
+                                      f'Created new replica set "{name_of(created)}"')
+        self._record_revision(d, new_revision, condition)
         return created
 
     def new_rs_new_replicas(self, d, all_rss, new_rs):
