@@ -25,8 +25,10 @@ TOKEN = 'paths-token-0123456789abcdef'
 # What differs between two runs of the same play on two fresh servers: times and server-made ids.
 TIMESTAMP = re.compile(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)')
 UID = re.compile(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}')
-# Pod-template hashes: a restart stamps the template with the time, so its hash differs too.
-HASH = re.compile(r'-[bcdfghjklmnpqrstvwxz2456789]{8,10}\b')
+# Pod-template and revision hashes: a restart stamps the template with the time, so its hash differs
+# too. A hash is a 32-bit number in decimal, safe-encoded: 10 characters or fewer (fewer than 6 once
+# in 40,000).
+HASH = re.compile(r'-[bcdfghjklmnpqrstvwxz2456789]{6,10}\b')
 POD = re.compile(r'(/pods/[a-z0-9.-]+?)-[a-z0-9]{5}\b')  # pods are named by their controller plus 5 random
 VOLATILE_KEYS = {'_duration', '_requests', 'resourceVersion', 'kubeconfig'}
 
@@ -40,6 +42,16 @@ def normalize(value):
         value = POD.sub(r'\1-<pod>', value)
         return HASH.sub('-<hash>', UID.sub('<uid>', TIMESTAMP.sub('<time>', value)))
     return value
+
+
+def differences(a, b, path=''):
+    """Where two results differ: [(path, a's value, b's value)]."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b), key=str)
+                for d in differences(a.get(k, '<absent>'), b.get(k, '<absent>'), f'{path}.{k}')]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in differences(x, y, f'{path}[{i}]')]
+    return [] if a == b else [(path, a, b)]
 
 
 def requests(result, polled=False):
@@ -116,7 +128,8 @@ def test_both_paths_same_results_and_requests(kubesim_factory, tmp_path):
     module = run_lifecycle(kubesim_factory, tmp_path, 'module', MODULE_PATH)
     assert sorted(controller.results) == sorted(module.results)
     for name in module.results:
-        assert normalize(controller[name]) == normalize(module[name]), name
+        assert normalize(controller[name]) == normalize(module[name]), (name, differences(
+            normalize(controller[name]), normalize(module[name])))
         polled = name == 'rc update'
         assert requests(controller[name], polled) == requests(module[name], polled), name
     # The lifecycle did what it says (so the comparison compared something).
