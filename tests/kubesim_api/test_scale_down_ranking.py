@@ -158,3 +158,40 @@ def test_scale_down_ranks_ready_times_by_log2_buckets_then_uid(kubesim, http):
         return
     pytest.fail(f'no conclusive scale-down in {ATTEMPTS} tries: the UIDs never set the ready-time '
                 'buckets against "most recently ready first", or every scale-down was too slow')
+
+
+# ---- the comparator itself, on hand-made pods -------------------------------------------------
+def ranked_pod(uid, ready_at=None, created_at='2030-01-01T00:00:00Z', restarts=0):
+    conditions = [{'type': 'Ready', 'status': 'True'}]
+    if ready_at:
+        conditions[0]['lastTransitionTime'] = ready_at
+    return {'metadata': {'name': f'pod-{uid}', 'uid': uid, 'creationTimestamp': created_at},
+            'spec': {'nodeName': 'node-1'},
+            'status': {'phase': 'Running', 'conditions': conditions,
+                       'containerStatuses': [{'name': 'app', 'restartCount': restarts}]}}
+
+
+NOW = int(datetime.datetime(2030, 1, 1, 0, 1, 0, tzinfo=datetime.timezone.utc).timestamp()) * SECOND
+
+
+@pytest.mark.parametrize('a, b, a_first', [
+    # Ready 20 s and 30 s ago share bucket 34: the smaller UID goes first, restarts do not count.
+    (ranked_pod('b', '2030-01-01T00:00:40Z', restarts=5), ranked_pod('a', '2030-01-01T00:00:30Z'), False),
+    (ranked_pod('a', '2030-01-01T00:00:40Z'), ranked_pod('b', '2030-01-01T00:00:30Z', restarts=5), True),
+    # 10 s (bucket 33) against 20 s (bucket 34): the more recently ready goes first, whatever the UIDs.
+    (ranked_pod('z', '2030-01-01T00:00:50Z'), ranked_pod('a', '2030-01-01T00:00:40Z'), True),
+    # The same ready time: restarts decide.
+    (ranked_pod('z', '2030-01-01T00:00:40Z', restarts=1), ranked_pod('a', '2030-01-01T00:00:40Z'), True),
+    # No transition time is a zero time: it goes first.
+    (ranked_pod('z'), ranked_pod('a', '2030-01-01T00:00:59Z'), True),
+    # Creation times: 60 s (bucket 35) against 10 s (bucket 33); 40 s and 35 s (bucket 35): the UID.
+    (ranked_pod('a', created_at='2030-01-01T00:00:00Z'), ranked_pod('z', created_at='2030-01-01T00:00:50Z'),
+     False),
+    (ranked_pod('a', created_at='2030-01-01T00:00:20Z'), ranked_pod('z', created_at='2030-01-01T00:00:25Z'),
+     True),
+])
+def test_less_useful_compares_times_by_log2_buckets_then_uid(a, b, a_first):
+    from tests.kubesim.controllers.replicaset import less_useful
+
+    assert less_useful(a, b, {}, NOW) is a_first
+    assert less_useful(b, a, {}, NOW) is not a_first
