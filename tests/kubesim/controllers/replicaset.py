@@ -1,19 +1,23 @@
 """ReplicaSet and ReplicationController controllers (pkg/controller/replicaset in Kubernetes).
 
 Both keep `spec.replicas` pods matching the selector: create missing ones from the template
-(named `<owner>-<5 random chars>`), delete surplus ones (least useful first: unscheduled, pending,
-not ready, lowest `pod-deletion-cost`, most doubled up on a node, ready the shortest time, most
-restarted, newest), adopt matching orphans and release pods that no
-longer match. The RC is the same controller with a plain-map selector in the core API group.
+(named `<owner>-<5 random chars>`), delete surplus ones (least useful first, as
+`controller.ActivePodsWithRanks` with `LogarithmicScaleDown`: see `less_useful`), adopt matching
+orphans and release pods that no longer match. The RC is the same controller with a plain-map
+selector in the core API group.
 """
 
+import datetime
+import functools
+import math
 import re
+import time
 
 from ..errors import ApiError
 from ..selectors import matches_labels, selector_from_label_selector_object
 from ..store import now_rfc3339
-from .common import (claim, controller_of, create_with_random_name, creation_key, is_deleting,
-                     is_pod_active, is_pod_ready, labels_of, name_of, ns_of, omit_zero, pod_from_template,
+from .common import (claim, controller_of, create_with_random_name, is_deleting, is_pod_active,
+                     is_pod_ready, labels_of, name_of, ns_of, omit_zero, pod_condition, pod_from_template,
                      pod_phase, template_labels_match, uid_of)
 from .events import WARNING
 
@@ -68,8 +72,7 @@ class ReplicaSetController:
                                            self.component)
                     return pods, ('FailedCreate', err.message)
         elif diff > 0:
-            on_node = self.pods_per_node(owner)
-            doomed = sorted(pods, key=lambda pod: self.deletion_rank(pod, on_node))[:diff]
+            doomed = sorted(pods, key=self.ranking(self.pods_per_node(owner)))[:diff]
             for pod in doomed:
                 try:
                     self.store.delete('/pods', ns_of(pod), name_of(pod))
@@ -80,19 +83,29 @@ class ReplicaSetController:
             pods = [p for p in pods if name_of(p) not in gone]
         return pods, None
 
+    def ranking(self, on_node=None, now=None):
+        """A sort key putting the pods to delete first, for one sort: `less_useful` with ``now``
+        (wall-clock nanoseconds, taken once here by default, as the controller does per sort) and
+        ``on_node`` (`pods_per_node`). Where Kubernetes sees a tie (its order is then arbitrary),
+        the pod kubesim saw created last goes first, then the smaller name."""
+        now = time.time_ns() if now is None else now
+        on_node = on_node or {}
+
+        def compare(a, b):
+            if less_useful(a, b, on_node, now):
+                return -1
+            if less_useful(b, a, on_node, now):
+                return 1
+            created_a, created_b = self.mgr.pods.created_at(a) or 0.0, self.mgr.pods.created_at(b) or 0.0
+            if created_a != created_b:
+                return -1 if created_a > created_b else 1
+            return (name_of(a) > name_of(b)) - (name_of(a) < name_of(b))
+        return functools.cmp_to_key(compare)
+
     def deletion_rank(self, pod, on_node=None):
-        """Smaller ranks are deleted first (controller.ActivePodsWithRanks): unassigned, pending
-        before unknown before running, not ready, lower `pod-deletion-cost`, more of the related
-        pods on its node, ready the shortest time, more container restarts, newest."""
-        node = (pod.get('spec') or {}).get('nodeName') or ''
-        ready = is_pod_ready(pod)
-        since = self.mgr.pods.ready_since(pod) if ready else 0.0
-        created = self.mgr.pods.created_at(pod) or 0.0
-        ts, name = creation_key(pod)
-        regular, sidecar = _max_restarts(pod)
-        return (bool(node), _PHASE_RANK.get(pod_phase(pod), 0), ready, deletion_cost(pod),
-                -(on_node or {}).get(node, 0), -(since or 0.0), -regular, -sidecar, -created,
-                _neg(ts), name)
+        """The sort key of one pod (``sorted(pods, key=controller.deletion_rank)``): `ranking` with
+        ``now`` taken at this call. Sorting with `ranking` takes it once for all the pods."""
+        return self.ranking(on_node)(pod)
 
     def pods_per_node(self, owner):
         """Active pods per node among the pods related to ``owner``: those the selectors of all
@@ -165,9 +178,84 @@ def _max_restarts(pod):
     return regular, sidecar
 
 
-def _neg(text):
-    """Invert a string's order for sorting (newer creation timestamps first)."""
-    return tuple(-ord(c) for c in text)
+def less_useful(a, b, on_node, now):
+    """Whether pod ``a`` goes before pod ``b`` when pods are deleted (`ActivePodsWithRanks.Less`
+    with `LogarithmicScaleDown`): unassigned before assigned; Pending before Unknown before
+    Running; not ready before ready; lower `pod-deletion-cost` first; more of the related pods on
+    its node (``on_node``: node name -> count) first; then, both ready since different times, the
+    more recently ready first, by log2 buckets of the time since (`_newer_by_log_bucket`); more
+    container restarts (regular, then sidecar) first; the newer creationTimestamp first, again by
+    log2 buckets. ``now`` is in wall-clock nanoseconds. Equal pods: False both ways."""
+    spec_a, spec_b = a.get('spec') or {}, b.get('spec') or {}
+    node_a, node_b = spec_a.get('nodeName') or '', spec_b.get('nodeName') or ''
+    if bool(node_a) != bool(node_b):
+        return not node_a
+    phase_a, phase_b = _PHASE_RANK.get(pod_phase(a), 0), _PHASE_RANK.get(pod_phase(b), 0)
+    if phase_a != phase_b:
+        return phase_a < phase_b
+    ready_a, ready_b = is_pod_ready(a), is_pod_ready(b)
+    if ready_a != ready_b:
+        return not ready_a
+    cost_a, cost_b = deletion_cost(a), deletion_cost(b)
+    if cost_a != cost_b:
+        return cost_a < cost_b
+    rank_a, rank_b = on_node.get(node_a, 0), on_node.get(node_b, 0)
+    if rank_a != rank_b:
+        return rank_a > rank_b
+    if ready_a and ready_b:
+        since_a, since_b = _ready_time(a), _ready_time(b)
+        if since_a != since_b:
+            return _newer_by_log_bucket(since_a, since_b, uid_of(a), uid_of(b), now)
+    restarts_a, restarts_b = _max_restarts(a), _max_restarts(b)
+    if restarts_a != restarts_b:
+        return restarts_a > restarts_b
+    created_a = _time(a['metadata'].get('creationTimestamp'))
+    created_b = _time(b['metadata'].get('creationTimestamp'))
+    if created_a != created_b:
+        return _newer_by_log_bucket(created_a, created_b, uid_of(a), uid_of(b), now)
+    return False
+
+
+def _newer_by_log_bucket(t1, t2, uid1, uid2, now):
+    """Times (nanoseconds, None for a zero time) compared by the base-2 log of their age at
+    ``now``: the younger bucket first, the smaller UID within a bucket. A zero time goes first
+    (afterOrZero), else the later time."""
+    if t1 is None or t2 is None:
+        return t1 is None
+    if not now:
+        return t1 > t2
+    diff = _log2_age(t1, now) - _log2_age(t2, now)
+    if diff == 0:
+        return uid1 < uid2
+    return diff < 0
+
+
+def _log2_age(t, now):
+    age = now - t
+    return int(math.log2(float(age))) if age > 0 else -1
+
+
+def _ready_time(pod):
+    """The Ready=True condition's lastTransitionTime in nanoseconds, None when absent."""
+    cond = pod_condition(pod, 'Ready')
+    if cond is None or cond.get('status') != 'True':
+        return None
+    return _time(cond.get('lastTransitionTime'))
+
+
+def _time(text):
+    """An API timestamp (RFC 3339) in nanoseconds since the epoch; None for a zero (absent,
+    unreadable) time."""
+    if not text or not isinstance(text, str):
+        return None
+    try:
+        parsed = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=datetime.timezone.utc)
+    delta = parsed - datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    return (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
 
 
 class ReplicationControllerController(ReplicaSetController):
