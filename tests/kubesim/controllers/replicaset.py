@@ -102,11 +102,6 @@ class ReplicaSetController:
             return (name_of(a) > name_of(b)) - (name_of(a) < name_of(b))
         return functools.cmp_to_key(compare)
 
-    def deletion_rank(self, pod, on_node=None):
-        """The sort key of one pod (``sorted(pods, key=controller.deletion_rank)``): `ranking` with
-        ``now`` taken at this call. Sorting with `ranking` takes it once for all the pods."""
-        return self.ranking(on_node)(pod)
-
     def pods_per_node(self, owner):
         """Active pods per node among the pods related to ``owner``: those the selectors of all
         the objects sharing its controller match (none when it has no controller)."""

@@ -162,7 +162,7 @@ def test_scale_down_deletes_the_lowest_pod_deletion_cost_first():
         await h.wait_for(lambda: ready_count(h, RC, 'frontend') == 3, '3 ready pods')
         controller = next(c for c in h.mgr.controllers if c.resource == RC)
         # The pod the other rules would delete first gets the highest cost: it must survive.
-        order = [p['metadata']['name'] for p in sorted(h.list('/pods'), key=controller.deletion_rank)]
+        order = [p['metadata']['name'] for p in sorted(h.list('/pods'), key=controller.ranking())]
         for cost, name in zip(('100', '-7', '3'), order):
             def annotate(obj, cost=cost):
                 obj['metadata'].setdefault('annotations', {})[COST] = cost
@@ -223,12 +223,12 @@ def test_ranking_prefers_pods_doubled_up_with_their_siblings_pods(controlled):
 
     on_node = controller.pods_per_node(old)
     assert on_node == ({'node-1': 3, 'node-2': 1} if controlled else {})
-    first = sorted(pods[:2], key=lambda p: controller.deletion_rank(p, on_node))[0]
+    first = sorted(pods[:2], key=controller.ranking(on_node))[0]
     # Co-location counts only among the pods of objects sharing a controller; the name breaks ties.
     assert first['metadata']['name'] == ('web-a-zzz' if controlled else 'web-a-aaa')
     # A lower deletion cost outranks co-location.
     pods[1]['metadata']['annotations'] = {COST: '-1'}
-    first = sorted(pods[:2], key=lambda p: controller.deletion_rank(p, on_node))[0]
+    first = sorted(pods[:2], key=controller.ranking(on_node))[0]
     assert first['metadata']['name'] == 'web-a-aaa'
 
 
