@@ -48,7 +48,9 @@ def test_one_pod_per_node(kube):
 
 
 def test_set_image_history_and_undo(kube):
-    kube.apply(workload('DaemonSet', 'agent', 'fluentd:1.0'))
+    # Each new pod counts as available 5 s after it is ready (0.5 s on kubesim's faster clock), so a
+    # rollout lasts long enough for kubectl to start watching it, whatever the machine's load.
+    kube.apply(workload('DaemonSet', 'agent', 'fluentd:1.0', minReadySeconds=5))
     kube.status('ds/agent')
     for image in ('fluentd:1.1', 'fluentd:1.2'):
         kube('set', 'image', 'ds/agent', f'app={image}')
