@@ -181,7 +181,7 @@ class ApiClient:
         target = self._url(path, query)
         data = None
         if body is not None:
-            data = json.dumps(body, separators=(',', ':')).encode('utf-8')
+            data = encode_body(body)
             content_type = content_type or 'application/json'
         refreshed = False
         attempt = 0
@@ -431,9 +431,29 @@ class ApiClient:
         return kind, obj
 
 
+# What Go's encoding/json escapes beyond JSON's minimum (it writes other non-ASCII text as is).
+_GO_ESCAPES = (('<', '\\u003c'), ('>', '\\u003e'), ('&', '\\u0026'),
+               ('\u2028', '\\u2028'), ('\u2029', '\\u2029'))
+
+
+def encode_body(body):
+    """``body`` as JSON bytes spelled as the API server spells the objects it stores (Go's
+    encoding/json). The server's JSON patch compares a `test` operation's string values byte for
+    byte with the stored object as it encodes it, so an annotation holding ``&`` (``\\u0026`` there)
+    or non-ASCII text would otherwise fail the test whatever happened to the object."""
+    text = json.dumps(body, separators=(',', ':'), ensure_ascii=False)
+    for char, escape in _GO_ESCAPES:
+        text = text.replace(char, escape)
+    try:
+        return text.encode('utf-8')
+    except UnicodeEncodeError:  # a lone surrogate: only an escape can carry it
+        return json.dumps(body, separators=(',', ':')).encode('ascii')
+
+
 def retry_on_conflict(attempt, attempts=WRITE_ATTEMPTS, exhausted=None):
     """Run ``attempt(conflicted)`` (read, decide, write) again after each conflict (409, or a failed
-    resourceVersion test), at most ``attempts`` times in all; the attempt reads afresh each time.
+    JSON-patch `test`: ``ApiError.is_conflict``), at most ``attempts`` times in all; the attempt
+    reads afresh each time.
 
     ``conflicted`` tells the attempt that an earlier write may have landed (its answer lost, or a
     concurrent writer got there first). When the last attempt conflicts too, ``exhausted()`` is

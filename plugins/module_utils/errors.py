@@ -15,6 +15,10 @@ import re
 
 MIN_SECRET_LENGTH = 4
 
+# The message of apimachinery's NewGenericServerResponse for 422, which the patch handler uses for a
+# JSON patch that does not apply.
+PATCH_NOT_APPLIED = 'the server rejected our request due to an error in our request'
+
 
 class KubeError(Exception):
     """Anything that stops a request; ``message`` is safe to show (no secrets)."""
@@ -50,13 +54,23 @@ class ApiError(KubeError):
 
     @property
     def is_conflict(self):
-        """A failed optimistic-concurrency guard: 409 Conflict, or 422 Invalid answering a JSON patch
-        with a `test` operation. The API server reports a failed `test` as a bare 422 Invalid (no
-        causes, no "test" in the message), so only the sender knows what the 422 means; any other
-        way the patch no longer applies also says the object changed since it was read."""
+        """A failed optimistic-concurrency guard: 409 Conflict, or the API server's answer to a JSON
+        patch whose `test` operation failed. The patch handler reports any JSON patch that does not
+        apply (a failed `test`, a path no longer there) as a bare 422 Invalid: the generic message
+        and no causes, unlike a validation error (``<kind> "<name>" is invalid: ...`` with causes).
+        Only the sender knows the patch carried a `test`; for a patch built from what was read,
+        either way it no longer applies means the object changed since."""
         if self.status == 409:
             return True
-        return self.status == 422 and self.patch_had_test
+        return self.status == 422 and self.patch_had_test and self.patch_not_applied
+
+    @property
+    def patch_not_applied(self):
+        """The patch handler's answer to a JSON patch that does not apply (422, generic message,
+        no causes)."""
+        details = self.body.get('details') if isinstance(self.body, dict) else None
+        causes = details.get('causes') if isinstance(details, dict) else None
+        return self.status == 422 and self.message == PATCH_NOT_APPLIED and not causes
 
 
 def secret_forms(value):

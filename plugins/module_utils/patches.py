@@ -17,6 +17,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import (
     ANNOTATIONS_TO_SKIP,
     CHANGE_CAUSE_ANNOTATION,
     POD_TEMPLATE_HASH_LABEL,
+    controller_revision_template,
     strip_hash,
 )
 
@@ -158,41 +159,109 @@ def deployment_undo_annotations(deployment_annotations, replica_set_annotations)
     return out
 
 
-def deployment_undo_patch(deployment, replica_set):
-    """JSON patch restoring a ReplicaSet's template and annotations onto its Deployment.
+def json_pointer(*tokens):
+    """The RFC 6901 pointer to ``tokens`` (``~`` and ``/`` inside a token escaped as ``~0``, ``~1``)."""
+    return ''.join('/' + str(t).replace('~', '~0').replace('/', '~1') for t in tokens)
 
-    A leading ``test`` of ``metadata.resourceVersion`` makes it atomic: if the Deployment changed
-    since it was read, the server rejects the patch instead of overwriting that change.
+
+def _test(path, value):
+    return {'op': 'test', 'path': path, 'value': value}
+
+
+def spec_guard(metadata):
+    """The `test` that fails once the spec changed since ``metadata`` was read: ``generation``, which
+    every spec write bumps and status or metadata writes never do, so a controller writing status
+    mid-rollout does not trip it. (``resourceVersion``, which every write bumps, for an object
+    without a generation.)"""
+    if metadata.get('generation') is not None:
+        return _test('/metadata/generation', metadata['generation'])
+    return _test('/metadata/resourceVersion', metadata.get('resourceVersion'))
+
+
+def annotations_guard(metadata):
+    """The `test` that fails once the annotations changed since ``metadata`` was read: the whole map
+    as read. A JSON patch cannot test that something is absent, so without annotations it is the
+    ``resourceVersion`` (then any write since the read trips it)."""
+    if metadata.get('annotations'):
+        return _test('/metadata/annotations', metadata['annotations'])
+    return _test('/metadata/resourceVersion', metadata.get('resourceVersion'))
+
+
+def _guarded(tests, changes):
+    """``tests`` (each once) then ``changes``: the server applies all of it or nothing."""
+    out = []
+    for op in tests:
+        if op not in out:
+            out.append(op)
+    return out + changes
+
+
+def deployment_undo_patch(deployment, replica_set):
+    """JSON patch restoring a ReplicaSet's template and annotations onto its Deployment (kubectl's
+    two ``replace`` operations), guarded by what the decision was made from: the spec (generation)
+    and, since the annotations are replaced whole, the annotations as read. If either changed
+    since the read, the server rejects the patch instead of overwriting that change; a status
+    write in between does not.
     """
     meta = deployment.get('metadata') or {}
     template = strip_hash((replica_set.get('spec') or {}).get('template'))
     annotations = deployment_undo_annotations(meta.get('annotations'),
                                               (replica_set.get('metadata') or {}).get('annotations'))
-    return [
-        {'op': 'test', 'path': '/metadata/resourceVersion', 'value': meta.get('resourceVersion')},
+    return _guarded([spec_guard(meta), annotations_guard(meta)], [
         {'op': 'replace', 'path': '/spec/template', 'value': template},
         # "replace" needs the member to exist; "add" sets it either way.
-        {'op': 'replace' if 'annotations' in meta else 'add', 'path': '/metadata/annotations',
+        {'op': 'replace' if meta.get('annotations') else 'add', 'path': '/metadata/annotations',
          'value': annotations},
-    ]
+    ])
 
 
-def controller_revision_undo_patch(controller_revision, workload_annotations=None):
-    """Strategic merge patch restoring a StatefulSet's / DaemonSet's template (the revision's data)
-    and its ``kubernetes.io/change-cause``.
+def controller_revision_undo_annotations(workload_annotations, controller_revision):
+    """The StatefulSet's / DaemonSet's annotations after an undo to ``controller_revision``: its
+    ``kubernetes.io/change-cause`` set to the revision's, or removed when the revision has none.
 
     The controller copies the workload's annotations into each ControllerRevision it creates, so the
     revision's change-cause is the one the workload had when that template was rolled out; it is put
-    back (or removed when the revision has none), as a Deployment undo puts back the ReplicaSet's.
-    Other annotations are left alone: the copy is a snapshot of the workload's annotations at that
-    time, not annotations that belong to the template.
+    back, as a Deployment undo puts back the ReplicaSet's. Other annotations are left alone: the
+    copy is a snapshot of the workload's annotations at that time, not annotations that belong to
+    the template.
     """
-    body = copy.deepcopy(controller_revision.get('data') or {})
+    out = dict(workload_annotations or {})
     revision_annotations = (controller_revision.get('metadata') or {}).get('annotations') or {}
     wanted = revision_annotations.get(CHANGE_CAUSE_ANNOTATION)
-    if (workload_annotations or {}).get(CHANGE_CAUSE_ANNOTATION) != wanted:
-        body['metadata'] = {'annotations': {CHANGE_CAUSE_ANNOTATION: wanted}}
-    return body
+    if wanted is None:
+        out.pop(CHANGE_CAUSE_ANNOTATION, None)
+    else:
+        out[CHANGE_CAUSE_ANNOTATION] = wanted
+    return out
+
+
+def controller_revision_undo_patch(workload, controller_revision):
+    """JSON patch restoring a StatefulSet's / DaemonSet's template from a ControllerRevision (the
+    template in its ``.data``, which the controller applies as a strategic merge patch replacing the
+    whole template) and its change-cause (``controller_revision_undo_annotations``).
+
+    Guarded by the spec (generation) and, when the change-cause changes, by that annotation as read
+    (the whole map when the key was absent: JSON patch cannot test an absence). A status write
+    between the read and this patch does not trip it.
+    """
+    meta = workload.get('metadata') or {}
+    annotations = meta.get('annotations') or {}
+    tests = [spec_guard(meta)]
+    changes = [{'op': 'replace', 'path': '/spec/template',
+                'value': controller_revision_template(controller_revision)}]
+    have = annotations.get(CHANGE_CAUSE_ANNOTATION)
+    after = controller_revision_undo_annotations(annotations, controller_revision)
+    wanted = after.get(CHANGE_CAUSE_ANNOTATION)
+    pointer = json_pointer('metadata', 'annotations', CHANGE_CAUSE_ANNOTATION)
+    if have is not None and have != wanted:
+        tests.append(_test(pointer, have))
+        changes.append({'op': 'remove', 'path': pointer} if wanted is None
+                       else {'op': 'replace', 'path': pointer, 'value': wanted})
+    elif have is None and wanted is not None:
+        tests.append(annotations_guard(meta))
+        changes.append({'op': 'add', 'path': pointer, 'value': wanted} if annotations
+                       else {'op': 'add', 'path': '/metadata/annotations', 'value': after})
+    return _guarded(tests, changes)
 
 
 def annotated(annotations, patch):
@@ -210,5 +279,6 @@ __all__ = [
     'STRATEGIC_MERGE', 'JSON_PATCH', 'MERGE_PATCH', 'RESTARTED_AT_ANNOTATION', 'POD_TEMPLATE_HASH_LABEL',
     'UnknownContainer', 'rfc3339_now', 'pause_patch', 'restart_patch', 'restarted_template',
     'resolve_images', 'image_patch', 'imaged_template', 'update_partition', 'partition_patch',
-    'deployment_undo_annotations', 'deployment_undo_patch', 'controller_revision_undo_patch', 'annotated',
+    'deployment_undo_annotations', 'deployment_undo_patch', 'json_pointer', 'spec_guard', 'annotations_guard',
+    'controller_revision_undo_annotations', 'controller_revision_undo_patch', 'annotated',
 ]

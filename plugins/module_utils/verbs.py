@@ -82,8 +82,8 @@ def _write(client, workload, content_type, body, check_mode, local_after, warnin
     validation and defaulting decide the answer. Credentials that may only read get a 403 for the
     dry run: then ``local_after()`` stands in, with a warning."""
     if not check_mode:
-        # Every patch sent here is guarded by a resourceVersion or sets absolute values: a repeat
-        # changes nothing, so it may be retried.
+        # Every patch sent here is guarded (a resourceVersion or a JSON patch `test`) or sets
+        # absolute values: a repeat changes nothing, so it may be retried.
         return client.patch(workload.path, body, content_type, retry=True)
     try:
         return client.patch(workload.path, body, content_type, dry_run=True, retry=True)
@@ -365,17 +365,12 @@ def _undo_target(workload, revs, to_revision):
 
 
 def _undo_body(workload, target):
-    """The undo patch for ``target`` (with the resourceVersion guard) and the object it leaves, as far
-    as an undo changes it (for check mode without write permission, and history's comparison)."""
+    """The undo patch for ``target`` (guarded by the generation and what it replaces beyond the spec)
+    and the object it leaves, as far as an undo changes it (for check mode without write permission,
+    and history's comparison)."""
     content_type, body = workload.undo_patch(target)
-    if content_type == patches.JSON_PATCH:
-        annotations = next(op['value'] for op in body if op['path'] == '/metadata/annotations')
-    else:
-        annotations = patches.annotated(workload.annotations, body)
-        # Strategic merge patches get the same guard through metadata.resourceVersion.
-        guard = dict(body.get('metadata') or {}, resourceVersion=workload.resource_version)
-        body = dict(body, metadata=guard)
-    local = {'metadata': {'annotations': annotations}, 'spec': {'template': target.template}}
+    local = {'metadata': {'annotations': workload.undo_annotations(target)},
+             'spec': {'template': target.template}}
     return content_type, body, local
 
 
@@ -388,8 +383,10 @@ def _undone_view(workload, target):
 def undo(client, workload, to_revision=0, check_mode=False, replace_stuck_pods=False, timeout=300):
     """Roll back to ``to_revision`` (0: kubectl's previous, the second highest revision).
 
-    The write is guarded by the workload's resourceVersion; if the workload changed between read
-    and write, the whole decision is made again from a fresh read (bounded).
+    The write is guarded by what the decision was made from: the workload's generation (any spec
+    write bumps it; the controllers' status writes do not) and the annotations the undo replaces. If
+    either changed between read and write, the whole decision is made again from a fresh read
+    (bounded); a status write in between changes nothing.
 
     ``replace_stuck_pods`` (StatefulSets): then delete, one at a time, the pods stuck on another
     revision, which the controller would otherwise wait for forever (``forced_rollback.replace_stuck``).

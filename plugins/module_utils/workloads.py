@@ -250,6 +250,12 @@ class Workload:
         return Refused('no last revision to roll back to')
 
     def undo_patch(self, revision):
+        """(content type, body) of the undo to ``revision``; see ``undo_annotations``."""
+        raise NotSupported('no rollbacker has been implemented for %s' % self.kind)
+
+    def undo_annotations(self, revision):
+        """The workload's annotations after ``undo_patch(revision)`` (for check mode and diffs
+        without a write)."""
         raise NotSupported('no rollbacker has been implemented for %s' % self.kind)
 
     def image_patch(self, images, change_cause=None, partition=None):
@@ -295,8 +301,12 @@ class Deployment(Workload):
                           "resume' (rollout_pause with state=resumed) and try again")
 
     def undo_patch(self, revision):
-        """JSON patch: the ReplicaSet's template and annotations, guarded by resourceVersion."""
+        """JSON patch: the ReplicaSet's template and annotations, guarded by the generation and the
+        annotations as read."""
         return patches.JSON_PATCH, patches.deployment_undo_patch(self.obj, revision.source)
+
+    def undo_annotations(self, revision):
+        return patches.deployment_undo_annotations(self.annotations, revision.annotations)
 
     def rollout_status(self, obj=None):
         return _status().deployment_status(obj or self.obj)
@@ -309,10 +319,13 @@ class _ControllerRevisionWorkload(Workload):
         return revisions.controller_revisions(history_items, self.uid)
 
     def undo_patch(self, revision):
-        """Strategic merge patch: the ControllerRevision's data (the whole template, $patch: replace),
-        and the revision's change-cause (the controller copied the workload's annotations into it)."""
-        body = patches.controller_revision_undo_patch(revision.source, self.annotations)
-        return patches.STRATEGIC_MERGE, body
+        """JSON patch: the ControllerRevision's template (replacing the whole template, as its data
+        does) and the revision's change-cause (the controller copied the workload's annotations into
+        it), guarded by the generation and the change-cause as read."""
+        return patches.JSON_PATCH, patches.controller_revision_undo_patch(self.obj, revision.source)
+
+    def undo_annotations(self, revision):
+        return patches.controller_revision_undo_annotations(self.annotations, revision.source)
 
 
 class StatefulSet(_ControllerRevisionWorkload):

@@ -17,14 +17,20 @@ description:
   - Deployment - a JSON patch replacing C(spec.template) with the ReplicaSet's template (without
     C(pod-template-hash)) and C(metadata.annotations) with the ReplicaSet's annotations (keeping the
     Deployment's own C(deployment.kubernetes.io/*), C(last-applied-configuration) and rollback
-    annotations), guarded by a C(test) of C(metadata.resourceVersion) so that a concurrent change is
-    never overwritten (the undo is then decided again from a fresh read, up to 5 times).
-  - StatefulSet, DaemonSet - a strategic merge patch with the ControllerRevision's data and its
-    C(kubernetes.io/change-cause) (the controller copied the workload's annotations into the revision
-    when it created it; an undo puts the change-cause back, or removes it when the revision has none,
-    as a Deployment undo does from the ReplicaSet), guarded by C(metadata.resourceVersion) the same
-    way. Other annotations are left as they are - the revision's copy is a snapshot of the workload's
-    annotations at that time, not part of the template.
+    annotations).
+  - StatefulSet, DaemonSet - a JSON patch replacing C(spec.template) with the ControllerRevision's
+    template (the object ends as the strategic merge of the revision's data leaves it) and setting
+    its C(kubernetes.io/change-cause) (the controller copied the workload's annotations into the
+    revision when it created it; an undo puts the change-cause back, or removes it when the revision
+    has none, as a Deployment undo does from the ReplicaSet). Other annotations are left as they
+    are - the revision's copy is a snapshot of the workload's annotations at that time, not part of
+    the template.
+  - Every kind's patch is guarded by what the undo was decided from - C(test) operations on
+    C(metadata.generation) (which any change of the spec bumps) and on the annotations it replaces
+    (a Deployment's whole map, a StatefulSet's or DaemonSet's change-cause; the
+    C(metadata.resourceVersion) when there were none to test) - so a concurrent change of those is
+    never overwritten (the undo is then decided again from a fresh read, up to 5 times), while the
+    controllers' status writes during a rollout do not make it start over.
   - If the current template already equals the target revision's, nothing is changed and the
     message is kubectl's C(skipped rollback (current template already matches revision N)).
   - A paused Deployment is refused, as kubectl does. With I(wait=true), a StatefulSet or DaemonSet

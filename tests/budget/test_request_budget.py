@@ -119,9 +119,10 @@ def measured(tmp_path_factory):
         for op in OPS:
             args = dict(op.args, namespace=fx.NAMESPACE, kubeconfig=sim.kubeconfig)
             if op.module == 'rollout_undo' and not op.check_mode:
-                # An undo is measured on a workload at rest: while the previous task's rollout runs,
-                # the controller's status writes make the resourceVersion-guarded write retry (a
-                # conflict handled as designed; tests/integration/test_conflicts.py covers it).
+                # An undo is measured on a workload at rest. Status writes no longer make it retry
+                # (its guard is the generation), but right after the previous task's template change
+                # the Deployment controller writes the revision annotation the undo's guard covers:
+                # a conflict handled as designed (tests/integration/test_conflicts.py covers both).
                 target = {k: v for k, v in args.items() if k in ('kind', 'name', 'label_selectors',
                                                                  'namespace', 'kubeconfig')}
                 tasks.append(task(f'settle before {op.label}', {

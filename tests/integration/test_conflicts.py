@@ -1,7 +1,8 @@
 """A real concurrent writer between the modules' read and their guarded write: the API server's
 answer (a bare 422 Invalid for a failed JSON-patch `test`, exactly as kubesim now gives it) is taken
 as a conflict, the object is read again and the decision made again; the other writer's change
-survives.
+survives. A write the decision did not depend on (an undo's: a status write, a label) is no
+conflict at all: the one guarded write lands.
 
 The writer is real ``kubectl`` run against kubesim at the precise moment: a small reverse proxy
 between the module and kubesim holds the module's guarded PATCH, runs kubectl, then lets the PATCH
@@ -9,6 +10,7 @@ through.
 """
 
 import http.client
+import json
 import subprocess
 import sys
 import threading
@@ -38,6 +40,7 @@ class Interposer:
         self.before_write = before_write
         self.fired = threading.Event()
         self.answers = []  # (method, path, status) of every forwarded request
+        self.patch_bodies = []  # the decoded body of every forwarded PATCH, in order
         self._lock = threading.Lock()
         interposer = self
 
@@ -69,6 +72,9 @@ class Interposer:
                 if not self.fired.is_set():
                     self.before_write()
                     self.fired.set()
+        if handler.command == 'PATCH':
+            with self._lock:
+                self.patch_bodies.append(json.loads(body))
         upstream = http.client.HTTPConnection(self.upstream.hostname, self.upstream.port, timeout=60)
         headers = {k: v for k, v in handler.headers.items() if k.lower() not in ('host', 'connection')}
         upstream.request(handler.command, handler.path, body=body or None, headers=headers)
@@ -104,30 +110,112 @@ def kubectl(sim, *args):
                    capture_output=True, text=True, timeout=60)
 
 
-def test_undo_meets_a_concurrent_label_and_decides_again(kubesim_factory, play, tmp_path):
+def _two_revisions(kube, kind, name):
+    kube.create(workload(kind, name, image='nginx:1.25'))
+    kube.rolled_out(kind, name)
+    kube.patch(kind, name, {'spec': {'template': {'spec': {'containers': [
+        {'name': 'app', 'image': 'nginx:1.26'}]}}}})
+    kube.rolled_out(kind, name)
+
+
+def _module_requests(proxy, plural, name):
+    """(method, status) of the module's requests on the workload and its revisions, in order."""
+    out = []
+    for method, path, status in proxy.answers:
+        if path.endswith('/%s/%s' % (plural, name)):
+            out.append((method, status))
+        elif path.endswith('/replicasets') or path.endswith('/controllerrevisions'):
+            out.append(('LIST', status))
+    return out
+
+
+@pytest.mark.parametrize('kind, plural', [('Deployment', 'deployments'), ('StatefulSet', 'statefulsets')])
+def test_undo_is_not_retried_for_a_status_write_between_read_and_write(kubesim_factory, play, tmp_path,
+                                                                       kind, plural):
+    """A controller writes status all through a rollout; an undo issued then must not pay for it."""
     sim = kubesim_factory()
     kube = Kube(sim.kubeconfig)
-    kube.create(workload('Deployment', 'web', image='nginx:1.25'))
-    kube.rolled_out('Deployment', 'web')
-    kube.patch('Deployment', 'web', {'spec': {'template': {'spec': {'containers': [
-        {'name': 'app', 'image': 'nginx:1.26'}]}}}})
-    kube.rolled_out('Deployment', 'web')
+    _two_revisions(kube, kind, 'web')
+    seen = {}
 
-    def other_writer():
-        kubectl(sim, 'label', 'deployment', 'web', 'other-team=touched')
+    def status_writer():
+        before = kube.get(kind, 'web')['metadata']
+        kubectl(sim, 'patch', kind.lower(), 'web', '--subresource=status', '--type=merge', '-p',
+                json.dumps({'status': {'conditions': [{'type': 'Probed', 'status': 'True'}]}}))
+        kubectl(sim, 'label', kind.lower(), 'web', 'other-team=touched')
+        after = kube.get(kind, 'web')['metadata']
+        seen.update(before=before, after=after)
 
-    with Interposer(sim.url, '/deployments/web', other_writer) as proxy:
+    with Interposer(sim.url, '/%s/web' % plural, status_writer) as proxy:
+        kubeconfig = write_kubeconfig(tmp_path / 'via-proxy', proxy.url)
+        result = play(kubeconfig, [task('undo', 'rollout_undo', kind=kind, name='web')])
+        r = result.ok('undo')
+    assert proxy.fired.is_set()
+    # the writes really came between the module's read and its write: the resourceVersion moved, the
+    # generation (what the undo was decided from) did not
+    assert seen['after']['resourceVersion'] != seen['before']['resourceVersion']
+    assert seen['after']['generation'] == seen['before']['generation']
+    assert _module_requests(proxy, plural, 'web') == [('GET', 200), ('LIST', 200), ('PATCH', 200)], \
+        proxy.answers
+    assert r['changed']
+    live = kube.get(kind, 'web')
+    assert live['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.25'
+    assert live['metadata']['labels']['other-team'] == 'touched'  # the other write survived
+
+
+def test_undo_meets_a_concurrent_spec_write_and_decides_again(kubesim_factory, play, tmp_path):
+    sim = kubesim_factory()
+    kube = Kube(sim.kubeconfig)
+    _two_revisions(kube, 'StatefulSet', 'web')
+    generations = []
+
+    def spec_writer():
+        kubectl(sim, 'scale', 'statefulset', 'web', '--replicas=3')
+        generations.append(kube.get('StatefulSet', 'web')['metadata']['generation'])
+
+    with Interposer(sim.url, '/statefulsets/web', spec_writer) as proxy:
+        kubeconfig = write_kubeconfig(tmp_path / 'via-proxy', proxy.url)
+        result = play(kubeconfig, [task('undo', 'rollout_undo', kind='StatefulSet', name='web',
+                                        to_revision=1)])
+        r = result.ok('undo')
+    assert proxy.fired.is_set()
+    # the guard tripped, then a fresh read and a fresh decision landed
+    assert _module_requests(proxy, 'statefulsets', 'web') == [('GET', 200), ('LIST', 200), ('PATCH', 422),
+                                                              ('GET', 200), ('LIST', 200), ('PATCH', 200)], \
+        proxy.answers
+    first, second = proxy.patch_bodies
+    assert first[0]['path'] == second[0]['path'] == '/metadata/generation'
+    assert second[0]['value'] == generations[0] == first[0]['value'] + 1
+    assert r['changed']
+    live = kube.get('StatefulSet', 'web')
+    assert live['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.25'
+    assert live['spec']['replicas'] == 3  # the other write survived
+
+
+def test_deployment_undo_meets_a_concurrent_annotation_write_and_keeps_it(kubesim_factory, play, tmp_path):
+    """The Deployment undo replaces the annotations whole (keeping the Deployment's own ones such as
+    last-applied-configuration): one written between read and write must not be put back."""
+    sim = kubesim_factory()
+    kube = Kube(sim.kubeconfig)
+    _two_revisions(kube, 'Deployment', 'web')
+    applied = '{"kind":"Deployment","note":"applied by someone else"}'
+
+    def annotation_writer():
+        kubectl(sim, 'annotate', 'deployment', 'web',
+                'kubectl.kubernetes.io/last-applied-configuration=' + applied)
+
+    with Interposer(sim.url, '/deployments/web', annotation_writer) as proxy:
         kubeconfig = write_kubeconfig(tmp_path / 'via-proxy', proxy.url)
         result = play(kubeconfig, [task('undo', 'rollout_undo', kind='Deployment', name='web')])
         r = result.ok('undo')
     assert proxy.fired.is_set()
-    patches = [status for method, path, status in proxy.answers
-               if method == 'PATCH' and path.endswith('/deployments/web')]
-    assert patches == [422, 200], proxy.answers  # the guard tripped, then the fresh decision landed
+    statuses = [status for method, status in _module_requests(proxy, 'deployments', 'web')
+                if method == 'PATCH']
+    assert statuses == [422, 200], proxy.answers
     assert r['changed']
     live = kube.get('Deployment', 'web')
     assert live['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.25'
-    assert live['metadata']['labels']['other-team'] == 'touched'  # the other write survived
+    assert live['metadata']['annotations']['kubectl.kubernetes.io/last-applied-configuration'] == applied
 
 
 def test_rc_scaling_meets_a_concurrent_scale_and_decides_again(kubesim_factory, play, tmp_path):

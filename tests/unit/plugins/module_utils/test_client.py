@@ -398,6 +398,36 @@ def test_a_bare_422_answering_a_json_patch_with_a_test_is_a_conflict():
     assert not e.value.is_conflict
 
 
+def test_a_validation_422_answering_a_guarded_json_patch_is_not_a_conflict():
+    # The `test` held; the patched object failed validation: a real error, never retried as a conflict.
+    invalid = {'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Failure',
+               'message': 'Deployment.apps "web" is invalid: spec.template.spec.containers[0].image: '
+                          'Required value', 'reason': 'Invalid',
+               'details': {'name': 'web', 'group': 'apps', 'kind': 'Deployment', 'causes': [
+                   {'reason': 'FieldValueRequired', 'message': 'Required value',
+                    'field': 'spec.template.spec.containers[0].image'}]}, 'code': 422}
+    guarded = [{'op': 'test', 'path': '/metadata/generation', 'value': 3},
+               {'op': 'replace', 'path': '/spec/template/spec/containers/0/image', 'value': ''}]
+    client, _pool, _ = make_client([FakeResponse(422, invalid)])
+    with pytest.raises(ApiError) as e:
+        client.patch('/x', guarded, content_type=client_mod.JSON_PATCH)
+    assert e.value.patch_had_test and not e.value.is_conflict
+
+
+@pytest.mark.parametrize('value, spelled', [
+    ('a && b <c>', b'"a \\u0026\\u0026 b \\u003cc\\u003e"'),
+    ('caf\u00e9 \u2603', '"caf\u00e9 \u2603"'.encode('utf-8')),
+    ('line\u2028sep', b'"line\\u2028sep"'),
+    ('tab\t"q"\\', b'"tab\\t\\"q\\"\\\\"'),
+    ('\x01', b'"\\u0001"'),
+])
+def test_bodies_are_spelled_as_go_encodes_the_stored_object(value, spelled):
+    # The API server's JSON patch compares a `test` value's bytes with the stored object as Go's
+    # encoding/json writes it (HTML characters escaped, other non-ASCII text as UTF-8).
+    assert client_mod.encode_body({'v': value}) == b'{"v":' + spelled + b'}'
+    assert json.loads(client_mod.encode_body({'v': value})) == {'v': value}
+
+
 def test_watch_parses_lines_across_chunks_and_raises_error_events():
     ev1 = json.dumps({'type': 'MODIFIED', 'object': {'metadata': {'name': 'a', 'resourceVersion': '5'}}})
     ev2 = json.dumps({'type': 'ERROR', 'object': status_body(410, 'Expired', 'too old resource version')})

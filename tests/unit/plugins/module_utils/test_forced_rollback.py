@@ -72,15 +72,12 @@ def test_unknown_kind_and_replication_controller_hint():
 def test_controller_revision_undo_restores_or_removes_the_change_cause():
     cr = controller_revision(2, 'redis:6')
     cr['metadata']['annotations'] = {'kubernetes.io/change-cause': 'v6', 'other': 'x'}
-    body = patches.controller_revision_undo_patch(cr, {'kubernetes.io/change-cause': 'broken'})
-    assert body['metadata'] == {'annotations': {'kubernetes.io/change-cause': 'v6'}}
-    assert body['spec']['template']['$patch'] == 'replace'
+    broken = {'kubernetes.io/change-cause': 'broken', 'mine': 'kept'}
+    assert patches.controller_revision_undo_annotations(broken, cr) == {
+        'kubernetes.io/change-cause': 'v6', 'mine': 'kept'}  # the revision's other annotations are not copied
     # the revision had none: the current one is removed
-    body = patches.controller_revision_undo_patch(controller_revision(1, 'redis:5'),
-                                                  {'kubernetes.io/change-cause': 'broken'})
-    assert body['metadata'] == {'annotations': {'kubernetes.io/change-cause': None}}
-    # already equal: the annotation is not in the patch at all
-    body = patches.controller_revision_undo_patch(cr, {'kubernetes.io/change-cause': 'v6'})
-    assert 'metadata' not in body
+    assert patches.controller_revision_undo_annotations(broken, controller_revision(1, 'redis:5')) == {
+        'mine': 'kept'}
+    assert patches.controller_revision_undo_annotations(None, controller_revision(1, 'redis:5')) == {}
     removal = {'metadata': {'annotations': {'kubernetes.io/change-cause': None}}}
     assert patches.annotated({'a': '1', 'kubernetes.io/change-cause': 'x'}, removal) == {'a': '1'}

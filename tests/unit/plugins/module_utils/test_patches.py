@@ -1,10 +1,15 @@
+import copy
 import datetime
 
+import jsonpatch
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import patches
+from tests.kubesim import patch as kube_patch
+from tests.kubesim import typed
+from tests.kubesim.errors import ApiError
 
-from .fixtures import controller_revision, deployment, replica_set, template
+from .fixtures import controller_revision, deployment, replica_set, statefulset, template
 
 pytestmark = pytest.mark.unit
 
@@ -83,11 +88,13 @@ def test_deployment_undo_patch_is_guarded_json_patch():
         'deployment.kubernetes.io/max-replicas': '4',
         'custom': 'from-rs'})
     ops = patches.deployment_undo_patch(d, rs)
-    assert ops[0] == {'op': 'test', 'path': '/metadata/resourceVersion', 'value': '100'}
-    assert ops[1]['op'] == 'replace' and ops[1]['path'] == '/spec/template'
-    assert ops[1]['value']['metadata']['labels'] == {'app': 'web'}
-    assert ops[1]['value']['spec']['containers'][0]['image'] == 'nginx:2'
-    assert ops[2] == {'op': 'replace', 'path': '/metadata/annotations', 'value': {
+    # guarded by what the decision was made from: the spec (generation) and the annotations it replaces
+    assert ops[0] == {'op': 'test', 'path': '/metadata/generation', 'value': 4}
+    assert ops[1] == {'op': 'test', 'path': '/metadata/annotations', 'value': d['metadata']['annotations']}
+    assert ops[2]['op'] == 'replace' and ops[2]['path'] == '/spec/template'
+    assert ops[2]['value']['metadata']['labels'] == {'app': 'web'}
+    assert ops[2]['value']['spec']['containers'][0]['image'] == 'nginx:2'
+    assert ops[3] == {'op': 'replace', 'path': '/metadata/annotations', 'value': {
         # skip-listed: kept from the Deployment (the RS's desired/max-replicas are not copied)
         'deployment.kubernetes.io/revision': '4',
         'kubectl.kubernetes.io/last-applied-configuration': '{}',
@@ -103,15 +110,99 @@ def test_deployment_undo_patch_adds_annotations_when_absent():
     d = deployment('nginx:3')
     del d['metadata']['annotations']
     ops = patches.deployment_undo_patch(d, replica_set(1, 'nginx:1'))
-    assert ops[2]['op'] == 'add'
-    assert ops[2]['value'] == {}
+    # no annotations to test: a JSON patch cannot test an absence, so the resourceVersion guards them
+    assert ops[:2] == [{'op': 'test', 'path': '/metadata/generation', 'value': 4},
+                       {'op': 'test', 'path': '/metadata/resourceVersion', 'value': '100'}]
+    assert ops[3]['op'] == 'add'
+    assert ops[3]['value'] == {}
 
 
-def test_controller_revision_undo_patch_is_its_data():
+def test_guards_fall_back_to_the_resource_version_once():
+    meta = {'resourceVersion': '7'}
+    assert patches.spec_guard(meta) == patches.annotations_guard(meta) == {
+        'op': 'test', 'path': '/metadata/resourceVersion', 'value': '7'}
+    d = deployment('nginx:3')
+    del d['metadata']['annotations'], d['metadata']['generation']
+    ops = patches.deployment_undo_patch(d, replica_set(1, 'nginx:1'))
+    assert [op['op'] for op in ops] == ['test', 'replace', 'add']
+
+
+def test_json_pointer_escapes_tilde_and_slash():
+    assert patches.json_pointer('metadata', 'annotations', 'kubernetes.io/change-cause') == \
+        '/metadata/annotations/kubernetes.io~1change-cause'
+    assert patches.json_pointer('a~b/c') == '/a~0b~1c'
+    doc = {'metadata': {'annotations': {'a~b/c': 'x'}}}
+    pointer = patches.json_pointer('metadata', 'annotations', 'a~b/c')
+    assert jsonpatch.apply_patch(doc, [{'op': 'test', 'path': pointer, 'value': 'x'}]) == doc
+
+
+def _sts(annotations=None):
+    sts = statefulset('redis:7')
+    if annotations is not None:
+        sts['metadata']['annotations'] = annotations
+    return sts
+
+
+CAUSE = 'kubernetes.io/change-cause'
+
+
+@pytest.mark.parametrize('current, revision', [
+    ({CAUSE: 'broken', 'mine': 'kept'}, {CAUSE: 'v2', 'other': 'x'}),  # replaced
+    ({CAUSE: 'broken', 'mine': 'kept'}, None),                           # removed
+    ({CAUSE: 'broken'}, None),                                           # removed, last one
+    ({'mine': 'kept'}, {CAUSE: 'v2'}),                                   # added to the map
+    (None, {CAUSE: 'v2'}),                                               # added with the map
+    ({CAUSE: 'v2', 'mine': 'kept'}, {CAUSE: 'v2'}),                      # already equal
+    (None, None),
+])
+def test_controller_revision_undo_json_patch_leaves_what_its_data_left(current, revision):
+    """The JSON patch leaves the object exactly as the strategic merge patch of the revision's data
+    (plus the change-cause) leaves it, and is guarded by the generation."""
+    sts = _sts(current)
+    cr = controller_revision(2, 'redis:2', labels={'app': 'db', 'pod-template-hash': 'kept-as-is'})
+    if revision is not None:
+        cr['metadata']['annotations'] = revision
+    ops = patches.controller_revision_undo_patch(sts, cr)
+    assert ops[0] == {'op': 'test', 'path': '/metadata/generation', 'value': 2}
+    is_test = [op['op'] == 'test' for op in ops]
+    assert is_test == sorted(is_test, reverse=True)  # every test before the first change
+    by_json_patch = kube_patch.json_patch(sts, ops)
+
+    strategic = copy.deepcopy(cr['data'])
+    wanted = (revision or {}).get(CAUSE)
+    if (current or {}).get(CAUSE) != wanted:
+        strategic['metadata'] = {'annotations': {CAUSE: wanted}}
+    by_data = kube_patch.strategic_merge_patch(sts, strategic)
+    # compared as the API server holds them (its typed round-trip drops the null creationTimestamp
+    # older servers print in a revision's data, which the strategic merge drops on its own)
+    assert typed.normalise('StatefulSet', by_json_patch) == typed.normalise('StatefulSet', by_data)
+    assert by_json_patch['spec']['template']['spec']['containers'][0]['image'] == 'redis:2'
+    assert (by_json_patch['metadata'].get('annotations') or {}) == \
+        patches.controller_revision_undo_annotations(current, cr)
+
+
+def test_controller_revision_undo_json_patch_fails_on_a_concurrent_change_cause():
+    sts = _sts({CAUSE: 'broken'})
     cr = controller_revision(2, 'redis:2')
-    body = patches.controller_revision_undo_patch(cr)
-    assert body == cr['data'] and body is not cr['data']
-    assert body['spec']['template']['$patch'] == 'replace'
+    cr['metadata']['annotations'] = {CAUSE: 'v2'}
+    ops = patches.controller_revision_undo_patch(sts, cr)
+    moved = copy.deepcopy(sts)
+    moved['metadata']['annotations'][CAUSE] = 'someone else'
+    with pytest.raises(ApiError) as e:
+        kube_patch.json_patch(moved, ops)
+    assert e.value.code == 422
+    # the key was absent when read: the whole map is tested, so a concurrent addition fails it too
+    sts = _sts({'mine': 'kept'})
+    ops = patches.controller_revision_undo_patch(sts, cr)
+    moved = copy.deepcopy(sts)
+    moved['metadata']['annotations'][CAUSE] = 'someone else'
+    with pytest.raises(ApiError):
+        kube_patch.json_patch(moved, ops)
+    # a status write (same generation, new resourceVersion) does not
+    moved = copy.deepcopy(sts)
+    moved['metadata']['resourceVersion'] = '999'
+    moved['status'] = {'observedGeneration': 2, 'readyReplicas': 1}
+    assert kube_patch.json_patch(moved, ops)['metadata']['annotations'][CAUSE] == 'v2'
 
 
 def test_partition_rides_in_the_image_patch():

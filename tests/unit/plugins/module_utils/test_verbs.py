@@ -101,8 +101,10 @@ def test_undo_previous_is_second_highest_and_sends_guarded_json_patch():
                                           'revision_before': 4, 'revision_after': 5}
     (_, path, ctype, body, retry), = client.writes()
     assert path == DEPLOY_PATH and ctype == 'application/json-patch+json' and retry
-    assert body[0] == {'op': 'test', 'path': '/metadata/resourceVersion', 'value': '100'}
-    assert body[1]['value']['spec']['containers'][0]['image'] == 'nginx:3'
+    assert body[0] == {'op': 'test', 'path': '/metadata/generation', 'value': 4}
+    assert body[1] == {'op': 'test', 'path': '/metadata/annotations',
+                       'value': {'deployment.kubernetes.io/revision': '4'}}
+    assert body[2]['value']['spec']['containers'][0]['image'] == 'nginx:3'
     assert out.after['spec']['template']['spec']['containers'][0]['image'] == 'nginx:3'
 
 
@@ -112,7 +114,7 @@ def test_undo_check_mode_sends_the_same_patch_as_a_dry_run():
     assert out.changed and client.writes() == []
     (_, path, ctype, body, _retry), = client.dry_runs()
     assert ctype == 'application/json-patch+json'
-    assert body[1]['value']['spec']['containers'][0]['image'] == 'nginx:1'
+    assert body[2]['value']['spec']['containers'][0]['image'] == 'nginx:1'
     assert out.before['spec']['template']['spec']['containers'][0]['image'] == 'nginx:4'
     assert out.after['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1'
     assert not out.warnings
@@ -173,13 +175,26 @@ def test_undo_conflict_retries_from_a_fresh_read():
     conflict = ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request')
     conflict.patch_had_test = True
     fresh = deployment('nginx:4', rv='150')
+    fresh['metadata']['generation'] = 5  # someone wrote the spec (the same template) in between
     client = ScriptedClient(history=deploy_history(), fresh=[fresh],
                             patch_answers=[conflict, deployment('nginx:3', rv='151')])
     out = verbs.undo(client, Deployment(deployment('nginx:4', rv='100')))
     assert out.changed
     kinds = [c[0] for c in client.calls]
     assert kinds == ['LIST', 'PATCH', 'GET', 'LIST', 'PATCH']
-    assert client.writes()[1][3][0]['value'] == '150'
+    assert client.writes()[1][3][0] == {'op': 'test', 'path': '/metadata/generation', 'value': 5}
+
+
+def test_undo_does_not_retry_a_validation_error_of_its_guarded_patch():
+    # A 422 with causes is the server judging the patched object, not a failed `test`: not retried.
+    invalid = ApiError(422, 'Invalid', 'Deployment.apps "web" is invalid: '
+                       'spec.template.spec.containers[0].image: Required value',
+                       body={'details': {'causes': [{'field': 'spec.template'}]}})
+    invalid.patch_had_test = True
+    client = ScriptedClient(history=deploy_history(), patch_answers=[invalid])
+    with pytest.raises(ApiError, match='Required value'):
+        verbs.undo(client, Deployment(deployment('nginx:4')))
+    assert len(client.writes()) == 1
 
 
 def test_undo_target_reached_during_a_conflict_is_reported_changed():
@@ -213,7 +228,7 @@ def test_undo_conflict_retries_are_bounded():
     assert len(client.writes()) == n
 
 
-def test_statefulset_undo_is_strategic_merge_of_revision_data_with_rv_guard():
+def test_statefulset_undo_is_json_patch_of_the_revision_template_guarded_by_generation():
     history = [controller_revision(1, 'redis:1'), controller_revision(2, 'redis:2'),
                controller_revision(3, 'redis:7')]
     client = ScriptedClient(history=history, patch_answers=[statefulset('redis:2')])
@@ -221,9 +236,11 @@ def test_statefulset_undo_is_strategic_merge_of_revision_data_with_rv_guard():
     assert out.fields['to_revision'] == 2 and out.fields['from_revision'] == 3
     (_, path, ctype, body, _retry), = client.writes()
     assert path == '/apis/apps/v1/namespaces/default/statefulsets/db'
-    assert ctype == 'application/strategic-merge-patch+json'
-    assert body['spec'] == history[1]['data']['spec']
-    assert body['metadata'] == {'resourceVersion': '200'}
+    assert ctype == 'application/json-patch+json'
+    template = {k: v for k, v in history[1]['data']['spec']['template'].items() if k != '$patch'}
+    # neither the workload nor the revision has a change-cause: the template is all that changes
+    assert body == [{'op': 'test', 'path': '/metadata/generation', 'value': 2},
+                    {'op': 'replace', 'path': '/spec/template', 'value': template}]
 
 
 def test_daemonset_undo_uses_daemonset_path():
