@@ -325,7 +325,7 @@ class RolloutModule(KubeModule):
         for i, o in enumerate(outcomes):
             predicate = wait_predicate(o.workload) if wait_predicate else o.workload.rollout_status
             if o.changed and o.obj is not o.workload.obj:  # this task wrote: judge its own rollout
-                predicate = status_mod.after_change(predicate, o.workload.obj)
+                predicate = status_mod.after_change(predicate, o.workload.obj, o.obj)
             jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, _seen(predicate, last, i)))
         results = status_mod.wait_all(self.client, jobs, self.params['wait_timeout'], progress=self._progress)
         errors = []

@@ -205,26 +205,27 @@ def _deadline_condition(obj):
     return None
 
 
-def after_change(predicate, before):
+def after_change(predicate, before, written=None):
     """``predicate`` for the wait that follows this task's change of the workload (``before``: the
-    object as read before the write).
+    object as read before the write; ``written``: the write's answer).
 
     A Deployment whose rollout exceeded its progress deadline keeps that Progressing condition,
     unchanged, until the controller sees the next rollout progress; when the first sync of the new
     generation sees none (an undo to a ReplicaSet that already runs, while the failed one's pods
     are still there), the controller writes the old condition back together with the new
     observedGeneration, and kubectl's rule would fail the new rollout at once. So a deadline
-    condition equal to the one read before the write is the previous rollout's and is not judged;
-    a deadline this rollout exceeds carries a new lastUpdateTime and fails the wait as usual.
+    condition the workload had before the write (as read, or as the write's answer shows it: the
+    controller may have written a newer one in between) is the previous rollout's and is not
+    judged; a deadline this rollout exceeds carries a new lastUpdateTime and fails the wait as usual.
     """
-    stale = _deadline_condition(before)
-    if stale is None:
+    stale = [c for c in (_deadline_condition(before), _deadline_condition(written)) if c is not None]
+    if not stale:
         return predicate
 
     def judge(obj):
-        if _deadline_condition(obj) == stale:
+        if _deadline_condition(obj) in stale:
             status = dict(obj.get('status') or {})
-            status['conditions'] = [c for c in status.get('conditions') or [] if c != stale]
+            status['conditions'] = [c for c in status.get('conditions') or [] if c not in stale]
             obj = dict(obj, status=status)
         return predicate(obj)
     return judge

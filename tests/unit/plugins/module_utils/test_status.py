@@ -222,3 +222,18 @@ def test_after_change_ignores_the_deadline_the_previous_rollout_left():
 def test_after_change_keeps_the_predicate_when_nothing_was_exceeded():
     before = dep(conditions=[{'type': 'Progressing', 'status': 'True', 'reason': 'NewReplicaSetAvailable'}])
     assert status.after_change(status.deployment_status, before) is status.deployment_status
+
+
+def test_after_change_also_ignores_a_deadline_written_between_the_read_and_the_write():
+    # The read saw the old rollout still progressing; the controller then declared its deadline
+    # exceeded, and the write's answer carries that condition: it too is the previous rollout's.
+    before = dep(generation=2, observed=2, updatedReplicas=1, replicas=2, conditions=[
+        {'type': 'Progressing', 'status': 'True', 'reason': 'ReplicaSetUpdated', 'lastUpdateTime': 'T0'}])
+    written = dep(generation=3, observed=2, updatedReplicas=1, replicas=2, conditions=[_deadline('T1')])
+    judge = status.after_change(status.deployment_status, before, written)
+    after_undo = dep(generation=3, observed=3, spec_replicas=1, updatedReplicas=1, replicas=2,
+                     conditions=[_deadline('T1')])
+    assert not judge(after_undo).failed
+    assert status.after_change(status.deployment_status, before) is status.deployment_status
+    again = dep(generation=3, observed=3, updatedReplicas=1, replicas=2, conditions=[_deadline('T2')])
+    assert judge(again).failed and judge(again).reason == 'ProgressDeadlineExceeded'
