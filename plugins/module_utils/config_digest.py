@@ -24,6 +24,8 @@ import copy
 import hashlib
 import json
 
+from ansible_collections.kubeops.rollout.plugins.module_utils import patches
+
 CONFIG_DIGEST_ANNOTATION = 'kubeops.rollout/config-digest'
 CONFIG_MAP = 'ConfigMap'
 SECRET = 'Secret'
@@ -181,10 +183,24 @@ def changes(before, after):
     return out
 
 
-def restart_patch(timestamp, annotation, restarted_at_key):
-    """Strategic merge patch setting the digest and the restart stamp in one request."""
-    return {'spec': {'template': {'metadata': {'annotations': {
-        CONFIG_DIGEST_ANNOTATION: annotation, restarted_at_key: timestamp}}}}}
+def restart_patch(workload, timestamp, annotation, restarted_at_key):
+    """JSON patch setting the digest and the restart stamp in one request, guarded by the spec
+    (``patches.spec_guard``: the generation as read). The restart was decided from the digest the
+    template recorded when it was read: if the template changed since, the patch fails and the
+    decision is made again; a status write in between does not trip it."""
+    template = ((workload.get('spec') or {}).get('template')) or {}
+    values = {CONFIG_DIGEST_ANNOTATION: annotation, restarted_at_key: timestamp}
+    template_meta = template.get('metadata')
+    if template_meta is None:
+        changes = [{'op': 'add', 'path': '/spec/template/metadata', 'value': {'annotations': values}}]
+    elif template_meta.get('annotations') is None:
+        changes = [{'op': 'add', 'path': '/spec/template/metadata/annotations', 'value': values}]
+    else:
+        # "add" sets a member whether or not it exists.
+        changes = [{'op': 'add', 'value': value,
+                    'path': patches.json_pointer('spec', 'template', 'metadata', 'annotations', key)}
+                   for key, value in sorted(values.items())]
+    return [patches.spec_guard(workload.get('metadata') or {})] + changes
 
 
 def restarted_template(template, timestamp, annotation, restarted_at_key):

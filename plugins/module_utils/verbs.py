@@ -288,13 +288,13 @@ def config_restart(client, workload, config_maps=(), secrets=(), from_template=F
         stamp = now()
         fields['restarted_at'] = stamp
         fields['restart_reason'] = config_digest.describe_changes(previous, change_list)
-        body = config_digest.restart_patch(stamp, annotation, patches.RESTARTED_AT_ANNOTATION)
-        # Guarded: a template changed since it was read is decided again from a fresh read.
-        body['metadata'] = {'resourceVersion': workload.resource_version}
+        # Guarded by the generation: a template changed since it was read is decided again from a
+        # fresh read.
+        body = config_digest.restart_patch(workload.obj, stamp, annotation, patches.RESTARTED_AT_ANNOTATION)
         local = {'metadata': workload.metadata, 'spec': {'template': config_digest.restarted_template(
             workload.template, stamp, annotation, patches.RESTARTED_AT_ANNOTATION)}}
         warnings = []
-        obj = _write(client, workload, patches.STRATEGIC_MERGE, body, check_mode, lambda: local, warnings)
+        obj = _write(client, workload, patches.JSON_PATCH, body, check_mode, lambda: local, warnings)
         before = _view(workload.template, workload.annotations)
         after = _view(_template_of(obj), _annotations_of(obj))
         return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,

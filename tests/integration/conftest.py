@@ -131,6 +131,8 @@ PATHS = {
     'ReplicaSet': '/apis/apps/v1/namespaces/{ns}/replicasets',
     'ControllerRevision': '/apis/apps/v1/namespaces/{ns}/controllerrevisions',
     'Pod': '/api/v1/namespaces/{ns}/pods',
+    'ConfigMap': '/api/v1/namespaces/{ns}/configmaps',
+    'Secret': '/api/v1/namespaces/{ns}/secrets',
     'Namespace': '/api/v1/namespaces',
 }
 

@@ -245,3 +245,74 @@ def test_rc_scaling_meets_a_concurrent_scale_and_decides_again(kubesim_factory, 
     new = rcs.get('web-v2')
     assert new['spec']['replicas'] == 3
     assert new['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.26'
+
+
+def _config_restart_setup(kind):
+    def setup(sim, kube):
+        kube.create({'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'settings'},
+                     'data': {'level': 'info'}})
+        kube.create(workload(kind, 'web', image='nginx:1.25'))
+        kube.rolled_out(kind, 'web')
+    return setup
+
+
+@pytest.mark.parametrize('kind, plural', [('Deployment', 'deployments'), ('DaemonSet', 'daemonsets')])
+def test_config_restart_is_not_retried_for_a_status_write_between_read_and_write(
+        kubesim_factory, play, tmp_path, kind, plural):
+    sim = kubesim_factory()
+    kube = Kube(sim.kubeconfig)
+    _config_restart_setup(kind)(sim, kube)
+    seen = {}
+
+    def status_writer():
+        before = kube.get(kind, 'web')['metadata']
+        kubectl(sim, 'patch', kind.lower(), 'web', '--subresource=status', '--type=merge', '-p',
+                json.dumps({'status': {'conditions': [{'type': 'Probed', 'status': 'True'}]}}))
+        kubectl(sim, 'label', kind.lower(), 'web', 'other-team=touched')
+        seen.update(before=before, after=kube.get(kind, 'web')['metadata'])
+
+    with Interposer(sim.url, '/%s/web' % plural, status_writer) as proxy:
+        kubeconfig = write_kubeconfig(tmp_path / 'via-proxy', proxy.url)
+        result = play(kubeconfig, [task('restart', 'rollout_restart', kind=kind, name='web',
+                                        config_maps=['settings'])])
+        r = result.ok('restart')
+    assert proxy.fired.is_set()
+    assert seen['after']['resourceVersion'] != seen['before']['resourceVersion']
+    assert seen['after']['generation'] == seen['before']['generation']
+    patches = [status for method, status in _module_requests(proxy, plural, 'web') if method == 'PATCH']
+    assert patches == [200], proxy.answers
+    assert r['changed'] and r['workloads'][0]['config_changes']
+    live = kube.get(kind, 'web')
+    assert live['spec']['template']['metadata']['annotations']['kubeops.rollout/config-digest'] \
+        == r['workloads'][0]['config_digest']
+    assert live['metadata']['labels']['other-team'] == 'touched'
+
+
+def test_config_restart_meets_a_concurrent_template_write_and_decides_again(kubesim_factory, play, tmp_path):
+    """Someone restarts the Deployment with the same configuration between our read and our write:
+    the decision (restart, because the template records no digest) is made again from the template
+    as it is now, and their change survives."""
+    sim = kubesim_factory()
+    kube = Kube(sim.kubeconfig)
+    _config_restart_setup('Deployment')(sim, kube)
+
+    def template_writer():
+        kubectl(sim, 'set', 'env', 'deployment/web', 'TEAM=other')
+
+    with Interposer(sim.url, '/deployments/web', template_writer) as proxy:
+        kubeconfig = write_kubeconfig(tmp_path / 'via-proxy', proxy.url)
+        result = play(kubeconfig, [task('restart', 'rollout_restart', kind='Deployment', name='web',
+                                        config_maps=['settings'])])
+        r = result.ok('restart')
+    assert proxy.fired.is_set()
+    patches = [status for method, status in _module_requests(proxy, 'deployments', 'web')
+               if method == 'PATCH']
+    assert patches == [422, 200], proxy.answers
+    first, second = proxy.patch_bodies
+    assert first[0]['path'] == second[0]['path'] == '/metadata/generation'
+    assert second[0]['value'] == first[0]['value'] + 1
+    assert r['changed']
+    live = kube.get('Deployment', 'web')
+    assert live['spec']['template']['spec']['containers'][0]['env'] == [{'name': 'TEAM', 'value': 'other'}]
+    assert live['spec']['template']['metadata']['annotations']['kubeops.rollout/config-digest'] \
+        == r['workloads'][0]['config_digest']

@@ -99,9 +99,17 @@ def test_missing_required_objects_are_named():
 
 
 def test_restart_patch_and_template_agree():
-    t = template(annotations={'keep': 'me'})
-    patch = cd.restart_patch('T', 'ConfigMap/a=x', 'kubectl.kubernetes.io/restartedAt')
-    after = cd.restarted_template(t, 'T', 'ConfigMap/a=x', 'kubectl.kubernetes.io/restartedAt')
-    assert after['metadata']['annotations'] == dict(patch['spec']['template']['metadata']['annotations'],
-                                                    keep='me')
-    assert cd.recorded(after) == 'ConfigMap/a=x' and cd.recorded(t) is None
+    # The JSON patch, applied by the same RFC 6902 library the API server's behaviour follows, gives
+    # the template restarted_template computes, whatever the template's metadata looked like.
+    import jsonpatch
+
+    key = 'kubectl.kubernetes.io/restartedAt'
+    for t in (template(annotations={'keep': 'me', key: 'old'}), template(), {'spec': {}}):
+        workload = {'metadata': {'name': 'web', 'generation': 7, 'resourceVersion': '99'},
+                    'spec': {'template': t}}
+        patch = cd.restart_patch(workload, 'T', 'ConfigMap/a=x', key)
+        assert patch[0] == {'op': 'test', 'path': '/metadata/generation', 'value': 7}
+        after = cd.restarted_template(t, 'T', 'ConfigMap/a=x', key)
+        assert jsonpatch.apply_patch(workload, patch)['spec']['template'] == after
+        assert after['metadata']['annotations'][key] == 'T'
+        assert cd.recorded(after) == 'ConfigMap/a=x' and cd.recorded(t) is None
