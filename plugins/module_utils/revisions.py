@@ -207,6 +207,22 @@ def find(revisions, number, current_template=None):
     raise RevisionNotFound(number, numbers(revisions))
 
 
+def recorded_revision(deployment):
+    """The revision a Deployment's controller recorded in its annotation (None when absent or not a
+    positive number)."""
+    value = _int(((deployment.get('metadata') or {}).get('annotations') or {}).get(REVISION_ANNOTATION))
+    return value if value and value > 0 else None
+
+
+def before_and_after(revisions, template, changes_template):
+    """(revision now, revision after a write): a changed template becomes the next revision, the
+    highest + 1, as the controllers number it (a template seen before is renumbered the same way)."""
+    now = current(revisions, template)
+    highest = max(numbers(revisions)) if revisions else 0
+    before = now.number if now else (highest or None)
+    return before, (highest + 1 if changes_template else before)
+
+
 def previous(revisions):
     """kubectl's "previous" revision: the second highest number (history 1, 3, 4 -> 3), or None."""
     ordered = sorted(revisions, key=lambda r: r.number)

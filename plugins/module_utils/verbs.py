@@ -94,15 +94,6 @@ def _write(client, workload, content_type, body, check_mode, local_after, warnin
         return local_after()
 
 
-def _revision_numbers(revs, template, changes_template):
-    """(revision now, revision after): a changed template becomes the next revision, the highest + 1,
-    as the controllers number it (a template seen before is renumbered the same way)."""
-    current = revisions.current(revs, template)
-    highest = max(revisions.numbers(revs)) if revs else 0
-    before = current.number if current else (highest or None)
-    return before, (highest + 1 if changes_template else before)
-
-
 # ---- conflicts -------------------------------------------------------------------------------
 
 def _decide_and_write(client, workload, attempt):
@@ -217,8 +208,7 @@ def restart(client, workload, check_mode=False, now=patches.rfc3339_now, sleep=t
             sleep(1.0)
             stamp = now()
         content_type, body = workload.restart_patch(stamp)
-        revs = workload.history(client)
-        revision_before, revision_after = _revision_numbers(revs, workload.template, True)
+        revision_before, revision_after = workload.revision_numbers(client, True)
         warnings = []
         obj = _write(client, workload, content_type, body, check_mode,
                      lambda: {'metadata': workload.metadata,
@@ -314,9 +304,8 @@ def image(client, workload, images, change_cause=None, check_mode=False, partiti
         previous, init = revisions.container_images(workload.template)
         # UnknownContainer names what exists; NotSupported / Refused for a partition that cannot be set
         patch = workload.image_patch(images, change_cause, partition=partition)
-        revs = workload.history(client)
         changes_template = patch is not None and 'template' in (patch[1].get('spec') or {})
-        revision_before, revision_after = _revision_numbers(revs, workload.template, changes_template)
+        revision_before, revision_after = workload.revision_numbers(client, changes_template)
         fields = {'images': previous, 'previous_images': previous, 'init_containers': init,
                   'revision_before': revision_before, 'revision_after': revision_after}
         if partition is not None:

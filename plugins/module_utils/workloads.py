@@ -211,6 +211,11 @@ class Workload:
         """The revisions this workload controls, oldest first (one LIST)."""
         return self.revisions(self.list_history(client))
 
+    def revision_numbers(self, client, changes_template):
+        """(revision now, revision after a write that ``changes_template`` or not), from the
+        revisions (one LIST)."""
+        return revisions.before_and_after(self.history(client), self.template, changes_template)
+
     # -- verbs: each returns (content_type, body) or raises NotSupported / Refused
     def pause_patch(self, paused):
         raise NotSupported('%s %s is not supported' % (self.describe(), 'pausing' if paused else 'resuming'))
@@ -277,6 +282,17 @@ class Deployment(Workload):
 
     def revisions(self, history_items):
         return revisions.replica_set_revisions(history_items, self.uid)
+
+    def revision_numbers(self, client, changes_template):
+        """Once the controller has observed the current spec, the Deployment's revision annotation
+        is the revision of the ReplicaSet that matches its template, the highest of all (a new or
+        re-used ReplicaSet is numbered highest + 1): no LIST is needed. Before that, the revisions."""
+        recorded = revisions.recorded_revision(self.obj)
+        observed = (self.obj.get('status') or {}).get('observedGeneration')
+        generation = self.metadata.get('generation')
+        if None not in (recorded, observed, generation) and observed >= generation:
+            return recorded, (recorded + 1 if changes_template else recorded)
+        return Workload.revision_numbers(self, client, changes_template)
 
     def pause_patch(self, paused):
         return patches.STRATEGIC_MERGE, patches.pause_patch(paused)
