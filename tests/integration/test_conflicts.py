@@ -118,6 +118,19 @@ def _two_revisions(kube, kind, name):
     kube.rolled_out(kind, name)
 
 
+def status_and_label_writer(sim, kube, kind, seen):
+    """A writer that changes what a decision must not depend on: a status condition (as a
+    controller writes mid-rollout) and a label. ``seen`` gets the workload's metadata before and
+    after, to show the resourceVersion moved and the generation did not."""
+    def write():
+        before = kube.get(kind, 'web')['metadata']
+        kubectl(sim, 'patch', kind.lower(), 'web', '--subresource=status', '--type=merge', '-p',
+                json.dumps({'status': {'conditions': [{'type': 'Probed', 'status': 'True'}]}}))
+        kubectl(sim, 'label', kind.lower(), 'web', 'other-team=touched')
+        seen.update(before=before, after=kube.get(kind, 'web')['metadata'])
+    return write
+
+
 def _module_requests(proxy, plural, name):
     """(method, status) of the module's requests on the workload and its revisions, in order."""
     out = []
@@ -137,16 +150,7 @@ def test_undo_is_not_retried_for_a_status_write_between_read_and_write(kubesim_f
     kube = Kube(sim.kubeconfig)
     _two_revisions(kube, kind, 'web')
     seen = {}
-
-    def status_writer():
-        before = kube.get(kind, 'web')['metadata']
-        kubectl(sim, 'patch', kind.lower(), 'web', '--subresource=status', '--type=merge', '-p',
-                json.dumps({'status': {'conditions': [{'type': 'Probed', 'status': 'True'}]}}))
-        kubectl(sim, 'label', kind.lower(), 'web', 'other-team=touched')
-        after = kube.get(kind, 'web')['metadata']
-        seen.update(before=before, after=after)
-
-    with Interposer(sim.url, '/%s/web' % plural, status_writer) as proxy:
+    with Interposer(sim.url, '/%s/web' % plural, status_and_label_writer(sim, kube, kind, seen)) as proxy:
         kubeconfig = write_kubeconfig(tmp_path / 'via-proxy', proxy.url)
         result = play(kubeconfig, [task('undo', 'rollout_undo', kind=kind, name='web')])
         r = result.ok('undo')
@@ -247,13 +251,11 @@ def test_rc_scaling_meets_a_concurrent_scale_and_decides_again(kubesim_factory, 
     assert new['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.26'
 
 
-def _config_restart_setup(kind):
-    def setup(sim, kube):
-        kube.create({'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'settings'},
-                     'data': {'level': 'info'}})
-        kube.create(workload(kind, 'web', image='nginx:1.25'))
-        kube.rolled_out(kind, 'web')
-    return setup
+def _config_restart_setup(kube, kind):
+    kube.create({'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'settings'},
+                 'data': {'level': 'info'}})
+    kube.create(workload(kind, 'web', image='nginx:1.25'))
+    kube.rolled_out(kind, 'web')
 
 
 @pytest.mark.parametrize('kind, plural', [('Deployment', 'deployments'), ('DaemonSet', 'daemonsets')])
@@ -261,17 +263,9 @@ def test_config_restart_is_not_retried_for_a_status_write_between_read_and_write
         kubesim_factory, play, tmp_path, kind, plural):
     sim = kubesim_factory()
     kube = Kube(sim.kubeconfig)
-    _config_restart_setup(kind)(sim, kube)
+    _config_restart_setup(kube, kind)
     seen = {}
-
-    def status_writer():
-        before = kube.get(kind, 'web')['metadata']
-        kubectl(sim, 'patch', kind.lower(), 'web', '--subresource=status', '--type=merge', '-p',
-                json.dumps({'status': {'conditions': [{'type': 'Probed', 'status': 'True'}]}}))
-        kubectl(sim, 'label', kind.lower(), 'web', 'other-team=touched')
-        seen.update(before=before, after=kube.get(kind, 'web')['metadata'])
-
-    with Interposer(sim.url, '/%s/web' % plural, status_writer) as proxy:
+    with Interposer(sim.url, '/%s/web' % plural, status_and_label_writer(sim, kube, kind, seen)) as proxy:
         kubeconfig = write_kubeconfig(tmp_path / 'via-proxy', proxy.url)
         result = play(kubeconfig, [task('restart', 'rollout_restart', kind=kind, name='web',
                                         config_maps=['settings'])])
@@ -294,7 +288,7 @@ def test_config_restart_meets_a_concurrent_template_write_and_decides_again(kube
     as it is now, and their change survives."""
     sim = kubesim_factory()
     kube = Kube(sim.kubeconfig)
-    _config_restart_setup('Deployment')(sim, kube)
+    _config_restart_setup(kube, 'Deployment')
 
     def template_writer():
         kubectl(sim, 'set', 'env', 'deployment/web', 'TEAM=other')

@@ -2,6 +2,7 @@
 
 import json
 import ssl
+import time
 import urllib.error
 import urllib.request
 
@@ -118,3 +119,16 @@ def configmap(name, data=None, labels=None):
     return {'apiVersion': 'v1', 'kind': 'ConfigMap',
             'metadata': {'name': name, **({'labels': labels} if labels else {})},
             'data': data or {'k': 'v'}}
+
+
+def wait_for(fn, what='condition', timeout=10.0, interval=0.05):
+    """Poll ``fn()`` until it returns something true, and return that; fail naming ``what`` after
+    ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f'timed out waiting for {what}')
+        time.sleep(interval)

@@ -1,12 +1,11 @@
 """Leases, events, scheduling against allocatable, ResourceQuota and crashing containers, through a
 real socket."""
 
-import time
 import urllib.parse
 
 import pytest
 
-from .conftest import deployment, watch_events
+from .conftest import deployment, wait_for, watch_events
 
 pytestmark = pytest.mark.kubesim
 
@@ -14,17 +13,6 @@ NS = '/api/v1/namespaces/default'
 LEASES = '/apis/coordination.k8s.io/v1/namespaces/default/leases'
 DEPLOYS = '/apis/apps/v1/namespaces/default/deployments'
 RSS = '/apis/apps/v1/namespaces/default/replicasets'
-
-
-def wait_for(fn, timeout=10.0, what='condition'):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = fn()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f'timed out waiting for {what}')
-        time.sleep(0.05)
 
 
 def events(http, **fields):

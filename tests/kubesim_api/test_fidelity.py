@@ -10,6 +10,8 @@ import pytest
 
 from tests.conftest import KUBECTL
 
+from .conftest import wait_for
+
 DS = '/apis/apps/v1/namespaces/default/daemonsets'
 STS = '/apis/apps/v1/namespaces/default/statefulsets'
 PODS = '/api/v1/namespaces/default/pods'
@@ -22,17 +24,6 @@ def workload(kind, name, **spec):
                          'spec': {'containers': [{'name': 'app', 'image': 'nginx:1.25'}]}}}
     body.update(spec)
     return {'apiVersion': 'apps/v1', 'kind': kind, 'metadata': {'name': name}, 'spec': body}
-
-
-def wait_for(predicate, what, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f'timed out waiting for {what}')
-        time.sleep(0.05)
 
 
 def test_version_is_the_venv_kubectls(http, kubesim):

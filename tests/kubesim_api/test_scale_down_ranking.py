@@ -22,6 +22,8 @@ import time
 
 import pytest
 
+from .conftest import wait_for
+
 pytestmark = pytest.mark.kubesim
 
 RSS = '/apis/apps/v1/namespaces/default/replicasets'
@@ -32,17 +34,6 @@ ATTEMPTS = 5
 STABLE_FOR = 1.0
 HORIZON = 10.0
 SECOND = 10**9
-
-
-def wait_for(fn, timeout=10.0, what='condition'):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = fn()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f'timed out waiting for {what}')
-        time.sleep(0.02)
 
 
 def replicaset(name):
@@ -109,7 +100,7 @@ def telling_moment(pods, earliest):
 def four_pods_ready_in_different_seconds(http, name):
     status, _, body = http.post(RSS, replicaset(name))
     assert status == 201, body
-    pods = wait_for(lambda: ready_pods(http, name, 1), what='the first pod to be ready')
+    pods = wait_for(lambda: ready_pods(http, name, 1), what='the first pod to be ready', interval=0.02)
     for count in range(2, PODS_BEFORE + 1):
         # The next pod becomes ready in a later second than every pod so far.
         latest = max(ready_since(p) for p in pods)
@@ -117,7 +108,8 @@ def four_pods_ready_in_different_seconds(http, name):
         status, _, body = http.patch(f'{RSS}/{name}', {'spec': {'replicas': count}},
                                      content_type='application/merge-patch+json')
         assert status == 200, body
-        pods = wait_for(lambda count=count: ready_pods(http, name, count), what=f'{count} ready pods')
+        pods = wait_for(lambda count=count: ready_pods(http, name, count), what=f'{count} ready pods',
+                        interval=0.02)
     return pods
 
 
@@ -131,7 +123,7 @@ def scale_down_at(http, name, pods, moment):
                                  content_type='application/merge-patch+json')
     assert status == 200, body
     survivors = wait_for(lambda: (lambda left: left if len(left) == PODS_AFTER else None)(
-        live_pods(http, name)), what='the scale-down')
+        live_pods(http, name)), what='the scale-down', interval=0.02)
     seen = time.time_ns()
     return {p['metadata']['name'] for p in pods} - {p['metadata']['name'] for p in survivors}, sent, seen
 

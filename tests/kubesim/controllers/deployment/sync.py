@@ -31,9 +31,6 @@ class SyncMixin:
     def _record_revision(self, d, revision, condition=None):
         """SetDeploymentRevision, then (when it or the Progressing ``condition`` changed anything) one
         UpdateStatus of the whole Deployment: the status strategy keeps the annotation it carries."""
-        status = copy.deepcopy(d.get('status') or {})
-        if condition is not None:
-            set_condition(status, condition)
         annotations = d['metadata'].get('annotations') or {}
         if annotations.get(REVISION) == revision and condition is None:
             return d
@@ -42,7 +39,8 @@ class SyncMixin:
             return d
         fresh['metadata'].setdefault('annotations', {})[REVISION] = revision
         if condition is not None:
-            fresh['status'] = status
+            fresh['status'] = copy.deepcopy(d.get('status') or {})
+            set_condition(fresh['status'], condition)
         updated = self.store.update(self.resource, fresh, subresource='status', whole_object=True)
         d['metadata'] = updated['metadata']
         d['status'] = updated.get('status', {})

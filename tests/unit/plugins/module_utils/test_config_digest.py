@@ -1,6 +1,7 @@
 import hashlib
 import json
 
+import jsonpatch
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import config_digest as cd
@@ -101,8 +102,6 @@ def test_missing_required_objects_are_named():
 def test_restart_patch_and_template_agree():
     # The JSON patch, applied by the same RFC 6902 library the API server's behaviour follows, gives
     # the template restarted_template computes, whatever the template's metadata looked like.
-    import jsonpatch
-
     key = 'kubectl.kubernetes.io/restartedAt'
     for t in (template(annotations={'keep': 'me', key: 'old'}), template(), {'spec': {}}):
         workload = {'metadata': {'name': 'web', 'generation': 7, 'resourceVersion': '99'},
