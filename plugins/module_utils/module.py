@@ -34,6 +34,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (
     redact,
     secret_forms,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.health import GATE_ARG_SPEC, check_gate_params
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import UnknownContainer
 from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import RevisionNotFound
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
@@ -55,10 +56,12 @@ TARGET_ARG_SPEC = {
 
 
 def wait_arg_spec(default):
-    return {
+    spec = {
         'wait': {'type': 'bool', 'default': default},
         'wait_timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT},
     }
+    spec.update(GATE_ARG_SPEC)
+    return spec
 
 
 # Errors that concern one workload and are the user's to fix; reported without a stack.
@@ -136,6 +139,7 @@ class KubeModule:
         self.params = self.module.params
         self._client = None
         self._connection = None
+        self.analysis_result = None  # what the analysis checks measured, when the task has them
         self._check_numbers(spec)
 
     def _check_numbers(self, spec):
@@ -149,6 +153,9 @@ class KubeModule:
                 self.fail('%s must be greater than 0 (got %s)' % (name, value))
             if option.get('type') == 'float' and value < 0:
                 self.fail('%s must not be negative (got %s)' % (name, value))
+        problem = check_gate_params(self.params)
+        if problem:
+            self.fail(problem)
 
     # -- connection
     def _register_secrets(self, secrets):
@@ -188,6 +195,21 @@ class KubeModule:
 
     def fail(self, msg, **extra):
         self.module.fail_json(msg=msg, **extra)
+
+    def gate_options(self):
+        """The early stop, soak and analysis options of this task's waits (health.GateOptions)."""
+        from ansible_collections.kubeops.rollout.plugins.module_utils.health import GateOptions
+        return GateOptions.from_params(self.params, self.analysis_gate())
+
+    def analysis_gate(self):
+        """The analysis checks of the ``analysis`` option, or None (modules without it: None)."""
+        options = self.params.get('analysis')
+        if not options:
+            return None
+        from ansible_collections.kubeops.rollout.plugins.module_utils.analysis import AnalysisGate
+        gate = self._configure(AnalysisGate, options)
+        self._register_secrets(gate.secrets())
+        return gate
 
 
 class RolloutModule(KubeModule):
@@ -307,6 +329,8 @@ class RolloutModule(KubeModule):
         if wait and pending:
             errors.extend(self._wait(pending, wait_predicate))
         result = {'changed': any(o.changed for o in outcomes), 'workloads': entries}
+        if self.analysis_result is not None:
+            result['analysis'] = self.analysis_result
         diffs = [o.diff() for o in outcomes if (o.changed or getattr(o, 'diff_unchanged', False))
                  and (o.before is not None or o.after is not None)]
         if self.module.diff and diffs:
@@ -321,24 +345,56 @@ class RolloutModule(KubeModule):
         jobs = []
         last = [o.obj for o in outcomes]  # the newest object each wait saw, to diagnose a failure from
         # Imported only to wait: most tasks never do.
-        from ansible_collections.kubeops.rollout.plugins.module_utils import status as status_mod
+        from ansible_collections.kubeops.rollout.plugins.module_utils import health, status as status_mod
+        options = self.gate_options()
+        probes = []
         for i, o in enumerate(outcomes):
             predicate = wait_predicate(o.workload) if wait_predicate else o.workload.rollout_status
             if o.changed and o.obj is not o.workload.obj:  # this task wrote: judge its own rollout
                 predicate = status_mod.after_change(predicate, o.workload.obj, o.obj)
             jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, _seen(predicate, last, i)))
-        results = status_mod.wait_all(self.client, jobs, self.params['wait_timeout'], progress=self._progress)
+            # A custom wait (a pause being observed) has no pods to look at.
+            probes.append(_kind_probe(health.EarlyStop(self.client, options.fail_fast_seconds), o.workload.kind)
+                          if options.fail_fast_seconds and not wait_predicate else None)
+        results = status_mod.wait_all(self.client, jobs, self.params['wait_timeout'], progress=self._progress,
+                                      probes=probes, probe_interval=options.probe_interval)
+        if options.soaks and not wait_predicate:
+            results = self._soak(outcomes, results, last, options)
         errors = []
         for o, entry, res, obj in zip(outcomes, entries, results, last):
             if isinstance(res, KubeError):
                 errors.append(describe_error(res, 'waiting for %s' % o.workload.label(), self._connection))
                 continue
             self.record_status(entry, res)
+            if res.diagnosis is not None:
+                entry['diagnosis'] = res.diagnosis
             if not res.done:
-                error = '%s: %s' % (o.workload.label(), res.message)
+                error = res.message if o.workload.label() in res.message else '%s: %s' % (o.workload.label(),
+                                                                                           res.message)
                 # A custom wait (e.g. a pause being observed) is not explained by the pods.
                 errors.append(error if wait_predicate else self._explained(error, o, entry, res.reason, obj))
         return errors
+
+    def _soak(self, outcomes, results, last, options):
+        """The soak (and analysis) after the rollouts that completed; a failure replaces their result."""
+        from ansible_collections.kubeops.rollout.plugins.module_utils import health
+        done = [i for i, res in enumerate(results) if not isinstance(res, KubeError) and res.done]
+        if not done:
+            return results
+        targets = [(dict(last[i], kind=outcomes[i].workload.kind), outcomes[i].changed) for i in done]
+        try:
+            verdicts, analysis_failure = health.Soak(self.client, options, progress=self.module.progress).run(targets)
+        except KubeError as e:
+            verdicts, analysis_failure = [health.soak_error(e, obj) for obj, _fresh in targets], None
+        out = list(results)
+        for i, verdict in zip(done, verdicts):
+            if verdict is not None:
+                out[i] = verdict
+            elif analysis_failure is not None:
+                out[i] = analysis_failure
+        if options.analysis is not None:
+            self.analysis_result = options.analysis.result()
+        return out
 
     def _explained(self, error, outcome, entry, reason, obj=None):
         """``error``, and when the rollout itself did not progress (deadline, timeout), why: the
@@ -364,6 +420,11 @@ class RolloutModule(KubeModule):
             entry.update(result.as_dict())
         else:
             entry['status'] = result.as_dict()
+
+
+def _kind_probe(probe, kind):
+    """``probe`` given objects with their kind (LIST items and some answers carry none)."""
+    return lambda obj: probe(dict(obj, kind=kind))
 
 
 def _seen(predicate, last, i):

@@ -264,6 +264,32 @@ def controller_revision_undo_patch(workload, controller_revision):
     return _guarded(tests, changes)
 
 
+def template_restore_patch(workload, template, change_cause):
+    """JSON patch putting back a pod template exactly (``template``, as read before a release changed
+    it) and the change-cause it had (None: absent), onto ``workload`` as the release left it.
+
+    Guarded by the generation the release's own write produced (a spec write by anyone since then
+    trips it, so it is never overwritten) and by the change-cause as the release wrote it. A repeat
+    after a lost answer trips the guard too: the caller then reads again and finds the template back.
+    """
+    meta = workload.get('metadata') or {}
+    annotations = meta.get('annotations') or {}
+    tests = [spec_guard(meta)]
+    changes = [{'op': 'replace', 'path': '/spec/template', 'value': template}]
+    have = annotations.get(CHANGE_CAUSE_ANNOTATION)
+    pointer = json_pointer('metadata', 'annotations', CHANGE_CAUSE_ANNOTATION)
+    if have is not None and have != change_cause:
+        tests.append(_test(pointer, have))
+        changes.append({'op': 'remove', 'path': pointer} if change_cause is None
+                       else {'op': 'replace', 'path': pointer, 'value': change_cause})
+    elif have is None and change_cause is not None:
+        tests.append(annotations_guard(meta))
+        after = dict(annotations, **{CHANGE_CAUSE_ANNOTATION: change_cause})
+        changes.append({'op': 'add', 'path': pointer, 'value': change_cause} if annotations
+                       else {'op': 'add', 'path': '/metadata/annotations', 'value': after})
+    return _guarded(tests, changes)
+
+
 def annotated(annotations, patch):
     """``annotations`` after a strategic/merge patch's ``metadata.annotations`` (None deletes)."""
     out = dict(annotations or {})
@@ -281,4 +307,5 @@ __all__ = [
     'resolve_images', 'image_patch', 'imaged_template', 'update_partition', 'partition_patch',
     'deployment_undo_annotations', 'deployment_undo_patch', 'json_pointer', 'spec_guard', 'annotations_guard',
     'controller_revision_undo_annotations', 'controller_revision_undo_patch', 'annotated',
+    'template_restore_patch', 'CHANGE_CAUSE_ANNOTATION',
 ]

@@ -43,6 +43,7 @@ class RolloutStatus:
         self.reason = reason
         self.failed = failed
         self.counts = counts  # replicas / updated / ready / available, from the object judged
+        self.diagnosis = None  # why it failed, when a look at the pods ended the wait early
 
     def as_dict(self):
         out = {'done': self.done, 'message': self.message, 'reason': self.reason}
@@ -247,13 +248,18 @@ class _Reporter:
         return result
 
 
-def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monotonic, progress=None):
+def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monotonic, progress=None,
+             probe=None, probe_interval=None, stopped=None):
     """Follow one object with WATCH until ``predicate`` says done or failed, or ``timeout`` passes.
 
     Starts from ``obj`` (a fresh GET or write response) and watches from its resourceVersion with a
     metadata.name field selector; re-watches when the server ends the stream, re-reads on 410 Gone.
     Returns the last RolloutStatus (reason Timeout / Deleted when those end the wait).
     ``progress(obj, status)``, if given, hears each change of the status message as it happens.
+    ``probe(obj)``, if given, is called every ``probe_interval`` seconds while the rollout is not
+    done (the first time one interval after the start; each watch request then lasts at most one
+    interval) with the newest object; a RolloutStatus it returns ends the wait (early stop).
+    ``stopped()``, if given and true, ends the wait at the next event or interval (reason Timeout).
     """
     name = obj['metadata']['name']
     path = collection_path.rstrip('/')
@@ -261,15 +267,32 @@ def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monoto
     result = report(obj, predicate(obj))
     if result.done or result.failed:
         return result
-    deadline = clock() + timeout
+    start = clock()
+    deadline = start + timeout
+    next_probe = [start + probe_interval if probe else None]
+    latest = [obj]
     rv = obj['metadata'].get('resourceVersion')
+
+    def probed():
+        """The probe's verdict when one is due, else None."""
+        if probe is None or clock() < next_probe[0]:
+            return None
+        verdict = probe(latest[0])
+        next_probe[0] = clock() + probe_interval
+        return verdict
+
     while True:
         remaining = deadline - clock()
-        if remaining <= 0:
+        if remaining <= 0 or (stopped is not None and stopped()):
             return RolloutStatus(False, 'timed out after %ss waiting for the rollout: %s'
                                  % (timeout, result.message), TIMEOUT, counts=result.counts)
+        verdict = probed()
+        if verdict is not None:
+            return verdict
         try:
             chunk = min(WATCH_CHUNK_SECONDS, max(1, int(remaining + 0.999)))
+            if probe is not None:
+                chunk = min(chunk, max(1, int(next_probe[0] - clock() + 0.999)))
             events = client.watch(path, resource_version=rv, field_selector='metadata.name=%s' % name,
                                   timeout_seconds=chunk)
             for event_type, event_obj in events:
@@ -282,39 +305,49 @@ def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monoto
                 if event_type == 'DELETED':
                     return RolloutStatus(False, '%s was deleted while waiting for its rollout' % name,
                                          DELETED, failed=True)
+                latest[0] = event_obj
                 result = report(event_obj, predicate(event_obj))
                 if result.done or result.failed:
                     return result
-                if clock() >= deadline:
+                if clock() >= deadline or (probe is not None and clock() >= next_probe[0]):
+                    break
+                if stopped is not None and stopped():
                     break
         except ApiError as e:
             if e.status != 410:
                 raise
             fresh = client.get('%s/%s' % (path, name))
             rv = fresh['metadata'].get('resourceVersion')
+            latest[0] = fresh
             result = report(fresh, predicate(fresh))
             if result.done or result.failed:
                 return result
 
 
-def wait_all(client, jobs, timeout, progress=None):
+def wait_all(client, jobs, timeout, progress=None, probes=None, probe_interval=None, stopped=None):
     """Wait for several workloads at once (threads): total time is the slowest one's.
 
     ``jobs``: list of (collection_path, obj, predicate). Returns a list of RolloutStatus or KubeError
     (an error in one wait does not stop the others), in the same order. ``progress``: as for
-    ``wait_for``, called from each wait's thread.
+    ``wait_for``, called from each wait's thread. ``probes``: None, or one probe (or None) per job,
+    called every ``probe_interval`` seconds as ``wait_for`` says.
     """
+    probes = probes or [None] * len(jobs)
+
+    def one(i, path, obj, predicate):
+        return wait_for(client, path, obj, predicate, timeout, progress=progress, probe=probes[i],
+                        probe_interval=probe_interval, stopped=stopped)
+
     if len(jobs) == 1:
-        path, obj, predicate = jobs[0]
         try:
-            return [wait_for(client, path, obj, predicate, timeout, progress=progress)]
+            return [one(0, *jobs[0])]
         except KubeError as e:
             return [e]
     results = [None] * len(jobs)
 
     def run(i, path, obj, predicate):
         try:
-            results[i] = wait_for(client, path, obj, predicate, timeout, progress=progress)
+            results[i] = one(i, path, obj, predicate)
         except KubeError as e:
             results[i] = e
         except Exception as e:  # keep one broken wait from killing the others silently

@@ -48,6 +48,7 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes.flow
   - kubeops.rollout.attributes
   - kubeops.rollout.connection
+  - kubeops.rollout.gates
   - kubeops.rollout.target
 attributes:
   check_mode:

@@ -270,8 +270,12 @@ def validate_pod_spec(errs, spec, path):
                 errs.duplicate(f'{field}.name', name)
             else:
                 seen.add(name)
-            if not container.get('image'):
+            image = container.get('image')
+            if not image:
                 errs.required(f'{field}.image')
+            elif isinstance(image, str) and image != image.strip():
+                # validation.go (validateContainerCommon): the image reference as given is pulled.
+                errs.invalid(f'{field}.image', image, 'must not have leading or trailing whitespace')
             policy = container.get('imagePullPolicy')
             if policy is not None and policy not in ('Always', 'IfNotPresent', 'Never'):
                 errs.unsupported(f'{field}.imagePullPolicy', policy, ['Always', 'IfNotPresent', 'Never'])

@@ -11,7 +11,9 @@ A SPEC is a `;`-separated list of `key=value` settings (whitespace ignored, empt
 - `retry_after=S`: the `Retry-After` seconds of injected 429s (default 1).
 - `methods=GET,PATCH`: only requests with these HTTP methods are eligible (default: all).
 - `conflict=TARGET:N` (repeatable): the next N writes (PUT, PATCH, DELETE, including on subresources)
-  to the object get 409 Conflict, before and regardless of the random faults. TARGET is
+  to the object get 409 Conflict, before and regardless of the random faults. `persisting_conflict=
+  TARGET:N` does the same to writes that would persist (dry runs, `dryRun=All`, pass): a write
+  refused after its dry run succeeded. TARGET is
   `[group/]plural/namespace/name` for namespaced resources (`apps/deployments/default/web`,
   `pods/default/web-0`) and `[group/]plural/name` for cluster-scoped ones (`nodes/node-1`).
 
@@ -52,7 +54,7 @@ def parse_target(text):
 
 def parse_spec(spec):
     """SPEC text -> dict of settings; raises FaultSpecError with a readable message."""
-    out = {'seed': 0, 'rates': {}, 'retry_after': 1, 'methods': None, 'conflicts': {}}
+    out = {'seed': 0, 'rates': {}, 'retry_after': 1, 'methods': None, 'conflicts': {}, 'persisting': {}}
     for item in (spec or '').split(';'):
         item = item.strip()
         if not item:
@@ -73,14 +75,14 @@ def parse_spec(spec):
                 out['retry_after'] = int(value)
             elif key == 'methods':
                 out['methods'] = {m.strip().upper() for m in value.split(',') if m.strip()}
-            elif key == 'conflict':
+            elif key in ('conflict', 'persisting_conflict'):
                 target, _, count = value.rpartition(':')
                 if not target:
-                    raise FaultSpecError(f'bad conflict {value!r}: expected TARGET:N')
-                out['conflicts'][parse_target(target)] = int(count)
+                    raise FaultSpecError(f'bad {key} {value!r}: expected TARGET:N')
+                out['conflicts' if key == 'conflict' else 'persisting'][parse_target(target)] = int(count)
             else:
                 raise FaultSpecError(f'unknown fault setting {key!r} (known: seed, 429, 500, 503, drop, '
-                                     'retry_after, methods, conflict)')
+                                     'retry_after, methods, conflict, persisting_conflict)')
         except ValueError as e:
             if isinstance(e, FaultSpecError):
                 raise
@@ -104,12 +106,13 @@ class Faults:
         self.retry_after = settings['retry_after']
         self.methods = settings['methods']
         self.conflicts = settings['conflicts']
+        self.persisting = settings['persisting']
         self._rng = random.Random(settings['seed'])
 
     def add_conflicts(self, target, count):
         self.conflicts[parse_target(target)] = count
 
-    def decide(self, method, path, *, eligible, target=None, write=False):
+    def decide(self, method, path, *, eligible, target=None, write=False, dry_run=False):
         """The fault for this request: None, 'conflict', '429', '500', '503' or 'drop'.
 
         ``target`` is (resource key, namespace, name) when the request addresses one object.
@@ -117,6 +120,9 @@ class Faults:
         action = None
         if write and target is not None and self.conflicts.get(target, 0) > 0:
             self.conflicts[target] -= 1
+            action = 'conflict'
+        elif write and not dry_run and target is not None and self.persisting.get(target, 0) > 0:
+            self.persisting[target] -= 1
             action = 'conflict'
         elif eligible and self.rates and (self.methods is None or method in self.methods):
             draw, edge = self._rng.random(), 0.0

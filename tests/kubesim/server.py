@@ -371,7 +371,8 @@ class ApiServer:
             watch = route.kind == 'resource' and (route.watch or _is_true(request.query.get('watch')))
             action = self.faults.decide(
                 request.method, request.path, eligible=route.kind == 'resource' and not watch,
-                target=route.target, write=request.method in ('PUT', 'PATCH', 'DELETE'))
+                target=route.target, write=request.method in ('PUT', 'PATCH', 'DELETE'),
+                dry_run='All' in request.query.getall('dryRun', []))
             if action:
                 return self._fault(request, route, action)
 

@@ -1,0 +1,286 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: rollout_release
+short_description: Release new images to several workloads as one transaction, put back on failure
+version_added: 0.2.0
+description:
+  - Sets new container images on any number of Deployments, StatefulSets (C(RollingUpdate) and
+    C(OnDelete)) and DaemonSets in one task, like C(helm upgrade --atomic) does for a chart.
+  - "B(Preflight), before any write: every workload exists and is of a rollout kind, none is paused,
+    every container named exists, and every change passes a server-side dry run (C(dryRun=All)). Any
+    problem fails the task with one message listing each workload that failed and why, and nothing is
+    changed. A workload managed by Helm or Argo CD (their labels, annotations or C(managedFields)) gets
+    a warning: their next upgrade or sync reverts the change."
+  - "B(Write) all the changes (strategic merge patches of absolute values, safe to repeat), keeping
+    each workload's pod template and change-cause exactly as the preflight read them."
+  - "B(Wait) for all the rollouts at once, with the rules of M(kubeops.rollout.rollout_status), a
+    progress line per workload as its state changes (at C(-v), when the task runs on the controller),
+    and the early stop of I(fail_fast_seconds) for every kind. An C(OnDelete) StatefulSet has its pods
+    deleted by the release, highest ordinal first, one at a time, each replacement Ready on the new
+    revision before the next, so the release ends with every pod on it."
+  - "B(Health gate) once every rollout is complete: I(soak_seconds) with I(max_restarts), and the
+    I(analysis) checks measured during that window."
+  - "B(Put back) on any failure (a write refused, a rollout failed, stuck or timed out, a gate failed):
+    with I(atomic=true) every workload this task changed, else only the failed ones, gets back the
+    exact template and change-cause it had, by a JSON patch guarded by the generation of the release's
+    own write: a repeat after a lost answer finds the template back and stops, and a change made by
+    anyone else since the release wrote is never overwritten (reported as C(rollback_failed)). A
+    StatefulSet whose pods are stuck on the broken revision has them replaced. The put-back waits up
+    to I(rollback_timeout)."
+  - The task fails with one summary when anything failed; C(workloads) has one entry per workload with
+    its C(outcome). C(changed) is true when anything was written, even if it was put back.
+  - Check mode runs the preflight (the dry runs are the change, validated by the API server) and
+    reports what would change; with C(--diff), the template diff per workload. Nothing persists.
+  - SIGINT or SIGTERM during the wait ends the task at once, reporting what was written; nothing is
+    left running.
+author:
+  - kubeops.rollout contributors (!UNKNOWN)
+options:
+  workloads:
+    description: The workloads to release, each with its new images.
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      kind:
+        description:
+          - C(Deployment), C(StatefulSet) or C(DaemonSet), in any of C(kubectl)'s spellings (C(deploy),
+            C(sts), C(ds), plural, any case, with or without C(.apps)).
+        type: str
+        required: true
+      name:
+        description: Name of the workload.
+        type: str
+        required: true
+      namespace:
+        description: Namespace of the workload (default I(namespace)).
+        type: str
+      images:
+        description:
+          - New image per container name (init containers too), for example C(web: registry.example.com/web:2.4.1);
+            C(*) sets every container.
+        type: dict
+        required: true
+      change_cause:
+        description: Recorded in the C(kubernetes.io/change-cause) annotation (default I(change_cause)).
+        type: str
+  namespace:
+    description:
+      - Namespace of the entries that name none. Unset, the kubeconfig context's namespace.
+    type: str
+  change_cause:
+    description:
+      - Change-cause of the entries that give none. Unset, C(rollout_release: <container>=<image>, ...).
+    type: str
+  atomic:
+    description:
+      - On failure, put back every workload this task changed (V(true)), or only the ones that failed
+        (V(false)); the others keep their new images.
+    type: bool
+    default: true
+  timeout:
+    description: Seconds the rollouts may take, all together (they run at the same time).
+    type: int
+    default: 300
+  rollback_timeout:
+    description: Seconds the put-back rollouts may take. Unset, I(timeout).
+    type: int
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
+  - kubeops.rollout.attributes
+  - kubeops.rollout.connection
+  - kubeops.rollout.gates
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+notes:
+  - "RBAC: C(get), C(patch) and C(watch) on the workloads' resources; C(list) on C(pods), C(events),
+    C(replicasets) and C(controllerrevisions) (early stop, soak, put-back of a StatefulSet); C(delete)
+    on C(pods) for C(OnDelete) StatefulSets and stuck pods. See C(docs/rbac.md)."
+seealso:
+  - module: kubeops.rollout.rollout_image
+  - module: kubeops.rollout.rollout_status
+'''
+
+EXAMPLES = r'''
+- name: Release 2.4.1 of the shop, put everything back if any part fails
+  kubeops.rollout.rollout_release:
+    namespace: shop
+    change_cause: release 2.4.1
+    workloads:
+      - kind: Deployment
+        name: web
+        images: {web: registry.example.com/shop/web:2.4.1}
+      - kind: StatefulSet
+        name: db
+        images: {db: registry.example.com/shop/db:2.4.1}
+    soak_seconds: 30       # new pods stay Ready and never restart for 30 s
+    fail_fast_seconds: 30  # a pull error or crash loop that lasts 30 s stops the release
+  register: release
+
+- name: Show what happened to each workload
+  ansible.builtin.debug:
+    msg: "{{ release.workloads | map(attribute='outcome') | list }}"
+'''
+
+RETURN = r'''
+workloads:
+  description: One entry per workload, in the order given.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    kind:
+      description: The kind, as the API spells it.
+      type: str
+    name:
+      description: Name.
+      type: str
+    namespace:
+      description: Namespace.
+      type: str
+    outcome:
+      description:
+        - C(upgraded) (new images, healthy; in check mode, would be), C(unchanged) (had the images
+          already), C(rolled_back) (changed, then put back), C(rollback_failed) (changed, and the
+          put-back did not complete or was not safe), C(untouched) (not changed by this task).
+      type: str
+      sample: upgraded
+    cause:
+      description: Why it failed or was put back (null when it did not).
+      type: str
+    changed:
+      description: Whether this task wrote it (even if it was put back).
+      type: bool
+    images_before:
+      description: Container images before the task.
+      type: dict
+    images:
+      description: Container images as the task wrote them (or would, in check mode).
+      type: dict
+    status:
+      description: The result of the wait, soak or put-back (C(done), C(message), C(reason) and counts).
+      type: dict
+      returned: when a wait ran
+    diagnosis:
+      description: Why the rollout was stopped early (see M(kubeops.rollout.rollout_status)).
+      type: dict
+      returned: when the early stop ended the wait
+    deleted_pods:
+      description: Pods the task deleted (C(OnDelete) StatefulSets, stuck pods of a put-back).
+      type: list
+      elements: str
+      returned: when there were some
+    rollback:
+      description: What the put-back did, in words.
+      type: str
+      returned: when the workload was put back or its put-back failed
+summary:
+  description: One line per workload.
+  returned: always
+  type: list
+  elements: str
+  sample: ['Upgraded: Deployment shop/web', 'Already up to date: StatefulSet shop/db']
+diff:
+  description: Before and after of each workload's template and annotations.
+  returned: in diff mode, for the workloads that change
+  type: list
+  elements: dict
+'''
+
+import signal  # noqa: E402
+
+from ansible_collections.kubeops.rollout.plugins.module_utils import release  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConnectionFailure, KubeError  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.module import (  # noqa: E402
+    DEFAULT_TIMEOUT,
+    KubeModule,
+    describe_error,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.health import GATE_ARG_SPEC  # noqa: E402
+
+WORKLOAD_OPTIONS = {
+    'kind': {'type': 'str', 'required': True},
+    'name': {'type': 'str', 'required': True},
+    'namespace': {'type': 'str'},
+    'images': {'type': 'dict', 'required': True},
+    'change_cause': {'type': 'str'},
+}
+
+ARGUMENT_SPEC = {
+    'workloads': {'type': 'list', 'elements': 'dict', 'required': True, 'options': WORKLOAD_OPTIONS},
+    'namespace': {'type': 'str'},
+    'change_cause': {'type': 'str'},
+    'atomic': {'type': 'bool', 'default': True},
+    'timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT},
+    'rollback_timeout': {'type': 'int'},
+}
+ARGUMENT_SPEC.update(GATE_ARG_SPEC)
+
+
+def _interrupt(_signum, _frame):
+    raise KeyboardInterrupt()
+
+
+def main(runtime=None):
+    module = KubeModule(ARGUMENT_SPEC, runtime)
+    params = module.params
+    for name in ('timeout', 'rollback_timeout'):
+        if params.get(name) is not None and params[name] <= 0:
+            module.fail('%s must be greater than 0 (got %s)' % (name, params[name]))
+    if not params['workloads']:
+        module.fail('workloads is empty: give at least one workload to release')
+    try:
+        options = release.ReleaseOptions(params['atomic'], params['timeout'], params['rollback_timeout'],
+                                         module.gate_options(), module.module.check_mode)
+        targets = release.build_targets(params['workloads'], module.namespace, params['change_cause'])
+        previous = None
+        try:
+            previous = signal.signal(signal.SIGTERM, _interrupt)
+        except ValueError:  # not the main thread: no handler, SIGTERM ends the process as usual
+            pass
+        try:
+            result = release.Release(module.client, targets, options, progress=module.module.progress).run()
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+    except release.PreflightFailed as e:
+        module.fail('release refused before any write: %s' % '; '.join(e.args[0]), changed=False, workloads=[],
+                    summary=list(e.args[0]))
+    except ConnectionFailure as e:
+        module.fail(e.message)
+    except KubeError as e:
+        module.fail(describe_error(e, 'release', module._connection))
+    for warning in result.warnings:
+        module.module.warn(warning)
+    out = {'changed': result.changed, 'workloads': [t.entry() for t in result.targets], 'summary': result.lines}
+    if module.analysis_result is not None:
+        out['analysis'] = module.analysis_result
+    if module.module.diff:
+        diffs = []
+        for t in result.targets:
+            if t.patch is not None and t.workload is not None:
+                before, after = release.diff_of(t)
+                diffs.append({'before': before, 'after': after, 'before_header': t.label(),
+                              'after_header': t.label()})
+        if diffs:
+            out['diff'] = diffs
+    if result.failed:
+        module.fail(result.message, **out)
+    module.module.exit_json(msg=result.message, **out)
+
+
+if __name__ == '__main__':
+    main()
