@@ -100,8 +100,10 @@ class Target:
 
 
 class ReleaseOptions:
-    def __init__(self, atomic=True, timeout=300, rollback_timeout=None, gates=None, check_mode=False):
+    def __init__(self, atomic=True, timeout=300, rollback_timeout=None, gates=None, check_mode=False,
+                 rollback=True):
         self.atomic = atomic
+        self.rollback = rollback
         self.timeout = timeout
         self.rollback_timeout = rollback_timeout or timeout
         self.gates = gates or health.GateOptions()
@@ -460,7 +462,7 @@ class Release:
             if all(t.status.done for t in self.targets):
                 self.gate()
         failed = [t for t in self.targets if t.cause is not None]
-        if failed:
+        if failed and self.options.rollback:
             self.put_back(failed)
         for t in self.targets:
             if t.outcome is not None:
@@ -519,3 +521,20 @@ def diff_of(t):
         return before, _view(local, annotations)
     return before, _view(copy.deepcopy((after.get('spec') or {}).get('template') or {}),
                          (after.get('metadata') or {}).get('annotations') or {})
+
+
+def result_fact(entries, summary, failed):
+    """The release as the roles keep it (``rollout_upgrade_result``): entries, lines and the labels
+    grouped by outcome."""
+    out = {'workloads': [], 'summary': list(summary), 'failed': bool(failed), 'changed': [], 'unchanged': [],
+           'rolled_back': [], 'rollback_failed': [], 'untouched': []}
+    groups = {UPGRADED: 'changed', UNCHANGED: 'unchanged', ROLLED_BACK: 'rolled_back',
+              ROLLBACK_FAILED: 'rollback_failed', UNTOUCHED: 'untouched'}
+    for entry in entries:
+        label = '%s %s/%s' % (entry['kind'], entry['namespace'], entry['name'])
+        out['workloads'].append(dict(entry, workload=label))
+        if entry['outcome'] == UPGRADED and not entry['changed']:
+            out['unchanged'].append(label)  # OnDelete pods replaced only: no new template
+        else:
+            out[groups[entry['outcome']]].append(label)
+    return out

@@ -75,7 +75,14 @@ options:
         type: str
   namespace:
     description:
-      - Namespace of the entries that name none. Unset, the kubeconfig context's namespace.
+      - Namespace of the entries that name none (after I(workload_namespace)). Unset, the kubeconfig
+        context's namespace.
+    type: str
+  workload_namespace:
+    description:
+      - Namespace of the entries that name none, before I(namespace). For roles - a role passes its
+        own namespace variable here, so that when it is unset the play's C(module_defaults) still
+        give I(namespace) (a task argument templated to C(omit) hides a module default).
     type: str
   change_cause:
     description:
@@ -94,6 +101,12 @@ options:
   rollback_timeout:
     description: Seconds the put-back rollouts may take. Unset, I(timeout).
     type: int
+  rollback:
+    description:
+      - Put back what failed (as I(atomic) says). V(false) leaves every workload as the failure left
+        it, and only reports.
+    type: bool
+    default: true
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
@@ -187,6 +200,14 @@ workloads:
       description: What the put-back did, in words.
       type: str
       returned: when the workload was put back or its put-back failed
+release:
+  description:
+    - The same in the shape the roles keep as their result fact - C(workloads) (as above, each with
+      C(workload), C(Kind namespace/name)), C(summary), C(failed) (whether the release failed) and, as
+      lists of C(Kind namespace/name), C(changed) (written and kept), C(unchanged), C(rolled_back),
+      C(rollback_failed) and C(untouched).
+  returned: always
+  type: dict
 summary:
   description: One line per workload.
   returned: always
@@ -222,10 +243,12 @@ WORKLOAD_OPTIONS = {
 ARGUMENT_SPEC = {
     'workloads': {'type': 'list', 'elements': 'dict', 'required': True, 'options': WORKLOAD_OPTIONS},
     'namespace': {'type': 'str'},
+    'workload_namespace': {'type': 'str'},
     'change_cause': {'type': 'str'},
     'atomic': {'type': 'bool', 'default': True},
     'timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT},
     'rollback_timeout': {'type': 'int'},
+    'rollback': {'type': 'bool', 'default': True},
 }
 ARGUMENT_SPEC.update(GATE_ARG_SPEC)
 
@@ -244,8 +267,9 @@ def main(runtime=None):
         module.fail('workloads is empty: give at least one workload to release')
     try:
         options = release.ReleaseOptions(params['atomic'], params['timeout'], params['rollback_timeout'],
-                                         module.gate_options(), module.module.check_mode)
-        targets = release.build_targets(params['workloads'], module.namespace, params['change_cause'])
+                                         module.gate_options(), module.module.check_mode, params['rollback'])
+        namespace = params['workload_namespace'] or module.namespace
+        targets = release.build_targets(params['workloads'], namespace, params['change_cause'])
         previous = None
         try:
             previous = signal.signal(signal.SIGTERM, _interrupt)
@@ -257,15 +281,18 @@ def main(runtime=None):
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
     except release.PreflightFailed as e:
+        summary = ['preflight failed, nothing was changed:'] + list(e.args[0])
         module.fail('release refused before any write: %s' % '; '.join(e.args[0]), changed=False, workloads=[],
-                    summary=list(e.args[0]))
+                    summary=summary, release=release.result_fact([], summary, True))
     except ConnectionFailure as e:
         module.fail(e.message)
     except KubeError as e:
         module.fail(describe_error(e, 'release', module._connection))
     for warning in result.warnings:
         module.module.warn(warning)
-    out = {'changed': result.changed, 'workloads': [t.entry() for t in result.targets], 'summary': result.lines}
+    entries = [t.entry() for t in result.targets]
+    out = {'changed': result.changed, 'workloads': entries, 'summary': result.lines,
+           'release': release.result_fact(entries, result.lines, result.failed)}
     if module.analysis_result is not None:
         out['analysis'] = module.analysis_result
     if module.module.diff:
