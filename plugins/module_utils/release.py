@@ -63,6 +63,7 @@ class Target:
         self.dry_run = None  # the dry run's answer
         self.written = None  # the write's answer
         self.write_sent = False  # a write was sent (its answer may have been lost)
+        self.would_change = False  # check mode: a write would be sent
         self.status = None  # RolloutStatus of the wait, soak or put-back
         self.outcome = None
         self.cause = None
@@ -86,7 +87,8 @@ class Target:
         images_after = revisions.container_images((after.get('spec') or {}).get('template') or {})[0] \
             if after else images_before
         out = {'kind': self.kind.kind, 'name': self.name, 'namespace': self.namespace,
-               'outcome': self.outcome, 'cause': self.cause, 'changed': bool(self.write_sent),
+               'outcome': self.outcome, 'cause': self.cause,
+               'changed': bool(self.write_sent or self.deleted_pods or self.would_change),
                'images_before': images_before, 'images': images_after}
         if self.status is not None:
             out['status'] = self.status.as_dict()
@@ -330,7 +332,17 @@ class Release:
         for t, result in zip(self.targets, self._parallel(calls)):
             t.status = result
             if not result.done:
-                t.cause = result.message if t.label() in result.message else '%s' % result.message
+                t.cause = result.message
+                if result.reason in (status_mod.DEADLINE_EXCEEDED, status_mod.TIMEOUT) and result.diagnosis is None:
+                    self._explain(t, result)
+
+    def _explain(self, t, result):
+        """Why a rollout that did not finish did not: the diagnosis of its pods, in its cause."""
+        from ansible_collections.kubeops.rollout.plugins.module_utils import diagnosis
+        found = diagnosis.read_diagnosis(self.client, dict(self.client.get(t.workload.path), kind=t.kind.kind))
+        result.diagnosis = found
+        if found['lines']:
+            t.cause = '; '.join([t.cause] + found['lines'])
 
     # -- 4. gate
     def gate(self):
@@ -386,7 +398,9 @@ class Release:
             # Pods stuck on the broken revision would hold an OrderedReady StatefulSet forever.
             result = self._replace_stuck(t, written)
         else:
-            result = self._wait_one(t, written, self.options.rollback_timeout)
+            # A progress deadline the failed rollout exceeded is not the put-back's.
+            predicate = status_mod.after_change(t.kind(written).rollout_status, current, written)
+            result = self._wait_one(t, written, self.options.rollback_timeout, predicate)
         if not result.done:
             return False, 'put back, but its rollout did not complete: %s' % result.message
         return True, 'put back to the template it had before the release'
@@ -455,6 +469,7 @@ class Release:
         if self.options.check_mode:
             for t in self.targets:
                 t.outcome = UPGRADED if t.patch else UNCHANGED
+                t.would_change = t.patch is not None
             return self._summary()
         refused = self.write_all()
         if refused is None:

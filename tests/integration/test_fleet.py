@@ -118,14 +118,14 @@ def test_failed_wave_stops_the_rest(kubesim_factory, tmp_path):
     assert [summary[name]['status'] for name in CLUSTERS] == ['upgraded', 'failed', 'not attempted'], summary
     assert sorted(summary['canary']['changed']) == ['Deployment default/web', 'StatefulSet default/db']
     reason = summary['wave2']['reason']
-    assert 'Deployment default/web' in reason and 'rolled back to revision 1' in reason, reason
+    assert 'ROLLED BACK: Deployment default/web' in reason, reason
     assert summary['wave3']['reason'] == '' and summary['wave3']['changed'] == []
     assert 'fleet: 1 of 3 cluster(s) failed: wave2. wave3 not attempted.' in \
         run.results['Fail the run when a cluster failed']['msg']
 
-    # The canary took the release; wave2 was rolled back by the role (web) and kept db:2, which rolled out.
+    # The canary took the release; wave2's release was put back whole (web failed, db with it).
     assert images_of(fleet['canary']) == RELEASE_2
-    assert images_of(fleet['wave2']) == {'Deployment': 'web:1', 'StatefulSet': 'db:2'}
+    assert images_of(fleet['wave2']) == {'Deployment': 'web:1', 'StatefulSet': 'db:1'}
     # The later wave was never touched: same objects, not one write.
     assert state(fleet['wave3']['kube']) == before['wave3']
     assert persisted_writes(fleet['wave3']['log'], marks['wave3']) == []
@@ -152,8 +152,7 @@ def test_check_mode_then_upgrade_then_idempotent(kubesim_factory, tmp_path):
                for e in preview.summary.values()), preview.summary
     assert all(preview.recap[name]['changed'] > 0 for name in CLUSTERS), preview.recap
     # --diff: the pod template diffs (recorded for the last cluster) show the new images.
-    diffs = [d for r in preview.results['kubeops.rollout.rollout_upgrade : Set the new images']['results']
-             for d in r['diff']]
+    diffs = preview.results['kubeops.rollout.rollout_upgrade : Release the new images']['diff']
     for side, wanted in (('before', ['db:1', 'web:1']), ('after', ['db:2', 'web:2'])):
         containers = [c for d in diffs for c in d[side]['spec']['template']['spec']['containers']]
         assert sorted(c['image'] for c in containers) == wanted

@@ -28,18 +28,20 @@ def test_upgrade_role_rolls_back_a_failed_rollout_whatever_the_spelling(kubesim_
     web['spec']['progressDeadlineSeconds'] = 20
     kube.create_rolled_out([web, workload('StatefulSet', 'db', image='db:1')])
 
-    res = play(sim, caught(include('rollout_upgrade', rollout_upgrade_timeout=60, rollout_upgrade_workloads=[
+    res = play(sim, caught(include('rollout_upgrade', rollout_upgrade_timeout=60, rollout_upgrade_soak_seconds=0,
+                                   rollout_upgrade_fail_fast_seconds=0, rollout_upgrade_workloads=[
         {'kind': deploy, 'name': 'web', 'images': {'app': 'broken/app:2'}},
         {'kind': sts, 'name': 'db', 'images': {'app': 'db:2'}}]), 'rollout_upgrade_result'))
 
     res.ok('failed')
     result = res.ok('show')['rollout_upgrade_result']
-    assert result['changed'] == ['Deployment default/web', 'StatefulSet default/db'], result
-    assert [(f['kind'], f['workload']) for f in result['failed']] == [
-        ('Deployment', 'Deployment default/web')], result
-    assert result['failed'][0]['rollback'] == 'rolled back to revision 1', result
+    # Atomic by default: the failed Deployment and the healthy StatefulSet are both put back.
+    assert result['rolled_back'] == ['Deployment default/web', 'StatefulSet default/db'], result
+    assert [(w['kind'], w['outcome']) for w in result['workloads']] == [
+        ('Deployment', 'rolled_back'), ('StatefulSet', 'rolled_back')], result
+    assert 'exceeded its progress deadline' in result['workloads'][0]['cause'], result
     assert image_of(kube.rolled_out('Deployment', 'web')) == 'app:1'
-    assert image_of(kube.rolled_out('StatefulSet', 'db')) == 'db:2'
+    assert image_of(kube.rolled_out('StatefulSet', 'db')) == 'db:1'
 
 
 @pytest.mark.parametrize('kinds', SPELLINGS)

@@ -141,7 +141,7 @@ def test_upgrade_job_then_check_job(run_job, estate):
     job = run_job('upgrade.yml', dict(UPGRADE_WEB, image='registry.example.com/shop/web:1.1'))
     assert job.status == 'successful' and job.rc == 0, job
     assert job.failed_events() == [], job
-    set_images = job.task_events('Set the new images', 'runner_on_ok')
+    set_images = job.task_events('Release the new images', 'runner_on_ok')
     assert len(set_images) == 1 and set_images[0]['event_data']['res']['changed'] is True, job
     assert job.writes(), 'the upgrade job sent no write'
     assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.1'
@@ -152,7 +152,7 @@ def test_upgrade_job_then_check_job(run_job, estate):
                     cmdline='--check --diff')
     assert check.status == 'successful' and check.rc == 0, check
     assert check.failed_events() == [], check
-    preview = check.task_events('Set the new images', 'runner_item_on_ok')
+    preview = check.task_events('Release the new images', 'runner_on_ok')
     assert len(preview) == 1, check
     res = preview[0]['event_data']['res']
     assert res['changed'] is True, check
@@ -188,19 +188,19 @@ def test_broken_upgrade_job_rolls_back_and_fails(run_job, estate):
         'rollout_timeout': 60,
     })
     assert job.status == 'failed' and job.rc != 0, job
-    undo = job.task_events('Roll back each failed workload to the revision it had before the upgrade',
-                           'runner_item_on_ok')
-    assert [e['event_data']['res']['item']['workload'] for e in undo] == ['Deployment demo/web'], job
-    assert undo[0]['event_data']['res']['changed'] is True
+    (release,) = job.task_events('Release the new images', 'runner_on_ok')
+    outcomes = {w['name']: w['outcome'] for w in release['event_data']['res']['workloads']}
+    # Atomic: the agent, healthy, is put back with the broken web.
+    assert outcomes == {'web': 'rolled_back', 'agent': 'rolled_back'}, job
+    assert release['event_data']['res']['changed'] is True
     fatal = job.failed_events()
-    assert [e['event_data']['task'] for e in fatal] == ['Fail the play when a rollout failed'], job
+    assert [e['event_data']['task'] for e in fatal] == ['Fail the play when the release failed'], job
     msg = fatal[0]['event_data']['res']['msg']
-    assert 'Deployment demo/web' in msg and 'ProgressDeadlineExceeded' in msg
-    assert 'rolled back to revision 1' in msg
-    assert 'agent' not in msg
+    assert 'ROLLED BACK: Deployment demo/web' in msg and 'ImagePullBackOff' in msg, msg
+    assert 'ROLLED BACK: DaemonSet demo/agent' in msg, msg
     # web is back, agent keeps its upgrade.
     assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
-    assert estate.image('daemonset/agent') == 'registry.example.com/shop/agent:1.1'
+    assert estate.image('daemonset/agent') == 'registry.example.com/shop/agent:1.0'
 
 
 def test_canary_job_approved_by_verification_is_resumed_and_finished(run_job, estate, tmp_path):
