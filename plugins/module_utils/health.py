@@ -27,7 +27,11 @@ __metaclass__ = type
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import diagnosis
-from ansible_collections.kubeops.rollout.plugins.module_utils.causes import CRASH_LOOP, UNSCHEDULABLE, FAILED_CREATE
+from ansible_collections.kubeops.rollout.plugins.module_utils.causes import (
+    CRASH_LOOP,
+    UNSCHEDULABLE,
+    FAILED_CREATE,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import KubeError
 from ansible_collections.kubeops.rollout.plugins.module_utils.status import RolloutStatus
@@ -46,14 +50,14 @@ NEXT_STEPS = {
     'ImagePullBackOff': 'check the image name and tag, and that the nodes may pull it (imagePullSecrets)',
     'ErrImagePull': 'check the image name and tag, and that the nodes may pull it (imagePullSecrets)',
     'ErrImageNeverPull': 'the image is not on the node and imagePullPolicy is Never: pre-load it or change '
-                         'the policy',
+    'the policy',
     'InvalidImageName': 'fix the image reference',
     CRASH_LOOP: "read the container's logs (kubectl logs --previous <pod> -c <container>)",
     'CreateContainerConfigError': 'create the ConfigMap, Secret or key the container refers to',
     'CreateContainerError': "fix the container's command or configuration (kubectl describe pod)",
     'RunContainerError': "fix the container's command or configuration (kubectl describe pod)",
     UNSCHEDULABLE: "free or add node capacity, or fix the pod's requests, node selector, affinity or "
-                   "tolerations",
+    'tolerations',
     FAILED_CREATE: 'fix what refuses the pods (ResourceQuota, LimitRange, admission policy)',
 }
 BLOCKING = frozenset(NEXT_STEPS)
@@ -76,8 +80,9 @@ class GateOptions:
     """``fail_fast_seconds`` (0: no early stop), ``soak_seconds``, ``max_restarts``, ``analysis`` (an
     analysis gate object, or None)."""
 
-    def __init__(self, fail_fast_seconds=DEFAULT_FAIL_FAST_SECONDS, soak_seconds=0, max_restarts=0,
-                 analysis=None):
+    def __init__(
+        self, fail_fast_seconds=DEFAULT_FAIL_FAST_SECONDS, soak_seconds=0, max_restarts=0, analysis=None
+    ):
         self.fail_fast_seconds = fail_fast_seconds or 0
         self.soak_seconds = soak_seconds or 0
         self.max_restarts = max_restarts or 0
@@ -85,8 +90,12 @@ class GateOptions:
 
     @classmethod
     def from_params(cls, params, analysis=None):
-        return cls(params.get('fail_fast_seconds', DEFAULT_FAIL_FAST_SECONDS), params.get('soak_seconds'),
-                   params.get('max_restarts'), analysis)
+        return cls(
+            params.get('fail_fast_seconds', DEFAULT_FAIL_FAST_SECONDS),
+            params.get('soak_seconds'),
+            params.get('max_restarts'),
+            analysis,
+        )
 
     @property
     def probe_interval(self):
@@ -107,6 +116,7 @@ def check_gate_params(params):
 
 
 # ---- early stop ------------------------------------------------------------------------------
+
 
 def _label(obj):
     meta = obj.get('metadata') or {}
@@ -129,7 +139,7 @@ class EarlyStop:
         found = self.read(self.client, obj)
         now = self.clock()
         blocking = [c for c in found['causes'] if c['reason'] in BLOCKING]
-        reasons = set(c['reason'] for c in blocking)
+        reasons = {c['reason'] for c in blocking}
         for reason in list(self.first_seen):
             if reason not in reasons:
                 del self.first_seen[reason]
@@ -144,15 +154,16 @@ class EarlyStop:
 def stuck_status(found, stuck, seconds):
     """The failed status of a rollout stopped early: the diagnosis lines of ``stuck`` causes, each
     with its next step."""
-    lines = [line for line in found['lines']
-             if any(c['reason'] in line for c in stuck)] or found['lines'][:1]
+    lines = [line for line in found['lines'] if any(c['reason'] in line for c in stuck)] or found['lines'][:1]
     steps = []
     for cause in stuck:
         step = NEXT_STEPS.get(cause['reason'])
         if step and step not in steps:
             steps.append(step)
-    message = '%s; stopped early: the rollout cannot finish while this lasts (seen for %ds or more). Next: %s' % (
-        '; '.join(lines), seconds, '; '.join(steps))
+    message = (
+        '%s; stopped early: the rollout cannot finish while this lasts (seen for %ds or more). Next: %s'
+        % ('; '.join(lines), seconds, '; '.join(steps))
+    )
     result = RolloutStatus(False, message, STUCK, failed=True)
     result.diagnosis = found
     return result
@@ -160,8 +171,11 @@ def stuck_status(found, stuck, seconds):
 
 # ---- soak ------------------------------------------------------------------------------------
 
+
 def _restarts(pod):
-    return sum(int(cs.get('restartCount') or 0) for cs in (pod.get('status') or {}).get('containerStatuses') or [])
+    return sum(
+        int(cs.get('restartCount') or 0) for cs in (pod.get('status') or {}).get('containerStatuses') or []
+    )
 
 
 def _resources(pod):
@@ -204,8 +218,7 @@ class Soak:
     returns a list of RolloutStatus or None per target (None: it passed), and the analysis failure
     (a RolloutStatus) or None."""
 
-    def __init__(self, client, options, clock=time.monotonic, sleep=time.sleep, progress=None,
-                 stopped=None):
+    def __init__(self, client, options, clock=time.monotonic, sleep=time.sleep, progress=None, stopped=None):
         self.client = client
         self.options = options
         self.clock = clock
@@ -217,16 +230,25 @@ class Soak:
         """Read the workload again (its status names the revision now rolled out) and the selector of
         that revision's pods."""
         from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import ROLLOUT_KINDS
+
         meta = target.obj.get('metadata') or {}
         kind = target.obj.get('kind')
-        obj = target.obj = dict(self.client.get(ROLLOUT_KINDS[kind].object_path(meta.get('namespace'),
-                                                                                meta.get('name'))), kind=kind)
+        obj = target.obj = dict(
+            self.client.get(ROLLOUT_KINDS[kind].object_path(meta.get('namespace'), meta.get('name'))),
+            kind=kind,
+        )
         ns = path_quote((obj.get('metadata') or {}).get('namespace') or 'default')
         history = None
         if obj.get('kind') in diagnosis.HISTORY_PATHS:
             from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import selector_string
-            history = self.client.list(diagnosis.HISTORY_PATHS[obj['kind']] % ns, label_selector=selector_string(
-                (obj.get('spec') or {}).get('selector'))).get('items') or []
+
+            history = (
+                self.client.list(
+                    diagnosis.HISTORY_PATHS[obj['kind']] % ns,
+                    label_selector=selector_string((obj.get('spec') or {}).get('selector')),
+                ).get('items')
+                or []
+            )
         revision = diagnosis.revision_of(obj, history)
         target.selector = diagnosis.pod_label_selector(obj, revision)
 
@@ -251,15 +273,29 @@ class Soak:
             counted = restarts - target.baseline[uid]
             if counted > self.options.max_restarts:
                 state = _last_state(pod)
-                return RolloutStatus(False, '%s: pod %s restarted %d time%s during the soak (max_restarts %d)%s'
-                                     % (_label(obj), meta.get('name'), counted, '' if counted == 1 else 's',
-                                        self.options.max_restarts, ': %s' % state if state else ''),
-                                     SOAK_RESTARTS, failed=True)
+                return RolloutStatus(
+                    False,
+                    '%s: pod %s restarted %d time%s during the soak (max_restarts %d)%s'
+                    % (
+                        _label(obj),
+                        meta.get('name'),
+                        counted,
+                        '' if counted == 1 else 's',
+                        self.options.max_restarts,
+                        ': %s' % state if state else '',
+                    ),
+                    SOAK_RESTARTS,
+                    failed=True,
+                )
             if not pod_ready(pod):
                 state = _last_state(pod)
-                return RolloutStatus(False, '%s: pod %s is not Ready during the soak%s'
-                                     % (_label(obj), meta.get('name'), ': %s' % state if state else ''),
-                                     SOAK_NOT_READY, failed=True)
+                return RolloutStatus(
+                    False,
+                    '%s: pod %s is not Ready during the soak%s'
+                    % (_label(obj), meta.get('name'), ': %s' % state if state else ''),
+                    SOAK_NOT_READY,
+                    failed=True,
+                )
         return None
 
     def run(self, targets):
@@ -271,8 +307,10 @@ class Soak:
             self._select(target)
         deadline = self.clock() + self.options.soak_seconds
         if self.options.soak_seconds:
-            self.progress('soaking %d workload%s for %ss' % (len(items), '' if len(items) == 1 else 's',
-                                                            self.options.soak_seconds))
+            self.progress(
+                'soaking %d workload%s for %ss'
+                % (len(items), '' if len(items) == 1 else 's', self.options.soak_seconds)
+            )
         measured = False
         while True:
             for i, target in enumerate(items):
@@ -293,9 +331,23 @@ class Soak:
 
 def soak_error(err, obj):
     """A soak that could not read is a failed gate, not a pass."""
-    return RolloutStatus(False, '%s: the soak could not read the pods: %s' % (_label(obj), getattr(err, 'message', err)),
-                         SOAK_NOT_READY, failed=True)
+    return RolloutStatus(
+        False,
+        '%s: the soak could not read the pods: %s' % (_label(obj), getattr(err, 'message', err)),
+        SOAK_NOT_READY,
+        failed=True,
+    )
 
 
-__all__ = ['GateOptions', 'EarlyStop', 'Soak', 'GATE_ARG_SPEC', 'BLOCKING', 'STUCK', 'SOAK_NOT_READY',
-           'SOAK_RESTARTS', 'ANALYSIS_FAILED', 'KubeError']
+__all__ = [
+    'GateOptions',
+    'EarlyStop',
+    'Soak',
+    'GATE_ARG_SPEC',
+    'BLOCKING',
+    'STUCK',
+    'SOAK_NOT_READY',
+    'SOAK_RESTARTS',
+    'ANALYSIS_FAILED',
+    'KubeError',
+]

@@ -354,7 +354,8 @@ class RolloutModule(KubeModule):
                 predicate = status_mod.after_change(predicate, o.workload.obj, o.obj)
             jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, _seen(predicate, last, i)))
             # A custom wait (a pause being observed) has no pods to look at.
-            probes.append(_kind_probe(health.EarlyStop(self.client, options.fail_fast_seconds), o.workload.kind)
+            early = health.EarlyStop(self.client, options.fail_fast_seconds)
+            probes.append(_kind_probe(early, o.workload.kind)
                           if options.fail_fast_seconds and not wait_predicate else None)
         results = status_mod.wait_all(self.client, jobs, self.params['wait_timeout'], progress=self._progress,
                                       probes=probes, probe_interval=options.probe_interval)
@@ -383,7 +384,8 @@ class RolloutModule(KubeModule):
             return results
         targets = [(dict(last[i], kind=outcomes[i].workload.kind), outcomes[i].changed) for i in done]
         try:
-            verdicts, analysis_failure = health.Soak(self.client, options, progress=self.module.progress).run(targets)
+            soak = health.Soak(self.client, options, progress=self.module.progress)
+            verdicts, analysis_failure = soak.run(targets)
         except KubeError as e:
             verdicts, analysis_failure = [health.soak_error(e, obj) for obj, _fresh in targets], None
         out = list(results)

@@ -33,13 +33,17 @@ POLL_SECONDS = 0.25
 
 def on_delete(obj):
     """True for a StatefulSet whose update strategy is OnDelete."""
-    return (obj.get('kind') == 'StatefulSet'
-            and ((obj.get('spec') or {}).get('updateStrategy') or {}).get('type') == 'OnDelete')
+    return (
+        obj.get('kind') == 'StatefulSet'
+        and ((obj.get('spec') or {}).get('updateStrategy') or {}).get('type') == 'OnDelete'
+    )
 
 
 def _observed(obj):
     meta, status = obj.get('metadata') or {}, obj.get('status') or {}
-    return (status.get('observedGeneration') or 0) >= (meta.get('generation') or 0) and status.get('updateRevision')
+    return (status.get('observedGeneration') or 0) >= (meta.get('generation') or 0) and status.get(
+        'updateRevision'
+    )
 
 
 def _revision(pod):
@@ -56,8 +60,17 @@ def plan(pods, set_name, revision):
     return sorted(out, key=lambda p: -(pod_ordinal(p, set_name) or 0))
 
 
-def roll(client, obj, timeout, probe=None, probe_interval=5, clock=time.monotonic, sleep=time.sleep,
-         progress=None, stopped=None):
+def roll(
+    client,
+    obj,
+    timeout,
+    probe=None,
+    probe_interval=5,
+    clock=time.monotonic,
+    sleep=time.sleep,
+    progress=None,
+    stopped=None,
+):
     """Replace the pods of the OnDelete StatefulSet ``obj`` (as written) that are not on its update
     revision. Returns (RolloutStatus, names of the pods deleted). ``probe(obj)``: the early stop, as
     for ``status.wait_for``."""
@@ -75,8 +88,12 @@ def roll(client, obj, timeout, probe=None, probe_interval=5, clock=time.monotoni
 
     while True:
         if clock() >= deadline or (stopped is not None and stopped()):
-            return RolloutStatus(False, 'timed out after %ss replacing the pods of %s (replaced: %s)'
-                                 % (timeout, workload.label(), ', '.join(deleted) or 'none'), TIMEOUT), deleted
+            return RolloutStatus(
+                False,
+                'timed out after %ss replacing the pods of %s (replaced: %s)'
+                % (timeout, workload.label(), ', '.join(deleted) or 'none'),
+                TIMEOUT,
+            ), deleted
         if probe is not None and clock() >= next_probe:
             verdict = probe(latest)
             next_probe = clock() + probe_interval
@@ -96,25 +113,36 @@ def roll(client, obj, timeout, probe=None, probe_interval=5, clock=time.monotoni
         on_revision = [p for p in live if _revision(p) == revision]
         ready = [p for p in on_revision if pod_ready(p)]
         if not todo and len(ready) >= replicas:
-            return RolloutStatus(True, 'statefulset "%s" OnDelete update complete: %d pods at revision %s'
-                                 % (current.name, len(ready), revision), COMPLETE), deleted
+            return RolloutStatus(
+                True,
+                'statefulset "%s" OnDelete update complete: %d pods at revision %s'
+                % (current.name, len(ready), revision),
+                COMPLETE,
+            ), deleted
         # One at a time: every pod there should be is there, none is terminating, and every pod
         # already on the revision (the last replacement among them) is Ready.
         if todo and len(live) >= replicas and len(live) == len(pods) and len(ready) == len(on_revision):
             pod = todo[0]
             meta = pod['metadata']
-            say('Waiting for statefulset "%s" OnDelete update: deleting pod %s (%d of %d pods on the new '
-                'revision)' % (current.name, meta['name'], len(on_revision), replicas), UPDATING)
+            say(
+                'Waiting for statefulset "%s" OnDelete update: deleting pod %s (%d of %d pods on the new '
+                'revision)' % (current.name, meta['name'], len(on_revision), replicas),
+                UPDATING,
+            )
             try:
-                client.delete(current.pod_path(meta['name']),
-                              body={'kind': 'DeleteOptions', 'apiVersion': 'v1',
-                                    'preconditions': {'uid': meta['uid']}})
+                client.delete(
+                    current.pod_path(meta['name']),
+                    body={'kind': 'DeleteOptions', 'apiVersion': 'v1', 'preconditions': {'uid': meta['uid']}},
+                )
                 deleted.append(meta['name'])
             except ApiError as e:
                 if e.status not in (404, 409):
                     raise
             sleep(POLL_SECONDS)
             continue
-        say('Waiting for statefulset "%s" OnDelete update: %d of %d pods on the new revision are ready...'
-            % (current.name, len(ready), replicas), UPDATING)
+        say(
+            'Waiting for statefulset "%s" OnDelete update: %d of %d pods on the new revision are ready...'
+            % (current.name, len(ready), replicas),
+            UPDATING,
+        )
         sleep(POLL_SECONDS)

@@ -84,12 +84,21 @@ class Target:
     def entry(self):
         images_before = revisions.container_images(self.workload.template)[0] if self.workload else None
         after = self.written or self.dry_run
-        images_after = revisions.container_images((after.get('spec') or {}).get('template') or {})[0] \
-            if after else images_before
-        out = {'kind': self.kind.kind, 'name': self.name, 'namespace': self.namespace,
-               'outcome': self.outcome, 'cause': self.cause,
-               'changed': bool(self.write_sent or self.deleted_pods or self.would_change),
-               'images_before': images_before, 'images': images_after}
+        images_after = (
+            revisions.container_images((after.get('spec') or {}).get('template') or {})[0]
+            if after
+            else images_before
+        )
+        out = {
+            'kind': self.kind.kind,
+            'name': self.name,
+            'namespace': self.namespace,
+            'outcome': self.outcome,
+            'cause': self.cause,
+            'changed': bool(self.write_sent or self.deleted_pods or self.would_change),
+            'images_before': images_before,
+            'images': images_after,
+        }
         if self.status is not None:
             out['status'] = self.status.as_dict()
             if self.status.diagnosis is not None:
@@ -102,8 +111,9 @@ class Target:
 
 
 class ReleaseOptions:
-    def __init__(self, atomic=True, timeout=300, rollback_timeout=None, gates=None, check_mode=False,
-                 rollback=True):
+    def __init__(
+        self, atomic=True, timeout=300, rollback_timeout=None, gates=None, check_mode=False, rollback=True
+    ):
         self.atomic = atomic
         self.rollback = rollback
         self.timeout = timeout
@@ -151,9 +161,15 @@ def build_targets(entries, namespace, default_cause=None):
         images = entry.get('images') or {}
         bad = sorted(k for k, v in images.items() if v is None or not str(v).strip())
         if not images or bad:
-            problems.append('%s %s/%s: %s' % (kind.kind, entry.get('namespace') or namespace, name,
-                                              'images is empty' if not images else
-                                              'no image given for container %s' % ', '.join(bad)))
+            problems.append(
+                '%s %s/%s: %s'
+                % (
+                    kind.kind,
+                    entry.get('namespace') or namespace,
+                    name,
+                    'images is empty' if not images else 'no image given for container %s' % ', '.join(bad),
+                )
+            )
             continue
         cause = entry.get('change_cause') or default_cause or default_change_cause(images)
         targets.append(Target(kind, name, entry.get('namespace') or namespace, dict(images), cause))
@@ -177,20 +193,29 @@ def managers(obj):
     meta = obj.get('metadata') or {}
     labels, annotations = meta.get('labels') or {}, meta.get('annotations') or {}
     found = []
-    field_managers = set((m.get('manager') or '').lower() for m in meta.get('managedFields') or [])
-    if labels.get(HELM_MANAGED_BY[0]) == HELM_MANAGED_BY[1] or HELM_RELEASE_ANNOTATION in annotations \
-            or 'helm' in field_managers:
+    field_managers = {(m.get('manager') or '').lower() for m in meta.get('managedFields') or []}
+    if (
+        labels.get(HELM_MANAGED_BY[0]) == HELM_MANAGED_BY[1]
+        or HELM_RELEASE_ANNOTATION in annotations
+        or 'helm' in field_managers
+    ):
         release = annotations.get(HELM_RELEASE_ANNOTATION)
         found.append('Helm (release %s)' % release if release else 'Helm')
-    if ARGO_TRACKING_ANNOTATION in annotations or ARGO_INSTANCE_LABEL in labels \
-            or any('argocd' in m for m in field_managers):
-        app = annotations.get(ARGO_TRACKING_ANNOTATION, '').split(':', 1)[0] or labels.get(ARGO_INSTANCE_LABEL)
+    if (
+        ARGO_TRACKING_ANNOTATION in annotations
+        or ARGO_INSTANCE_LABEL in labels
+        or any('argocd' in m for m in field_managers)
+    ):
+        app = annotations.get(ARGO_TRACKING_ANNOTATION, '').split(':', 1)[0] or labels.get(
+            ARGO_INSTANCE_LABEL
+        )
         found.append('Argo CD (application %s)' % app if app else 'Argo CD')
     return found
 
 
 def _text(err):
     from ansible_collections.kubeops.rollout.plugins.module_utils.module import describe_error
+
     if isinstance(err, KubeError):
         return describe_error(err, 'request failed').split(': ', 1)[1]
     return str(err)
@@ -210,6 +235,7 @@ class Release:
     # -- 1. preflight
     def preflight(self):
         from ansible_collections.kubeops.rollout.plugins.module_utils.patches import UnknownContainer
+
         problems = []
         for t in self.targets:
             try:
@@ -219,16 +245,22 @@ class Release:
                 continue
             w = t.workload
             for manager in managers(w.obj):
-                self.warnings.append('%s is managed by %s: its next sync or upgrade will revert this release; '
-                                     'release through %s instead, or expect the change to be undone'
-                                     % (t.label(), manager, manager.split(' (')[0]))
+                self.warnings.append(
+                    '%s is managed by %s: its next sync or upgrade will revert this release; '
+                    'release through %s instead, or expect the change to be undone'
+                    % (t.label(), manager, manager.split(' (')[0])
+                )
             if w.paused:
-                problems.append('%s is paused: a paused Deployment does not roll out; resume it first '
-                                '(rollout_pause with state=resumed)' % t.label())
+                problems.append(
+                    '%s is paused: a paused Deployment does not roll out; resume it first '
+                    '(rollout_pause with state=resumed)' % t.label()
+                )
                 continue
             if w.kind == 'DaemonSet' and w.strategy_type() == 'OnDelete':
-                problems.append('%s uses the OnDelete update strategy: its pods would keep the old images; '
-                                'switch it to RollingUpdate' % t.label())
+                problems.append(
+                    '%s uses the OnDelete update strategy: its pods would keep the old images; '
+                    'switch it to RollingUpdate' % t.label()
+                )
                 continue
             try:
                 # The change-cause is written with new images only: a workload that has its images
@@ -244,10 +276,14 @@ class Release:
                 t.dry_run = self.client.patch(w.path, t.patch[1], t.patch[0], dry_run=True, retry=True)
             except ApiError as e:
                 if e.status == 403:
-                    self.warnings.append('%s: the API server refused a dry run of the change (403 Forbidden); '
-                                         'it was not validated before the write' % t.label())
+                    self.warnings.append(
+                        '%s: the API server refused a dry run of the change (403 Forbidden); '
+                        'it was not validated before the write' % t.label()
+                    )
                     continue
-                problems.append('%s: the API server refused the change in a dry run: %s' % (t.label(), _text(e)))
+                problems.append(
+                    '%s: the API server refused the change in a dry run: %s' % (t.label(), _text(e))
+                )
         return problems
 
     # -- 2. write
@@ -263,8 +299,10 @@ class Release:
             except KubeError as e:
                 t.cause = 'the write was refused: %s' % _text(e)
                 return t
-            self.progress('%s: new images written (generation %s)' % (
-                t.label(), (t.written.get('metadata') or {}).get('generation')))
+            self.progress(
+                '%s: new images written (generation %s)'
+                % (t.label(), (t.written.get('metadata') or {}).get('generation'))
+            )
         return None
 
     # -- 3. wait
@@ -278,6 +316,7 @@ class Release:
     def _report(self, label):
         def report(obj, result):
             self.progress('%s: %s' % (label, result.message))
+
         return report
 
     def _wait_one(self, t, obj, timeout, fresh_predicate=None):
@@ -285,15 +324,32 @@ class Release:
         probe = self._probe(t.kind.kind)
         interval = self.options.gates.probe_interval
         if ondelete.on_delete(dict(obj, kind=t.kind.kind)):
-            result, deleted = ondelete.roll(self.client, dict(obj, kind=t.kind.kind), timeout, probe, interval,
-                                            clock=self.clock, sleep=self.sleep, progress=self._report(t.label()),
-                                            stopped=self._stop.is_set)
+            result, deleted = ondelete.roll(
+                self.client,
+                dict(obj, kind=t.kind.kind),
+                timeout,
+                probe,
+                interval,
+                clock=self.clock,
+                sleep=self.sleep,
+                progress=self._report(t.label()),
+                stopped=self._stop.is_set,
+            )
             t.deleted_pods.extend(deleted)
             return result
         predicate = fresh_predicate or t.kind(obj).rollout_status
-        return status_mod.wait_for(self.client, t.kind.collection_path(t.namespace), obj, predicate, timeout,
-                                   clock=self.clock, progress=self._report(t.label()), probe=probe,
-                                   probe_interval=interval, stopped=self._stop.is_set)
+        return status_mod.wait_for(
+            self.client,
+            t.kind.collection_path(t.namespace),
+            obj,
+            predicate,
+            timeout,
+            clock=self.clock,
+            progress=self._report(t.label()),
+            probe=probe,
+            probe_interval=interval,
+            stopped=self._stop.is_set,
+        )
 
     def _parallel(self, calls):
         """Run ``calls`` (functions returning a RolloutStatus) at once; KubeErrors become failures."""
@@ -305,8 +361,10 @@ class Release:
             except KubeError as e:
                 results[i] = status_mod.RolloutStatus(False, _text(e), 'RequestFailed', failed=True)
             except Exception as e:  # a bug in one wait must not hide the others
-                results[i] = status_mod.RolloutStatus(False, 'unexpected error: %s: %s' % (type(e).__name__, e),
-                                                      'Error', failed=True)
+                results[i] = status_mod.RolloutStatus(
+                    False, 'unexpected error: %s: %s' % (type(e).__name__, e), 'Error', failed=True
+                )
+
         if len(calls) == 1:
             run(0, calls[0])
             return results
@@ -327,19 +385,28 @@ class Release:
             predicate = None
             if t.written is not None:
                 predicate = status_mod.after_change(t.kind(obj).rollout_status, t.workload.obj, t.written)
-            calls.append(lambda t=t, obj=obj, predicate=predicate: self._wait_one(t, obj, self.options.timeout,
-                                                                                 predicate))
+            calls.append(
+                lambda t=t, obj=obj, predicate=predicate: self._wait_one(
+                    t, obj, self.options.timeout, predicate
+                )
+            )
         for t, result in zip(self.targets, self._parallel(calls)):
             t.status = result
             if not result.done:
                 t.cause = result.message
-                if result.reason in (status_mod.DEADLINE_EXCEEDED, status_mod.TIMEOUT) and result.diagnosis is None:
+                if (
+                    result.reason in (status_mod.DEADLINE_EXCEEDED, status_mod.TIMEOUT)
+                    and result.diagnosis is None
+                ):
                     self._explain(t, result)
 
     def _explain(self, t, result):
         """Why a rollout that did not finish did not: the diagnosis of its pods, in its cause."""
         from ansible_collections.kubeops.rollout.plugins.module_utils import diagnosis
-        found = diagnosis.read_diagnosis(self.client, dict(self.client.get(t.workload.path), kind=t.kind.kind))
+
+        found = diagnosis.read_diagnosis(
+            self.client, dict(self.client.get(t.workload.path), kind=t.kind.kind)
+        )
         result.diagnosis = found
         if found['lines']:
             t.cause = '; '.join([t.cause] + found['lines'])
@@ -349,10 +416,17 @@ class Release:
         gates = self.options.gates
         if not gates.soaks:
             return
-        soak = health.Soak(self.client, gates, clock=self.clock, sleep=self.sleep, progress=self.progress,
-                           stopped=self._stop.is_set)
-        targets = [(dict(t.written or t.workload.obj, kind=t.kind.kind), t.written is not None)
-                   for t in self.targets]
+        soak = health.Soak(
+            self.client,
+            gates,
+            clock=self.clock,
+            sleep=self.sleep,
+            progress=self.progress,
+            stopped=self._stop.is_set,
+        )
+        targets = [
+            (dict(t.written or t.workload.obj, kind=t.kind.kind), t.written is not None) for t in self.targets
+        ]
         try:
             verdicts, analysis_failure = soak.run(targets)
         except KubeError as e:
@@ -380,10 +454,13 @@ class Release:
                 written = current  # back already: an earlier attempt's answer was lost
                 break
             ours = t.written or t.dry_run
-            if ours is not None and not revisions.templates_equal((current.get('spec') or {}).get('template'),
-                                                                  (ours.get('spec') or {}).get('template')):
-                return False, ('not put back: its template was changed by someone else since this release '
-                               'wrote it (generation %s)' % meta.get('generation'))
+            if ours is not None and not revisions.templates_equal(
+                (current.get('spec') or {}).get('template'), (ours.get('spec') or {}).get('template')
+            ):
+                return False, (
+                    'not put back: its template was changed by someone else since this release '
+                    'wrote it (generation %s)' % meta.get('generation')
+                )
             body = patches.template_restore_patch(current, original, cause)
             try:
                 written = self.client.patch(t.workload.path, body, patches.JSON_PATCH, retry=True)
@@ -409,20 +486,30 @@ class Release:
         """A StatefulSet stuck on the broken revision: replace its stuck pods, then wait again."""
         from ansible_collections.kubeops.rollout.plugins.module_utils.forced_rollback import replace_stuck
         from ansible_collections.kubeops.rollout.plugins.module_utils.verbs import Outcome
+
         workload = t.kind(written)
         current = revisions.current(workload.history(self.client), t.original_template)
         if current is None:
             return self._wait_one(t, written, self.options.rollback_timeout)
-        outcome = replace_stuck(self.client, Outcome(workload, True, obj=written), current.name,
-                                timeout=self.options.rollback_timeout, clock=self.clock, sleep=self.sleep)
+        outcome = replace_stuck(
+            self.client,
+            Outcome(workload, True, obj=written),
+            current.name,
+            timeout=self.options.rollback_timeout,
+            clock=self.clock,
+            sleep=self.sleep,
+        )
         t.deleted_pods.extend(outcome.fields.get('replaced_pods') or [])
         if outcome.error:
             return status_mod.RolloutStatus(False, outcome.error, 'StuckPods', failed=True)
         return self._wait_one(t, self.client.get(t.workload.path), self.options.rollback_timeout)
 
     def put_back(self, failed):
-        chosen = [t for t in self.targets if (t.write_sent or t.deleted_pods)
-                  and (self.options.atomic or t in failed)]
+        chosen = [
+            t
+            for t in self.targets
+            if (t.write_sent or t.deleted_pods) and (self.options.atomic or t in failed)
+        ]
         if not chosen:
             return
         self.progress('putting back %s' % ', '.join(t.label() for t in chosen))
@@ -434,6 +521,7 @@ class Release:
                 results[i] = calls[i]()
             except KubeError as e:
                 results[i] = (False, 'the put-back failed: %s' % _text(e))
+
         threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
         for thread in threads:
             thread.daemon = True
@@ -464,8 +552,13 @@ class Release:
             for t in self.targets:
                 t.outcome = UNTOUCHED
             lines = ['preflight failed, nothing was changed:'] + ['  %s' % p for p in problems]
-            return ReleaseResult(self.targets, True, ' '.join(['release refused before any write:'] + [
-                p + ';' for p in problems]).rstrip(';'), lines, self.warnings)
+            return ReleaseResult(
+                self.targets,
+                True,
+                ' '.join(['release refused before any write:'] + [p + ';' for p in problems]).rstrip(';'),
+                lines,
+                self.warnings,
+            )
         if self.options.check_mode:
             for t in self.targets:
                 t.outcome = UPGRADED if t.patch else UNCHANGED
@@ -504,8 +597,13 @@ class Release:
         verb = 'Would upgrade' if self.options.check_mode else 'Upgraded'
         lines = []
         for t in self.targets:
-            text = {UPGRADED: verb, UNCHANGED: 'Already up to date', ROLLED_BACK: 'ROLLED BACK',
-                    ROLLBACK_FAILED: 'ROLLBACK FAILED', UNTOUCHED: 'Not changed'}[t.outcome]
+            text = {
+                UPGRADED: verb,
+                UNCHANGED: 'Already up to date',
+                ROLLED_BACK: 'ROLLED BACK',
+                ROLLBACK_FAILED: 'ROLLBACK FAILED',
+                UNTOUCHED: 'Not changed',
+            }[t.outcome]
             if t.cause and t.outcome in (UPGRADED, UNCHANGED):
                 text = 'FAILED, left as it is'
             line = '%s: %s' % (text, t.label())
@@ -516,35 +614,53 @@ class Release:
             lines.append(line)
         if interrupted:
             message = 'release interrupted; written so far: %s' % (
-                ', '.join(t.label() for t in self.targets if t.write_sent) or 'nothing')
+                ', '.join(t.label() for t in self.targets if t.write_sent) or 'nothing'
+            )
         elif failed:
             message = 'release failed: %s' % '; '.join(lines)
         else:
             message = '; '.join(lines)
-        return ReleaseResult(self.targets, failed, message, lines, self.warnings, interrupted,
-                             self.options.check_mode)
+        return ReleaseResult(
+            self.targets, failed, message, lines, self.warnings, interrupted, self.options.check_mode
+        )
 
 
 def diff_of(t):
     """before/after of a target's change (diff mode): the part of the object a release may change."""
     from ansible_collections.kubeops.rollout.plugins.module_utils.verbs import _view
+
     after = t.dry_run or t.written
     before = _view(t.workload.template, t.workload.annotations)
     if after is None:
         local = patches.imaged_template(t.workload.template, t.images)
         annotations = patches.annotated(t.workload.annotations, t.patch[1])
         return before, _view(local, annotations)
-    return before, _view(copy.deepcopy((after.get('spec') or {}).get('template') or {}),
-                         (after.get('metadata') or {}).get('annotations') or {})
+    return before, _view(
+        copy.deepcopy((after.get('spec') or {}).get('template') or {}),
+        (after.get('metadata') or {}).get('annotations') or {},
+    )
 
 
 def result_fact(entries, summary, failed):
     """The release as the roles keep it (``rollout_upgrade_result``): entries, lines and the labels
     grouped by outcome."""
-    out = {'workloads': [], 'summary': list(summary), 'failed': bool(failed), 'changed': [], 'unchanged': [],
-           'rolled_back': [], 'rollback_failed': [], 'untouched': []}
-    groups = {UPGRADED: 'changed', UNCHANGED: 'unchanged', ROLLED_BACK: 'rolled_back',
-              ROLLBACK_FAILED: 'rollback_failed', UNTOUCHED: 'untouched'}
+    out = {
+        'workloads': [],
+        'summary': list(summary),
+        'failed': bool(failed),
+        'changed': [],
+        'unchanged': [],
+        'rolled_back': [],
+        'rollback_failed': [],
+        'untouched': [],
+    }
+    groups = {
+        UPGRADED: 'changed',
+        UNCHANGED: 'unchanged',
+        ROLLED_BACK: 'rolled_back',
+        ROLLBACK_FAILED: 'rollback_failed',
+        UNTOUCHED: 'untouched',
+    }
     for entry in entries:
         label = '%s %s/%s' % (entry['kind'], entry['namespace'], entry['name'])
         out['workloads'].append(dict(entry, workload=label))

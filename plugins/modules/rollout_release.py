@@ -66,8 +66,8 @@ options:
         type: str
       images:
         description:
-          - New image per container name (init containers too), for example C(web: registry.example.com/web:2.4.1);
-            C(*) sets every container.
+          - New image per container name (init containers too), for example
+            C(web: registry.example.com/web:2.4.1); C(*) sets every container.
         type: dict
         required: true
       change_cause:
@@ -282,8 +282,8 @@ def main(runtime=None):
                 signal.signal(signal.SIGTERM, previous)
     except release.PreflightFailed as e:
         summary = ['preflight failed, nothing was changed:'] + list(e.args[0])
-        module.fail('release refused before any write: %s' % '; '.join(e.args[0]), changed=False, workloads=[],
-                    summary=summary, release=release.result_fact([], summary, True))
+        module.fail('release refused before any write: %s' % '; '.join(e.args[0]), changed=False,
+                    workloads=[], summary=summary, release=release.result_fact([], summary, True))
     except ConnectionFailure as e:
         module.fail(e.message)
     except KubeError as e:

@@ -148,7 +148,8 @@ def test_every_cause_for_every_kind(kubesim_factory, play):
     # varies.
     cause = r'Deployment default/store: (1/1|2/2) new pods not ready: %s' % CRASH
     summary = res.ok('kubeops.rollout.rollout_upgrade : Show the summary')['msg']
-    assert [ln for ln in summary if re.match(r'ROLLED BACK: Deployment default/store \(.*' + cause, ln)], summary
+    rolled_back = r'ROLLED BACK: Deployment default/store \(.*'
+    assert [ln for ln in summary if re.match(rolled_back + cause, ln)], summary
     failure = res.failed('kubeops.rollout.rollout_upgrade : Fail the play when the release failed')
     assert re.search(cause, failure['msg'])
     store = kube.get('Deployment', 'store')

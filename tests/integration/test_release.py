@@ -38,16 +38,26 @@ def test_preflight_refuses_everything_before_any_write(kubesim_factory, play, tm
     log = tmp_path / 'requests.jsonl'
     sim = kubesim_factory(request_log=str(log))
     kube = Kube(sim.kubeconfig)
-    kube.create_rolled_out([workload('Deployment', 'web'), workload('Deployment', 'paused'),
-                            workload('StatefulSet', 'db')])
+    kube.create_rolled_out(
+        [workload('Deployment', 'web'), workload('Deployment', 'paused'), workload('StatefulSet', 'db')]
+    )
     kube.patch('Deployment', 'paused', {'spec': {'paused': True}})
     names = [('Deployment', 'web'), ('Deployment', 'paused'), ('StatefulSet', 'db')]
     before = templates(kube, names)
     log.write_text('')
 
-    res = play(sim, [release(entry('Deployment', 'web'), entry('Deployment', 'paused'),
-                             {'kind': 'sts', 'name': 'db', 'images': {'nope': GOOD}},
-                             entry('Deployment', 'missing'), entry('ReplicaSet', 'rs'))])
+    res = play(
+        sim,
+        [
+            release(
+                entry('Deployment', 'web'),
+                entry('Deployment', 'paused'),
+                {'kind': 'sts', 'name': 'db', 'images': {'nope': GOOD}},
+                entry('Deployment', 'missing'),
+                entry('ReplicaSet', 'rs'),
+            )
+        ],
+    )
     r = res.failed('release')
     assert templates(kube, names) == before
     assert not writes(read_log(log)), writes(read_log(log))
@@ -55,9 +65,17 @@ def test_preflight_refuses_everything_before_any_write(kubesim_factory, play, tm
     assert msg.startswith('release refused before any write')
     assert 'workloads[4] (rs): kind "ReplicaSet" is not a kind rollouts apply to' in msg
     # Every workload that can be read is judged: all three problems in one message.
-    res = play(sim, [release(entry('Deployment', 'web'), entry('Deployment', 'paused'),
-                             {'kind': 'sts', 'name': 'db', 'images': {'nope': GOOD}},
-                             entry('Deployment', 'missing'))])
+    res = play(
+        sim,
+        [
+            release(
+                entry('Deployment', 'web'),
+                entry('Deployment', 'paused'),
+                {'kind': 'sts', 'name': 'db', 'images': {'nope': GOOD}},
+                entry('Deployment', 'missing'),
+            )
+        ],
+    )
     msg = res.failed('release')['msg']
     assert 'Deployment default/paused is paused' in msg, msg
     assert 'StatefulSet default/db' in msg and 'nope' in msg, msg
@@ -73,7 +91,9 @@ def test_an_invalid_change_is_refused_by_the_dry_run_before_any_write(kubesim, p
     res = play(kubesim, [release(entry('Deployment', 'web'), entry('Deployment', 'api', image=' '))])
     msg = res.failed('release')['msg']
     assert 'Deployment default/api: no image given for container app' in msg, msg
-    res = play(kubesim, [release(entry('Deployment', 'web'), entry('Deployment', 'api', image='nginx:1.26 '))])
+    res = play(
+        kubesim, [release(entry('Deployment', 'web'), entry('Deployment', 'api', image='nginx:1.26 '))]
+    )
     msg = res.failed('release')['msg']
     assert 'Deployment default/api: the API server refused the change in a dry run' in msg, msg
     assert templates(kube, [('Deployment', 'web'), ('Deployment', 'api')]) == before
@@ -83,15 +103,26 @@ def test_a_release_upgrades_every_kind_and_a_second_run_changes_nothing(kubesim,
     kube = Kube(kubesim.kubeconfig)
     ondelete = workload('StatefulSet', 'legacy', replicas=3)
     ondelete['spec']['updateStrategy'] = {'type': 'OnDelete'}
-    kube.create_rolled_out([workload('Deployment', 'web'), workload('StatefulSet', 'db'),
-                            workload('DaemonSet', 'agent'), ondelete])
-    entries = [entry('Deployment', 'web'), entry('StatefulSet', 'db'), entry('ds', 'agent'),
-               entry('StatefulSet', 'legacy')]
+    kube.create_rolled_out(
+        [
+            workload('Deployment', 'web'),
+            workload('StatefulSet', 'db'),
+            workload('DaemonSet', 'agent'),
+            ondelete,
+        ]
+    )
+    entries = [
+        entry('Deployment', 'web'),
+        entry('StatefulSet', 'db'),
+        entry('ds', 'agent'),
+        entry('StatefulSet', 'legacy'),
+    ]
     res = play(kubesim, [release(*entries)])
     r = res.ok('release')
     assert r['changed'] is True
     assert {w['name']: w['outcome'] for w in r['workloads']} == dict.fromkeys(
-        ('web', 'db', 'agent', 'legacy'), 'upgraded')
+        ('web', 'db', 'agent', 'legacy'), 'upgraded'
+    )
     # The OnDelete StatefulSet's pods were replaced highest ordinal first, and all run the new image.
     assert by_name(r)['legacy']['deleted_pods'] == ['legacy-2', 'legacy-1', 'legacy-0']
     for pod in kube.list('Pod', selector='app=legacy'):
@@ -109,7 +140,9 @@ def test_check_mode_shows_the_diff_and_writes_nothing(kubesim, play):
     kube = Kube(kubesim.kubeconfig)
     kube.create_rolled_out([workload('Deployment', 'web'), workload('StatefulSet', 'db', image=GOOD)])
     before = templates(kube, [('Deployment', 'web'), ('StatefulSet', 'db')])
-    res = play(kubesim, [release(entry('Deployment', 'web'), entry('StatefulSet', 'db'))], check=True, diff=True)
+    res = play(
+        kubesim, [release(entry('Deployment', 'web'), entry('StatefulSet', 'db'))], check=True, diff=True
+    )
     r = res.ok('release')
     assert r['changed'] is True
     assert {w['name']: w['outcome'] for w in r['workloads']} == {'web': 'upgraded', 'db': 'unchanged'}
@@ -122,12 +155,23 @@ def test_check_mode_shows_the_diff_and_writes_nothing(kubesim, play):
 @pytest.mark.kubesim_options(fail_image='broken')
 def test_a_statefulset_that_cannot_pull_stops_early_and_everything_is_put_back(kubesim, play):
     kube = Kube(kubesim.kubeconfig)
-    kube.create_rolled_out([workload('Deployment', 'web'), workload('StatefulSet', 'db'),
-                            workload('DaemonSet', 'agent')])
+    kube.create_rolled_out(
+        [workload('Deployment', 'web'), workload('StatefulSet', 'db'), workload('DaemonSet', 'agent')]
+    )
     names = [('Deployment', 'web'), ('StatefulSet', 'db'), ('DaemonSet', 'agent')]
     before = templates(kube, names)
-    res = play(kubesim, [release(entry('Deployment', 'web'), entry('StatefulSet', 'db', image=BROKEN),
-                                 entry('DaemonSet', 'agent'), timeout=300, fail_fast_seconds=2)])
+    res = play(
+        kubesim,
+        [
+            release(
+                entry('Deployment', 'web'),
+                entry('StatefulSet', 'db', image=BROKEN),
+                entry('DaemonSet', 'agent'),
+                timeout=300,
+                fail_fast_seconds=2,
+            )
+        ],
+    )
     r = res.failed('release')
     assert res.duration < 60, res.duration  # not the 300 s timeout
     outcomes = {w['name']: w['outcome'] for w in r['workloads']}
@@ -148,8 +192,17 @@ def test_a_statefulset_that_cannot_pull_stops_early_and_everything_is_put_back(k
 def test_pods_that_crash_after_becoming_ready_fail_the_soak(kubesim, play):
     kube = Kube(kubesim.kubeconfig)
     kube.create_rolled_out([workload('Deployment', 'web'), workload('Deployment', 'api')])
-    res = play(kubesim, [release(entry('Deployment', 'web', image=CRASHING), entry('Deployment', 'api'),
-                                 soak_seconds=6, atomic=False)])
+    res = play(
+        kubesim,
+        [
+            release(
+                entry('Deployment', 'web', image=CRASHING),
+                entry('Deployment', 'api'),
+                soak_seconds=6,
+                atomic=False,
+            )
+        ],
+    )
     r = res.failed('release')
     web, api = by_name(r)['web'], by_name(r)['api']
     assert web['outcome'] == 'rolled_back', web

@@ -28,8 +28,9 @@ def test_upgrade_role_rolls_back_a_failed_rollout_whatever_the_spelling(kubesim_
     web['spec']['progressDeadlineSeconds'] = 20
     kube.create_rolled_out([web, workload('StatefulSet', 'db', image='db:1')])
 
-    res = play(sim, caught(include('rollout_upgrade', rollout_upgrade_timeout=60, rollout_upgrade_soak_seconds=0,
-                                   rollout_upgrade_fail_fast_seconds=0, rollout_upgrade_workloads=[
+    res = play(sim, caught(include('rollout_upgrade', rollout_upgrade_timeout=60,
+                                   rollout_upgrade_soak_seconds=0, rollout_upgrade_fail_fast_seconds=0,
+                                   rollout_upgrade_workloads=[
         {'kind': deploy, 'name': 'web', 'images': {'app': 'broken/app:2'}},
         {'kind': sts, 'name': 'db', 'images': {'app': 'db:2'}}]), 'rollout_upgrade_result'))
 
