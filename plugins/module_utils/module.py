@@ -370,8 +370,8 @@ class RolloutModule(KubeModule):
             if res.diagnosis is not None:
                 entry['diagnosis'] = res.diagnosis
             if not res.done:
-                error = res.message if o.workload.label() in res.message else '%s: %s' % (o.workload.label(),
-                                                                                           res.message)
+                label = o.workload.label()
+                error = res.message if label in res.message else '%s: %s' % (label, res.message)
                 # A custom wait (e.g. a pause being observed) is not explained by the pods.
                 errors.append(error if wait_predicate else self._explained(error, o, entry, res.reason, obj))
         return errors

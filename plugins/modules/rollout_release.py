@@ -66,8 +66,8 @@ options:
         type: str
       images:
         description:
-          - New image per container name (init containers too), for example
-            C(web: registry.example.com/web:2.4.1); C(*) sets every container.
+          - "New image per container name (init containers too), for example
+            C(web: registry.example.com/web:2.4.1); C(*) sets every container."
         type: dict
         required: true
       change_cause:
@@ -86,7 +86,7 @@ options:
     type: str
   change_cause:
     description:
-      - Change-cause of the entries that give none. Unset, C(rollout_release: <container>=<image>, ...).
+      - "Change-cause of the entries that give none. Unset, C(rollout_release: <container>=<image>, ...)."
     type: str
   atomic:
     description:
