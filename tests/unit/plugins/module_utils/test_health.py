@@ -1,0 +1,150 @@
+import pytest
+
+from ansible_collections.kubeops.rollout.plugins.module_utils import health
+
+pytestmark = pytest.mark.unit
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def found(*reasons):
+    causes = [{'reason': r, 'count': 1, 'pods': ['web-1']} for r in reasons]
+    return {
+        'causes': causes,
+        'lines': ['Deployment default/web: 1/1 new pods not ready: %s (x)' % r for r in reasons],
+    }
+
+
+def test_a_blocking_cause_stops_the_wait_only_once_it_lasted_fail_fast_seconds():
+    clock = Clock()
+    answers = iter([found('ImagePullBackOff'), found('ImagePullBackOff'), found('ImagePullBackOff')])
+    early = health.EarlyStop(None, 10, clock=clock, read=lambda client, obj: next(answers))
+    assert early({}) is None  # first seen at 0
+    clock.now = 9.9
+    assert early({}) is None
+    clock.now = 10
+    verdict = early({})
+    assert verdict.failed and verdict.reason == health.STUCK
+    assert 'ImagePullBackOff' in verdict.message and 'Next: check the image name' in verdict.message
+    assert verdict.diagnosis['causes'][0]['reason'] == 'ImagePullBackOff'
+
+
+def test_a_cause_that_goes_away_starts_again_and_waiting_causes_never_stop_the_wait():
+    clock = Clock()
+    answers = iter(
+        [
+            found('CrashLoopBackOff'),
+            found(),
+            found('CrashLoopBackOff'),
+            found('ContainerCreating', 'NotReady'),
+            found('ContainerCreating'),
+        ]
+    )
+    early = health.EarlyStop(None, 5, clock=clock, read=lambda client, obj: next(answers))
+    for t in (0, 4, 6, 10, 30):
+        clock.now = t
+        assert early({}) is None, t
+
+
+def test_probe_interval_is_a_third_of_fail_fast_within_bounds():
+    assert health.GateOptions(fail_fast_seconds=30).probe_interval == 5
+    assert health.GateOptions(fail_fast_seconds=6).probe_interval == 2
+    assert health.GateOptions(fail_fast_seconds=1).probe_interval == 1
+    assert not health.GateOptions(soak_seconds=0).soaks
+    assert health.GateOptions(soak_seconds=3).soaks
+
+
+def test_negative_gate_options_are_refused():
+    assert health.check_gate_params({'soak_seconds': -1}) == 'soak_seconds must be 0 or more (got -1)'
+    assert health.check_gate_params({'fail_fast_seconds': 0, 'max_restarts': 2}) is None
+
+
+class Pods:
+    """A client answering the soak's reads from a list of pod lists, one per look."""
+
+    def __init__(self, looks):
+        self.looks = iter(looks)
+
+    def get(self, path):
+        return {
+            'kind': 'StatefulSet',
+            'metadata': {'name': 'db', 'namespace': 'default'},
+            'spec': {'selector': {'matchLabels': {'app': 'db'}}},
+            'status': {'updateRevision': 'db-1'},
+        }
+
+    def list(self, path, label_selector=None, field_selector=None):
+        return {'items': next(self.looks)}
+
+
+def pod(name, restarts=0, ready=True, resources=None):
+    return {
+        'metadata': {'name': name, 'uid': name},
+        'status': {
+            'conditions': [{'type': 'Ready', 'status': 'True' if ready else 'False'}],
+            'containerStatuses': [
+                {
+                    'name': 'app',
+                    'restartCount': restarts,
+                    'resources': resources,
+                    'lastState': {'terminated': {'exitCode': 1, 'reason': 'Error'}} if restarts else {},
+                }
+            ],
+        },
+    }
+
+
+def soak(looks, fresh=True, max_restarts=0, seconds=2):
+    clock = Clock()
+
+    def sleep(s):
+        clock.now += s
+
+    options = health.GateOptions(soak_seconds=seconds, max_restarts=max_restarts)
+    target = {'kind': 'StatefulSet', 'metadata': {'name': 'db', 'namespace': 'default'}}
+    return health.Soak(Pods(looks), options, clock=clock, sleep=sleep).run([(target, fresh)])
+
+
+def test_the_soak_counts_every_restart_of_fresh_pods_and_names_the_pod():
+    (verdict,), analysis = soak([[pod('db-0', restarts=1)]])
+    assert analysis is None
+    assert verdict.reason == health.SOAK_RESTARTS
+    assert 'pod db-0 restarted 1 time during the soak (max_restarts 0)' in verdict.message
+    assert 'last exit 1 Error' in verdict.message
+
+
+def test_the_soak_counts_only_new_restarts_of_pods_it_did_not_create():
+    (verdict,), _ = soak(
+        [[pod('db-0', restarts=4)], [pod('db-0', restarts=4)], [pod('db-0', restarts=4)]], fresh=False
+    )
+    assert verdict is None
+    (verdict,), _ = soak([[pod('db-0', restarts=4)], [pod('db-0', restarts=5)]], fresh=False)
+    assert verdict.reason == health.SOAK_RESTARTS
+
+
+def test_a_restart_that_comes_with_new_resources_is_a_resize_not_a_crash():
+    small, large = {'limits': {'cpu': '1'}}, {'limits': {'cpu': '2'}}
+    (verdict,), _ = soak(
+        [
+            [pod('db-0', resources=small)],
+            [pod('db-0', restarts=1, resources=large)],
+            [pod('db-0', restarts=1, resources=large)],
+        ]
+    )
+    assert verdict is None
+
+
+def test_a_pod_not_ready_during_the_soak_fails_it():
+    (verdict,), _ = soak([[pod('db-0')], [pod('db-0', ready=False)]])
+    assert verdict.reason == health.SOAK_NOT_READY and 'pod db-0 is not Ready' in verdict.message
+
+
+def test_restarts_within_the_budget_pass():
+    (verdict,), _ = soak([[pod('db-0', restarts=1)]] * 3, max_restarts=1)
+    assert verdict is None
