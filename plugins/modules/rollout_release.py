@@ -139,7 +139,7 @@ EXAMPLES = r'''
       - kind: StatefulSet
         name: db
         images: {db: registry.example.com/shop/db:2.4.1}
-    soak_seconds: 30       # new pods stay Ready and never restart for 30 s
+    soak_seconds: 10       # new pods stay Ready and never restart for 10 s
     fail_fast_seconds: 30  # a pull error or crash loop that lasts 30 s stops the release
   register: release
 

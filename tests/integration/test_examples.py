@@ -93,6 +93,12 @@ def status_setup(kube):
         with_revisions(kube, 'DaemonSet', name, ns='kube-system', count=1, labels={'tier': 'node'})
 
 
+def release_setup(kube):
+    namespace(kube, 'shop')
+    with_revisions(kube, 'Deployment', 'web', ns='shop', count=1, container_name='web')
+    with_revisions(kube, 'StatefulSet', 'db', ns='shop', count=1, container_name='db')
+
+
 def undo_setup(kube):
     with_revisions(kube, 'Deployment', 'web', count=3)
     kube.create_rolled_out([workload('StatefulSet', 'db', replicas=3)])
@@ -142,6 +148,7 @@ SETUPS = {
     'rollout_restart': ({}, restart_setup),
     'rollout_status': ({}, status_setup),
     'rollout_undo': ({'fail_image': '^broken'}, undo_setup),
+    'rollout_release': ({}, release_setup),
     'rolling_update_rc': ({'fail_image': '^broken'}, rc_setup),
 }
 

@@ -42,9 +42,10 @@ def test_upgrade_role_rolls_a_broken_ordered_ready_statefulset_back(kubesim_fact
         'rescue': [{'name': 'show', 'ansible.builtin.debug': {'var': 'rollout_upgrade_result'}}]}],
         timeout=240)
     result = res.ok('show')['rollout_upgrade_result']
-    (failure,) = result['failed']
+    (failure,) = result['workloads']
     assert failure['workload'] == 'StatefulSet default/db'
-    assert failure['rollback'] == 'rolled back to revision 1', failure
+    assert failure['outcome'] == 'rolled_back', failure
+    assert result['rolled_back'] == ['StatefulSet default/db'], result
     sts = kube.rolled_out('StatefulSet', 'db', timeout=5)  # already done when the role returned
     assert sts['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.25'
     now = pods(kube)
