@@ -110,7 +110,7 @@ RESOURCES = [
     Resource('', 'v1', 'configmaps', 'ConfigMap', short_names=('cm',), generation=False,
              columns=tuple(tables.CONFIG_MAP)),
     Resource('', 'v1', 'secrets', 'Secret', generation=False, columns=tuple(tables.SECRET),
-             field_labels=('type',)),
+             field_labels=('type',), defaulter=admission.convert_secret, validator=admission.validate_secret),
     Resource('', 'v1', 'serviceaccounts', 'ServiceAccount', short_names=('sa',), generation=False),
     Resource('', 'v1', 'services', 'Service', short_names=('svc',), categories=('all',),
              subresources=('status',), generation=False),
