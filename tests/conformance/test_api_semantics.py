@@ -43,3 +43,62 @@ def test_secret_data_must_be_base64_and_type_is_immutable(kube):
     assert 'data: Forbidden: field is immutable when `immutable` is set' in proc.stderr
     proc = kube('patch', 'secret', 'plain', '--type=merge', '-p', '{"type":"other"}', ok=False)
     assert 'type: Invalid value: "other": field is immutable' in proc.stderr
+
+
+# ---- status on create -----------------------------------------------------------------------------
+def _with_status(kind, name, status):
+    spec = {'selector': {'matchLabels': {'app': name}},
+            'template': {'metadata': {'labels': {'app': name}},
+                         'spec': {'containers': [{'name': 'app', 'image': 'nginx:1.25'}]}}}
+    if kind != 'DaemonSet':
+        spec['replicas'] = 0
+    if kind == 'StatefulSet':
+        spec['serviceName'] = name
+    return {'apiVersion': 'apps/v1', 'kind': kind, 'metadata': {'name': name}, 'spec': spec, 'status': status}
+
+
+@pytest.mark.parametrize('kind, expected', [
+    ('Deployment', {}),
+    ('ReplicaSet', {'replicas': 0}),
+    ('StatefulSet', {'replicas': 0, 'availableReplicas': 0}),
+    ('DaemonSet', {'currentNumberScheduled': 0, 'numberMisscheduled': 0, 'desiredNumberScheduled': 0,
+                   'numberReady': 0}),
+])
+def test_a_status_sent_on_create_is_dropped(kube, kind, expected):
+    # The answer to the create shows the stored object before any controller wrote to it: the
+    # strategy's PrepareForCreate resets the status, and Go prints its fields without omitempty.
+    made_up = {'numberReady': 7, 'desiredNumberScheduled': 7} if kind == 'DaemonSet' else {
+        'replicas': 7, 'readyReplicas': 7}
+    sent = _with_status(kind, 'made-up', {**made_up, 'observedGeneration': 9})
+    created = json.loads(kube('create', '-f', '-', '-o', 'json', input=json.dumps(sent)).stdout)
+    assert created['status'] == expected
+
+
+def test_a_new_pod_is_pending_with_its_qos_class(kube):
+    def pod(name, resources, status=None):
+        body = {'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': name},
+                'spec': {'containers': [{'name': 'app', 'image': 'nginx:1.25', 'resources': resources}]}}
+        if status:
+            body['status'] = status
+        return json.loads(kube('create', '-f', '-', '-o', 'json', input=json.dumps(body)).stdout)
+
+    best = pod('best', {}, status={'phase': 'Running', 'podIP': '10.9.9.9'})
+    assert best['status'] == {'phase': 'Pending', 'qosClass': 'BestEffort'}
+    # Limits alone: the requests default to them (for pods, not templates), so both are equal.
+    guaranteed = pod('guaranteed', {'limits': {'cpu': '100m', 'memory': '64Mi'}})
+    assert guaranteed['spec']['containers'][0]['resources']['requests'] == {'cpu': '100m', 'memory': '64Mi'}
+    assert guaranteed['status'] == {'phase': 'Pending', 'qosClass': 'Guaranteed'}
+    assert pod('burstable', {'requests': {'cpu': '100m'}})['status']['qosClass'] == 'Burstable'
+
+
+def test_a_new_namespace_is_active_and_labelled_with_its_name(kube):
+    name = f'x-{kube.namespace}'[:63].rstrip('-')
+    sent = {'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': name},
+            'status': {'phase': 'Terminating'}}
+    created = json.loads(kube('create', '-f', '-', '-o', 'json', input=json.dumps(sent)).stdout)
+    try:
+        assert created['status'] == {'phase': 'Active'}
+        assert created['spec'] == {'finalizers': ['kubernetes']}
+        assert created['metadata']['labels'] == {'kubernetes.io/metadata.name': name}
+    finally:
+        kube('delete', 'namespace', name, '--wait=false')

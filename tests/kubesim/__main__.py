@@ -5,9 +5,7 @@ import asyncio
 import re
 import signal
 import sys
-import threading
 
-from . import typed
 from .faults import FaultSpecError, parse_spec
 
 
@@ -84,7 +82,6 @@ async def serve(args):
     try:
         sim.write_kubeconfig(args.kubeconfig)
         print(f'kubesim ready {sim.url}', flush=True)
-        threading.Thread(target=typed.warm_up, daemon=True).start()
         await stop.wait()
     finally:
         await sim._astop()

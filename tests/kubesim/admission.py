@@ -222,17 +222,96 @@ def default_rc(obj, old=None):
 
 
 def default_pod(obj, old=None):
+    """SetDefaults_Pod on top of the pod spec defaults: a container's limits stand in for the
+    requests it leaves unset (for pods only, not templates), service links on."""
     spec = obj.setdefault('spec', {})
     default_pod_spec(spec)
     spec.setdefault('enableServiceLinks', True)
-    if old is None and not obj.get('status'):
-        obj['status'] = {'phase': 'Pending', 'qosClass': 'BestEffort'}
+    for key in ('initContainers', 'containers'):
+        for container in spec.get(key) or []:
+            resources = container.get('resources') if isinstance(container, dict) else None
+            if isinstance(resources, dict) and isinstance(resources.get('limits'), dict):
+                requests = resources.setdefault('requests', {})
+                for name, value in resources['limits'].items():
+                    requests.setdefault(name, value)
 
 
 def default_namespace(obj, old=None):
-    if old is None:
-        obj.setdefault('spec', {}).setdefault('finalizers', ['kubernetes'])
-        obj.setdefault('status', {})['phase'] = 'Active'
+    """SetDefaults_Namespace: the `kubernetes.io/metadata.name` label carries the name."""
+    name = (obj.get('metadata') or {}).get('name')
+    if name:
+        obj['metadata'].setdefault('labels', {})['kubernetes.io/metadata.name'] = name
+
+
+# ---- PrepareForCreate: what the API server sets on a new object ------------------------------------
+QOS_RESOURCES = ('cpu', 'memory')
+
+
+def pod_qos_class(spec):
+    """qos.ComputePodQOS (pkg/apis/core/helper/qos/qos.go): BestEffort without any cpu or memory
+    request or limit; Guaranteed when every container limits both and the requests equal the
+    limits; Burstable otherwise. Zero quantities do not count."""
+    requests, limits, guaranteed = {}, {}, True
+
+    def amounts(mapping):
+        for name, raw in (mapping or {}).items():
+            if name not in QOS_RESOURCES:
+                continue
+            try:
+                value = parse_quantity(raw).value
+            except ValueError:
+                continue
+            if value > 0:
+                yield name, value
+
+    pod_level = spec.get('resources') or {}
+    if pod_level.get('requests') or pod_level.get('limits'):
+        containers = [{'resources': pod_level}]
+    else:
+        containers = (spec.get('initContainers') or []) + (spec.get('containers') or [])
+    for container in containers:
+        resources = (container or {}).get('resources') or {}
+        for name, value in amounts(resources.get('requests')):
+            requests[name] = requests.get(name, 0) + value
+        found = set()
+        for name, value in amounts(resources.get('limits')):
+            found.add(name)
+            limits[name] = limits.get(name, 0) + value
+        if not set(QOS_RESOURCES) <= found:
+            guaranteed = False
+    if not requests and not limits:
+        return 'BestEffort'
+    if guaranteed and all(limits.get(name) == value for name, value in requests.items()) \
+            and len(requests) == len(limits):
+        return 'Guaranteed'
+    return 'Burstable'
+
+
+def pod_initial_status(obj):
+    """podStrategy.PrepareForCreate (pkg/registry/core/pod/strategy.go): Pending, the QoS class,
+    and a PodScheduled=False SchedulingGated condition while `schedulingGates` are set."""
+    spec = obj.get('spec') or {}
+    status = {'phase': 'Pending', 'qosClass': pod_qos_class(spec)}
+    if spec.get('schedulingGates'):
+        status['conditions'] = [{'type': 'PodScheduled', 'status': 'False', 'reason': 'SchedulingGated',
+                                 'message': 'Scheduling is blocked due to non-empty scheduling gates'}]
+    return status
+
+
+def namespace_initial_status(obj):
+    """namespaceStrategy.PrepareForCreate (pkg/registry/core/namespace/strategy.go): Active, and
+    the `kubernetes` finalizer in spec."""
+    finalizers = obj.setdefault('spec', {}).setdefault('finalizers', [])
+    if 'kubernetes' not in finalizers:
+        finalizers.append('kubernetes')
+    return {'phase': 'Active'}
+
+
+def empty_status(obj):
+    """The zero status the workload strategies (Deployment, ReplicaSet, StatefulSet, DaemonSet,
+    ReplicationController), Services and ResourceQuotas start from: the encoder prints its
+    fields without omitempty (`replicas: 0` ...)."""
+    return {}
 
 
 def go_base64_error(text):
@@ -695,7 +774,7 @@ def validate_resourcequota(obj, old, errs):
 def admit(strategy, obj, old):
     """Default ``obj`` in place and validate it with ``strategy``'s hooks (a `resources.Resource`);
     ``old`` is the stored object on updates. Raises a 422 listing every invalid field."""
-    if strategy.defaulter is None and strategy.validator is None:
+    if strategy.defaulter is None and strategy.validator is None and strategy.initial_status is None:
         return
     if strategy.validator is not None and not isinstance(obj.get('spec', {}), dict):
         raise ApiError.invalid(strategy.key, (obj.get('metadata') or {}).get('name', ''),
@@ -703,6 +782,8 @@ def admit(strategy, obj, old):
                                kind=strategy.qualified_kind)
     if strategy.defaulter is not None:
         strategy.defaulter(obj, old)
+    if old is None and strategy.initial_status is not None:
+        obj['status'] = strategy.initial_status(obj)
     if strategy.validator is None:
         return
     errs = Errors()

@@ -67,7 +67,8 @@ class ApiError(Exception):
         text = ', '.join(f'{field}: {msg}' for field, _t, msg in causes)
         # As errors.NewInvalid: details name the kind and its group (not the resource).
         bare, _, group = kind.partition('.')
-        details = {'name': name, **({'group': group} if group else {}), 'kind': bare,
+        details = {**({'name': name} if name else {}), **({'group': group} if group else {}),
+                   **({'kind': bare} if bare else {}),
                    'causes': [{'reason': t, 'message': m, 'field': f} for f, t, m in causes]}
         return cls(422, 'Invalid', f'{kind} "{name}" is invalid: {text}', details)
 

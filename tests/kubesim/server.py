@@ -19,7 +19,8 @@ from urllib.parse import unquote
 import yaml
 from aiohttp import web
 
-from . import discovery, patch, resources, tables, typed
+from . import discovery, gotypes, patch, resources, tables, typed
+from .admission import go_repr
 from .errors import ApiError
 from .selectors import parse_field_selector, parse_label_selector
 
@@ -519,21 +520,39 @@ class ApiServer:
         return obj
 
     @staticmethod
-    def _typed(request, route, obj, *, patching=False):
+    def _typed(request, route, obj, *, patch_type=None, patch_body=None):
         """The typed round-trip (typed.py) and `fieldValidation` (default Warn): unknown fields are
-        dropped, with a Warning each (Warn), a 400 (Strict) or silently (Ignore). Returns the
-        normalised object and the Warning header values."""
+        dropped, with a Warning each (Warn), an error (Strict) or silently (Ignore); a value the
+        decoder refuses is an error. Returns the normalised object and the Warning header values.
+
+        A create or update body that fails is a 400 (`Deployment in version "v1" cannot be handled
+        as a Deployment: ...`); a patched object that fails is the patch handler's 422 naming the
+        field `patch`, whose value is the patch as Go prints it (strategic merge patch) or the
+        patched object's JSON (JSON and merge patches)."""
         res = route.resource
-        obj, unknown = typed.normalise(res.kind, obj)
         directive = request.query.get('fieldValidation') or 'Warn'
+
+        def refuse(message):
+            if patch_type is None:
+                raise ApiError.bad_request(f'{res.kind} in version "{res.version}" cannot be handled as a '
+                                           f'{res.kind}: {message}')
+            if patch_type == patch.STRATEGIC_MERGE_PATCH:
+                shown = gotypes.go_map_text(patch_body)
+            else:
+                shown = _go_json(obj)
+            raise ApiError.invalid('', '', [('patch', 'FieldValueInvalid',
+                                             f'Invalid value: {go_repr(shown)}: {message}')], kind='')
+
+        try:
+            obj, unknown = typed.normalise(res.kind, obj, res.group, res.version,
+                                           unstructured=patch_type == patch.STRATEGIC_MERGE_PATCH)
+        except typed.DecodeError as err:
+            refuse(str(err))
         if not unknown or directive == 'Ignore':
             return obj, []
         found = ', '.join(f'unknown field "{path}"' for path in unknown)
         if directive == 'Strict':
-            if patching:
-                raise ApiError.bad_request(f'strict decoding error: {found}')
-            raise ApiError.bad_request(f'{res.kind} in version "{res.version}" cannot be handled as a '
-                                       f'{res.kind}: strict decoding error: {found}')
+            refuse(f'strict decoding error: {found}')
         return obj, ['299 - ' + json.dumps(f'unknown field "{path}"') for path in unknown]
 
     @staticmethod
@@ -619,7 +638,7 @@ class ApiServer:
         if not isinstance(patched, dict):
             raise ApiError.bad_request('the patched object is not an object')
         patched = self._check_body(route, patched, name_required=True)
-        patched, warnings = self._typed(request, route, patched, patching=True)
+        patched, warnings = self._typed(request, route, patched, patch_type=ctype, patch_body=body)
         self._check_uid(route, patched, current)
         updated = self.store.update(res.key, patched, subresource=route.subresource, dry_run=dry_run,
                                    whole_object=True)

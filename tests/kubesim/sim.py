@@ -67,6 +67,7 @@ class KubeSim:
     async def _astart(self):
         store = self.store = Store()
         store.admission = resources.admit
+        store.encoder = resources.encode
         store.validating_admission.append(quota.check)
         for name in INITIAL_NAMESPACES:
             store.create('/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': name},

@@ -95,6 +95,9 @@ class Store:
         # Callables (store, resource, new_obj) run after admission on creates, raising ApiError to
         # refuse (validating admission plugins such as ResourceQuota; set by the server).
         self.validating_admission = []
+        # Callable (resource, obj) -> obj: the object as the API server's Go types encode it
+        # (resources.encode), applied to everything stored; None keeps objects as written.
+        self.encoder = None
 
     # ---- reads ---------------------------------------------------------------------------
     def get(self, resource, namespace, name):
@@ -156,6 +159,9 @@ class Store:
             meta.pop('generation', None)
         meta.pop('resourceVersion', None)
         meta.pop('deletionTimestamp', None)
+        if self.encoder is not None:
+            obj = self.encoder(resource, obj)
+            meta = obj['metadata']
         if dry_run:
             meta['resourceVersion'] = str(self.resource_version)
             return obj
@@ -209,6 +215,8 @@ class Store:
             if strategy(resource).generation and _spec_view(new) != _spec_view(old):
                 new['metadata']['generation'] = old['metadata'].get('generation', 1) + 1
         new['metadata']['resourceVersion'] = old['metadata']['resourceVersion']
+        if self.encoder is not None:
+            new = self.encoder(resource, new)
         if new == old:
             # A no-op write stores nothing and keeps the resourceVersion, as in Kubernetes.
             return copy.deepcopy(old)

@@ -35,3 +35,22 @@ def test_secret_string_data_is_folded_into_data(core):
         core.create_namespaced_secret('default', {'metadata': {'name': 'bad'}, 'data': {'k': 'YWJj!'}})
     assert err.value.status == 400
     assert 'illegal base64 data at input byte 4' in err.value.body
+
+
+def test_a_new_statefulset_reads_back_through_the_typed_client(kubesim):
+    # The client's V1StatefulSetStatus requires `replicas`: a StatefulSet read before its
+    # controller's first status write must still carry it, as the API server prints it.
+    import kubernetes
+    from kubernetes import client
+
+    apps = client.AppsV1Api(kubernetes.config.new_client_from_config(str(kubesim.kubeconfig)))
+    labels = {'app': 'db'}
+    template = client.V1PodTemplateSpec(metadata=client.V1ObjectMeta(labels=labels), spec=client.V1PodSpec(
+        containers=[client.V1Container(name='db', image='postgres:16')]))
+    body = client.V1StatefulSet(metadata=client.V1ObjectMeta(name='db'), spec=client.V1StatefulSetSpec(
+        replicas=0, service_name='db', selector=client.V1LabelSelector(match_labels=labels),
+        template=template), status=client.V1StatefulSetStatus(replicas=5, ready_replicas=5))
+    created = apps.create_namespaced_stateful_set('default', body)
+    assert (created.status.replicas, created.status.ready_replicas, created.status.available_replicas) == (
+        0, None, 0)
+    assert apps.read_namespaced_stateful_set('db', 'default').status.replicas == 0

@@ -267,8 +267,8 @@ class Kubelet:
         spec = pod.get('spec') or {}
         node_name = spec.get('nodeName')
         if not node_name:
-            if not all_nodes:
-                return
+            if not all_nodes or spec.get('schedulingGates'):
+                return  # the SchedulingGates plugin keeps a gated pod out of scheduling
             node_name = self.schedule(pod, nodes, load, all_nodes)
             if node_name is None:
                 return
