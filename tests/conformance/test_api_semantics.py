@@ -4,8 +4,12 @@ Meaningful against a real cluster too."""
 
 import base64
 import json
+import re
+import time
 
 import pytest
+
+from .conftest import eventually, workload
 
 pytestmark = pytest.mark.conformance
 
@@ -102,3 +106,72 @@ def test_a_new_namespace_is_active_and_labelled_with_its_name(kube):
         assert created['metadata']['labels'] == {'kubernetes.io/metadata.name': name}
     finally:
         kube('delete', 'namespace', name, '--wait=false')
+
+
+def eventually_value(fn, what, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f'timed out after {timeout}s waiting for {what}')
+        time.sleep(0.05)
+
+
+# ---- ServiceAccounts ------------------------------------------------------------------------------
+TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount'
+
+
+def test_every_namespace_has_the_default_service_account_and_the_root_ca(kube):
+    assert [sa['metadata']['name'] for sa in kube.items('serviceaccounts')] == ['default']
+    ca = kube.json('configmap', 'kube-root-ca.crt')
+    assert ca['data']['ca.crt'].startswith('-----BEGIN CERTIFICATE-----\n')
+    assert ca['metadata']['annotations']['kubernetes.io/description'].startswith(
+        'Contains a CA bundle that can be used to verify the kube-apiserver')
+    kube('delete', 'serviceaccount', 'default')
+    eventually(lambda: kube('get', 'serviceaccount', 'default', ok=None).returncode == 0,
+               'the default ServiceAccount to be created again')
+
+
+def test_pods_get_the_service_account_and_its_token_volume(kube):
+    pod = {'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': 'web'}, 'spec': {
+        'initContainers': [{'name': 'init', 'image': 'busybox:1.36'}],
+        'containers': [{'name': 'app', 'image': 'nginx:1.25'},
+                       {'name': 'own', 'image': 'nginx:1.25', 'volumeMounts': [
+                           {'name': 'mine', 'mountPath': TOKEN_PATH}]}],
+        'volumes': [{'name': 'mine', 'emptyDir': {}}]}}
+    created = json.loads(kube('create', '-f', '-', '-o', 'json', input=json.dumps(pod)).stdout)
+    spec = created['spec']
+    assert (spec['serviceAccountName'], spec['serviceAccount']) == ('default', 'default')
+    token = spec['volumes'][-1]
+    assert re.fullmatch(r'kube-api-access-[a-z0-9]{5}', token['name'])
+    assert token['projected'] == {'defaultMode': 420, 'sources': [
+        {'serviceAccountToken': {'expirationSeconds': 3607, 'path': 'token'}},
+        {'configMap': {'name': 'kube-root-ca.crt', 'items': [{'key': 'ca.crt', 'path': 'ca.crt'}]}},
+        {'downwardAPI': {'items': [{'path': 'namespace',
+                                    'fieldRef': {'apiVersion': 'v1', 'fieldPath': 'metadata.namespace'}}]}}]}
+    mount = {'name': token['name'], 'readOnly': True, 'mountPath': TOKEN_PATH}
+    assert spec['initContainers'][0]['volumeMounts'] == [mount]
+    assert spec['containers'][0]['volumeMounts'] == [mount]
+    assert spec['containers'][1]['volumeMounts'] == [{'name': 'mine', 'mountPath': TOKEN_PATH}]
+
+    pod['metadata']['name'], pod['spec']['automountServiceAccountToken'] = 'quiet', False
+    quiet = json.loads(kube('create', '-f', '-', '-o', 'json', input=json.dumps(pod)).stdout)['spec']
+    assert quiet['serviceAccountName'] == 'default'
+    assert [v['name'] for v in quiet['volumes']] == ['mine'] and 'volumeMounts' not in quiet['containers'][0]
+
+    pod['metadata']['name'], pod['spec']['serviceAccountName'] = 'nobody', 'ghost'
+    proc = kube('create', '-f', '-', input=json.dumps(pod), ok=False)
+    assert (f'pods "nobody" is forbidden: error looking up service account {kube.namespace}/ghost: '
+            'serviceaccount "ghost" not found') in proc.stderr
+
+
+def test_controller_made_pods_get_the_token_volume_too(kube):
+    kube.apply(workload('Deployment', 'web', 'nginx:1.25', replicas=1))
+    pod = eventually_value(lambda: kube.items('pods', '-l', 'app=web'), 'the pod')[0]
+    assert pod['spec']['serviceAccountName'] == 'default'
+    assert [m['mountPath'] for m in pod['spec']['containers'][0]['volumeMounts']] == [TOKEN_PATH]
+    # The template itself is left alone: admission changes pods, not templates.
+    template = kube.json('deploy/web')['spec']['template']['spec']
+    assert 'volumes' not in template and 'serviceAccountName' not in template

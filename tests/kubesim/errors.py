@@ -90,6 +90,13 @@ class ApiError(Exception):
                    {'kind': plural, **({'group': group} if group else {})})
 
     @classmethod
+    def forbidden_because(cls, resource, name, reason):
+        """admission.NewForbidden: `pods "web" is forbidden: <reason>`."""
+        group, plural = _kind_name(resource)
+        what = f'{plural}.{group}' if group else plural
+        return cls._about(403, 'Forbidden', resource, name, f'{what} "{name}" is forbidden: {reason}')
+
+    @classmethod
     def too_many_requests(cls, retry_after=1):
         return cls(429, 'TooManyRequests', 'Too many requests, please try again later.',
                    {'retryAfterSeconds': retry_after}, {'Retry-After': str(retry_after)})

@@ -31,6 +31,7 @@ import functools
 import re
 
 from .gotypes_table import TYPES
+from .quantity import parse_quantity
 
 # (API group, version, kind) -> the Go type of the top-level object.
 _PACKAGES = {'': 'core', 'apps': 'apps', 'autoscaling': 'autoscaling', 'coordination.k8s.io': 'coordination'}
@@ -177,119 +178,256 @@ def _number_text(value):
     return str(value) if isinstance(value, int) else repr(value)
 
 
-class _Walker:
-    """One decode (or unstructured conversion) of one value."""
+class _Context:
+    """One decode: whether numbers convert as the unstructured converter does, and the unknown
+    field paths found."""
+
+    __slots__ = ('unstructured', 'unknown')
 
     def __init__(self, unstructured):
         self.unstructured = unstructured
         self.unknown = []
 
-    def fail(self, value, typ, struct, fields, given=None):
-        if self.unstructured:
-            source = {bool: 'bool', str: 'string', int: 'int64', float: 'float64'}.get(type(value), 'map')
-            raise DecodeError(f'cannot convert {source} to {go_type_name(typ)}')
-        given = given or _json_kind(value)
-        if struct is None:
-            raise DecodeError(f'json: cannot unmarshal {given} into Go value of type {go_type_name(typ)}')
-        raise DecodeError(f'json: cannot unmarshal {given} into Go struct field {struct}.'
-                          f'{".".join(fields)} of type {go_type_name(typ)}')
 
-    def value(self, value, typ, path, struct, fields):
-        """The decoded value; NIL for nil (pointer, slice, map, zero time)."""
+def _display(path):
+    """A path as strict decoding names unknown fields: `spec.containers[0].extra`."""
+    out = ''
+    for segment in path:
+        if isinstance(segment, int):
+            out += f'[{segment}]'
+        else:
+            out = f'{out}.{segment}' if out else segment
+    return out
+
+
+def _fail(ctx, value, typ, struct, path, given=None):
+    if ctx.unstructured:
+        source = {bool: 'bool', str: 'string', int: 'int64', float: 'float64'}.get(type(value), 'map')
+        raise DecodeError(f'cannot convert {source} to {go_type_name(typ)}')
+    given = given or _json_kind(value)
+    if struct is None:
+        raise DecodeError(f'json: cannot unmarshal {given} into Go value of type {go_type_name(typ)}')
+    # Go's error context: the innermost struct and the field names from the top (no indexes).
+    fields = '.'.join(s for s in path if isinstance(s, str))
+    raise DecodeError(f'json: cannot unmarshal {given} into Go struct field {struct}.{fields} of type '
+                      f'{go_type_name(typ)}')
+
+
+def _none(value):
+    return None if value is NIL else value
+
+
+@functools.lru_cache(maxsize=None)
+def _decoder(typ):
+    """A function (value, ctx, path, struct) -> the decoded value (NIL for nil) for a type."""
+    if typ[0] == '*':
+        inner = _decoder(typ[1:])
+
+        def pointer(value, ctx, path, struct):
+            return NIL if value is None else inner(value, ctx, path, struct)
+        return pointer
+    if typ.startswith('[]'):
+        inner = _decoder(typ[2:])
+
+        def slice_(value, ctx, path, struct):
+            if value is None:
+                return NIL
+            if not isinstance(value, list):
+                _fail(ctx, value, typ, struct, path)
+            return [_none(inner(v, ctx, path + (i,), struct)) for i, v in enumerate(value)]
+        return slice_
+    if typ.startswith('map['):
+        inner = _decoder(typ[4:-1])
+
+        def map_(value, ctx, path, struct):
+            if value is None:
+                return NIL
+            if not isinstance(value, dict):
+                _fail(ctx, value, typ, struct, path)
+            return {k: _none(inner(v, ctx, path, struct)) for k, v in value.items()}
+        return map_
+    if typ in TYPES:
+        return _struct_decoder(typ)
+    return functools.partial(_SCALARS[typ], typ)
+
+
+def _string(typ, value, ctx, path, struct):
+    if value is None:
+        return ''
+    if not isinstance(value, str):
+        _fail(ctx, value, typ, struct, path)
+    return value
+
+
+def _bool(typ, value, ctx, path, struct):
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        _fail(ctx, value, typ, struct, path)
+    return value
+
+
+def _integer(typ, value, ctx, path, struct):
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        _fail(ctx, value, typ, struct, path)
+    low, high = _INT_RANGES[typ]
+    if ctx.unstructured:
+        if isinstance(value, float):
+            if value != int(value):
+                _fail(ctx, value, typ, struct, path)
+            value = int(value)
+        return (value - low) % (high - low + 1) + low  # a Go conversion wraps around
+    if isinstance(value, float) or not low <= value <= high:
+        _fail(ctx, value, typ, struct, path, given=f'number {_number_text(value)}')
+    return value
+
+
+def _float(typ, value, ctx, path, struct):
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        _fail(ctx, value, typ, struct, path)
+    return value
+
+
+def _bytes(typ, value, ctx, path, struct):
+    if value is None:
+        return NIL
+    if not isinstance(value, str):
+        _fail(ctx, value, typ, struct, path)
+    return canonical_base64(value)
+
+
+def _time(typ, value, ctx, path, struct):
+    if value is None:
+        return NIL
+    if not isinstance(value, str):
+        _fail(ctx, value, typ, struct, path)
+    return _parse_time(value, typ == 'MicroTime')
+
+
+def _quantity(typ, value, ctx, path, struct):
+    if value is None:
+        return '0'
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        _fail(ctx, value, typ, struct, path)
+    if isinstance(value, str):
+        try:
+            parse_quantity(value)
+        except ValueError as err:
+            raise DecodeError(str(err)) from None
+        return value
+    return _number_text(value)
+
+
+def _int_or_string(typ, value, ctx, path, struct):
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        _fail(ctx, value, typ, struct, path)
+    if isinstance(value, float):
+        if value != int(value) or not ctx.unstructured:
+            raise DecodeError(f'json: cannot unmarshal number {_number_text(value)} into Go value of '
+                              'type int32')
+        value = int(value)
+    return value
+
+
+def _duration(typ, value, ctx, path, struct):
+    if value is None:
+        return '0s'
+    if not isinstance(value, str):
+        _fail(ctx, value, typ, struct, path)
+    return value
+
+
+def _raw(typ, value, ctx, path, struct):
+    return NIL if value is None else value  # RawExtension, FieldsV1: kept as given
+
+
+_SCALARS = {'string': _string, 'bool': _bool, 'int32': _integer, 'int64': _integer, 'uint32': _integer,
+            'uint64': _integer, 'float64': _float, 'bytes': _bytes, 'Time': _time, 'MicroTime': _time,
+            'Quantity': _quantity, 'IntOrString': _int_or_string, 'Duration': _duration,
+            'RawExtension': _raw, 'FieldsV1': _raw}
+# How a field is printed: dropped when nil (a pointer with omitempty), when empty (omitempty on a
+# scalar, slice or map), when zero (omitzero), or always.
+_NIL_OMITS, _EMPTY_OMITS, _ZERO_OMITS, _ALWAYS = range(4)
+
+
+def _mode(typ, flags):
+    if 'z' in flags:
+        return _ZERO_OMITS
+    if 'o' in flags:
         if typ[0] == '*':
-            return NIL if value is None else self.value(value, typ[1:], path, struct, fields)
+            return _NIL_OMITS
+        if _printable(typ):
+            return _EMPTY_OMITS
+    return _ALWAYS
+
+
+class _StructPlan:
+    """A struct's fields compiled once: their decoders, print modes and Go order."""
+
+    def __init__(self, typ):
+        self.typ = typ
+        self.name = typ.rsplit('.', 1)[1]
+        self.fields = {}
+        self.order = {}
+        self.always = []
+        for index, (key, (field_type, flags)) in enumerate(json_fields(typ).items()):
+            mode = _mode(field_type, flags)
+            self.fields[key] = (_decoder(field_type), mode, field_type)
+            self.order[key] = index
+            if mode == _ALWAYS:
+                self.always.append((key, field_type))
+
+    def emit(self, decoded):
+        for key, field_type in self.always:
+            if key not in decoded:
+                decoded[key] = zero(field_type)
+        out = {}
+        for key in sorted(decoded, key=self.order.__getitem__):
+            value = decoded[key]
+            mode = self.fields[key][1]
+            if mode == _NIL_OMITS:
+                if value is NIL:
+                    continue
+            elif mode == _EMPTY_OMITS:
+                if value is NIL or value == '' or value is False or value == [] or value == {} or (
+                        value == 0 and not isinstance(value, (str, dict, list))):
+                    continue
+            elif mode == _ZERO_OMITS:
+                if value is NIL or value == zero(self.fields[key][2]):
+                    continue
+            out[key] = None if value is NIL else value
+        return out
+
+
+@functools.lru_cache(maxsize=None)
+def _plan(typ):
+    return _StructPlan(typ)
+
+
+@functools.lru_cache(maxsize=None)
+def _struct_decoder(typ):
+    def struct_(value, ctx, path, parent):
+        plan = _plan(typ)
         if value is None:
             return zero(typ)
-        if typ.startswith('[]'):
-            if not isinstance(value, list):
-                self.fail(value, typ, struct, fields)
-            item = typ[2:]
-            return [self.value(v, item, f'{path}[{i}]', struct, fields) for i, v in enumerate(value)]
-        if typ.startswith('map['):
-            if not isinstance(value, dict):
-                self.fail(value, typ, struct, fields)
-            item = typ[4:-1]
-            return {k: self.value(v, item, f'{path}.{k}' if path else k, struct, fields)
-                    for k, v in value.items()}
-        if typ in TYPES:
-            if not isinstance(value, dict):
-                self.fail(value, typ, struct, fields)
-            return self.struct(value, typ, path, fields)
-        return self.scalar(value, typ, struct, fields)
-
-    def scalar(self, value, typ, struct, fields):
-        if typ == 'string':
-            if not isinstance(value, str):
-                self.fail(value, typ, struct, fields)
-            return value
-        if typ == 'bool':
-            if not isinstance(value, bool):
-                self.fail(value, typ, struct, fields)
-            return value
-        if typ in _INT_RANGES:
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                self.fail(value, typ, struct, fields)
-            low, high = _INT_RANGES[typ]
-            if self.unstructured:
-                if isinstance(value, float):
-                    if value != int(value):
-                        self.fail(value, typ, struct, fields)
-                    value = int(value)
-                span = high - low + 1
-                return (value - low) % span + low  # a Go conversion wraps around
-            if isinstance(value, float) or not low <= value <= high:
-                self.fail(value, typ, struct, fields, given=f'number {_number_text(value)}')
-            return value
-        if typ == 'float64':
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                self.fail(value, typ, struct, fields)
-            return value
-        if typ == 'bytes':
-            if not isinstance(value, str):
-                self.fail(value, typ, struct, fields)
-            return canonical_base64(value)
-        if typ in ('Time', 'MicroTime'):
-            if not isinstance(value, str):
-                self.fail(value, typ, struct, fields)
-            return _parse_time(value, typ == 'MicroTime')
-        if typ == 'Quantity':
-            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-                self.fail(value, typ, struct, fields)
-            if isinstance(value, str):
-                from .quantity import parse_quantity
-
-                try:
-                    parse_quantity(value)
-                except ValueError as err:
-                    raise DecodeError(str(err)) from None
-                return value
-            return _number_text(value)
-        if typ == 'IntOrString':
-            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-                self.fail(value, typ, struct, fields)
-            if isinstance(value, float):
-                if value != int(value) or not self.unstructured:
-                    raise DecodeError(f'json: cannot unmarshal number {_number_text(value)} into Go value '
-                                      'of type int32')
-                value = int(value)
-            return value
-        if typ == 'Duration':
-            if not isinstance(value, str):
-                self.fail(value, typ, struct, fields)
-            return value
-        return value  # RawExtension, FieldsV1: kept as given
-
-    def struct(self, value, typ, path, fields):
-        known = json_fields(typ)
-        struct = typ.rsplit('.', 1)[1]
-        out = {}
+        if not isinstance(value, dict):
+            _fail(ctx, value, typ, parent, path)
+        fields = plan.fields
+        decoded = {}
         for key, item in value.items():
-            if key not in known:
-                self.unknown.append(f'{path}.{key}' if path else key)
+            entry = fields.get(key)
+            if entry is None:
+                ctx.unknown.append(_display(path + (key,)))
                 continue
-            field_type, _flags = known[key]
-            out[key] = self.value(item, field_type, f'{path}.{key}' if path else key, struct, fields + [key])
-        return encode_struct(typ, out)
+            decoded[key] = entry[0](item, ctx, path + (key,), plan.name)
+        return plan.emit(decoded)
+    return struct_
 
 
 def zero(typ):
@@ -312,11 +450,7 @@ def zero(typ):
 
 @functools.lru_cache(maxsize=None)
 def _zero_struct(typ):
-    return encode_struct(typ, {})
-
-
-def _is_empty(value):
-    return value is NIL or value in ('', 0, False) and not isinstance(value, dict) or value in ([], {})
+    return _plan(typ).emit({})
 
 
 def _printable(typ):
@@ -327,43 +461,25 @@ def _printable(typ):
 
 def encode_struct(typ, decoded):
     """A struct as Go's encoder prints it, from its decoded fields (absent ones are zero)."""
-    out = {}
-    for key, (field_type, flags) in json_fields(typ).items():
-        value = decoded[key] if key in decoded else zero(field_type)
-        if 'z' in flags and (value is NIL or value == zero(field_type)):
-            continue
-        if 'o' in flags and (value is NIL if field_type[0] == '*' else
-                             _printable(field_type) and _is_empty(value)):
-            continue
-        out[key] = None if value is NIL else value
-    return out
+    return _plan(typ).emit(dict(decoded))
 
 
-def _strip_nil(value):
-    if value is NIL:
-        return None
-    if isinstance(value, dict):
-        return {k: _strip_nil(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_strip_nil(v) for v in value]
-    return value
+def _run(type_name, value, unstructured):
+    ctx = _Context(unstructured)
+    if not isinstance(value, dict):
+        _fail(ctx, value, type_name, None, ())
+    return _struct_decoder(type_name)(value, ctx, (), None), ctx.unknown
 
 
 def decode(type_name, value):
     """(the value as the API server would hold and print it, unknown field paths); DecodeError
     when its JSON decoder refuses the value."""
-    walker = _Walker(unstructured=False)
-    if not isinstance(value, dict):
-        walker.fail(value, type_name, None, [])
-    return _strip_nil(walker.struct(value, type_name, '', [])), walker.unknown
+    return _run(type_name, value, False)
 
 
 def convert(type_name, value):
     """As `decode`, with the unstructured converter's number conversions (strategic merge patch)."""
-    walker = _Walker(unstructured=True)
-    if not isinstance(value, dict):
-        walker.fail(value, type_name, None, [])
-    return _strip_nil(walker.struct(value, type_name, '', [])), walker.unknown
+    return _run(type_name, value, True)
 
 
 def go_map_text(value):

@@ -677,8 +677,13 @@ class ApiServer:
         policy, preconditions, dry_run = await self._delete_options(request)
         policy = policy or res.delete_propagation
         if res.key == '/namespaces' and not dry_run:
-            self.store.must_get(res.key, None, route.name)
+            # The namespace storage's Delete: deletionTimestamp and phase Terminating first (its
+            # `kubernetes` finalizer keeps it while the namespace controller empties it).
+            terminating = self.store.mark_deleting(res.key, '', route.name, preconditions=preconditions,
+                                                   status={'phase': 'Terminating'})
             self._empty_namespace(route.name)
+            self.store.delete(res.key, None, route.name, propagation=policy)
+            return _json_response(terminating)
         gone = self.store.delete(res.key, route.namespace, route.name, propagation=policy,
                                  dry_run=dry_run, preconditions=preconditions)
         details = {'name': route.name, 'kind': res.plural, 'uid': gone['metadata'].get('uid')}

@@ -19,7 +19,7 @@ import threading
 
 from aiohttp import web
 
-from . import quota, resources
+from . import quota, resources, serviceaccounts
 from .controllers import ControllerManager
 from .faults import Faults
 from .kubeconfig import write_kubeconfig
@@ -69,20 +69,19 @@ class KubeSim:
         store.admission = resources.admit
         store.encoder = resources.encode
         store.validating_admission.append(quota.check)
-        for name in INITIAL_NAMESPACES:
-            store.create('/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': name},
-                                         'spec': {'finalizers': ['kubernetes']},
-                                         'status': {'phase': 'Active'}})
-        if self.request_log_path:
-            self._log_file = open(self.request_log_path, 'a', encoding='utf-8')  # noqa: SIM115
-        self.api = ApiServer(store, token=self.token, readonly_token=self.readonly_token,
-                             request_log=self._log_file, faults=self.faults, **self.auth_options)
         ssl_context = None
         if self.tls:
             from .tls import Certificates  # cryptography is only imported when TLS is wanted
 
             self.certificates = Certificates()
             ssl_context = self.certificates.server_context(self.auth_options['client_certs'])
+        serviceaccounts.ServiceAccounts(store, self.ca_pem).attach()
+        for name in INITIAL_NAMESPACES:
+            store.create('/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': name}})
+        if self.request_log_path:
+            self._log_file = open(self.request_log_path, 'a', encoding='utf-8')  # noqa: SIM115
+        self.api = ApiServer(store, token=self.token, readonly_token=self.readonly_token,
+                             request_log=self._log_file, faults=self.faults, **self.auth_options)
         self._runner = web.AppRunner(self.api.make_app(), access_log=None, handle_signals=False,
                                      shutdown_timeout=1.0)
         await self._runner.setup()

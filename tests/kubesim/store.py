@@ -92,6 +92,10 @@ class Store:
         # Callable (resource, new_obj, old_obj_or_None) -> None; defaults and validates in place,
         # raising ApiError(422) on invalid objects. Set by the server (resources.admit).
         self.admission = None
+        # Callables (store, resource, new_obj, old_obj_or_None) run after defaulting and validation,
+        # changing the object in place or raising ApiError (mutating admission plugins such as
+        # ServiceAccount; set by the server).
+        self.mutating_admission = []
         # Callables (store, resource, new_obj) run after admission on creates, raising ApiError to
         # refuse (validating admission plugins such as ResourceQuota; set by the server).
         self.validating_admission = []
@@ -149,6 +153,8 @@ class Store:
             raise ApiError.already_exists(resource, meta['name'])
         if self.admission:
             self.admission(resource, obj, None)
+        for mutate in self.mutating_admission:
+            mutate(self, resource, obj, None)
         for check in self.validating_admission:
             check(self, resource, obj)
         meta['uid'] = str(uuid.uuid4())
@@ -227,12 +233,7 @@ class Store:
         self._emit('MODIFIED', resource, new, old)
         return copy.deepcopy(new)
 
-    def delete(self, resource, namespace, name, propagation='Background', dry_run=False,
-               preconditions=None):
-        key = (resource, namespace or '' if strategy(resource).namespaced else '', name)
-        old = self.objects.get(key)
-        if old is None:
-            raise ApiError.not_found(resource, name)
+    def _check_preconditions(self, resource, name, old, preconditions):
         if preconditions:
             if preconditions.get('uid') and preconditions['uid'] != old['metadata']['uid']:
                 raise ApiError.conflict(resource, name, 'Precondition failed: UID in precondition')
@@ -240,6 +241,43 @@ class Store:
             if rv and rv != old['metadata']['resourceVersion']:
                 raise ApiError.conflict(resource, name,
                                         'Precondition failed: ResourceVersion in precondition')
+
+    def mark_deleting(self, resource, namespace, name, preconditions=None, grace_seconds=None,
+                      status=None, finalizers=()):
+        """The first step of a deletion that waits: `deletionTimestamp` (now, unless already set),
+        `deletionGracePeriodSeconds` when given, ``status`` fields merged in, ``finalizers``
+        added. Returns the updated object (one MODIFIED event)."""
+        key = (resource, namespace or '' if strategy(resource).namespaced else '', name)
+        old = self.objects.get(key)
+        if old is None:
+            raise ApiError.not_found(resource, name)
+        self._check_preconditions(resource, name, old, preconditions)
+        new = copy.deepcopy(old)
+        meta = new['metadata']
+        meta.setdefault('deletionTimestamp', now_rfc3339())
+        if grace_seconds is not None:
+            meta['deletionGracePeriodSeconds'] = grace_seconds
+        for finalizer in finalizers:
+            if finalizer not in (meta.get('finalizers') or []):
+                meta.setdefault('finalizers', []).append(finalizer)
+        if status:
+            new.setdefault('status', {}).update(status)
+        if new == old:
+            return copy.deepcopy(old)
+        if self.encoder is not None:
+            new = self.encoder(resource, new)
+        new['metadata']['resourceVersion'] = self._next_rv()
+        self.objects[key] = new
+        self._emit('MODIFIED', resource, new, old)
+        return copy.deepcopy(new)
+
+    def delete(self, resource, namespace, name, propagation='Background', dry_run=False,
+               preconditions=None):
+        key = (resource, namespace or '' if strategy(resource).namespaced else '', name)
+        old = self.objects.get(key)
+        if old is None:
+            raise ApiError.not_found(resource, name)
+        self._check_preconditions(resource, name, old, preconditions)
         if dry_run:
             return copy.deepcopy(old)
         uid = old['metadata']['uid']

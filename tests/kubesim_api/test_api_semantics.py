@@ -54,3 +54,21 @@ def test_a_new_statefulset_reads_back_through_the_typed_client(kubesim):
     assert (created.status.replicas, created.status.ready_replicas, created.status.available_replicas) == (
         0, None, 0)
     assert apps.read_namespaced_stateful_set('db', 'default').status.replicas == 0
+
+
+@pytest.mark.kubesim_options(tls=True, token='s3cret')
+def test_the_root_ca_configmap_carries_the_servers_ca_and_pods_mount_it(kubesim, core):
+    from kubernetes import client
+
+    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name='shop')))
+    ca = core.read_namespaced_config_map('kube-root-ca.crt', 'shop')
+    assert ca.data == {'ca.crt': kubesim.ca_pem.decode()}
+    assert core.read_namespaced_service_account('default', 'shop').metadata.name == 'default'
+    pod = core.create_namespaced_pod('shop', client.V1Pod(
+        metadata=client.V1ObjectMeta(name='web'),
+        spec=client.V1PodSpec(containers=[client.V1Container(name='app', image='nginx:1.25')])))
+    assert pod.spec.service_account_name == 'default'
+    [volume] = pod.spec.volumes
+    assert volume.projected.sources[1].config_map.name == 'kube-root-ca.crt'
+    [mount] = pod.spec.containers[0].volume_mounts
+    assert (mount.name, mount.mount_path) == (volume.name, '/var/run/secrets/kubernetes.io/serviceaccount')

@@ -155,13 +155,14 @@ def test_list_shape_and_selectors(http):
     assert 'kind' not in body['items'][0], 'list items carry no kind, as from the real API server'
     assert names('labelSelector=tier%3Dweb') == ['a', 'c']
     assert names('labelSelector=tier%3D%3Dweb,env%3Dprod') == ['a']
-    assert names('labelSelector=tier!%3Dweb') == ['b']
+    # Every namespace also holds the root CA publisher's kube-root-ca.crt (no labels).
+    assert names('labelSelector=tier!%3Dweb') == ['b', 'kube-root-ca.crt']
     assert names('labelSelector=tier%20in%20(db,cache)') == ['b']
-    assert names('labelSelector=tier%20notin%20(db)') == ['a', 'c']
+    assert names('labelSelector=tier%20notin%20(db)') == ['a', 'c', 'kube-root-ca.crt']
     assert names('labelSelector=env') == ['a', 'b']
-    assert names('labelSelector=!env') == ['c']
+    assert names('labelSelector=!env') == ['c', 'kube-root-ca.crt']
     assert names('fieldSelector=metadata.name%3Db') == ['b']
-    assert names('fieldSelector=metadata.name!%3Db') == ['a', 'c']
+    assert names('fieldSelector=metadata.name!%3Db') == ['a', 'c', 'kube-root-ca.crt']
     status, _, err = http.get(f'{CMS}?fieldSelector=spec.bogus%3D1')
     assert status == 400 and is_status(err, 400, 'BadRequest')
 
@@ -173,7 +174,9 @@ def test_list_all_namespaces_and_pagination(http):
             http.post(f'/api/v1/namespaces/{ns}/configmaps', configmap(name))
     _, _, everything = http.get('/api/v1/configmaps')
     pairs = [(i['metadata']['namespace'], i['metadata']['name']) for i in everything['items']]
-    assert pairs == [('default', 'a'), ('default', 'b'), ('other', 'a'), ('other', 'b')]
+    ca = 'kube-root-ca.crt'  # in every namespace
+    assert pairs == [('default', 'a'), ('default', 'b'), ('default', ca), ('kube-public', ca),
+                     ('kube-system', ca), ('other', 'a'), ('other', 'b'), ('other', ca)]
     seen, query = [], 'limit=3'
     while True:
         _, _, page = http.get(f'/api/v1/configmaps?{query}')
@@ -396,7 +399,7 @@ def test_delete_collection(http):
     status, _, body = http.delete(f'{CMS}?labelSelector=tier%3Dweb')
     assert status == 200 and body['kind'] == 'ConfigMapList'
     assert sorted(i['metadata']['name'] for i in body['items']) == ['a', 'b']
-    assert [i['metadata']['name'] for i in http.get(CMS)[2]['items']] == ['c']
+    assert [i['metadata']['name'] for i in http.get(CMS)[2]['items']] == ['c', 'kube-root-ca.crt']
 
 
 def test_deleting_a_namespace_deletes_its_objects(http):
