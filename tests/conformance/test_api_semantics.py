@@ -175,3 +175,93 @@ def test_controller_made_pods_get_the_token_volume_too(kube):
     # The template itself is left alone: admission changes pods, not templates.
     template = kube.json('deploy/web')['spec']['template']['spec']
     assert 'volumes' not in template and 'serviceAccountName' not in template
+
+
+# ---- DELETE answers, propagation and graceful pod termination -------------------------------------
+def raw_delete(kube, path):
+    return json.loads(kube('delete', '--raw', path).stdout)
+
+
+def test_delete_answers_as_the_resource_and_propagation_say(kube):
+    ns = kube.namespace
+    kube.apply({'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'settings'},
+                'data': {'a': 'b'}})
+    uid = kube.json('configmap', 'settings')['metadata']['uid']
+    # Removed at once: a Status naming what went (kind is the resource, as the registry writes it).
+    assert raw_delete(kube, f'/api/v1/namespaces/{ns}/configmaps/settings') == {
+        'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Success',
+        'details': {'name': 'settings', 'kind': 'configmaps', 'uid': uid}}
+
+    kube.apply(workload('Deployment', 'web', 'nginx:1.25', replicas=1))
+    kube.status('deploy/web')
+    uid = kube.json('deploy/web')['metadata']['uid']
+    assert raw_delete(kube, f'/apis/apps/v1/namespaces/{ns}/deployments/web')['details'] == {
+        'name': 'web', 'group': 'apps', 'kind': 'deployments', 'uid': uid}
+
+    # Foreground and Orphan leave the object, being deleted, with the garbage collector's finalizer.
+    for policy, finalizer in (('Foreground', 'foregroundDeletion'), ('Orphan', 'orphan')):
+        name = policy.lower()
+        kube.apply(workload('Deployment', name, 'nginx:1.25', replicas=1))
+        kube.status(f'deploy/{name}')
+        path = f'/apis/apps/v1/namespaces/{ns}/deployments/{name}?propagationPolicy={policy}'
+        answer = raw_delete(kube, path)
+        meta = answer['metadata']
+        assert answer['kind'] == 'Deployment' and meta['finalizers'] == [finalizer]
+        assert meta['deletionTimestamp'] and meta['deletionGracePeriodSeconds'] == 0
+        assert meta['generation'] == 2, 'marking it deleted is a new generation'
+        eventually(lambda name=name: kube('get', 'deploy', name, ok=None).returncode != 0,
+                   f'{name} to be gone')
+    orphans = kube.items('rs', '-l', 'app=orphan')
+    assert len(orphans) == 1 and 'ownerReferences' not in orphans[0]['metadata']
+
+
+def test_a_deleted_pod_terminates_gracefully(kube):
+    kube.apply(workload('Deployment', 'web', 'nginx:1.25', replicas=2))
+    kube.status('deploy/web')
+    victim = kube.live_pods('-l', 'app=web')[0]
+    name = victim['metadata']['name']
+    # A pod answers a DELETE with itself: now being deleted, with its grace period.
+    answer = raw_delete(kube, f'/api/v1/namespaces/{kube.namespace}/pods/{name}')
+    assert answer['kind'] == 'Pod' and answer['metadata']['deletionGracePeriodSeconds'] == 30
+    assert answer['metadata']['deletionTimestamp'] > victim['metadata']['creationTimestamp']
+    # The ReplicaSet replaces it at once and counts it as terminating until it is gone.
+    eventually(lambda: len(kube.live_pods('-l', 'app=web')) == 2, 'a replacement')
+    eventually(lambda: kube('get', 'pod', name, ok=None).returncode != 0, 'the pod to be gone')
+    kube.status('deploy/web')
+    d = kube.json('deploy/web')
+    assert d['status'].get('terminatingReplicas') in (None, 0)
+    if d['status'].get('terminatingReplicas') is not None:
+        [rs] = kube.items('rs', '-l', 'app=web')
+        assert rs['status']['terminatingReplicas'] == 0
+
+
+def test_force_delete_removes_a_pod_at_once(kube):
+    kube.apply({'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': 'web'},
+                'spec': {'containers': [{'name': 'app', 'image': 'nginx:1.25'}]}})
+    kube('wait', '--for=condition=Ready', 'pod/web', '--timeout=20s')
+    proc = kube('delete', 'pod', 'web', '--grace-period=0', '--force')
+    assert 'pod "web" force deleted' in proc.stdout
+    assert kube('get', 'pod', 'web', ok=False).returncode != 0
+
+
+def test_a_deleted_namespace_terminates_after_its_contents(kube):
+    name = f'y-{kube.namespace}'[:63].rstrip('-')
+    kube.apply({'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': name}})
+    other = ['-n', name]
+    held = {'apiVersion': 'v1', 'kind': 'ConfigMap',
+            'metadata': {'name': 'held', 'finalizers': ['example.com/hold']}}
+    kube(*other, 'create', '-f', '-', input=json.dumps(held))
+    answer = json.loads(kube('delete', '--raw', f'/api/v1/namespaces/{name}').stdout)
+    assert answer['kind'] == 'Namespace' and answer['status']['phase'] == 'Terminating'
+    assert answer['metadata']['deletionTimestamp']
+    # The ConfigMap's finalizer holds it, and with it the namespace, which takes nothing new.
+    eventually(lambda: kube(*other, 'get', 'configmap', 'held', '-o',
+                            'jsonpath={.metadata.deletionTimestamp}').stdout != '',
+               'the ConfigMap to be marked deleted')
+    late = {'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'late'}}
+    proc = kube(*other, 'create', '-f', '-', input=json.dumps(late), ok=False)
+    assert (f'configmaps "late" is forbidden: unable to create new content in namespace {name} because it '
+            'is being terminated') in proc.stderr
+    kube(*other, 'patch', 'configmap', 'held', '--type=json',
+         '-p', '[{"op":"remove","path":"/metadata/finalizers"}]')
+    eventually(lambda: kube('get', 'namespace', name, ok=None).returncode != 0, 'the namespace to be gone')

@@ -7,6 +7,9 @@ def _kind_name(resource):
     return group, plural
 
 
+DETAILS_ORDER = ('name', 'group', 'kind', 'uid', 'causes', 'retryAfterSeconds')
+
+
 class ApiError(Exception):
     def __init__(self, code, reason, message, details=None, headers=None):
         super().__init__(message)
@@ -17,12 +20,17 @@ class ApiError(Exception):
         self.headers = headers or {}
 
     def status(self):
+        """The Status as the API server writes it: metav1.Status's fields in Go order (kind,
+        apiVersion, metadata, status, message, reason, details, code), empty ones omitted, and
+        `details` in StatusDetails order (name, group, kind, uid, causes, retryAfterSeconds);
+        ``details={}`` is printed as `{}`, as for a StatusDetails with nothing set."""
         body = {'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Failure',
-                'message': self.message, 'reason': self.reason, 'code': self.code}
-        if not self.reason:  # the API server omits an unknown reason
-            del body['reason']
-        if self.details:
-            body['details'] = self.details
+                'message': self.message}
+        if self.reason:  # the API server omits an unknown reason
+            body['reason'] = self.reason
+        if self.details is not None:
+            body['details'] = {key: self.details[key] for key in DETAILS_ORDER if self.details.get(key)}
+        body['code'] = self.code
         return body
 
     @classmethod
@@ -97,13 +105,25 @@ class ApiError(Exception):
         return cls._about(403, 'Forbidden', resource, name, f'{what} "{name}" is forbidden: {reason}')
 
     @classmethod
+    def namespace_terminating(cls, resource, name, namespace):
+        """The NamespaceLifecycle admission plugin's refusal of new content."""
+        err = cls.forbidden_because(resource, name, f'unable to create new content in namespace {namespace} '
+                                    'because it is being terminated')
+        err.details['causes'] = [{'reason': 'NamespaceTerminating',
+                                  'message': f'namespace {namespace} is being terminated',
+                                  'field': 'metadata.namespace'}]
+        return err
+
+    @classmethod
     def too_many_requests(cls, retry_after=1):
         return cls(429, 'TooManyRequests', 'Too many requests, please try again later.',
                    {'retryAfterSeconds': retry_after}, {'Retry-After': str(retry_after)})
 
     @classmethod
-    def internal(cls, message='Internal error occurred: simulated fault'):
-        return cls(500, 'InternalError', message)
+    def internal(cls, reason='simulated fault'):
+        """errors.NewInternalError: the reason as the only cause."""
+        return cls(500, 'InternalError', f'Internal error occurred: {reason}',
+                   {'causes': [{'message': reason}]})
 
     @classmethod
     def unavailable(cls, message='the server is currently unable to handle the request'):
@@ -116,7 +136,8 @@ class ApiError(Exception):
     @classmethod
     def method_not_allowed(cls, message='the server does not allow this method on the requested '
                            'resource'):
-        return cls(405, 'MethodNotAllowed', message)
+        """What go-restful's 405 becomes (apiserver's serviceErrorHandler): empty details."""
+        return cls(405, 'MethodNotAllowed', message, {})
 
     @classmethod
     def unsupported_media_type(cls, accepted=('application/json-patch+json', 'application/merge-patch+json',

@@ -21,6 +21,7 @@ from aiohttp import web
 
 from . import discovery, gotypes, patch, resources, tables, typed
 from .admission import go_repr
+from .store import now_rfc3339
 from .errors import ApiError
 from .selectors import parse_field_selector, parse_label_selector
 
@@ -37,8 +38,11 @@ DEFAULT_WATCH_TIMEOUT = 1800
 WATCH_POLL = 0.5
 ADMIN_USER = 'kubesim-admin'
 READONLY_USER = 'kubesim-viewer'
-# Open to everyone, as the real API server grants them to unauthenticated users.
 HEALTH_PATHS = ('healthz', 'livez', 'readyz')
+# What the system:public-info-viewer ClusterRole lets everyone read, unauthenticated requests
+# included (an authentication configuration enabling anonymous requests for these paths only).
+PUBLIC_INFO_PATHS = ('/healthz', '/livez', '/readyz', '/version', '/version/')
+ANONYMOUS_USER = 'system:anonymous'
 # Marks a request whose connection a fault dropped: it gets no request-log line for its response.
 DROPPED = web.RequestKey('kubesim_dropped', bool)
 # Who a request authenticated as and how, for the request log (see ApiServer._authenticate).
@@ -123,9 +127,21 @@ class Route:
         return (self.resource.key, self.namespace or '', self.name)
 
 
-def _not_found_path():
-    return ApiError(404, 'NotFound', 'the server could not find the requested resource',
-                    {'causes': [{'reason': 'UnexpectedServerResponse', 'message': '404 page not found'}]})
+class PlainNotFound(ApiError):
+    """A path no handler serves: Go's http.NotFound, a plain-text `404 page not found` (clients
+    show it as NotFound, "the server could not find the requested resource")."""
+
+    def __init__(self):
+        super().__init__(404, 'NotFound', '404 page not found')
+
+
+def _not_found_path(served_group_version=False):
+    """404 for a path nothing serves. Under a served group-version's root (`/api/v1/...`,
+    `/apis/apps/v1/...`) go-restful has no route and the API server's service error handler
+    answers a NotFound Status with empty details; anywhere else the plain-text 404."""
+    if not served_group_version:
+        return PlainNotFound()
+    return ApiError(404, 'NotFound', 'the server could not find the requested resource', {})
 
 
 def parse_route(path, server_address):
@@ -157,6 +173,8 @@ def parse_route(path, server_address):
         if len(segs) == 1:
             return Route('discovery', document=discovery.api_versions(server_address))
         group, version, rest = '', segs[1], segs[2:]
+        if version != 'v1':
+            raise _not_found_path()
     elif head == 'apis':
         if len(segs) == 1:
             return Route('discovery', document=discovery.api_group_list())
@@ -165,13 +183,12 @@ def parse_route(path, server_address):
                 raise _not_found_path()
             return Route('discovery', document=discovery.api_group(segs[1]))
         group, version, rest = segs[1], segs[2], segs[3:]
+        if version not in resources.groups().get(group, ()):
+            raise _not_found_path()
     else:
         raise _not_found_path()
     if not rest:
-        doc = discovery.api_resource_list(group, version)
-        if doc is None:
-            raise _not_found_path()
-        return Route('discovery', document=doc)
+        return Route('discovery', document=discovery.api_resource_list(group, version))
 
     watch = False
     if rest[0] == 'watch':
@@ -181,18 +198,18 @@ def parse_route(path, server_address):
             and (res := resources.lookup(group, version, rest[2])) is not None and res.namespaced):
         namespace, rest = rest[1], rest[2:]
     if not rest or len(rest) > 3:
-        raise _not_found_path()
+        raise _not_found_path(served_group_version=True)
     resource = resources.lookup(group, version, rest[0])
     if resource is None:
-        raise _not_found_path()
+        raise _not_found_path(served_group_version=True)
     name = rest[1] if len(rest) > 1 else None
     subresource = rest[2] if len(rest) > 2 else None
     if resource.namespaced and namespace is None and name is not None:
-        raise _not_found_path()
+        raise _not_found_path(served_group_version=True)
     if not resource.namespaced and namespace is not None:
-        raise _not_found_path()
+        raise _not_found_path(served_group_version=True)
     if subresource is not None and subresource not in resource.subresources:
-        raise _not_found_path()
+        raise _not_found_path(served_group_version=True)
     return Route('resource', resource=resource, namespace=namespace, name=name, subresource=subresource,
                  watch=watch)
 
@@ -297,11 +314,12 @@ class ApiServer:
         except Exception as e:
             print(f'kubesim: internal error on {request.method} {request.path_qs}:', file=sys.stderr)
             traceback.print_exc(file=sys.stderr)
-            return self.error_response(ApiError(500, 'InternalError',
-                                                f'Internal error occurred: {e.__class__.__name__}: {e}'))
+            return self.error_response(ApiError.internal(f'{e.__class__.__name__}: {e}'))
 
     @staticmethod
     def error_response(err):
+        if isinstance(err, PlainNotFound):
+            return web.Response(status=404, text='404 page not found\n', content_type='text/plain')
         return _json_response(err.status(), status=err.code, headers=err.headers)
 
     def _user(self, request):
@@ -324,9 +342,13 @@ class ApiServer:
         auth['user'] = user
         return user
 
+    def _authenticates(self):
+        """Whether any authentication is configured (else every request acts as the admin)."""
+        return bool(self.token or self.readonly_token or self.token_file or self.basic_auth
+                    or self.client_certs)
+
     def _authenticate(self, request, scheme, given, bearer, auth):
-        if not (self.token or self.readonly_token or self.token_file or self.basic_auth
-                or self.client_certs):
+        if not self._authenticates():
             auth['auth'] = 'anonymous'
             return ADMIN_USER
         if bearer:
@@ -355,10 +377,24 @@ class ApiServer:
                 return next(v for k, v in subject if k == 'commonName')
         raise ApiError.unauthorized()
 
+    def _credentialless(self, request):
+        """Whether a request carries no credential any configured authenticator reads."""
+        if 'Authorization' in request.headers:
+            return False
+        transport = request.transport
+        return not (self.client_certs and transport is not None and transport.get_extra_info('peercert'))
+
     async def _handle(self, request):
+        if request.path in PUBLIC_INFO_PATHS and request.method in ('GET', 'HEAD') \
+                and self._authenticates() and self._credentialless(request):
+            # Anonymous: system:public-info-viewer may read these. (A bad credential is a 401
+            # here too: the API server never takes a failed authentication as anonymous.)
+            request[AUTH] = {'auth': 'anonymous', 'user': ANONYMOUS_USER}
+            user = ANONYMOUS_USER
+        else:
+            user = self._user(request)
         if request.path.strip('/').split('/')[0] in HEALTH_PATHS:
             return web.Response(text='ok', content_type='text/plain')
-        user = self._user(request)
         route = parse_route(request.path, self.server_address)
         if user == READONLY_USER and request.method in WRITE_METHODS:
             verb = {'POST': 'create', 'PUT': 'update', 'PATCH': 'patch',
@@ -645,6 +681,8 @@ class ApiServer:
         return self._warned(_json_response(updated), warnings)
 
     async def _delete_options(self, request):
+        """(propagation policy or None, preconditions, dry run, grace period or None, whether
+        `orphanDependents: false` was given) from the query and a DeleteOptions body."""
         raw = await request.read()
         options = {}
         if raw:
@@ -669,51 +707,71 @@ class ApiServer:
                                    '"Background", "Orphan"')], kind='DeleteOptions')
         if orphan is not None:
             policy = 'Orphan' if orphan else 'Background'
+        grace = options.get('gracePeriodSeconds')
+        if grace is None and 'gracePeriodSeconds' in query:
+            try:
+                grace = int(query['gracePeriodSeconds'])
+            except ValueError:
+                raise ApiError.bad_request(f'invalid gracePeriodSeconds: {query["gracePeriodSeconds"]!r}')
         preconditions = options.get('preconditions') or {}
-        return policy, preconditions, _dry_run(request, options)
+        return policy, preconditions, _dry_run(request, options), grace, orphan is False
 
     async def _delete(self, request, route):
+        """The registry store's Delete (store.delete_request) and the handler's answer
+        (apiserver endpoints/handlers/delete.go): an object removed at once is answered with a
+        Success Status naming it (a pod with the pod itself, the pod strategy's
+        ReturnDeletedObject); one left being deleted (graceful pod, finalizers, orphan or
+        foreground propagation) with the object as it now is, 202 instead of 200 when
+        `orphanDependents: false` asked for the cascade."""
         res = route.resource
-        policy, preconditions, dry_run = await self._delete_options(request)
-        policy = policy or res.delete_propagation
-        if res.key == '/namespaces' and not dry_run:
-            # The namespace storage's Delete: deletionTimestamp and phase Terminating first (its
-            # `kubernetes` finalizer keeps it while the namespace controller empties it).
-            terminating = self.store.mark_deleting(res.key, '', route.name, preconditions=preconditions,
-                                                   status={'phase': 'Terminating'})
-            self._empty_namespace(route.name)
-            self.store.delete(res.key, None, route.name, propagation=policy)
-            return _json_response(terminating)
-        gone = self.store.delete(res.key, route.namespace, route.name, propagation=policy,
-                                 dry_run=dry_run, preconditions=preconditions)
-        details = {'name': route.name, 'kind': res.plural, 'uid': gone['metadata'].get('uid')}
-        if res.group:
-            details['group'] = res.group
-        return _json_response({'kind': 'Status', 'apiVersion': 'v1', 'metadata': {},
-                                  'status': 'Success', 'details': details})
+        policy, preconditions, dry_run, grace, cascade = await self._delete_options(request)
+        if res.key == '/namespaces':
+            return self._delete_namespace(route, preconditions, dry_run)
+        obj, removed = self.store.delete_request(res.key, route.namespace, route.name, propagation=policy,
+                                                 dry_run=dry_run, preconditions=preconditions,
+                                                 grace_seconds=grace)
+        if removed and res.key != '/pods':
+            details = {'name': route.name, 'group': res.group, 'kind': res.plural,
+                       'uid': obj['metadata'].get('uid')}
+            return _json_response({'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Success',
+                                   'details': {k: v for k, v in details.items() if v}})
+        return _json_response(obj, status=202 if cascade and not removed else 200)
 
-    def _empty_namespace(self, namespace):
-        for r in resources.RESOURCES:
-            if r.namespaced:
-                for obj in self.store.list(r.key, namespace):
-                    if self.store.get(r.key, namespace, obj['metadata']['name']) is not None:
-                        self.store.delete(r.key, namespace, obj['metadata']['name'])
+    def _delete_namespace(self, route, preconditions, dry_run):
+        """The namespace storage's Delete (pkg/registry/core/namespace/storage/storage.go): the
+        first DELETE marks it (deletionTimestamp, phase Terminating) and answers it; the
+        namespace controller (namespaces.py) empties it and it goes. Deleting it again while its
+        finalizers are pending is a 409."""
+        current = self.store.must_get('/namespaces', None, route.name)
+        if current['metadata'].get('deletionTimestamp'):
+            if (current.get('spec') or {}).get('finalizers'):
+                raise ApiError.conflict('/namespaces', route.name, 'The system is ensuring all content is '
+                                        'removed from this namespace.  Upon completion, this namespace will '
+                                        'automatically be purged by the system.')
+            return _json_response(current)
+        if dry_run:
+            current['metadata']['deletionTimestamp'] = now_rfc3339()
+            current.setdefault('status', {})['phase'] = 'Terminating'
+            return _json_response(current)
+        marked = self.store.mark_deleting('/namespaces', '', route.name, preconditions=preconditions,
+                                          status={'phase': 'Terminating'})
+        return _json_response(marked)
 
     async def _delete_collection(self, request, route):
         res = route.resource
-        policy, _preconditions, dry_run = await self._delete_options(request)
-        policy = policy or res.delete_propagation
+        policy, _preconditions, dry_run, grace, _cascade = await self._delete_options(request)
         labels, fields = self._selectors(request, route)
         deleted = []
         for obj in self.store.list(res.key, route.namespace, labels, fields):
             meta = obj['metadata']
             if self.store.get(res.key, meta.get('namespace'), meta['name']) is None:
                 continue  # garbage-collected along with an earlier item
-            deleted.append(self.store.delete(res.key, meta.get('namespace'), meta['name'],
-                                             propagation=policy, dry_run=dry_run))
+            self.store.delete_request(res.key, meta.get('namespace'), meta['name'], propagation=policy,
+                                      dry_run=dry_run, grace_seconds=grace)
+            deleted.append(obj)
         return _json_response({'kind': f'{res.kind}List', 'apiVersion': res.group_version,
-                                  'metadata': {'resourceVersion': str(self.store.resource_version)},
-                                  'items': [_list_item(o) for o in deleted]})
+                               'metadata': {'resourceVersion': str(self.store.resource_version)},
+                               'items': [_list_item(o) for o in deleted]})
 
     # ---- watch ---------------------------------------------------------------------------
     async def _watch(self, request, route, name=None):

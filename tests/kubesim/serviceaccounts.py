@@ -103,10 +103,10 @@ class ServiceAccounts:
     def observe(self, event_type, resource, obj):
         meta = obj['metadata']
         if resource == '/namespaces' and event_type == 'ADDED':
-            self.furnish(meta['name'])
+            self.store.defer(self.furnish, meta['name'])
         elif (resource == '/serviceaccounts' and meta['name'] == DEFAULT and event_type == 'DELETED') or (
                 resource == '/configmaps' and meta['name'] == ROOT_CA and event_type != 'ADDED'):
-            self.furnish(meta.get('namespace', ''))
+            self.store.defer(self.furnish, meta.get('namespace', ''))
 
     # ---- the admission plugin -------------------------------------------------------------------
     def admit(self, store, resource, obj, old):

@@ -93,8 +93,6 @@ def _selector(obj):
 
 
 def _pod_status(pod):
-    if (pod.get('metadata') or {}).get('deletionTimestamp'):
-        return 'Terminating'
     status = _status(pod)
     reason = status.get('reason') or status.get('phase') or 'Unknown'
     for cs in status.get('containerStatuses') or []:
@@ -103,6 +101,9 @@ def _pod_status(pod):
             reason = state['waiting']['reason']
         elif (state.get('terminated') or {}).get('reason'):
             reason = state['terminated']['reason']
+    deleting = (pod.get('metadata') or {}).get('deletionTimestamp')
+    if deleting and status.get('phase') not in ('Succeeded', 'Failed'):
+        return 'Terminating'  # a finished pod being deleted shows how it finished
     return reason
 
 

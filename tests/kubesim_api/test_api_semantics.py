@@ -2,8 +2,12 @@
 decodes, admits and stores an object (the kubectl side is tests/conformance/test_api_semantics.py)."""
 
 import base64
+import json
+import time
 
 import pytest
+
+from .conftest import wait_for
 
 pytestmark = pytest.mark.kubesim
 
@@ -72,3 +76,94 @@ def test_the_root_ca_configmap_carries_the_servers_ca_and_pods_mount_it(kubesim,
     assert volume.projected.sources[1].config_map.name == 'kube-root-ca.crt'
     [mount] = pod.spec.containers[0].volume_mounts
     assert (mount.name, mount.mount_path) == (volume.name, '/var/run/secrets/kubernetes.io/serviceaccount')
+
+
+# ---- DELETE answers, graceful termination, nodes, errors -------------------------------------------
+@pytest.mark.kubesim_options(ready_delay=0.05)
+def test_the_typed_client_reads_delete_answers(kubesim, core):
+    import kubernetes
+    from kubernetes import client
+
+    apps = client.AppsV1Api(kubernetes.config.new_client_from_config(str(kubesim.kubeconfig)))
+    labels = {'app': 'web'}
+    template = client.V1PodTemplateSpec(metadata=client.V1ObjectMeta(labels=labels), spec=client.V1PodSpec(
+        containers=[client.V1Container(name='app', image='nginx:1.25')]))
+    apps.create_namespaced_deployment('default', client.V1Deployment(
+        metadata=client.V1ObjectMeta(name='web'), spec=client.V1DeploymentSpec(
+            replicas=1, selector=client.V1LabelSelector(match_labels=labels), template=template)))
+    pod = wait_for(lambda: [p for p in core.list_namespaced_pod('default').items
+                            if p.status.phase == 'Running'], 'a running pod')[0]
+    answer = core.delete_namespaced_pod(pod.metadata.name, 'default')
+    assert isinstance(answer, client.V1Pod) and answer.metadata.deletion_grace_period_seconds == 30
+    status = apps.delete_namespaced_deployment('web', 'default')  # the client leaves it a dict
+    assert status['status'] == 'Success'
+    assert status['details'] == {'name': 'web', 'group': 'apps', 'kind': 'deployments',
+                                 'uid': status['details']['uid']}
+    wait_for(lambda: not core.list_namespaced_pod('default').items, 'the pods to be gone')
+
+
+@pytest.mark.kubesim_options(ready_delay=0.05, stop_delay=30, time_scale=20)
+def test_containers_slower_than_the_grace_period_are_killed(kubesim, core):
+    from kubernetes import client, watch
+
+    core.create_namespaced_pod('default', client.V1Pod(
+        metadata=client.V1ObjectMeta(name='slow'),
+        spec=client.V1PodSpec(termination_grace_period_seconds=4,
+                              containers=[client.V1Container(name='app', image='nginx:1.25')])))
+    wait_for(lambda: core.read_namespaced_pod('slow', 'default').status.phase == 'Running', 'the pod to run')
+    started = time.monotonic()
+    core.delete_namespaced_pod('slow', 'default')
+    last = None
+    for event in watch.Watch().stream(core.list_namespaced_pod, 'default',
+                                      field_selector='metadata.name=slow', timeout_seconds=5):
+        if event['type'] == 'DELETED':
+            break
+        last = event['object']
+    # 4 s of grace on a clock 20 times faster: killed after 0.2 s (the containers would take 30 s).
+    assert time.monotonic() - started < 3
+    assert last.status.phase == 'Failed'
+    terminated = last.status.container_statuses[0].state.terminated
+    assert (terminated.exit_code, terminated.reason) == (137, 'Error')
+
+
+def test_nodes_report_complete_system_info(core):
+    nodes = core.list_node().items  # the client requires every NodeSystemInfo field
+    assert len(nodes) == 3
+    info = nodes[0].status.node_info
+    assert info.kubelet_version.startswith('v1.') and info.kube_proxy_version == ''
+    assert len(info.machine_id) == 32 and info.system_uuid and info.boot_id
+    assert nodes[0].status.daemon_endpoints.kubelet_endpoint.port == 10250
+
+
+def test_status_bodies_are_written_field_for_field(kubesim):
+    import urllib.error
+    import urllib.request
+
+    def get(path):
+        try:
+            with urllib.request.urlopen(kubesim.url + path) as resp:
+                return resp.status, resp.headers['Content-Type'], resp.read().decode()
+        except urllib.error.HTTPError as err:
+            return err.code, err.headers['Content-Type'], err.read().decode()
+
+    status, ctype, body = get('/api/v1/namespaces/default/configmaps/missing')
+    assert status == 404 and ctype.startswith('application/json')
+    # metav1.Status in Go's field order, StatusDetails likewise.
+    assert body == ('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":'
+                    '"configmaps \\"missing\\" not found","reason":"NotFound","details":{"name":"missing",'
+                    '"kind":"configmaps"},"code":404}')
+    assert get('/nope') == (404, 'text/plain; charset=utf-8', '404 page not found\n')
+    status, _, body = get('/api/v1/nope')
+    assert status == 404 and json.loads(body)['details'] == {}
+
+
+@pytest.mark.kubesim_options(token='s3cret')
+def test_version_and_health_need_no_credential(kubesim, kubectl, tmp_path):
+    # system:public-info-viewer: kubectl with no credential at all still learns the server version.
+    # (Plain HTTP: over HTTPS kubectl would ask for a username when the kubeconfig has no user.)
+    anonymous = kubectl.using(kubesim.write_kubeconfig(tmp_path / 'anonymous', token=''))
+    out = anonymous('version', '-o', 'json')
+    assert json.loads(out.stdout)['serverVersion']['gitVersion'].startswith('v1.')
+    assert anonymous('get', '--raw', '/readyz', check=True).stdout == 'ok'
+    denied = anonymous('get', 'pods')
+    assert denied.returncode != 0 and 'You must be logged in to the server' in denied.stderr

@@ -18,12 +18,22 @@ def is_status(body, code, reason):
 
 # ---- errors ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize('path', ['/nope', '/apis/apps/v1/widgets', '/apis/batch/v1',
-                                  '/api/v1/namespaces/default/configmaps/a/b/c',
+@pytest.mark.parametrize('path', ['/nope', '/apis/batch/v1', '/apis/nope', '/api/v2/pods'])
+def test_paths_outside_the_api_are_the_plain_404(http, path):
+    # Go's http.NotFound, from the API server's not-found handler: no Status.
+    status, headers, body = http.get(path)
+    assert (status, body) == (404, '404 page not found\n')
+    assert headers['Content-Type'].startswith('text/plain')
+
+
+@pytest.mark.parametrize('path', ['/apis/apps/v1/widgets', '/api/v1/namespaces/default/configmaps/a/b/c',
                                   '/apis/apps/v1/namespaces/default/deployments/web/logs'])
-def test_unknown_paths_are_404_status(http, path):
+def test_unknown_paths_in_a_served_group_version_are_404_status(http, path):
+    # go-restful finds no route under the group-version's root; the API server's service error
+    # handler answers a Status with empty details.
     status, headers, body = http.get(path)
     assert status == 404 and is_status(body, 404, 'NotFound')
+    assert body['message'] == 'the server could not find the requested resource' and body['details'] == {}
     assert headers['Content-Type'].startswith('application/json')
 
 

@@ -43,7 +43,7 @@ WATCHED = frozenset({'/pods', '/nodes', '/replicationcontrollers', 'apps/replica
 
 class ControllerManager:
     def __init__(self, store, *, nodes=3, ready_delay=0.2, fail_image=None, time_scale=1.0, crash_image=None,
-                 crash_after=1.0):
+                 crash_after=1.0, stop_delay=0.1):
         if time_scale <= 0:
             raise ValueError('time_scale must be positive')
         self.store = store
@@ -54,6 +54,8 @@ class ControllerManager:
         self.crash_image = re.compile(crash_image) if isinstance(crash_image, str) and crash_image else (
             crash_image or None)
         self.crash_after = float(crash_after)
+        # Real seconds a pod's containers take to stop after SIGTERM (the grace period caps it).
+        self.stop_delay = float(stop_delay)
         self.time_scale = float(time_scale)
         self.events = EventRecorder(store)
         self.clock = time.monotonic

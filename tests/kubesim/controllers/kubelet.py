@@ -20,6 +20,7 @@ and `lastState.terminated` describes the last exit.
 
 import copy
 import hashlib
+import uuid
 from fractions import Fraction
 
 from ..discovery import SERVER_VERSION
@@ -40,6 +41,8 @@ NODE_LABELS = {'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64'}
 
 def node_manifest(index):
     name = f'node-{index}'
+    node_id = uuid.uuid5(uuid.NAMESPACE_DNS, f'{name}.kubesim')
+    boot_id = uuid.uuid4()
     now = now_rfc3339()
     conditions = [
         {'type': t, 'status': 'False', 'lastHeartbeatTime': now, 'lastTransitionTime': now,
@@ -63,9 +66,17 @@ def node_manifest(index):
             'addresses': [{'type': 'InternalIP', 'address': f'10.0.0.{10 + index}'},
                           {'type': 'Hostname', 'address': name}],
             'capacity': dict(resources), 'allocatable': dict(resources),
-            'nodeInfo': {'kubeletVersion': SERVER_VERSION['gitVersion'], 'containerRuntimeVersion': 'containerd://1.7.0',
-                         'operatingSystem': 'linux', 'architecture': 'amd64',
-                         'osImage': 'kubesim', 'kernelVersion': '6.0.0'},
+            'daemonEndpoints': {'kubeletEndpoint': {'Port': 10250}},
+            # Everything the kubelet reports (NodeSystemInfo; kubeProxyVersion is no longer set).
+            'nodeInfo': {'machineID': node_id.hex, 'systemUUID': str(node_id), 'bootID': str(boot_id),
+                         'kernelVersion': '6.8.0-kubesim', 'osImage': 'kubesim',
+                         'containerRuntimeVersion': 'containerd://2.1.0',
+                         'kubeletVersion': SERVER_VERSION['gitVersion'], 'kubeProxyVersion': '',
+                         'operatingSystem': 'linux', 'architecture': 'amd64'},
+            'runtimeHandlers': [{'name': name, 'features': {'recursiveReadOnlyMounts': True,
+                                                            'userNamespaces': True}}
+                                for name in ('', 'runc')],
+            'features': {'supplementalGroupsPolicy': True},
         },
     }
 
@@ -199,6 +210,7 @@ class Kubelet:
         self.store = mgr.store
         self._ips = {}  # node name -> last host octet handed out
         self._crash = {}  # pod uid -> {'running': bool, 'until': monotonic time, 'crashes': int}
+        self._stopping = {}  # pod uid -> {'at': monotonic time its containers stop, 'killed': bool}
 
     def ensure_nodes(self, count):
         for index in range(1, count + 1):
@@ -246,15 +258,19 @@ class Kubelet:
                 self._sync_pod(copy.deepcopy(pod), nodes, load, all_nodes)
             except ApiError:
                 continue  # deleted or changed under us; the next pass sees the new state
-        for uid in list(self._crash):
-            if uid not in live:
-                del self._crash[uid]
+        for states in (self._crash, self._stopping):
+            for uid in list(states):
+                if uid not in live:
+                    del states[uid]
 
     def _settled(self, pod):
         """Nothing left to do for this pod (checked on the stored object, without copying it)."""
         status = pod.get('status') or {}
-        if pod['metadata'].get('deletionTimestamp') or status.get('phase') in ('Succeeded', 'Failed'):
-            return True
+        if status.get('phase') in ('Succeeded', 'Failed'):
+            # Finished; a pod being deleted is deleted once more, as the kubelet does.
+            return not (pod['metadata'].get('deletionTimestamp') and uid_of(pod) in self._stopping)
+        if pod['metadata'].get('deletionTimestamp'):
+            return False
         if not (pod.get('spec') or {}).get('nodeName'):
             return False
         if self.mgr.crash_image is not None and self.crashing_containers(pod):
@@ -264,6 +280,9 @@ class Kubelet:
         return status.get('phase') == 'Pending' and bool(status.get('containerStatuses'))
 
     def _sync_pod(self, pod, nodes, load, all_nodes):
+        if pod['metadata'].get('deletionTimestamp'):
+            self._terminate(pod)
+            return
         spec = pod.get('spec') or {}
         node_name = spec.get('nodeName')
         if not node_name:
@@ -293,6 +312,65 @@ class Kubelet:
             self._sync_crashing(pod, node, crashing)
         elif pod_phase(pod) != 'Running':
             self._set_status(pod, self._running_status(pod, node))
+
+    # ---- termination -----------------------------------------------------------------------------
+    def _terminate(self, pod):
+        """A pod being deleted: its running containers get SIGTERM and stop `stop_delay` real
+        seconds later, or are killed when the grace period (`deletionGracePeriodSeconds`, on the
+        controller clock) ends first; then the pod's terminal status is written (Succeeded when
+        every container exited 0, else Failed) and the pod is deleted for good (grace period 0,
+        with a UID precondition), as the kubelet's status manager does."""
+        uid = uid_of(pod)
+        now = self.mgr.clock()
+        state = self._stopping.get(uid)
+        if state is None:
+            statuses = (pod.get('status') or {}).get('containerStatuses') or []
+            running = any('running' in (cs.get('state') or {}) for cs in statuses)
+            delay = self.mgr.stop_delay if running and pod_phase(pod) not in ('Succeeded', 'Failed') else 0.0
+            limit = (pod['metadata'].get('deletionGracePeriodSeconds') or 0) / self.mgr.time_scale
+            state = self._stopping[uid] = {'at': now + min(delay, limit), 'killed': delay > limit}
+        if now < state['at']:
+            self.mgr.wake_at(state['at'])
+            return
+        if pod_phase(pod) not in ('Succeeded', 'Failed'):
+            self._set_status(pod, self._stopped_status(pod, state['killed']))
+        try:
+            self.store.delete('/pods', ns_of(pod), name_of(pod), grace_seconds=0,
+                              preconditions={'uid': uid})
+        except ApiError:
+            pass  # gone already, or a new pod of that name
+        self._crash.pop(uid, None)
+
+    @staticmethod
+    def _stopped_status(pod, killed):
+        now = now_rfc3339()
+        status = copy.deepcopy(pod.get('status') or {})
+        code, reason = (137, 'Error') if killed else (0, 'Completed')
+        succeeded = True
+        for key in ('initContainerStatuses', 'containerStatuses'):
+            for cs in status.get(key) or []:
+                current = cs.get('state') or {}
+                if 'running' in current:
+                    started = current['running'].get('startedAt', now)
+                    cs['state'] = {'terminated': {'exitCode': code, 'reason': reason, 'startedAt': started,
+                                                  'finishedAt': now,
+                                                  'containerID': cs.get('containerID', '')}}
+                    succeeded = succeeded and code == 0
+                elif key == 'containerStatuses' and 'terminated' not in current:
+                    succeeded = False
+                cs['ready'] = False
+                if key == 'containerStatuses':
+                    cs['started'] = False
+        status['phase'] = 'Succeeded' if succeeded and status.get('containerStatuses') else 'Failed'
+        conditions = []
+        for cond in status.get('conditions') or []:
+            if cond.get('type') in ('Ready', 'ContainersReady'):
+                cond = _condition(cond['type'], 'False', now, 'PodCompleted')
+            elif cond.get('type') == 'PodReadyToStartContainers':
+                cond = _condition(cond['type'], 'False', now)
+            conditions.append(cond)
+        status['conditions'] = conditions
+        return status
 
     # ---- scheduling ------------------------------------------------------------------------------
     def schedule(self, pod, nodes, load, all_nodes):
