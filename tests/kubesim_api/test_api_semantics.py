@@ -167,3 +167,34 @@ def test_version_and_health_need_no_credential(kubesim, kubectl, tmp_path):
     assert anonymous('get', '--raw', '/readyz', check=True).stdout == 'ok'
     denied = anonymous('get', 'pods')
     assert denied.returncode != 0 and 'You must be logged in to the server' in denied.stderr
+
+
+@pytest.mark.kubesim_options(ready_delay=0.05, stop_delay=1.5)
+def test_terminating_pods_count_as_terminating_replicas(kubesim, core):
+    import kubernetes
+    from kubernetes import client
+
+    apps = client.AppsV1Api(kubernetes.config.new_client_from_config(str(kubesim.kubeconfig)))
+    labels = {'app': 'web'}
+    template = client.V1PodTemplateSpec(metadata=client.V1ObjectMeta(labels=labels), spec=client.V1PodSpec(
+        containers=[client.V1Container(name='app', image='nginx:1.25')]))
+    apps.create_namespaced_deployment('default', client.V1Deployment(
+        metadata=client.V1ObjectMeta(name='web'), spec=client.V1DeploymentSpec(
+            replicas=2, selector=client.V1LabelSelector(match_labels=labels), template=template)))
+    wait_for(lambda: apps.read_namespaced_deployment('web', 'default').status.available_replicas == 2,
+             'the rollout')
+    victim = core.list_namespaced_pod('default').items[0].metadata.name
+    core.delete_namespaced_pod(victim, 'default')
+
+    def counted():
+        d = apps.read_namespaced_deployment('web', 'default').status
+        return d.terminating_replicas == 1 and d.available_replicas == 2 and d
+    status = wait_for(counted, 'the terminating pod counted and replaced', timeout=1.4)
+    assert status.replicas == 2
+    [rs] = apps.list_namespaced_replica_set('default').items
+    assert (rs.status.replicas, rs.status.terminating_replicas) == (2, 1)
+    pods = {p.metadata.name: p for p in core.list_namespaced_pod('default').items}
+    assert len(pods) == 3 and pods[victim].metadata.deletion_timestamp is not None
+    wait_for(lambda: apps.read_namespaced_deployment('web', 'default').status.terminating_replicas == 0,
+             'the pod to be gone')
+    assert victim not in {p.metadata.name for p in core.list_namespaced_pod('default').items}
