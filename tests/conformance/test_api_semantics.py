@@ -265,3 +265,37 @@ def test_a_deleted_namespace_terminates_after_its_contents(kube):
     kube(*other, 'patch', 'configmap', 'held', '--type=json',
          '-p', '[{"op":"remove","path":"/metadata/finalizers"}]')
     eventually(lambda: kube('get', 'namespace', name, ok=None).returncode != 0, 'the namespace to be gone')
+
+
+# ---- validation and OpenAPI v2 --------------------------------------------------------------------
+def test_a_list_is_validated_against_the_openapi_v2_schemas(kube):
+    # The API server cannot validate a `kind: List` for kubectl: kubectl validates its items
+    # against /openapi/v2 itself, then creates them one by one.
+    cm = {'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'listed'}, 'data': {'a': 'b'}}
+    deploy = workload('Deployment', 'listed', 'nginx:1.25', replicas=1)
+    listed = {'apiVersion': 'v1', 'kind': 'List', 'items': [cm, deploy]}
+    out = kube('apply', '-f', '-', input=json.dumps(listed))
+    assert out.stdout == 'configmap/listed created\ndeployment.apps/listed created\n'
+    deploy['spec']['bogus'] = 1
+    bad = {'apiVersion': 'v1', 'kind': 'List', 'items': [deploy]}
+    proc = kube('apply', '-f', '-', input=json.dumps(bad), ok=False)
+    assert ('ValidationError(Deployment.spec): unknown field "bogus" in io.k8s.api.apps.v1.DeploymentSpec'
+            in proc.stderr)
+
+
+def test_int32_fields_refuse_larger_values(kube):
+    deploy = workload('Deployment', 'huge', 'nginx:1.25', replicas=3000000000)
+    proc = kube('apply', '-f', '-', input=json.dumps(deploy), ok=False)
+    assert ('Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal number '
+            '3000000000 into Go struct field DeploymentSpec.spec.replicas of type int32') in proc.stderr
+    sts = workload('StatefulSet', 'db', 'redis:7', replicas=1,
+                   updateStrategy={'type': 'RollingUpdate', 'rollingUpdate': {'partition': 2 ** 31}})
+    proc = kube('create', '-f', '-', input=json.dumps(sts), ok=False)
+    assert ('json: cannot unmarshal number 2147483648 into Go struct field '
+            'RollingUpdateStatefulSetStrategy.spec.updateStrategy.rollingUpdate.partition of type int32'
+            in proc.stderr)
+    # A strategic merge patch goes through the unstructured converter, where the value wraps
+    # around as a Go conversion does; validation then refuses the negative count.
+    kube.apply(workload('Deployment', 'web', 'nginx:1.25', replicas=1))
+    proc = kube('patch', 'deploy', 'web', '-p', '{"spec":{"replicas":3000000000}}', ok=False)
+    assert 'spec.replicas: Invalid value: -1294967296: must be greater than or equal to 0' in proc.stderr

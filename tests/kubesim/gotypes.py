@@ -68,7 +68,7 @@ def type_for(group, version, kind):
 def json_fields(type_name):
     """{json name: (type, flags)} of a struct in Go order, embedded inline structs flattened."""
     out = {}
-    for name, typ, _number, flags in TYPES[type_name]:
+    for name, typ, _number, flags, *_patch in TYPES[type_name]:
         if 'i' in flags:
             if typ == 'meta.v1.TypeMeta':
                 out['kind'] = ('string', 'o')

@@ -3,12 +3,14 @@ struct tags of `k8s.io/api` (core/v1, apps/v1, autoscaling/v1 and v2, coordinati
 `k8s.io/apimachinery` (pkg/apis/meta/v1) at Kubernetes 1.37.
 
 Each struct, named `<package>.<version>.<Type>`, maps to its fields in Go declaration order:
-`(json name, type, protobuf field number, flags)`. Types are `string`, `int32`, `int64`,
-`uint32`, `uint64`, `bool`, `float64`, `bytes` ([]byte), the special types `Time`, `MicroTime`,
-`Duration`, `Quantity`, `IntOrString`, `RawExtension`, `FieldsV1`, another struct's name, or
-`*T`, `[]T`, `map[T]` (string keys) of those. Flags: `o` omitempty, `z` omitzero, `i` an embedded
-struct whose fields are inlined in JSON (the embedded `meta.v1.TypeMeta` carries no protobuf number:
-its fields travel in the protobuf envelope). Read by gotypes.py.
+`(json name, type, protobuf field number, flags)`, with a fifth element when the field has a
+strategic merge patch strategy: `strategy[@merge key]` (`merge@name`, `merge,retainKeys@name`).
+Types are `string`, `int32`, `int64`, `uint32`, `uint64`, `bool`, `float64`, `bytes` ([]byte),
+the special types `Time`, `MicroTime`, `Duration`, `Quantity`, `IntOrString`, `RawExtension`,
+`FieldsV1`, another struct's name, or `*T`, `[]T`, `map[T]` (string keys) of those. Flags: `o`
+omitempty, `z` omitzero, `i` an embedded struct whose fields are inlined in JSON (the embedded
+`meta.v1.TypeMeta` carries no protobuf number: its fields travel in the protobuf envelope). Read
+by gotypes.py, openapi_v2.py and protobuf.py.
 """
 
 TYPES = {
@@ -42,7 +44,8 @@ TYPES = {
         ('desiredNumberScheduled', 'int32', 3, ''), ('numberReady', 'int32', 4, ''),
         ('observedGeneration', 'int64', 5, 'o'), ('updatedNumberScheduled', 'int32', 6, 'o'),
         ('numberAvailable', 'int32', 7, 'o'), ('numberUnavailable', 'int32', 8, 'o'),
-        ('collisionCount', '*int32', 9, 'o'), ('conditions', '[]apps.v1.DaemonSetCondition', 10, 'o'),
+        ('collisionCount', '*int32', 9, 'o'),
+        ('conditions', '[]apps.v1.DaemonSetCondition', 10, 'o', 'merge@type'),
     ),
     'apps.v1.DaemonSetUpdateStrategy': (
         ('type', 'string', 1, 'o'), ('rollingUpdate', '*apps.v1.RollingUpdateDaemonSet', 2, 'o'),
@@ -61,7 +64,8 @@ TYPES = {
     ),
     'apps.v1.DeploymentSpec': (
         ('replicas', '*int32', 1, 'o'), ('selector', '*meta.v1.LabelSelector', 2, ''),
-        ('template', 'core.v1.PodTemplateSpec', 3, ''), ('strategy', 'apps.v1.DeploymentStrategy', 4, 'o'),
+        ('template', 'core.v1.PodTemplateSpec', 3, ''),
+        ('strategy', 'apps.v1.DeploymentStrategy', 4, 'o', 'retainKeys'),
         ('minReadySeconds', 'int32', 5, 'o'), ('revisionHistoryLimit', '*int32', 6, 'o'),
         ('paused', 'bool', 7, 'o'), ('progressDeadlineSeconds', '*int32', 9, 'o'),
     ),
@@ -69,7 +73,8 @@ TYPES = {
         ('observedGeneration', 'int64', 1, 'o'), ('replicas', 'int32', 2, 'o'),
         ('updatedReplicas', 'int32', 3, 'o'), ('readyReplicas', 'int32', 7, 'o'),
         ('availableReplicas', 'int32', 4, 'o'), ('unavailableReplicas', 'int32', 5, 'o'),
-        ('terminatingReplicas', '*int32', 9, 'o'), ('conditions', '[]apps.v1.DeploymentCondition', 6, 'o'),
+        ('terminatingReplicas', '*int32', 9, 'o'),
+        ('conditions', '[]apps.v1.DeploymentCondition', 6, 'o', 'merge@type'),
         ('collisionCount', '*int32', 8, 'o'),
     ),
     'apps.v1.DeploymentStrategy': (
@@ -95,7 +100,7 @@ TYPES = {
         ('replicas', 'int32', 1, ''), ('fullyLabeledReplicas', 'int32', 2, 'o'),
         ('readyReplicas', 'int32', 4, 'o'), ('availableReplicas', 'int32', 5, 'o'),
         ('terminatingReplicas', '*int32', 7, 'o'), ('observedGeneration', 'int64', 3, 'o'),
-        ('conditions', '[]apps.v1.ReplicaSetCondition', 6, 'o'),
+        ('conditions', '[]apps.v1.ReplicaSetCondition', 6, 'o', 'merge@type'),
     ),
     'apps.v1.RollingUpdateDaemonSet': (
         ('maxUnavailable', '*IntOrString', 1, 'o'), ('maxSurge', '*IntOrString', 2, 'o'),
@@ -131,16 +136,16 @@ TYPES = {
         ('serviceName', 'string', 5, ''), ('podManagementPolicy', 'string', 6, 'o'),
         ('updateStrategy', 'apps.v1.StatefulSetUpdateStrategy', 7, 'o'),
         ('revisionHistoryLimit', '*int32', 8, 'o'), ('minReadySeconds', 'int32', 9, 'o'),
-        ('persistentVolumeClaimRetentionPolicy',
-         '*apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy', 10, 'o'),
-        ('ordinals', '*apps.v1.StatefulSetOrdinals', 11, 'o'),
+        ('persistentVolumeClaimRetentionPolicy', '*apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy',
+         10, 'o'), ('ordinals', '*apps.v1.StatefulSetOrdinals', 11, 'o'),
     ),
     'apps.v1.StatefulSetStatus': (
         ('observedGeneration', 'int64', 1, 'o'), ('replicas', 'int32', 2, ''),
         ('readyReplicas', 'int32', 3, 'o'), ('currentReplicas', 'int32', 4, 'o'),
         ('updatedReplicas', 'int32', 5, 'o'), ('currentRevision', 'string', 6, 'o'),
         ('updateRevision', 'string', 7, 'o'), ('collisionCount', '*int32', 9, 'o'),
-        ('conditions', '[]apps.v1.StatefulSetCondition', 10, 'o'), ('availableReplicas', 'int32', 11, ''),
+        ('conditions', '[]apps.v1.StatefulSetCondition', 10, 'o', 'merge@type'),
+        ('availableReplicas', 'int32', 11, ''),
     ),
     'apps.v1.StatefulSetUpdateStrategy': (
         ('type', 'string', 1, 'o'), ('rollingUpdate', '*apps.v1.RollingUpdateStatefulSetStrategy', 2, 'o'),
@@ -231,7 +236,7 @@ TYPES = {
         ('observedGeneration', '*int64', 1, 'o'), ('lastScaleTime', '*Time', 2, 'o'),
         ('currentReplicas', 'int32', 3, 'o'), ('desiredReplicas', 'int32', 4, ''),
         ('currentMetrics', '[]autoscaling.v2.MetricStatus', 5, ''),
-        ('conditions', '[]autoscaling.v2.HorizontalPodAutoscalerCondition', 6, 'o'),
+        ('conditions', '[]autoscaling.v2.HorizontalPodAutoscalerCondition', 6, 'o', 'merge@type'),
     ),
     'autoscaling.v2.MetricIdentifier': (
         ('name', 'string', 1, ''), ('selector', '*meta.v1.LabelSelector', 2, 'o'),
@@ -373,17 +378,18 @@ TYPES = {
     'core.v1.Container': (
         ('name', 'string', 1, ''), ('image', 'string', 2, 'o'), ('command', '[]string', 3, 'o'),
         ('args', '[]string', 4, 'o'), ('workingDir', 'string', 5, 'o'),
-        ('ports', '[]core.v1.ContainerPort', 6, 'o'), ('envFrom', '[]core.v1.EnvFromSource', 19, 'o'),
-        ('env', '[]core.v1.EnvVar', 7, 'o'), ('resources', 'core.v1.ResourceRequirements', 8, 'o'),
+        ('ports', '[]core.v1.ContainerPort', 6, 'o', 'merge@containerPort'),
+        ('envFrom', '[]core.v1.EnvFromSource', 19, 'o'), ('env', '[]core.v1.EnvVar', 7, 'o', 'merge@name'),
+        ('resources', 'core.v1.ResourceRequirements', 8, 'o'),
         ('resizePolicy', '[]core.v1.ContainerResizePolicy', 23, 'o'), ('restartPolicy', '*string', 24, 'o'),
         ('restartPolicyRules', '[]core.v1.ContainerRestartRule', 25, 'o'),
-        ('volumeMounts', '[]core.v1.VolumeMount', 9, 'o'),
-        ('volumeDevices', '[]core.v1.VolumeDevice', 21, 'o'), ('livenessProbe', '*core.v1.Probe', 10, 'o'),
-        ('readinessProbe', '*core.v1.Probe', 11, 'o'), ('startupProbe', '*core.v1.Probe', 22, 'o'),
-        ('lifecycle', '*core.v1.Lifecycle', 12, 'o'), ('terminationMessagePath', 'string', 13, 'o'),
-        ('terminationMessagePolicy', 'string', 20, 'o'), ('imagePullPolicy', 'string', 14, 'o'),
-        ('securityContext', '*core.v1.SecurityContext', 15, 'o'), ('stdin', 'bool', 16, 'o'),
-        ('stdinOnce', 'bool', 17, 'o'), ('tty', 'bool', 18, 'o'),
+        ('volumeMounts', '[]core.v1.VolumeMount', 9, 'o', 'merge@mountPath'),
+        ('volumeDevices', '[]core.v1.VolumeDevice', 21, 'o', 'merge@devicePath'),
+        ('livenessProbe', '*core.v1.Probe', 10, 'o'), ('readinessProbe', '*core.v1.Probe', 11, 'o'),
+        ('startupProbe', '*core.v1.Probe', 22, 'o'), ('lifecycle', '*core.v1.Lifecycle', 12, 'o'),
+        ('terminationMessagePath', 'string', 13, 'o'), ('terminationMessagePolicy', 'string', 20, 'o'),
+        ('imagePullPolicy', 'string', 14, 'o'), ('securityContext', '*core.v1.SecurityContext', 15, 'o'),
+        ('stdin', 'bool', 16, 'o'), ('stdinOnce', 'bool', 17, 'o'), ('tty', 'bool', 18, 'o'),
     ),
     'core.v1.ContainerExtendedResourceRequest': (
         ('containerName', 'string', 1, ''), ('resourceName', 'string', 2, ''),
@@ -428,9 +434,9 @@ TYPES = {
         ('containerID', 'string', 8, 'o'), ('started', '*bool', 9, 'o'),
         ('allocatedResources', 'map[Quantity]', 10, 'o'),
         ('resources', '*core.v1.ResourceRequirements', 11, 'o'),
-        ('volumeMounts', '[]core.v1.VolumeMountStatus', 12, 'o'),
+        ('volumeMounts', '[]core.v1.VolumeMountStatus', 12, 'o', 'merge@mountPath'),
         ('user', '*core.v1.ContainerUser', 13, 'o'),
-        ('allocatedResourcesStatus', '[]core.v1.ResourceStatus', 14, 'o'),
+        ('allocatedResourcesStatus', '[]core.v1.ResourceStatus', 14, 'o', 'merge@name'),
         ('stopSignal', '*string', 15, 'o'),
     ),
     'core.v1.ContainerUser': (
@@ -475,17 +481,18 @@ TYPES = {
     'core.v1.EphemeralContainerCommon': (
         ('name', 'string', 1, ''), ('image', 'string', 2, 'o'), ('command', '[]string', 3, 'o'),
         ('args', '[]string', 4, 'o'), ('workingDir', 'string', 5, 'o'),
-        ('ports', '[]core.v1.ContainerPort', 6, 'o'), ('envFrom', '[]core.v1.EnvFromSource', 19, 'o'),
-        ('env', '[]core.v1.EnvVar', 7, 'o'), ('resources', 'core.v1.ResourceRequirements', 8, 'o'),
+        ('ports', '[]core.v1.ContainerPort', 6, 'o', 'merge@containerPort'),
+        ('envFrom', '[]core.v1.EnvFromSource', 19, 'o'), ('env', '[]core.v1.EnvVar', 7, 'o', 'merge@name'),
+        ('resources', 'core.v1.ResourceRequirements', 8, 'o'),
         ('resizePolicy', '[]core.v1.ContainerResizePolicy', 23, 'o'), ('restartPolicy', '*string', 24, 'o'),
         ('restartPolicyRules', '[]core.v1.ContainerRestartRule', 25, 'o'),
-        ('volumeMounts', '[]core.v1.VolumeMount', 9, 'o'),
-        ('volumeDevices', '[]core.v1.VolumeDevice', 21, 'o'), ('livenessProbe', '*core.v1.Probe', 10, 'o'),
-        ('readinessProbe', '*core.v1.Probe', 11, 'o'), ('startupProbe', '*core.v1.Probe', 22, 'o'),
-        ('lifecycle', '*core.v1.Lifecycle', 12, 'o'), ('terminationMessagePath', 'string', 13, 'o'),
-        ('terminationMessagePolicy', 'string', 20, 'o'), ('imagePullPolicy', 'string', 14, 'o'),
-        ('securityContext', '*core.v1.SecurityContext', 15, 'o'), ('stdin', 'bool', 16, 'o'),
-        ('stdinOnce', 'bool', 17, 'o'), ('tty', 'bool', 18, 'o'),
+        ('volumeMounts', '[]core.v1.VolumeMount', 9, 'o', 'merge@mountPath'),
+        ('volumeDevices', '[]core.v1.VolumeDevice', 21, 'o', 'merge@devicePath'),
+        ('livenessProbe', '*core.v1.Probe', 10, 'o'), ('readinessProbe', '*core.v1.Probe', 11, 'o'),
+        ('startupProbe', '*core.v1.Probe', 22, 'o'), ('lifecycle', '*core.v1.Lifecycle', 12, 'o'),
+        ('terminationMessagePath', 'string', 13, 'o'), ('terminationMessagePolicy', 'string', 20, 'o'),
+        ('imagePullPolicy', 'string', 14, 'o'), ('securityContext', '*core.v1.SecurityContext', 15, 'o'),
+        ('stdin', 'bool', 16, 'o'), ('stdinOnce', 'bool', 17, 'o'), ('tty', 'bool', 18, 'o'),
     ),
     'core.v1.EphemeralVolumeSource': (
         ('volumeClaimTemplate', '*core.v1.PersistentVolumeClaimTemplate', 1, 'o'),
@@ -622,7 +629,7 @@ TYPES = {
         ('finalizers', '[]string', 1, 'o'),
     ),
     'core.v1.NamespaceStatus': (
-        ('phase', 'string', 1, 'o'), ('conditions', '[]core.v1.NamespaceCondition', 2, 'o'),
+        ('phase', 'string', 1, 'o'), ('conditions', '[]core.v1.NamespaceCondition', 2, 'o', 'merge@type'),
     ),
     'core.v1.Node': (
         ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
@@ -643,8 +650,8 @@ TYPES = {
     ),
     'core.v1.NodeAllocatableResourceClaimStatus': (
         ('resourceClaimName', 'string', 1, ''), ('containers', '[]string', 2, 'o'),
-        ('mapping', '[]core.v1.NodeAllocatableMappedResources', 4, 'o'),
-        ('overhead', '[]core.v1.NodeAllocatableOverheadResources', 5, 'o'),
+        ('mapping', '[]core.v1.NodeAllocatableMappedResources', 4, 'o', 'merge@name'),
+        ('overhead', '[]core.v1.NodeAllocatableOverheadResources', 5, 'o', 'merge@name'),
     ),
     'core.v1.NodeCondition': (
         ('type', 'string', 1, ''), ('status', 'string', 2, ''), ('lastHeartbeatTime', 'Time', 3, 'o'),
@@ -687,15 +694,16 @@ TYPES = {
         ('matchFields', '[]core.v1.NodeSelectorRequirement', 2, 'o'),
     ),
     'core.v1.NodeSpec': (
-        ('podCIDR', 'string', 1, 'o'), ('podCIDRs', '[]string', 7, 'o'), ('providerID', 'string', 3, 'o'),
-        ('unschedulable', 'bool', 4, 'o'), ('taints', '[]core.v1.Taint', 5, 'o'),
-        ('configSource', '*core.v1.NodeConfigSource', 6, 'o'), ('externalID', 'string', 2, 'o'),
+        ('podCIDR', 'string', 1, 'o'), ('podCIDRs', '[]string', 7, 'o', 'merge'),
+        ('providerID', 'string', 3, 'o'), ('unschedulable', 'bool', 4, 'o'),
+        ('taints', '[]core.v1.Taint', 5, 'o'), ('configSource', '*core.v1.NodeConfigSource', 6, 'o'),
+        ('externalID', 'string', 2, 'o'),
         ('podPreemptionPolicy', '*core.v1.NodePodPreemptionPolicy', 8, 'o'),
     ),
     'core.v1.NodeStatus': (
         ('capacity', 'map[Quantity]', 1, 'o'), ('allocatable', 'map[Quantity]', 2, 'o'),
-        ('phase', 'string', 3, 'o'), ('conditions', '[]core.v1.NodeCondition', 4, 'o'),
-        ('addresses', '[]core.v1.NodeAddress', 5, 'o'),
+        ('phase', 'string', 3, 'o'), ('conditions', '[]core.v1.NodeCondition', 4, 'o', 'merge@type'),
+        ('addresses', '[]core.v1.NodeAddress', 5, 'o', 'merge@type'),
         ('daemonEndpoints', 'core.v1.NodeDaemonEndpoints', 6, 'o'),
         ('nodeInfo', 'core.v1.NodeSystemInfo', 7, 'o'), ('images', '[]core.v1.ContainerImage', 8, 'o'),
         ('volumesInUse', '[]string', 9, 'o'), ('volumesAttached', '[]core.v1.AttachedVolume', 10, 'o'),
@@ -741,7 +749,7 @@ TYPES = {
     'core.v1.PersistentVolumeClaimStatus': (
         ('phase', 'string', 1, 'o'), ('accessModes', '[]string', 2, 'o'),
         ('capacity', 'map[Quantity]', 3, 'o'),
-        ('conditions', '[]core.v1.PersistentVolumeClaimCondition', 4, 'o'),
+        ('conditions', '[]core.v1.PersistentVolumeClaimCondition', 4, 'o', 'merge@type'),
         ('allocatedResources', 'map[Quantity]', 5, 'o'),
         ('allocatedResourceStatuses', 'map[string]', 7, 'o'),
         ('currentVolumeAttributesClassName', '*string', 8, 'o'),
@@ -834,9 +842,10 @@ TYPES = {
         ('seLinuxChangePolicy', '*string', 13, 'o'),
     ),
     'core.v1.PodSpec': (
-        ('volumes', '[]core.v1.Volume', 1, 'o'), ('initContainers', '[]core.v1.Container', 20, 'o'),
-        ('containers', '[]core.v1.Container', 2, ''),
-        ('ephemeralContainers', '[]core.v1.EphemeralContainer', 34, 'o'),
+        ('volumes', '[]core.v1.Volume', 1, 'o', 'merge,retainKeys@name'),
+        ('initContainers', '[]core.v1.Container', 20, 'o', 'merge@name'),
+        ('containers', '[]core.v1.Container', 2, '', 'merge@name'),
+        ('ephemeralContainers', '[]core.v1.EphemeralContainer', 34, 'o', 'merge@name'),
         ('restartPolicy', 'string', 3, 'o'), ('terminationGracePeriodSeconds', '*int64', 4, 'o'),
         ('activeDeadlineSeconds', '*int64', 5, 'o'), ('dnsPolicy', 'string', 6, 'o'),
         ('nodeSelector', 'map[string]', 7, 'o'), ('serviceAccountName', 'string', 8, 'o'),
@@ -844,43 +853,47 @@ TYPES = {
         ('nodeName', 'string', 10, 'o'), ('hostNetwork', 'bool', 11, 'o'), ('hostPID', 'bool', 12, 'o'),
         ('hostIPC', 'bool', 13, 'o'), ('shareProcessNamespace', '*bool', 27, 'o'),
         ('securityContext', '*core.v1.PodSecurityContext', 14, 'o'),
-        ('imagePullSecrets', '[]core.v1.LocalObjectReference', 15, 'o'), ('hostname', 'string', 16, 'o'),
-        ('subdomain', 'string', 17, 'o'), ('affinity', '*core.v1.Affinity', 18, 'o'),
-        ('schedulerName', 'string', 19, 'o'), ('tolerations', '[]core.v1.Toleration', 22, 'o'),
-        ('hostAliases', '[]core.v1.HostAlias', 23, 'o'), ('priorityClassName', 'string', 24, 'o'),
-        ('priority', '*int32', 25, 'o'), ('dnsConfig', '*core.v1.PodDNSConfig', 26, 'o'),
+        ('imagePullSecrets', '[]core.v1.LocalObjectReference', 15, 'o', 'merge@name'),
+        ('hostname', 'string', 16, 'o'), ('subdomain', 'string', 17, 'o'),
+        ('affinity', '*core.v1.Affinity', 18, 'o'), ('schedulerName', 'string', 19, 'o'),
+        ('tolerations', '[]core.v1.Toleration', 22, 'o'),
+        ('hostAliases', '[]core.v1.HostAlias', 23, 'o', 'merge@ip'),
+        ('priorityClassName', 'string', 24, 'o'), ('priority', '*int32', 25, 'o'),
+        ('dnsConfig', '*core.v1.PodDNSConfig', 26, 'o'),
         ('readinessGates', '[]core.v1.PodReadinessGate', 28, 'o'), ('runtimeClassName', '*string', 29, 'o'),
         ('enableServiceLinks', '*bool', 30, 'o'), ('preemptionPolicy', '*string', 31, 'o'),
         ('overhead', 'map[Quantity]', 32, 'o'),
-        ('topologySpreadConstraints', '[]core.v1.TopologySpreadConstraint', 33, 'o'),
+        ('topologySpreadConstraints', '[]core.v1.TopologySpreadConstraint', 33, 'o', 'merge@topologyKey'),
         ('setHostnameAsFQDN', '*bool', 35, 'o'), ('os', '*core.v1.PodOS', 36, 'o'),
-        ('hostUsers', '*bool', 37, 'o'), ('schedulingGates', '[]core.v1.PodSchedulingGate', 38, 'o'),
-        ('resourceClaims', '[]core.v1.PodResourceClaim', 39, 'o'),
+        ('hostUsers', '*bool', 37, 'o'),
+        ('schedulingGates', '[]core.v1.PodSchedulingGate', 38, 'o', 'merge@name'),
+        ('resourceClaims', '[]core.v1.PodResourceClaim', 39, 'o', 'merge,retainKeys@name'),
         ('resources', '*core.v1.ResourceRequirements', 40, 'o'), ('hostnameOverride', '*string', 41, 'o'),
         ('schedulingGroup', '*core.v1.PodSchedulingGroup', 43, 'o'),
-        ('evictionResponders', '[]core.v1.EvictionResponder', 44, 'o'),
+        ('evictionResponders', '[]core.v1.EvictionResponder', 44, 'o', 'merge@name'),
     ),
     'core.v1.PodStatus': (
         ('observedGeneration', 'int64', 17, 'o'), ('phase', 'string', 1, 'o'),
-        ('conditions', '[]core.v1.PodCondition', 2, 'o'), ('message', 'string', 3, 'o'),
+        ('conditions', '[]core.v1.PodCondition', 2, 'o', 'merge@type'), ('message', 'string', 3, 'o'),
         ('reason', 'string', 4, 'o'), ('nominatedNodeName', 'string', 11, 'o'),
-        ('hostIP', 'string', 5, 'o'), ('hostIPs', '[]core.v1.HostIP', 16, 'o'), ('podIP', 'string', 6, 'o'),
-        ('podIPs', '[]core.v1.PodIP', 12, 'o'), ('startTime', '*Time', 7, 'o'),
-        ('initContainerStatuses', '[]core.v1.ContainerStatus', 10, 'o'),
+        ('hostIP', 'string', 5, 'o'), ('hostIPs', '[]core.v1.HostIP', 16, 'o', 'merge@ip'),
+        ('podIP', 'string', 6, 'o'), ('podIPs', '[]core.v1.PodIP', 12, 'o', 'merge@ip'),
+        ('startTime', '*Time', 7, 'o'), ('initContainerStatuses', '[]core.v1.ContainerStatus', 10, 'o'),
         ('containerStatuses', '[]core.v1.ContainerStatus', 8, 'o'), ('qosClass', 'string', 9, 'o'),
         ('ephemeralContainerStatuses', '[]core.v1.ContainerStatus', 13, 'o'), ('resize', 'string', 14, 'o'),
-        ('resourceClaimStatuses', '[]core.v1.PodResourceClaimStatus', 15, 'o'),
+        ('resourceClaimStatuses', '[]core.v1.PodResourceClaimStatus', 15, 'o', 'merge,retainKeys@name'),
         ('extendedResourceClaimStatus', '*core.v1.PodExtendedResourceClaimStatus', 18, 'o'),
         ('allocatedResources', 'map[Quantity]', 19, 'o'),
         ('resources', '*core.v1.ResourceRequirements', 20, 'o'),
-        ('nodeAllocatableResourceClaimStatuses', '[]core.v1.NodeAllocatableResourceClaimStatus', 21, 'o'),
-        ('volumeHealth', '[]core.v1.PodVolumeHealth', 22, 'o'),
+        ('nodeAllocatableResourceClaimStatuses', '[]core.v1.NodeAllocatableResourceClaimStatus',
+         21, 'o', 'merge@resourceClaimName'), ('volumeHealth', '[]core.v1.PodVolumeHealth', 22, 'o'),
     ),
     'core.v1.PodTemplateSpec': (
         ('metadata', 'meta.v1.ObjectMeta', 1, 'o'), ('spec', 'core.v1.PodSpec', 2, 'o'),
     ),
     'core.v1.PodVolumeHealth': (
-        ('name', 'string', 1, ''), ('healthConditions', '[]core.v1.VolumeHealthCondition', 2, 'o'),
+        ('name', 'string', 1, ''),
+        ('healthConditions', '[]core.v1.VolumeHealthCondition', 2, 'o', 'merge@status'),
         ('lastTransitionTime', 'Time', 3, 'o'),
     ),
     'core.v1.PortStatus': (
@@ -936,7 +949,7 @@ TYPES = {
         ('replicas', 'int32', 1, ''), ('fullyLabeledReplicas', 'int32', 2, 'o'),
         ('readyReplicas', 'int32', 4, 'o'), ('availableReplicas', 'int32', 5, 'o'),
         ('observedGeneration', 'int64', 3, 'o'),
-        ('conditions', '[]core.v1.ReplicationControllerCondition', 6, 'o'),
+        ('conditions', '[]core.v1.ReplicationControllerCondition', 6, 'o', 'merge@type'),
     ),
     'core.v1.ResourceClaim': (
         ('name', 'string', 1, ''), ('request', 'string', 2, 'o'),
@@ -1029,7 +1042,7 @@ TYPES = {
     ),
     'core.v1.ServiceAccount': (
         ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
-        ('secrets', '[]core.v1.ObjectReference', 2, 'o'),
+        ('secrets', '[]core.v1.ObjectReference', 2, 'o', 'merge@name'),
         ('imagePullSecrets', '[]core.v1.LocalObjectReference', 3, 'o'),
         ('automountServiceAccountToken', '*bool', 4, 'o'),
     ),
@@ -1050,7 +1063,7 @@ TYPES = {
         ('port', 'int32', 3, ''), ('targetPort', 'IntOrString', 4, 'o'), ('nodePort', 'int32', 5, 'o'),
     ),
     'core.v1.ServiceSpec': (
-        ('ports', '[]core.v1.ServicePort', 1, 'o'), ('selector', 'map[string]', 2, 'o'),
+        ('ports', '[]core.v1.ServicePort', 1, 'o', 'merge@port'), ('selector', 'map[string]', 2, 'o'),
         ('clusterIP', 'string', 3, 'o'), ('clusterIPs', '[]string', 18, 'o'), ('type', 'string', 4, 'o'),
         ('externalIPs', '[]string', 5, 'o'), ('sessionAffinity', 'string', 7, 'o'),
         ('loadBalancerIP', 'string', 8, 'o'), ('loadBalancerSourceRanges', '[]string', 9, 'o'),
@@ -1063,7 +1076,7 @@ TYPES = {
     ),
     'core.v1.ServiceStatus': (
         ('loadBalancer', 'core.v1.LoadBalancerStatus', 1, 'o'),
-        ('conditions', '[]meta.v1.Condition', 2, 'o'),
+        ('conditions', '[]meta.v1.Condition', 2, 'o', 'merge@type'),
     ),
     'core.v1.SessionAffinityConfig': (
         ('clientIP', '*core.v1.ClientIPConfig', 1, 'o'),
@@ -1113,7 +1126,7 @@ TYPES = {
         ('status', 'string', 1, ''), ('reason', 'string', 2, ''), ('message', 'string', 3, 'o'),
     ),
     'core.v1.VolumeHealthStatus': (
-        ('healthConditions', '[]core.v1.VolumeHealthCondition', 1, 'o'),
+        ('healthConditions', '[]core.v1.VolumeHealthCondition', 1, 'o', 'merge@status'),
         ('lastTransitionTime', 'Time', 2, 'o'),
     ),
     'core.v1.VolumeMount': (
@@ -1218,7 +1231,8 @@ TYPES = {
         ('generation', 'int64', 7, 'o'), ('creationTimestamp', 'Time', 8, 'oz'),
         ('deletionTimestamp', '*Time', 9, 'o'), ('deletionGracePeriodSeconds', '*int64', 10, 'o'),
         ('labels', 'map[string]', 11, 'o'), ('annotations', 'map[string]', 12, 'o'),
-        ('ownerReferences', '[]meta.v1.OwnerReference', 13, 'o'), ('finalizers', '[]string', 14, 'o'),
+        ('ownerReferences', '[]meta.v1.OwnerReference', 13, 'o', 'merge@uid'),
+        ('finalizers', '[]string', 14, 'o', 'merge'),
         ('managedFields', '[]meta.v1.ManagedFieldsEntry', 17, 'o'),
     ),
     'meta.v1.OwnerReference': (

@@ -19,7 +19,7 @@ from urllib.parse import unquote
 import yaml
 from aiohttp import web
 
-from . import discovery, gotypes, patch, resources, tables, typed
+from . import discovery, gotypes, openapi_v2, patch, resources, tables, typed
 from .admission import go_repr
 from .store import now_rfc3339
 from .errors import ApiError
@@ -155,8 +155,9 @@ def parse_route(path, server_address):
     if head == 'version' and len(segs) == 1:
         return Route('version')
     if head == 'openapi':
-        # /openapi/v3 and /openapi/v3/{api/v1|apis/G/V}; /openapi/v2 is not served (404), which
-        # kubectl accepts once v3 answers.
+        # /openapi/v2 (openapi_v2.py) and /openapi/v3, /openapi/v3/{api/v1|apis/G/V}.
+        if segs[1:] == ['v2']:
+            return Route('openapi_v2')
         if segs[1:2] == ['v3']:
             if len(segs) == 2:
                 return Route('discovery', document=discovery.openapi_v3_root())
@@ -414,6 +415,11 @@ class ApiServer:
 
         if route.kind == 'version':
             return _json_response(discovery.SERVER_VERSION)
+        if route.kind == 'openapi_v2':
+            if openapi_v2.PROTOBUF in request.headers.get('Accept', ''):
+                return web.Response(body=openapi_v2.protobuf_bytes(),
+                                    content_type=openapi_v2.PROTOBUF_RETURNED)
+            return web.Response(body=openapi_v2.json_bytes(), content_type=JSON)
         if route.kind == 'discovery':
             if request.method not in ('GET', 'HEAD'):
                 raise ApiError.method_not_allowed()

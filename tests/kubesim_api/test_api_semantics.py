@@ -198,3 +198,38 @@ def test_terminating_pods_count_as_terminating_replicas(kubesim, core):
     wait_for(lambda: apps.read_namespaced_deployment('web', 'default').status.terminating_replicas == 0,
              'the pod to be gone')
     assert victim not in {p.metadata.name for p in core.list_namespaced_pod('default').items}
+
+
+def test_int32_overflow_is_refused_for_the_python_client(core):
+    from kubernetes import client
+
+    with pytest.raises(client.ApiException) as err:
+        template = {'metadata': {'labels': {'app': 'rc'}},
+                    'spec': {'containers': [{'name': 'a', 'image': 'nginx'}]}}
+        core.create_namespaced_replication_controller('default', {
+            'metadata': {'name': 'rc'},
+            'spec': {'replicas': 2 ** 31, 'selector': {'app': 'rc'}, 'template': template}})
+    assert err.value.status == 400
+    assert json.loads(err.value.body)['message'] == (
+        'ReplicationController in version "v1" cannot be handled as a ReplicationController: json: cannot '
+        'unmarshal number 2147483648 into Go struct field ReplicationControllerSpec.spec.replicas of type '
+        'int32')
+
+
+def test_openapi_v2_is_served_as_json_and_protobuf(kubesim):
+    import urllib.request
+
+    with urllib.request.urlopen(kubesim.url + '/openapi/v2') as resp:
+        doc = json.load(resp)
+    deployment = doc['definitions']['io.k8s.api.apps.v1.Deployment']
+    assert deployment['x-kubernetes-group-version-kind'] == [{'group': 'apps', 'kind': 'Deployment',
+                                                              'version': 'v1'}]
+    spec = doc['definitions']['io.k8s.api.core.v1.PodSpec']['properties']
+    assert spec['containers']['x-kubernetes-patch-merge-key'] == 'name'
+    assert doc['definitions']['io.k8s.api.apps.v1.DeploymentSpec']['properties']['replicas'] == {
+        'type': 'integer', 'format': 'int32'}
+    request = urllib.request.Request(kubesim.url + '/openapi/v2', headers={
+        'Accept': 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf'})
+    with urllib.request.urlopen(request) as resp:
+        assert resp.headers['Content-Type'] == 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'
+        assert resp.read()[:5] == b'\n\x032.0'  # field 1 (swagger), "2.0"
