@@ -299,3 +299,33 @@ def test_int32_fields_refuse_larger_values(kube):
     kube.apply(workload('Deployment', 'web', 'nginx:1.25', replicas=1))
     proc = kube('patch', 'deploy', 'web', '-p', '{"spec":{"replicas":3000000000}}', ok=False)
     assert 'spec.replicas: Invalid value: -1294967296: must be greater than or equal to 0' in proc.stderr
+
+
+# ---- what containers do: their command decides ---------------------------------------------------
+def _pod_running(name, command, policy):
+    return {'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': name},
+            'spec': {'restartPolicy': policy,
+                     'containers': [{'name': 'app', 'image': 'busybox:1.36', 'command': command}]}}
+
+
+def test_a_command_that_exits_decides_the_pod(kube):
+    kube.apply(_pod_running('crashes', ['sh', '-c', 'exit 1'], 'Always'))
+    kube.apply(_pod_running('fails', ['sh', '-c', 'echo starting; exit 3'], 'Never'))
+    kube.apply(_pod_running('finishes', ['sh', '-c', 'sleep 1 && exit 0'], 'Never'))
+    kube.apply(_pod_running('serves', ['sh', '-c', 'while true; do sleep 1; done'], 'Always'))
+
+    def container(name):
+        return (kube.json('pod', name)['status'].get('containerStatuses') or [{}])[0]
+
+    eventually(lambda: container('crashes').get('restartCount', 0) >= 1, 'the crashing container to restart')
+    last = container('crashes')['lastState']['terminated']
+    assert (last['exitCode'], last['reason']) == (1, 'Error')
+    eventually(lambda: kube.json('pod', 'fails')['status']['phase'] == 'Failed', 'the pod to fail')
+    terminated = container('fails')['state']['terminated']
+    assert (terminated['exitCode'], terminated['reason']) == (3, 'Error')
+    eventually(lambda: kube.json('pod', 'finishes')['status']['phase'] == 'Succeeded', 'the pod to succeed')
+    assert container('finishes')['state']['terminated']['reason'] == 'Completed'
+    serving = kube.json('pod', 'serves')['status']
+    assert serving['phase'] == 'Running' and container('serves').get('restartCount') == 0
+    table = {line.split()[0]: line.split()[2] for line in kube('get', 'pods').stdout.splitlines()[1:]}
+    assert table['fails'] == 'Error' and table['finishes'] == 'Completed' and table['serves'] == 'Running'

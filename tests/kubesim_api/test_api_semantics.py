@@ -233,3 +233,25 @@ def test_openapi_v2_is_served_as_json_and_protobuf(kubesim):
     with urllib.request.urlopen(request) as resp:
         assert resp.headers['Content-Type'] == 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'
         assert resp.read()[:5] == b'\n\x032.0'  # field 1 (swagger), "2.0"
+
+
+@pytest.mark.kubesim_options(ready_delay=0.02, time_scale=100)
+def test_commands_decide_exit_codes_and_restarts(core):
+    from kubernetes import client
+
+    def run(name, command, policy):
+        core.create_namespaced_pod('default', client.V1Pod(
+            metadata=client.V1ObjectMeta(name=name), spec=client.V1PodSpec(restart_policy=policy, containers=[
+                client.V1Container(name='app', image='busybox:1.36', command=command)])))
+
+    run('sleeps', ['sleep', '300'], 'Never')  # 300 s at 100 times the speed
+    wait_for(lambda: core.read_namespaced_pod('sleeps', 'default').status.phase == 'Running', 'the sleep')
+    run('retried', ['/bin/sh', '-c', 'false'], 'OnFailure')
+    run('succeeds', ['true'], 'OnFailure')
+    retried = wait_for(lambda: (p := core.read_namespaced_pod('retried', 'default')).status.container_statuses
+                       and p.status.container_statuses[0].restart_count >= 2 and p, 'restarts')
+    waiting = retried.status.container_statuses[0].state.waiting
+    assert waiting is None or waiting.reason == 'CrashLoopBackOff'
+    assert retried.status.phase == 'Running'
+    wait_for(lambda: core.read_namespaced_pod('succeeds', 'default').status.phase == 'Succeeded', 'success')
+    wait_for(lambda: core.read_namespaced_pod('sleeps', 'default').status.phase == 'Succeeded', 'its end')
