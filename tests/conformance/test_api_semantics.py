@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from .conftest import eventually, workload
+from .conftest import eventually, is_kubesim, workload
 
 pytestmark = pytest.mark.conformance
 
@@ -329,3 +329,41 @@ def test_a_command_that_exits_decides_the_pod(kube):
     assert serving['phase'] == 'Running' and container('serves').get('restartCount') == 0
     table = {line.split()[0]: line.split()[2] for line in kube('get', 'pods').stdout.splitlines()[1:]}
     assert table['fails'] == 'Error' and table['finishes'] == 'Completed' and table['serves'] == 'Running'
+
+
+# ---- HorizontalPodAutoscalers ----------------------------------------------------------------------
+def test_hpa_is_served_as_v2_and_v1(kube, cluster):
+    deploy = workload('Deployment', 'web', 'nginx:1.25', replicas=2)
+    deploy['spec']['template']['spec']['containers'][0]['resources'] = {'requests': {'cpu': '100m'}}
+    kube.apply(deploy)
+    metrics = [{'type': 'Resource', 'resource': {'name': 'cpu', 'target': {
+                    'type': 'Utilization', 'averageUtilization': 50}}},
+               {'type': 'Resource', 'resource': {'name': 'memory', 'target': {
+                   'type': 'AverageValue', 'averageValue': '100Mi'}}}]
+    ref = {'apiVersion': 'apps/v1', 'kind': 'Deployment', 'name': 'web'}
+    spec = {'scaleTargetRef': ref, 'minReplicas': 2, 'maxReplicas': 5, 'metrics': metrics}
+    kube.apply({'apiVersion': 'autoscaling/v2', 'kind': 'HorizontalPodAutoscaler',
+                'metadata': {'name': 'web'}, 'spec': spec})
+    v1 = kube.json('horizontalpodautoscalers.v1.autoscaling', 'web')
+    assert v1['apiVersion'] == 'autoscaling/v1'
+    assert v1['spec'] == {'scaleTargetRef': {'kind': 'Deployment', 'name': 'web', 'apiVersion': 'apps/v1'},
+                          'minReplicas': 2, 'maxReplicas': 5, 'targetCPUUtilizationPercentage': 50}
+    # What v1 has no field for travels in an annotation.
+    others = json.loads(v1['metadata']['annotations']['autoscaling.alpha.kubernetes.io/metrics'])
+    assert others == [{'type': 'Resource', 'resource': {'name': 'memory', 'targetAverageValue': '100Mi'}}]
+    header = kube('get', 'hpa').stdout.splitlines()[0].split()
+    assert header == ['NAME', 'REFERENCE', 'TARGETS', 'MINPODS', 'MAXPODS', 'REPLICAS', 'AGE']
+    if not is_kubesim(cluster):
+        return
+    # kubesim's metric source: the pods' kubesim/usage-cpu annotation. 150% of the request
+    # against a 50% target: the HPA scales the Deployment up to its maximum.
+    kube.status('deploy/web')
+    kube('annotate', 'pods', '-l', 'app=web', 'kubesim/usage-cpu=150m', 'kubesim/usage-memory=10Mi')
+    eventually(lambda: kube.json('deploy/web')['spec']['replicas'] == 5, 'the HPA to scale up', timeout=30)
+    events = kube.items('events', '--field-selector', 'involvedObject.kind=HorizontalPodAutoscaler,'
+                        'reason=SuccessfulRescale')
+    assert events and events[0]['message'].startswith('New size: ')
+    status = kube.json('hpa', 'web')['status']
+    assert status['desiredReplicas'] == 5 and status['lastScaleTime']
+    cpu = next(m for m in status['currentMetrics'] if m['resource']['name'] == 'cpu')
+    assert cpu['resource']['current']['averageUtilization'] == 150

@@ -11,7 +11,7 @@ router, the store, discovery, fault injection and the Table printer all read thi
 import dataclasses
 from typing import Callable, Optional
 
-from . import admission, tables, typed
+from . import admission, hpa, tables, typed
 
 ALL_VERBS = ('create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch')
 SUB_VERBS = ('get', 'patch', 'update')
@@ -47,6 +47,20 @@ class Resource:
     # PrepareForCreate: the status a new object gets whatever the client sent, from the object
     # (admission.empty_status for the workload kinds); None keeps what was sent.
     initial_status: Optional[Callable] = None
+    # A version the objects are not stored in: `to_version` converts a stored object into it,
+    # `from_version` converts one back (the storage version's row has neither).
+    to_version: Optional[Callable] = None
+    from_version: Optional[Callable] = None
+
+    def shown(self, obj):
+        """A stored object as this version shows it (as this version's Go type prints it)."""
+        if self.to_version is None:
+            return obj
+        return typed.encode(self.group, self.version, self.kind, self.to_version(obj))
+
+    def stored(self, obj):
+        """An object of this version as it is stored."""
+        return self.from_version(obj) if self.from_version is not None else obj
 
     @property
     def key(self):
@@ -122,6 +136,12 @@ RESOURCES = [
              subresources=('status',), generation=False, initial_status=admission.empty_status),
     Resource('coordination.k8s.io', 'v1', 'leases', 'Lease', generation=False,
              validator=admission.validate_lease, columns=tuple(tables.LEASE)),
+    Resource('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', short_names=('hpa',),
+             categories=('all',), subresources=('status',), defaulter=hpa.default, validator=hpa.validate,
+             initial_status=admission.empty_status, columns=tuple(tables.HORIZONTAL_POD_AUTOSCALER)),
+    Resource('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', short_names=('hpa',),
+             categories=('all',), subresources=('status',), columns=tuple(tables.HORIZONTAL_POD_AUTOSCALER),
+             to_version=hpa.to_v1, from_version=hpa.to_v2),
     Resource('apps', 'v1', 'controllerrevisions', 'ControllerRevision', generation=False,
              validator=admission.validate_controllerrevision, columns=tuple(tables.CONTROLLER_REVISION)),
     Resource('apps', 'v1', 'daemonsets', 'DaemonSet', short_names=('ds',), categories=('all',),
@@ -144,7 +164,8 @@ RESOURCES = [
              initial_status=admission.empty_status),
 ]
 
-BY_KEY = {r.key: r for r in RESOURCES}
+# Store key -> the row of the version objects are stored in.
+BY_KEY = {r.key: r for r in RESOURCES if r.to_version is None}
 # (group, version, plural) -> Resource, for routing.
 BY_PATH = {(r.group, r.version, r.plural): r for r in RESOURCES}
 

@@ -478,7 +478,7 @@ class ApiServer:
                 parse_field_selector(request.query.get('fieldSelector'), route.resource if route else None))
 
     def _get(self, request, route):
-        obj = self.store.must_get(route.resource.key, route.namespace, route.name)
+        obj = route.resource.shown(self.store.must_get(route.resource.key, route.namespace, route.name))
         if route.subresource == 'scale':
             obj = to_scale(route.resource, obj)
         elif route.subresource is None and tables.wants_table(request.headers.get('Accept')):
@@ -489,7 +489,7 @@ class ApiServer:
     def _list(self, request, route):
         res = route.resource
         labels, fields = self._selectors(request, route)
-        items = self.store.list(res.key, route.namespace, labels, fields)
+        items = [res.shown(o) for o in self.store.list(res.key, route.namespace, labels, fields)]
         meta = {'resourceVersion': str(self.store.resource_version)}
         cont = request.query.get('continue')
         if cont:
@@ -623,8 +623,8 @@ class ApiServer:
         if route.resource.namespaced and route.namespace is None:
             raise ApiError.method_not_allowed('a namespaced object must be created in a namespace')
         self._require_namespace(route)
-        created = self.store.create(route.resource.key, obj, dry_run=dry_run)
-        return self._warned(_json_response(created, status=201), warnings)
+        created = self.store.create(route.resource.key, route.resource.stored(obj), dry_run=dry_run)
+        return self._warned(_json_response(route.resource.shown(created), status=201), warnings)
 
     async def _update(self, request, route):
         obj = await self._body(request)
@@ -636,9 +636,9 @@ class ApiServer:
         obj, warnings = self._typed(request, route, obj)
         current = self.store.must_get(res.key, route.namespace, route.name)
         self._check_uid(route, obj, current)
-        updated = self.store.update(res.key, obj, subresource=route.subresource, dry_run=dry_run,
+        updated = self.store.update(res.key, res.stored(obj), subresource=route.subresource, dry_run=dry_run,
                                    whole_object=True)
-        return self._warned(_json_response(updated), warnings)
+        return self._warned(_json_response(res.shown(updated)), warnings)
 
     def _write_scale(self, route, scale, dry_run):
         res = route.resource
@@ -672,7 +672,7 @@ class ApiServer:
         body = await self._body(request, allow_yaml=False)
         dry_run = _dry_run(request)
         res = route.resource
-        current = self.store.must_get(res.key, route.namespace, route.name)
+        current = res.shown(self.store.must_get(res.key, route.namespace, route.name))
         if route.subresource == 'scale':
             scale = to_scale(res, current)
             return self._write_scale(route, patch.apply_patch(ctype, scale, body), dry_run)
@@ -682,9 +682,9 @@ class ApiServer:
         patched = self._check_body(route, patched, name_required=True)
         patched, warnings = self._typed(request, route, patched, patch_type=ctype, patch_body=body)
         self._check_uid(route, patched, current)
-        updated = self.store.update(res.key, patched, subresource=route.subresource, dry_run=dry_run,
-                                   whole_object=True)
-        return self._warned(_json_response(updated), warnings)
+        updated = self.store.update(res.key, res.stored(patched), subresource=route.subresource,
+                                    dry_run=dry_run, whole_object=True)
+        return self._warned(_json_response(res.shown(updated)), warnings)
 
     async def _delete_options(self, request):
         """(propagation policy or None, preconditions, dry run, grace period or None, whether
@@ -741,7 +741,7 @@ class ApiServer:
                        'uid': obj['metadata'].get('uid')}
             return _json_response({'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Success',
                                    'details': {k: v for k, v in details.items() if v}})
-        return _json_response(obj, status=202 if cascade and not removed else 200)
+        return _json_response(res.shown(obj), status=202 if cascade and not removed else 200)
 
     def _delete_namespace(self, route, preconditions, dry_run):
         """The namespace storage's Delete (pkg/registry/core/namespace/storage/storage.go): the
@@ -774,7 +774,7 @@ class ApiServer:
                 continue  # garbage-collected along with an earlier item
             self.store.delete_request(res.key, meta.get('namespace'), meta['name'], propagation=policy,
                                       dry_run=dry_run, grace_seconds=grace)
-            deleted.append(obj)
+            deleted.append(res.shown(obj))
         return _json_response({'kind': f'{res.kind}List', 'apiVersion': res.group_version,
                                'metadata': {'resourceVersion': str(self.store.resource_version)},
                                'items': [_list_item(o) for o in deleted]})
@@ -811,7 +811,8 @@ class ApiServer:
         except ValueError:
             raise ApiError.bad_request(f'invalid resourceVersion: {rv!r}')
         # Snapshot before the first await: later changes arrive through the watch queue.
-        snapshot = self.store.list(res.key, route.namespace, labels, fields) if watch and initial else []
+        snapshot = [res.shown(o) for o in self.store.list(res.key, route.namespace, labels, fields)] \
+            if watch and initial else []
         snapshot_rv = str(self.store.resource_version)
 
         response = web.StreamResponse(status=200, headers={'Content-Type': JSON,
@@ -844,7 +845,8 @@ class ApiServer:
                     continue
                 if event is None:  # server shutting down
                     break
-                await self._send(response, *event, as_table and res.columns)
+                typ, obj = event
+                await self._send(response, typ, res.shown(obj), as_table and res.columns)
             await response.write_eof()
         except (ConnectionResetError, BrokenPipeError):
             pass

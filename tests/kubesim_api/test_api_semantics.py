@@ -255,3 +255,53 @@ def test_commands_decide_exit_codes_and_restarts(core):
     assert retried.status.phase == 'Running'
     wait_for(lambda: core.read_namespaced_pod('succeeds', 'default').status.phase == 'Succeeded', 'success')
     wait_for(lambda: core.read_namespaced_pod('sleeps', 'default').status.phase == 'Succeeded', 'its end')
+
+
+@pytest.mark.kubesim_options(ready_delay=0.02, time_scale=50)
+def test_hpa_v1_and_v2_clients_share_one_object_and_it_scales(kubesim, core):
+    import kubernetes
+    from kubernetes import client
+
+    api = kubernetes.config.new_client_from_config(str(kubesim.kubeconfig))
+    apps, v1, v2 = client.AppsV1Api(api), client.AutoscalingV1Api(api), client.AutoscalingV2Api(api)
+    labels = {'app': 'web'}
+    resources = client.V1ResourceRequirements(requests={'cpu': '200m'})
+    template = client.V1PodTemplateSpec(metadata=client.V1ObjectMeta(labels=labels), spec=client.V1PodSpec(
+        containers=[client.V1Container(name='app', image='nginx:1.25', resources=resources)]))
+    apps.create_namespaced_deployment('default', client.V1Deployment(
+        metadata=client.V1ObjectMeta(name='web'), spec=client.V1DeploymentSpec(
+            replicas=4, selector=client.V1LabelSelector(match_labels=labels), template=template)))
+    v1.create_namespaced_horizontal_pod_autoscaler('default', client.V1HorizontalPodAutoscaler(
+        metadata=client.V1ObjectMeta(name='web'), spec=client.V1HorizontalPodAutoscalerSpec(
+            scale_target_ref=client.V1CrossVersionObjectReference(api_version='apps/v1', kind='Deployment',
+                                                                  name='web'),
+            min_replicas=1, max_replicas=4, target_cpu_utilization_percentage=60)))
+    seen = v2.read_namespaced_horizontal_pod_autoscaler('web', 'default')
+    [metric] = seen.spec.metrics
+    assert (metric.type, metric.resource.name, metric.resource.target.average_utilization) == (
+        'Resource', 'cpu', 60)
+    # A v2 client adds a behavior; a v1 client's update keeps it (through the v1 annotation).
+    v2.patch_namespaced_horizontal_pod_autoscaler('web', 'default', {'spec': {'behavior': {
+        'scaleDown': {'stabilizationWindowSeconds': 10}}}})
+    for _attempt in range(5):  # the controller writes the status meanwhile: retry on conflict
+        old = v1.read_namespaced_horizontal_pod_autoscaler('web', 'default')
+        old.spec.max_replicas = 3
+        try:
+            v1.replace_namespaced_horizontal_pod_autoscaler('web', 'default', old)
+            break
+        except client.ApiException as err:
+            assert err.status == 409
+    seen = v2.read_namespaced_horizontal_pod_autoscaler('web', 'default')
+    assert seen.spec.max_replicas == 3
+    assert seen.spec.behavior.scale_down.stabilization_window_seconds == 10
+    assert seen.spec.behavior.scale_up.policies[0].type == 'Pods'  # the defaults fill in the rest
+    # Idle pods (20 m of 200 m requested): the HPA scales down, after the 10 s window.
+    wait_for(lambda: len([p for p in core.list_namespaced_pod('default').items
+                          if p.status.phase == 'Running']) >= 3, 'running pods')
+    for pod in core.list_namespaced_pod('default').items:
+        core.patch_namespaced_pod(pod.metadata.name, 'default', {'metadata': {'annotations': {
+            'kubesim/usage-cpu': '20m'}}})
+    wait_for(lambda: apps.read_namespaced_deployment('web', 'default').spec.replicas == 1, 'the scale down',
+             timeout=15)
+    status = v1.read_namespaced_horizontal_pod_autoscaler('web', 'default').status
+    assert status.desired_replicas == 1 and status.current_cpu_utilization_percentage == 10

@@ -21,6 +21,7 @@ from .common import is_pod_ready
 from .daemonset import DaemonSetController
 from .deployment import DeploymentController
 from .events import EventRecorder
+from .hpa import HorizontalPodAutoscalerController
 from .index import ObjectIndex
 from .kubelet import Kubelet
 from .quota import ResourceQuotaController
@@ -38,7 +39,8 @@ IDLE_RESYNC = 1.0
 MIN_PASS_INTERVAL = 0.01
 # Resources whose changes can give a controller work.
 WATCHED = frozenset({'/pods', '/nodes', '/replicationcontrollers', 'apps/replicasets', 'apps/deployments',
-                     'apps/statefulsets', 'apps/daemonsets', 'apps/controllerrevisions', '/resourcequotas'})
+                     'apps/statefulsets', 'apps/daemonsets', 'apps/controllerrevisions', '/resourcequotas',
+                     'autoscaling/horizontalpodautoscalers'})
 
 
 class ControllerManager:
@@ -65,7 +67,8 @@ class ControllerManager:
         self.kubelet = Kubelet(self)
         self.controllers = [ReplicaSetController(self), ReplicationControllerController(self),
                             DeploymentController(self), StatefulSetController(self),
-                            DaemonSetController(self), ResourceQuotaController(self)]
+                            DaemonSetController(self), ResourceQuotaController(self),
+                            HorizontalPodAutoscalerController(self)]
         self.passes = 0
         self.errors = 0
         self._wake = None
