@@ -367,3 +367,32 @@ def test_hpa_is_served_as_v2_and_v1(kube, cluster):
     assert status['desiredReplicas'] == 5 and status['lastScaleTime']
     cpu = next(m for m in status['currentMetrics'] if m['resource']['name'] == 'cpu')
     assert cpu['resource']['current']['averageUtilization'] == 150
+
+
+# ---- protobuf -------------------------------------------------------------------------------------
+def test_kubectl_generators_speak_protobuf(kube):
+    # `kubectl create <kind>`, `run`, `expose` and `autoscale` send protobuf bodies and ask for
+    # protobuf answers; `-o json` shows what kubectl decoded from the answer.
+    made = json.loads(kube('create', 'deployment', 'web', '--image=nginx:1.25', '--replicas=2',
+                           '-o', 'json').stdout)
+    assert (made['kind'], made['spec']['replicas']) == ('Deployment', 2)
+    assert made['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.25'
+    assert made['spec']['strategy']['rollingUpdate'] == {'maxUnavailable': '25%', 'maxSurge': '25%'}
+    assert made['metadata']['uid'] and made['metadata']['creationTimestamp']
+    cm = json.loads(kube('create', 'configmap', 'settings', '--from-literal=a=b', '-o', 'json').stdout)
+    assert cm['data'] == {'a': 'b'}
+    secret = json.loads(kube('create', 'secret', 'generic', 'creds', '--from-literal=user=admin',
+                             '-o', 'json').stdout)
+    assert secret['data'] == {'user': 'YWRtaW4='} and secret['type'] == 'Opaque'
+    assert kube('create', 'service', 'clusterip', 'web', '--tcp=80:8080').stdout == 'service/web created\n'
+    assert kube('autoscale', 'deploy', 'web', '--min=2', '--max=4', '--cpu=60%').stdout == \
+        'horizontalpodautoscaler.autoscaling/web autoscaled\n'
+    hpa = kube.json('hpa', 'web')
+    assert hpa['spec']['metrics'][0]['resource']['target'] == {'type': 'Utilization',
+                                                               'averageUtilization': 60}
+    assert kube('run', 'solo', '--image=busybox:1.36', '--restart=Never', '--command', '--',
+                'sh', '-c', 'exit 0').stdout == 'pod/solo created\n'
+    assert kube('expose', 'deploy', 'web', '--name=front', '--port=80').stdout == 'service/front exposed\n'
+    name = f'z-{kube.namespace}'[:63].rstrip('-')
+    assert kube('create', 'namespace', name).stdout == f'namespace/{name} created\n'
+    kube('delete', 'namespace', name, '--wait=false')

@@ -19,18 +19,17 @@ from urllib.parse import unquote
 import yaml
 from aiohttp import web
 
-from . import discovery, gotypes, openapi_v2, patch, resources, tables, typed
+from . import discovery, gotypes, openapi_v2, patch, protobuf, resources, tables, typed
 from .admission import go_repr
 from .store import now_rfc3339
 from .errors import ApiError
 from .selectors import parse_field_selector, parse_label_selector
 
 JSON = 'application/json'
-# Bodies of create and update requests kubesim decodes (a real API server also takes protobuf and CBOR).
-OBJECT_MEDIA_TYPES = (JSON, 'application/yaml', 'text/yaml')
-# What a 415 for another body says is accepted: the list of an API server without a protobuf codec
-# (as for custom resources).
-DECLARED_MEDIA_TYPES = (JSON, 'application/yaml')
+# Bodies of create and update requests kubesim decodes (CBOR is an alpha feature, off in 1.37).
+OBJECT_MEDIA_TYPES = (JSON, 'application/yaml', 'text/yaml', protobuf.CONTENT_TYPE)
+# What a 415 for another body says is accepted.
+DECLARED_MEDIA_TYPES = (JSON, 'application/yaml', protobuf.CONTENT_TYPE)
 WRITE_METHODS = ('POST', 'PUT', 'PATCH', 'DELETE')
 # Watches without timeoutSeconds end after this long (the real server picks 30-60 minutes).
 DEFAULT_WATCH_TIMEOUT = 1800
@@ -305,9 +304,9 @@ class ApiServer:
     # ---- entry point ---------------------------------------------------------------------
     async def handle(self, request):
         try:
-            return await self._handle(request)
+            return self._negotiate(request, await self._handle(request))
         except ApiError as e:
-            return self.error_response(e)
+            return self._negotiate(request, self.error_response(e))
         except asyncio.CancelledError:
             raise
         except (ConnectionResetError, BrokenPipeError):
@@ -316,6 +315,28 @@ class ApiServer:
             print(f'kubesim: internal error on {request.method} {request.path_qs}:', file=sys.stderr)
             traceback.print_exc(file=sys.stderr)
             return self.error_response(ApiError.internal(f'{e.__class__.__name__}: {e}'))
+
+    @staticmethod
+    def _negotiate(request, response):
+        """Answer in protobuf when the client asks for it first (kubectl does, for built-in kinds):
+        an object, list or Status the Go type table knows; everything else stays JSON (Tables,
+        discovery, watch streams)."""
+        accept = request.headers.get('Accept', '').split(',')[0].strip()
+        if not accept.startswith(protobuf.CONTENT_TYPE) or not isinstance(response, web.Response) \
+                or response.content_type != JSON or not response.body:
+            return response
+        try:
+            encoded = protobuf.encode(json.loads(response.body))
+        except (ValueError, AttributeError):
+            return response
+        if encoded is None:
+            return response
+        headers = {k: v for k, v in response.headers.items() if k.lower() not in ('content-type',
+                                                                                   'content-length')}
+        answer = web.Response(status=response.status, body=encoded, content_type=protobuf.CONTENT_TYPE)
+        for key, value in headers.items():
+            answer.headers.add(key, value)
+        return answer
 
     @staticmethod
     def error_response(err):
@@ -512,15 +533,20 @@ class ApiServer:
         return _json_response({'kind': f'{res.kind}List', 'apiVersion': res.group_version,
                                   'metadata': meta, 'items': [_list_item(o) for o in items]})
 
-    async def _body(self, request, *, allow_yaml=True):
+    async def _body(self, request, route=None, *, allow_yaml=True):
         raw = await request.read()
         if not raw:
             raise ApiError.bad_request('the request body is empty')
         ctype = request.content_type
         if allow_yaml and 'Content-Type' in request.headers and ctype not in OBJECT_MEDIA_TYPES:
-            # E.g. protobuf, which kubectl sends for built-in kinds in `create <kind>`: 415, as from
-            # an API server without that codec (kubectl does not fall back to JSON).
             raise ApiError.unsupported_media_type(DECLARED_MEDIA_TYPES)
+        if ctype == protobuf.CONTENT_TYPE:
+            res = route.resource
+            try:
+                return protobuf.decode(raw, gotypes.type_for(res.group, res.version, res.kind))
+            except (protobuf.ProtobufError, ValueError) as err:
+                raise ApiError.bad_request(f'{res.kind} in version "{res.version}" cannot be handled as a '
+                                           f'{res.kind}: {err}') from None
         try:
             if allow_yaml and ctype in ('application/yaml', 'text/yaml'):
                 return yaml.safe_load(raw)
@@ -617,7 +643,7 @@ class ApiServer:
     async def _create(self, request, route):
         if route.subresource:
             raise ApiError.method_not_allowed()
-        obj = self._check_body(route, await self._body(request), name_required=False)
+        obj = self._check_body(route, await self._body(request, route), name_required=False)
         obj, warnings = self._typed(request, route, obj)
         dry_run = _dry_run(request)
         if route.resource.namespaced and route.namespace is None:
@@ -627,7 +653,7 @@ class ApiServer:
         return self._warned(_json_response(route.resource.shown(created), status=201), warnings)
 
     async def _update(self, request, route):
-        obj = await self._body(request)
+        obj = await self._body(request, route)
         dry_run = _dry_run(request)
         res = route.resource
         if route.subresource == 'scale':
