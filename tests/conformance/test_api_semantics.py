@@ -396,3 +396,61 @@ def test_kubectl_generators_speak_protobuf(kube):
     name = f'z-{kube.namespace}'[:63].rstrip('-')
     assert kube('create', 'namespace', name).stdout == f'namespace/{name} created\n'
     kube('delete', 'namespace', name, '--wait=false')
+
+
+# ---- managed fields and server-side apply ------------------------------------------------------------
+def _entry(obj, manager, operation):
+    found = [e for e in obj['metadata'].get('managedFields') or []
+             if e['manager'] == manager and e['operation'] == operation]
+    return found[0] if found else None
+
+
+def test_server_side_apply_owns_prunes_and_conflicts(kube):
+    def cm(data, labels=None):
+        meta = {'name': 'settings', **({'labels': labels} if labels else {})}
+        return json.dumps({'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': meta, 'data': data})
+
+    out = kube('apply', '--server-side', '-f', '-', input=cm({'a': '1', 'b': '2'}, {'tier': 'web'})).stdout
+    assert out == 'configmap/settings serverside-applied\n'
+    live = kube.json('configmap', 'settings', '--show-managed-fields')
+    entry = _entry(live, 'kubectl', 'Apply')
+    assert entry['apiVersion'] == 'v1' and entry['fieldsType'] == 'FieldsV1'
+    assert entry['fieldsV1'] == {'f:data': {'f:a': {}, 'f:b': {}},
+                                 'f:metadata': {'f:labels': {'f:tier': {}}}}
+    # Another manager may co-own a field by applying the same value; a different value conflicts.
+    kube('apply', '--server-side', '--field-manager=other', '-f', '-', input=cm({'a': '1'}))
+    proc = kube('apply', '--server-side', '--field-manager=other', '-f', '-', input=cm({'a': 'X'}), ok=False)
+    assert 'Apply failed with 1 conflict: conflict with "kubectl": .data.a' in proc.stderr
+    # Dropping a field from the configuration removes it, unless someone else still owns it.
+    kube('apply', '--server-side', '-f', '-', input=cm({'b': '2'}))
+    live = kube.json('configmap', 'settings')
+    assert live['data'] == {'a': '1', 'b': '2'} and 'labels' not in live['metadata']
+    kube('apply', '--server-side', '--field-manager=other', '-f', '-', input=cm({'c': '3'}))
+    assert kube.json('configmap', 'settings')['data'] == {'b': '2', 'c': '3'}
+    # An update (here a merge patch) takes the fields it changes; forcing an apply takes them back.
+    kube('patch', 'configmap', 'settings', '--type=merge', '-p', '{"data":{"b":"patched"}}')
+    live = kube.json('configmap', 'settings', '--show-managed-fields')
+    assert _entry(live, 'kubectl-patch', 'Update')['fieldsV1'] == {'f:data': {'f:b': {}}}
+    proc = kube('apply', '--server-side', '-f', '-', input=cm({'b': '2'}), ok=False)
+    assert 'conflict with "kubectl-patch" using v1: .data.b' in proc.stderr
+    kube('apply', '--server-side', '--force-conflicts', '-f', '-', input=cm({'b': '2'}))
+    live = kube.json('configmap', 'settings', '--show-managed-fields')
+    assert live['data']['b'] == '2' and _entry(live, 'kubectl-patch', 'Update') is None
+
+
+def test_server_side_apply_merges_lists_by_key(kube):
+    deploy = workload('Deployment', 'web', 'nginx:1.25', replicas=1)
+    kube('apply', '--server-side', '-f', '-', input=json.dumps(deploy))
+    side = {'apiVersion': 'apps/v1', 'kind': 'Deployment', 'metadata': {'name': 'web'},
+            'spec': {'template': {'spec': {'containers': [{'name': 'side', 'image': 'busybox:1.36'}]}}}}
+    kube('apply', '--server-side', '--field-manager=sidecar', '-f', '-', input=json.dumps(side))
+    containers = kube.json('deploy/web')['spec']['template']['spec']['containers']
+    assert [(c['name'], c['image']) for c in containers] == [('app', 'nginx:1.25'), ('side', 'busybox:1.36')]
+    live = kube.json('deploy/web', '--show-managed-fields')
+    owned = _entry(live, 'sidecar', 'Apply')['fieldsV1']['f:spec']['f:template']['f:spec']['f:containers']
+    assert owned == {'k:{"name":"side"}': {'.': {}, 'f:image': {}, 'f:name': {}}}
+    # The sidecar's manager stops applying it: the container goes, the other stays.
+    side['spec']['template']['spec']['containers'] = []
+    kube('apply', '--server-side', '--field-manager=sidecar', '-f', '-', input=json.dumps(side))
+    containers = kube.json('deploy/web')['spec']['template']['spec']['containers']
+    assert [c['name'] for c in containers] == ['app']

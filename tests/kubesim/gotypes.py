@@ -482,6 +482,24 @@ def convert(type_name, value):
     return _run(type_name, value, True)
 
 
+def known_only(type_name, value):
+    """``value`` with only the fields the Go types declare, otherwise as given (no zero values
+    filled in, nothing normalised): an apply configuration keeps what its author wrote."""
+    return _known(value, type_name)
+
+
+def _known(value, typ):
+    typ = typ.lstrip('*')
+    if typ.startswith('[]') and isinstance(value, list):
+        return [_known(v, typ[2:]) for v in value]
+    if typ.startswith('map[') and isinstance(value, dict):
+        return {k: _known(v, typ[4:-1]) for k, v in value.items()}
+    if typ in TYPES and isinstance(value, dict):
+        fields = json_fields(typ)
+        return {k: _known(v, fields[k][0]) for k, v in value.items() if k in fields}
+    return value
+
+
 def go_map_text(value):
     """A JSON value as Go's %+v prints the map[string]interface{} holding it (keys sorted):
     `map[spec:map[replicas:3]]`."""

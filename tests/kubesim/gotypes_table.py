@@ -9,8 +9,10 @@ Types are `string`, `int32`, `int64`, `uint32`, `uint64`, `bool`, `float64`, `by
 the special types `Time`, `MicroTime`, `Duration`, `Quantity`, `IntOrString`, `RawExtension`,
 `FieldsV1`, another struct's name, or `*T`, `[]T`, `map[T]` (string keys) of those. Flags: `o`
 omitempty, `z` omitzero, `i` an embedded struct whose fields are inlined in JSON (the embedded
-`meta.v1.TypeMeta` carries no protobuf number: its fields travel in the protobuf envelope). Read
-by gotypes.py, openapi_v2.py and protobuf.py.
+`meta.v1.TypeMeta` carries no protobuf number: its fields travel in the protobuf envelope). `LIST_TYPES` and
+`ATOMIC_STRUCTS` are the server-side apply markers of the same sources (`+listType=map|set`
+with its `+listMapKey`s, `+mapType=atomic`, `+structType=atomic`; a list without a marker is
+atomic). Read by gotypes.py, openapi_v2.py, protobuf.py and fieldmanager.py.
 """
 
 TYPES = {
@@ -1262,3 +1264,82 @@ TYPES = {
         ('type', 'string', 1, ''), ('object', 'RawExtension', 2, ''),
     ),
 }
+
+
+# `<struct>.<json field>` -> (list type, list map keys) for the lists that are not atomic, and the
+# maps that are atomic (`('atomic', ())`).
+LIST_TYPES = {
+    'apps.v1.DaemonSetStatus.conditions': ('map', ('type',)),
+    'apps.v1.DeploymentStatus.conditions': ('map', ('type',)),
+    'apps.v1.ReplicaSetStatus.conditions': ('map', ('type',)),
+    'apps.v1.StatefulSetStatus.conditions': ('map', ('type',)),
+    'autoscaling.v2.HorizontalPodAutoscalerStatus.conditions': ('map', ('type',)),
+    'core.v1.Container.env': ('map', ('name',)),
+    'core.v1.Container.ports': ('map', ('containerPort', 'protocol')),
+    'core.v1.Container.volumeDevices': ('map', ('devicePath',)),
+    'core.v1.Container.volumeMounts': ('map', ('mountPath',)),
+    'core.v1.ContainerRestartRuleOnExitCodes.values': ('set', ()),
+    'core.v1.ContainerStatus.allocatedResourcesStatus': ('map', ('name',)),
+    'core.v1.ContainerStatus.volumeMounts': ('map', ('mountPath',)),
+    'core.v1.EphemeralContainerCommon.env': ('map', ('name',)),
+    'core.v1.EphemeralContainerCommon.ports': ('map', ('containerPort', 'protocol')),
+    'core.v1.EphemeralContainerCommon.volumeDevices': ('map', ('devicePath',)),
+    'core.v1.EphemeralContainerCommon.volumeMounts': ('map', ('mountPath',)),
+    'core.v1.NamespaceStatus.conditions': ('map', ('type',)),
+    'core.v1.NodeAllocatableResourceClaimStatus.containers': ('set', ()),
+    'core.v1.NodeAllocatableResourceClaimStatus.mapping': ('map', ('name',)),
+    'core.v1.NodeAllocatableResourceClaimStatus.overhead': ('map', ('name',)),
+    'core.v1.NodePodPreemptionPolicy.disableResizePreemption': ('set', ()),
+    'core.v1.NodeSpec.podCIDRs': ('set', ()),
+    'core.v1.NodeStatus.addresses': ('map', ('type',)),
+    'core.v1.NodeStatus.conditions': ('map', ('type',)),
+    'core.v1.PersistentVolumeClaimStatus.conditions': ('map', ('type',)),
+    'core.v1.PodSpec.containers': ('map', ('name',)),
+    'core.v1.PodSpec.ephemeralContainers': ('map', ('name',)),
+    'core.v1.PodSpec.evictionResponders': ('map', ('name',)),
+    'core.v1.PodSpec.hostAliases': ('map', ('ip',)),
+    'core.v1.PodSpec.imagePullSecrets': ('map', ('name',)),
+    'core.v1.PodSpec.initContainers': ('map', ('name',)),
+    'core.v1.PodSpec.nodeSelector': ('atomic', ()),
+    'core.v1.PodSpec.resourceClaims': ('map', ('name',)),
+    'core.v1.PodSpec.schedulingGates': ('map', ('name',)),
+    'core.v1.PodSpec.topologySpreadConstraints': ('map', ('topologyKey', 'whenUnsatisfiable')),
+    'core.v1.PodSpec.volumes': ('map', ('name',)),
+    'core.v1.PodStatus.conditions': ('map', ('type',)),
+    'core.v1.PodStatus.nodeAllocatableResourceClaimStatuses': ('map', ('resourceClaimName',)),
+    'core.v1.PodStatus.podIPs': ('map', ('ip',)),
+    'core.v1.PodStatus.resourceClaimStatuses': ('map', ('name',)),
+    'core.v1.PodStatus.volumeHealth': ('map', ('name',)),
+    'core.v1.PodVolumeHealth.healthConditions': ('map', ('status', 'reason')),
+    'core.v1.ReplicationControllerSpec.selector': ('atomic', ()),
+    'core.v1.ReplicationControllerStatus.conditions': ('map', ('type',)),
+    'core.v1.ResourceRequirements.claims': ('map', ('name',)),
+    'core.v1.ResourceStatus.resources': ('map', ('resourceID',)),
+    'core.v1.ServiceAccount.secrets': ('map', ('name',)),
+    'core.v1.ServiceSpec.ports': ('map', ('port', 'protocol')),
+    'core.v1.ServiceSpec.selector': ('atomic', ()),
+    'core.v1.ServiceStatus.conditions': ('map', ('type',)),
+    'core.v1.VolumeHealthStatus.healthConditions': ('map', ('status', 'reason')),
+    'core.v1.VolumeMount.bindMountOptions': ('set', ()),
+    'meta.v1.ObjectMeta.finalizers': ('set', ()),
+    'meta.v1.ObjectMeta.ownerReferences': ('map', ('uid',)),
+}
+
+# Structs server-side apply treats as one value.
+ATOMIC_STRUCTS = frozenset({
+    'autoscaling.v1.CrossVersionObjectReference',
+    'core.v1.ConfigMapKeySelector',
+    'core.v1.EvictionResponder',
+    'core.v1.FileKeySelector',
+    'core.v1.LocalObjectReference',
+    'core.v1.NodeSelector',
+    'core.v1.NodeSelectorTerm',
+    'core.v1.ObjectFieldSelector',
+    'core.v1.ObjectReference',
+    'core.v1.ResourceFieldSelector',
+    'core.v1.ScopeSelector',
+    'core.v1.SecretKeySelector',
+    'core.v1.TypedLocalObjectReference',
+    'meta.v1.LabelSelector',
+    'meta.v1.OwnerReference',
+})

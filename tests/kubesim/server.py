@@ -19,7 +19,7 @@ from urllib.parse import unquote
 import yaml
 from aiohttp import web
 
-from . import discovery, gotypes, openapi_v2, patch, protobuf, resources, tables, typed
+from . import discovery, fieldmanager, gotypes, openapi_v2, patch, protobuf, resources, tables, typed
 from .admission import go_repr
 from .store import now_rfc3339
 from .errors import ApiError
@@ -649,7 +649,8 @@ class ApiServer:
         if route.resource.namespaced and route.namespace is None:
             raise ApiError.method_not_allowed('a namespaced object must be created in a namespace')
         self._require_namespace(route)
-        created = self.store.create(route.resource.key, route.resource.stored(obj), dry_run=dry_run)
+        created = self.store.create(route.resource.key, route.resource.stored(obj), dry_run=dry_run,
+                                    manager=self._manager(request, route))
         return self._warned(_json_response(route.resource.shown(created), status=201), warnings)
 
     async def _update(self, request, route):
@@ -657,16 +658,17 @@ class ApiServer:
         dry_run = _dry_run(request)
         res = route.resource
         if route.subresource == 'scale':
-            return self._write_scale(route, obj, dry_run)
+            return self._write_scale(route, obj, dry_run, self._manager(request, route))
         obj = self._check_body(route, obj, name_required=True)
         obj, warnings = self._typed(request, route, obj)
         current = self.store.must_get(res.key, route.namespace, route.name)
         self._check_uid(route, obj, current)
         updated = self.store.update(res.key, res.stored(obj), subresource=route.subresource, dry_run=dry_run,
+                                    manager=self._manager(request, route),
                                    whole_object=True)
         return self._warned(_json_response(res.shown(updated)), warnings)
 
-    def _write_scale(self, route, scale, dry_run):
+    def _write_scale(self, route, scale, dry_run, manager=None):
         res = route.resource
         if not isinstance(scale, dict):
             raise ApiError.bad_request('the request body is not a Scale object')
@@ -685,14 +687,74 @@ class ApiServer:
                                                           f'Invalid value: {json.dumps(replicas)}: must be '
                                                           'greater than or equal to 0')], kind='Scale')
         current.setdefault('spec', {})['replicas'] = replicas
-        updated = self.store.update(res.key, current, dry_run=dry_run)
+        updated = self.store.update(res.key, current, dry_run=dry_run, manager=manager)
         return _json_response(to_scale(res, updated))
+
+    @staticmethod
+    def _manager(request, route):
+        """The field manager of a write (fieldmanager.update as a store hook), None for kinds the
+        type table does not know."""
+        res = route.resource
+        stored = resources.BY_KEY.get(res.key, res)
+        type_name = gotypes.type_for(stored.group, stored.version, stored.kind)
+        if type_name is None:
+            return None
+        name, api_version = fieldmanager.manager_name(request), res.group_version
+        subresource = route.subresource or ''
+        return lambda old, new: fieldmanager.update(old, new, type_name, name, api_version, subresource)
+
+    async def _apply(self, request, route):
+        """Server-side apply (a PATCH in `application/apply-patch+yaml`): fieldmanager.apply on the
+        live object, or a create when there is none."""
+        res = route.resource
+        if route.subresource:
+            raise ApiError.unsupported_media_type()
+        raw = await request.read()
+        try:
+            config = yaml.safe_load(raw) if raw else None
+        except yaml.YAMLError as e:
+            raise ApiError.bad_request(f'error decoding YAML: {e}') from None
+        if not isinstance(config, dict):
+            raise ApiError.bad_request('the apply configuration must be an object')
+        if not config.get('apiVersion') or not config.get('kind'):
+            raise ApiError.bad_request('apiVersion and kind must be set in the apply configuration')
+        name = fieldmanager.manager_name(request)
+        if not request.query.get('fieldManager'):
+            raise ApiError.bad_request('PATCH requests of type application/apply-patch+yaml must specify a '
+                                       'fieldManager')
+        dry_run = _dry_run(request)
+        force = _is_true(request.query.get('force'))
+        config = self._check_body(route, config, name_required=True)
+        # The decoder judges the configuration (types, unknown fields); the apply merges it as written.
+        try:
+            _decoded, unknown = typed.normalise(res.kind, config, res.group, res.version)
+        except typed.DecodeError as err:
+            raise ApiError.bad_request(f'{res.kind} in version "{res.version}" cannot be handled as a '
+                                       f'{res.kind}: {err}') from None
+        if unknown and request.query.get('fieldValidation') != 'Ignore':
+            # structured-merge-diff refuses what the schema does not declare, whatever the directive.
+            where = f'{route.namespace}/{route.name}' if route.namespace else route.name
+            raise ApiError.bad_request(
+                f'failed to create typed patch object ({where}; {res.group_version}, Kind={res.kind}): '
+                + ', '.join(f'.{path}: field not declared in schema' for path in unknown))
+        warnings = []
+        config = gotypes.known_only(gotypes.type_for(res.group, res.version, res.kind), config)
+        live = self.store.get(res.key, route.namespace, route.name)
+        stored = resources.BY_KEY.get(res.key, res)
+        type_name = gotypes.type_for(stored.group, stored.version, stored.kind)
+        merged = fieldmanager.apply(live, res.stored(config), type_name, name, res.group_version, force)
+        if live is None:
+            self._require_namespace(route)
+            out = self.store.create(res.key, merged, dry_run=dry_run)
+            return self._warned(_json_response(res.shown(out), status=201), warnings)
+        merged['metadata']['resourceVersion'] = live['metadata']['resourceVersion']
+        out = self.store.update(res.key, merged, dry_run=dry_run, whole_object=True)
+        return self._warned(_json_response(res.shown(out)), warnings)
 
     async def _patch(self, request, route):
         ctype = request.content_type
         if ctype == patch.APPLY_PATCH:
-            raise ApiError(415, 'UnsupportedMediaType', 'kubesim does not implement server-side apply '
-                           f'({patch.APPLY_PATCH}); use client-side apply or another patch type')
+            return await self._apply(request, route)
         if ctype not in patch.PATCH_TYPES:
             raise ApiError.unsupported_media_type()
         body = await self._body(request, allow_yaml=False)
@@ -701,7 +763,8 @@ class ApiServer:
         current = res.shown(self.store.must_get(res.key, route.namespace, route.name))
         if route.subresource == 'scale':
             scale = to_scale(res, current)
-            return self._write_scale(route, patch.apply_patch(ctype, scale, body), dry_run)
+            return self._write_scale(route, patch.apply_patch(ctype, scale, body), dry_run,
+                                     self._manager(request, route))
         patched = patch.apply_patch(ctype, current, body)
         if not isinstance(patched, dict):
             raise ApiError.bad_request('the patched object is not an object')
@@ -709,6 +772,7 @@ class ApiServer:
         patched, warnings = self._typed(request, route, patched, patch_type=ctype, patch_body=body)
         self._check_uid(route, patched, current)
         updated = self.store.update(res.key, res.stored(patched), subresource=route.subresource,
+                                    manager=self._manager(request, route),
                                     dry_run=dry_run, whole_object=True)
         return self._warned(_json_response(res.shown(updated)), warnings)
 

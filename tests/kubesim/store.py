@@ -41,6 +41,13 @@ def _parse_time(text):
     return datetime.datetime.strptime(text, '%Y-%m-%dT%H:%M:%SZ').replace(tzinfo=datetime.timezone.utc)
 
 
+def _set_managed(meta, entries):
+    if entries:
+        meta['managedFields'] = entries
+    else:
+        meta.pop('managedFields', None)
+
+
 def _gc_finalizers(propagation, obj, row):
     """(orphan, foreground): the garbage collector's finalizers a DELETE leaves on ``obj``
     (shouldOrphanDependents and shouldDeleteDependents in the registry store): an explicit
@@ -167,7 +174,7 @@ class Store:
         ns = meta.get('namespace', '') if strategy(resource).namespaced else ''
         return (resource, ns or '', meta['name'])
 
-    def create(self, resource, obj, dry_run=False):
+    def create(self, resource, obj, dry_run=False, manager=None):
         obj = copy.deepcopy(obj)
         meta = obj.setdefault('metadata', {})
         if not meta.get('name'):
@@ -192,6 +199,8 @@ class Store:
             mutate(self, resource, obj, None)
         for check in self.validating_admission:
             check(self, resource, obj)
+        if manager is not None:
+            _set_managed(meta, manager(None, obj))
         meta['uid'] = str(uuid.uuid4())
         meta['creationTimestamp'] = now_rfc3339()
         if strategy(resource).generation:
@@ -212,7 +221,8 @@ class Store:
         self._emit('ADDED', resource, obj)
         return copy.deepcopy(obj)
 
-    def update(self, resource, obj, subresource=None, dry_run=False, check_rv=True, whole_object=False):
+    def update(self, resource, obj, subresource=None, dry_run=False, check_rv=True, whole_object=False,
+               manager=None):
         """Replace an object (PUT semantics).
 
         ``subresource='status'`` changes only ``status``, and with ``whole_object`` (a client's
@@ -267,6 +277,8 @@ class Store:
             if strategy(resource).generation and _spec_view(new) != _spec_view(old):
                 new['metadata']['generation'] = old['metadata'].get('generation', 1) + 1
         new['metadata']['resourceVersion'] = old['metadata']['resourceVersion']
+        if manager is not None:
+            _set_managed(new['metadata'], manager(old, new))
         if self.encoder is not None:
             new = self.encoder(resource, new)
         if new == old:

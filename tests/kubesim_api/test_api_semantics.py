@@ -305,3 +305,36 @@ def test_hpa_v1_and_v2_clients_share_one_object_and_it_scales(kubesim, core):
              timeout=15)
     status = v1.read_namespaced_horizontal_pod_autoscaler('web', 'default').status
     assert status.desired_replicas == 1 and status.current_cpu_utilization_percentage == 10
+
+
+def test_managed_fields_and_apply_for_the_python_client(core):
+    from kubernetes import client
+
+    created = core.create_namespaced_config_map('default', client.V1ConfigMap(
+        metadata=client.V1ObjectMeta(name='settings', labels={'tier': 'web'}), data={'a': '1'}))
+    [entry] = created.metadata.managed_fields
+    # Without a fieldManager the manager is the User-Agent's first part.
+    assert (entry.manager, entry.operation, entry.api_version) == ('OpenAPI-Generator', 'Update', 'v1')
+    labels = {'f:labels': {'.': {}, 'f:tier': {}}}
+    assert entry.fields_v1 == {'f:data': {'.': {}, 'f:a': {}}, 'f:metadata': labels}
+    body = {'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'settings'}, 'data': {'a': '2'}}
+    with pytest.raises(client.ApiException) as err:
+        core.patch_namespaced_config_map('settings', 'default', body, field_manager='deployer',
+                                         _content_type='application/apply-patch+yaml')
+    assert err.value.status == 409
+    answer = json.loads(err.value.body)
+    assert answer['reason'] == 'Conflict' and answer['details']['causes'] == [
+        {'reason': 'FieldManagerConflict', 'message': 'conflict with "OpenAPI-Generator" using v1',
+         'field': '.data.a'}]
+    applied = core.patch_namespaced_config_map('settings', 'default', body, field_manager='deployer',
+                                               force=True, _content_type='application/apply-patch+yaml')
+    assert applied.data == {'a': '2'}
+    managers = {(e.manager, e.operation): e.fields_v1 for e in applied.metadata.managed_fields}
+    # The forced apply took `.data.a`; the updater keeps the map itself and the label.
+    assert managers == {('deployer', 'Apply'): {'f:data': {'f:a': {}}},
+                        ('OpenAPI-Generator', 'Update'): {'f:data': {}, 'f:metadata': labels}}
+    # Applying to an object that does not exist creates it.
+    made = core.patch_namespaced_config_map('fresh', 'default', {**body, 'metadata': {'name': 'fresh'}},
+                                            field_manager='deployer',
+                                            _content_type='application/apply-patch+yaml')
+    assert made.data == {'a': '2'} and made.metadata.managed_fields[0].operation == 'Apply'

@@ -107,11 +107,18 @@ def test_get_watch_sees_a_change(kubesim, kubectl, tmp_path):
     assert lines[0] == 'ADDED 0' and 'MODIFIED 5' in lines
 
 
-def test_server_side_apply_is_refused_clearly(kubectl, tmp_path):
+def test_server_side_apply_conflicts_and_force(kubectl, tmp_path):
     manifest = tmp_path / 'web.json'
-    manifest.write_text(json.dumps(deployment()))
+    manifest.write_text(json.dumps(deployment(replicas=2)))
+    assert kubectl('apply', '--server-side', '-f', manifest, check=True).stdout == \
+        'deployment.apps/web serverside-applied\n'
+    kubectl('scale', 'deploy/web', '--replicas=4', check=True)
     result = kubectl('apply', '--server-side', '-f', manifest)
-    assert result.returncode != 0 and 'server-side apply' in result.stderr
+    assert result.returncode != 0
+    assert ('Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: '
+            '.spec.replicas') in result.stderr
+    kubectl('apply', '--server-side', '--force-conflicts', '-f', manifest, check=True)
+    assert kubectl('get', 'deploy/web', '-o', 'jsonpath={.spec.replicas}', check=True).stdout == '2'
 
 
 def test_describe_and_events(kubectl, tmp_path):

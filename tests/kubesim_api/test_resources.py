@@ -120,10 +120,12 @@ def test_uid_precondition_in_update(http):
 
 def test_unsupported_patch_types(http):
     http.post(CMS, configmap('a'))
-    status, _, err = http.patch(f'{CMS}/a', {'data': {}}, content_type='application/apply-patch+yaml')
-    assert status == 415 and is_status(err, 415, 'UnsupportedMediaType')
     status, _, err = http.patch(f'{CMS}/a', {'data': {}}, content_type='text/plain')
-    assert status == 415
+    assert status == 415 and is_status(err, 415, 'UnsupportedMediaType')
+    # Server-side apply needs a field manager (and apiVersion and kind in the configuration).
+    status, _, err = http.patch(f'{CMS}/a', {'apiVersion': 'v1', 'kind': 'ConfigMap', 'data': {}},
+                                content_type='application/apply-patch+yaml')
+    assert status == 400 and 'must specify a fieldManager' in err['message']
 
 
 def test_failed_json_patch_test_is_422(http):
