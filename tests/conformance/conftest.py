@@ -79,6 +79,11 @@ class Kube:
     def items(self, *args):
         return self.json(*args)['items']
 
+    def live_pods(self, *args):
+        """The pods not being deleted: those their controller counts (a deleted pod lingers,
+        Terminating, until its containers stopped)."""
+        return [p for p in self.items('pods', *args) if not p['metadata'].get('deletionTimestamp')]
+
     def history(self, target):
         """The revision numbers and change causes `kubectl rollout history` lists."""
         out = self('rollout', 'history', target).stdout

@@ -22,7 +22,7 @@ def nodes(kube):
 
 
 def pods_by_node(kube, app='agent'):
-    return {p['spec']['nodeName']: p for p in kube.items('pods', '-l', f'app={app}')}
+    return {p['spec']['nodeName']: p for p in kube.live_pods('-l', f'app={app}')}
 
 
 def test_one_pod_per_node(kube):

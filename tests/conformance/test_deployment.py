@@ -158,13 +158,13 @@ def test_undo_of_a_paused_deployment_is_refused(kube):
 def test_restart_rolls_out_a_new_revision(kube):
     kube.apply(workload('Deployment', 'web', 'nginx:1.25'))
     kube.status('deploy/web')
-    before = {p['metadata']['name'] for p in kube.items('pods', '-l', 'app=web')}
+    before = {p['metadata']['name'] for p in kube.live_pods('-l', 'app=web')}
     assert kube('rollout', 'restart', 'deploy/web').stdout == 'deployment.apps/web restarted\n'
     kube.status('deploy/web')
     d = kube.json('deploy/web')
     assert 'kubectl.kubernetes.io/restartedAt' in d['spec']['template']['metadata']['annotations']
     assert sorted(replicasets(kube)) == [1, 2]
-    after = {p['metadata']['name'] for p in kube.items('pods', '-l', 'app=web')}
+    after = {p['metadata']['name'] for p in kube.live_pods('-l', 'app=web')}
     assert len(after) == 3 and not before & after
 
 
@@ -175,14 +175,14 @@ def test_scale_is_not_a_revision(kube):
     kube.status('deploy/web')
     d = kube.json('deploy/web')
     assert d['status']['availableReplicas'] == 5 and d['metadata']['generation'] == 2
-    assert len(kube.items('pods', '-l', 'app=web')) == 5
+    assert len(kube.live_pods('-l', 'app=web')) == 5
     assert kube.history('deploy/web') == [(1, '<none>')]
     rs = replicasets(kube)[1]
     assert rs['spec']['replicas'] == 5
     assert rs['metadata']['annotations']['deployment.kubernetes.io/desired-replicas'] == '5'
     kube('scale', 'deploy/web', '--replicas=1')
     kube.status('deploy/web')
-    assert len(kube.items('pods', '-l', 'app=web')) == 1
+    assert len(kube.live_pods('-l', 'app=web')) == 1
 
 
 def test_a_stalled_rollout_exceeds_its_progress_deadline(kube, cluster):
@@ -216,7 +216,7 @@ def test_a_stalled_rollout_exceeds_its_progress_deadline(kube, cluster):
     assert kube('rollout', 'undo', 'deploy/stall').stdout == 'deployment.apps/stall rolled back\n'
     kube.status('deploy/stall')
     assert condition(kube.json('deploy/stall'), 'Progressing')['reason'] == 'NewReplicaSetAvailable'
-    assert kube.items('pods', '-l', f'pod-template-hash={new_rs.rsplit("-", 1)[1]}') == []
+    assert kube.live_pods('-l', f'pod-template-hash={new_rs.rsplit("-", 1)[1]}') == []
 
 
 def test_delete_collects_replicasets_and_pods(kube):

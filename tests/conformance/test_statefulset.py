@@ -96,9 +96,10 @@ def test_rolling_update_replaces_pods_from_the_highest_ordinal(kube, cluster):
     if is_kubesim(cluster):
         log = [e for e in cluster.readiness_log if e['namespace'] == kube.namespace and e['t'] >= start]
         assert [e['pod'] for e in log if e['event'] == 'deleted'] == ['db-2', 'db-1', 'db-0']
-        # One at a time: each pod is back and ready before the next one goes.
+        # One at a time: each pod is back and ready before the next one goes; a pod of the same
+        # name can only be created once the old one is gone (its containers stopped).
         assert [(e['event'], e['pod']) for e in log] == [
-            (event, f'db-{i}') for i in (2, 1, 0) for event in ('deleted', 'created', 'ready')
+            (event, f'db-{i}') for i in (2, 1, 0) for event in ('deleted', 'removed', 'created', 'ready')
         ]
 
 

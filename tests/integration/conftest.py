@@ -221,8 +221,10 @@ class Kube:
                 return False
             if kind == 'Deployment':
                 r = spec.get('replicas', 1)
+                # Settled only once the replaced pods are gone too: until then the controller
+                # still reports them (status.terminatingReplicas).
                 return (st.get('updatedReplicas', 0) == r and st.get('replicas', 0) == r
-                        and st.get('availableReplicas', 0) == r)
+                        and st.get('availableReplicas', 0) == r and not st.get('terminatingReplicas'))
             if kind == 'StatefulSet':
                 r = spec.get('replicas', 1)
                 return st.get('readyReplicas', 0) == r and st.get('updatedReplicas', 0) == r

@@ -5,9 +5,7 @@ import asyncio
 import re
 import signal
 import sys
-import threading
 
-from . import typed
 from .faults import FaultSpecError, parse_spec
 
 
@@ -37,6 +35,9 @@ def parse_args(argv=None):
                         'are restarted with the kubelet\'s back-off (CrashLoopBackOff)')
     p.add_argument('--crash-after', type=float, default=1.0, metavar='SECONDS',
                    help='how long a crashing container runs before it exits (default 1)')
+    p.add_argument('--stop-delay', type=float, default=0.1, metavar='SECONDS',
+                   help='seconds a deleted pod\'s containers take to stop after SIGTERM (default 0.1; the '
+                        'grace period caps it)')
     p.add_argument('--time-scale', type=float, default=1.0, metavar='X',
                    help='speed factor for the controllers\' clocks (default 1)')
     p.add_argument('--request-log', metavar='FILE', help='append one JSON line per request to FILE')
@@ -61,6 +62,8 @@ def parse_args(argv=None):
         p.error('--max-watch-seconds must be positive')
     if args.nodes < 0:
         p.error('--nodes must not be negative')
+    if args.stop_delay < 0:
+        p.error('--stop-delay must not be negative')
     if args.time_scale <= 0:
         p.error('--time-scale must be positive')
     return args
@@ -74,7 +77,7 @@ async def serve(args):
                   crash_image=args.crash_image, crash_after=args.crash_after,
                   time_scale=args.time_scale, request_log=args.request_log, faults=args.faults,
                   token_file=args.token_file, basic_auth=args.basic_auth, client_certs=args.client_certs,
-                  max_watch_seconds=args.max_watch_seconds)
+                  max_watch_seconds=args.max_watch_seconds, stop_delay=args.stop_delay)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -84,7 +87,6 @@ async def serve(args):
     try:
         sim.write_kubeconfig(args.kubeconfig)
         print(f'kubesim ready {sim.url}', flush=True)
-        threading.Thread(target=typed.warm_up, daemon=True).start()
         await stop.wait()
     finally:
         await sim._astop()

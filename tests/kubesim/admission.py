@@ -8,6 +8,9 @@ too, so templates compare the way the controllers compare them (Deployment templ
 template, StatefulSet/DaemonSet template vs. ControllerRevision data).
 """
 
+import base64
+import binascii
+import json
 import re
 
 from .errors import ApiError
@@ -22,6 +25,13 @@ _DNS1123_SUBDOMAIN = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-
 _QUALIFIED_NAME = re.compile(r'^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$')
 _LABEL_VALUE = re.compile(r'^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$')
 _PERCENT = re.compile(r'^[0-9]+%$')
+_CONFIG_KEY = re.compile(r'^[-._a-zA-Z0-9]+$')
+_BASE64 = re.compile(r'[A-Za-z0-9+/]')
+# core.MaxSecretSize: the sum of a Secret's data values, in bytes.
+MAX_SECRET_SIZE = 1024 * 1024
+CONFIG_KEY_MSG = ("a valid config key must consist of alphanumeric characters, '-', '_' or '.' "
+                  "(e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
+                  "'[-._a-zA-Z0-9]+')")
 
 LABEL_MSG = ('a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', '
              'and must start and end with an alphanumeric character (e.g. \'my-name\',  or '
@@ -212,17 +222,165 @@ def default_rc(obj, old=None):
 
 
 def default_pod(obj, old=None):
+    """SetDefaults_Pod on top of the pod spec defaults: a container's limits stand in for the
+    requests it leaves unset (for pods only, not templates), service links on."""
     spec = obj.setdefault('spec', {})
     default_pod_spec(spec)
     spec.setdefault('enableServiceLinks', True)
-    if old is None and not obj.get('status'):
-        obj['status'] = {'phase': 'Pending', 'qosClass': 'BestEffort'}
+    for key in ('initContainers', 'containers'):
+        for container in spec.get(key) or []:
+            resources = container.get('resources') if isinstance(container, dict) else None
+            if isinstance(resources, dict) and isinstance(resources.get('limits'), dict):
+                requests = resources.setdefault('requests', {})
+                for name, value in resources['limits'].items():
+                    requests.setdefault(name, value)
 
 
 def default_namespace(obj, old=None):
-    if old is None:
-        obj.setdefault('spec', {}).setdefault('finalizers', ['kubernetes'])
-        obj.setdefault('status', {})['phase'] = 'Active'
+    """SetDefaults_Namespace: the `kubernetes.io/metadata.name` label carries the name."""
+    name = (obj.get('metadata') or {}).get('name')
+    if name:
+        obj['metadata'].setdefault('labels', {})['kubernetes.io/metadata.name'] = name
+
+
+# ---- PrepareForCreate: what the API server sets on a new object ------------------------------------
+QOS_RESOURCES = ('cpu', 'memory')
+
+
+def pod_qos_class(spec):
+    """qos.ComputePodQOS (pkg/apis/core/helper/qos/qos.go): BestEffort without any cpu or memory
+    request or limit; Guaranteed when every container limits both and the requests equal the
+    limits; Burstable otherwise. Zero quantities do not count."""
+    requests, limits, guaranteed = {}, {}, True
+
+    def amounts(mapping):
+        for name, raw in (mapping or {}).items():
+            if name not in QOS_RESOURCES:
+                continue
+            try:
+                value = parse_quantity(raw).value
+            except ValueError:
+                continue
+            if value > 0:
+                yield name, value
+
+    pod_level = spec.get('resources') or {}
+    if pod_level.get('requests') or pod_level.get('limits'):
+        containers = [{'resources': pod_level}]
+    else:
+        containers = (spec.get('initContainers') or []) + (spec.get('containers') or [])
+    for container in containers:
+        resources = (container or {}).get('resources') or {}
+        for name, value in amounts(resources.get('requests')):
+            requests[name] = requests.get(name, 0) + value
+        found = set()
+        for name, value in amounts(resources.get('limits')):
+            found.add(name)
+            limits[name] = limits.get(name, 0) + value
+        if not set(QOS_RESOURCES) <= found:
+            guaranteed = False
+    if not requests and not limits:
+        return 'BestEffort'
+    if guaranteed and all(limits.get(name) == value for name, value in requests.items()) \
+            and len(requests) == len(limits):
+        return 'Guaranteed'
+    return 'Burstable'
+
+
+def pod_initial_status(obj):
+    """podStrategy.PrepareForCreate (pkg/registry/core/pod/strategy.go): Pending, the QoS class,
+    and a PodScheduled=False SchedulingGated condition while `schedulingGates` are set."""
+    spec = obj.get('spec') or {}
+    status = {'phase': 'Pending', 'qosClass': pod_qos_class(spec)}
+    if spec.get('schedulingGates'):
+        status['conditions'] = [{'type': 'PodScheduled', 'status': 'False', 'reason': 'SchedulingGated',
+                                 'message': 'Scheduling is blocked due to non-empty scheduling gates'}]
+    return status
+
+
+def namespace_initial_status(obj):
+    """namespaceStrategy.PrepareForCreate (pkg/registry/core/namespace/strategy.go): Active, and
+    the `kubernetes` finalizer in spec."""
+    finalizers = obj.setdefault('spec', {}).setdefault('finalizers', [])
+    if 'kubernetes' not in finalizers:
+        finalizers.append('kubernetes')
+    return {'phase': 'Active'}
+
+
+def empty_status(obj):
+    """The zero status the workload strategies (Deployment, ReplicaSet, StatefulSet, DaemonSet,
+    ReplicationController), Services and ResourceQuotas start from: the encoder prints its
+    fields without omitempty (`replicas: 0` ...)."""
+    return {}
+
+
+def go_base64_error(text):
+    """None when ``text`` is base64 as Go's `base64.StdEncoding` decodes it (padded; CR and LF
+    skipped), else the offset its `illegal base64 data at input byte N` names: an illegal
+    character's, a misplaced `=`'s, trailing input after the padding, or the start of an incomplete
+    last quantum (the length when a second `=` is missing)."""
+    i, n = 0, len(text)
+    while True:
+        for j in range(4):
+            while i < n and text[i] in '\r\n':
+                i += 1
+            if i == n:
+                if j == 0:
+                    return None
+                return i - j
+            c = text[i]
+            i += 1
+            if c == '=':
+                if j < 2:
+                    return i - 1
+                if j == 2:
+                    while i < n and text[i] in '\r\n':
+                        i += 1
+                    if i == n:
+                        return n
+                    if text[i] != '=':
+                        return i - 1
+                    i += 1
+                while i < n and text[i] in '\r\n':
+                    i += 1
+                return i if i < n else None
+            if not _BASE64.match(c):
+                return i - 1
+
+
+def convert_secret(obj, old=None):
+    """What decoding a v1 Secret does (Convert_v1_Secret_To_core_Secret, pkg/apis/core/v1/conversion.go):
+    `data` values are base64 ([]byte; an illegal one is a 400), `stringData` overwrites `data` keys
+    with its plain values and is gone, as the internal type has no such field; then
+    SetDefaults_Secret: `type` Opaque when empty."""
+    data = obj.get('data')
+    if data is not None and not isinstance(data, dict):
+        raise ApiError.bad_request('Secret in version "v1" cannot be handled as a Secret: json: cannot '
+                                   'unmarshal into Go struct field Secret.data of type map[string][]uint8')
+    out = {}
+    for key, value in (data or {}).items():
+        if not isinstance(value, str):
+            raise ApiError.bad_request('Secret in version "v1" cannot be handled as a Secret: json: cannot '
+                                       'unmarshal into Go struct field Secret.data of type []uint8')
+        bad = go_base64_error(value)
+        if bad is not None:
+            raise ApiError.bad_request('Secret in version "v1" cannot be handled as a Secret: illegal base64 '
+                                       f'data at input byte {bad}')
+        out[key] = base64.b64encode(base64.b64decode(value.replace('\r', '').replace('\n', ''))).decode()
+    string_data = obj.pop('stringData', None)
+    if isinstance(string_data, dict):
+        for key, value in string_data.items():
+            out[key] = base64.b64encode(str(value).encode()).decode()
+    if out:
+        obj['data'] = out
+    else:
+        obj.pop('data', None)
+    if not obj.get('type'):
+        obj['type'] = 'Opaque'
+
+
+def _data_size(obj):
+    return sum(len(binascii.a2b_base64(v)) for v in (obj.get('data') or {}).values())
 
 
 # ---- validation ------------------------------------------------------------------------------
@@ -535,6 +693,66 @@ def daemonset_template_generation(obj, old):
     annotations[DS_TEMPLATE_GENERATION] = str(generation)
 
 
+def validate_config_keys(errs, data, path):
+    """validation.IsConfigMapKey for every key of ``data``."""
+    for key in sorted(data or {}):
+        if len(key) > 253:
+            errs.invalid(f'{path}[{key}]', key, 'must be no more than 253 characters')
+        if not _CONFIG_KEY.match(key):
+            errs.invalid(f'{path}[{key}]', key, CONFIG_KEY_MSG)
+        if key == '.':
+            errs.invalid(f'{path}[{key}]', key, "must not be '.'")
+        elif key == '..':
+            errs.invalid(f'{path}[{key}]', key, "must not be '..'")
+        elif key.startswith('..'):
+            errs.invalid(f'{path}[{key}]', key, "must not start with '..'")
+
+
+def validate_secret(obj, old, errs):
+    """ValidateSecret and ValidateSecretUpdate (pkg/apis/core/validation/validation.go)."""
+    data = obj.get('data') or {}
+    validate_config_keys(errs, data, 'data')
+    if _data_size(obj) > MAX_SECRET_SIZE:
+        errs.causes.append(('data', 'FieldValueTooLong',
+                            f'Too long: may not be more than {MAX_SECRET_SIZE} bytes'))
+    stype = obj.get('type')
+    if stype == 'kubernetes.io/service-account-token':
+        if not ((obj['metadata'].get('annotations') or {}).get('kubernetes.io/service-account.name')):
+            errs.required('metadata.annotations[kubernetes.io/service-account.name]')
+    elif stype in ('kubernetes.io/dockercfg', 'kubernetes.io/dockerconfigjson'):
+        key = '.dockercfg' if stype == 'kubernetes.io/dockercfg' else '.dockerconfigjson'
+        if key not in data:
+            errs.required(f'data[{key}]')
+        else:
+            try:
+                parsed = json.loads(base64.b64decode(data[key]))
+                if not isinstance(parsed, dict):
+                    raise ValueError('json: cannot unmarshal into Go value of type map[string]interface {}')
+            except ValueError as err:
+                errs.causes.append((f'data[{key}]', 'FieldValueInvalid',
+                                    f'Invalid value: "<secret contents redacted>": {err}'))
+    elif stype == 'kubernetes.io/basic-auth':
+        if 'username' not in data and 'password' not in data:
+            # The API server builds these paths from the literal "data[%s]".
+            errs.required('data[%s][username]')
+            errs.required('data[%s][password]')
+    elif stype == 'kubernetes.io/ssh-auth':
+        if not data.get('ssh-privatekey'):
+            errs.required('data[%s][ssh-privatekey]')
+    elif stype == 'kubernetes.io/tls':
+        for key in ('tls.crt', 'tls.key'):
+            if key not in data:
+                errs.required(f'data[{key}]')
+    if old is not None:
+        if stype != old.get('type'):
+            errs.invalid('type', stype, 'field is immutable')
+        if old.get('immutable'):
+            if not obj.get('immutable'):
+                errs.forbidden('immutable', 'field is immutable when `immutable` is set')
+            if (obj.get('data') or {}) != (old.get('data') or {}):
+                errs.forbidden('data', 'field is immutable when `immutable` is set')
+
+
 def validate_lease(obj, old, errs):
     spec = obj.get('spec') or {}
     duration = spec.get('leaseDurationSeconds')
@@ -560,7 +778,7 @@ def validate_resourcequota(obj, old, errs):
 def admit(strategy, obj, old):
     """Default ``obj`` in place and validate it with ``strategy``'s hooks (a `resources.Resource`);
     ``old`` is the stored object on updates. Raises a 422 listing every invalid field."""
-    if strategy.defaulter is None and strategy.validator is None:
+    if strategy.defaulter is None and strategy.validator is None and strategy.initial_status is None:
         return
     if strategy.validator is not None and not isinstance(obj.get('spec', {}), dict):
         raise ApiError.invalid(strategy.key, (obj.get('metadata') or {}).get('name', ''),
@@ -568,6 +786,8 @@ def admit(strategy, obj, old):
                                kind=strategy.qualified_kind)
     if strategy.defaulter is not None:
         strategy.defaulter(obj, old)
+    if old is None and strategy.initial_status is not None:
+        obj['status'] = strategy.initial_status(obj)
     if strategy.validator is None:
         return
     errs = Errors()

@@ -29,7 +29,10 @@ def api_versions(server_address):
 
 
 def api_group(name):
-    versions = [{'groupVersion': f'{name}/{v}', 'version': v} for v in groups()[name]]
+    """The group's versions, the preferred (the version its objects are stored in) first."""
+    stored = {r.version for r in RESOURCES if r.group == name and r.to_version is None}
+    ordered = sorted(groups()[name], key=lambda v: (v not in stored, v))
+    versions = [{'groupVersion': f'{name}/{v}', 'version': v} for v in ordered]
     return {'kind': 'APIGroup', 'apiVersion': 'v1', 'name': name, 'versions': versions,
             'preferredVersion': versions[0]}
 

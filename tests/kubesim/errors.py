@@ -7,6 +7,9 @@ def _kind_name(resource):
     return group, plural
 
 
+DETAILS_ORDER = ('name', 'group', 'kind', 'uid', 'causes', 'retryAfterSeconds')
+
+
 class ApiError(Exception):
     def __init__(self, code, reason, message, details=None, headers=None):
         super().__init__(message)
@@ -17,12 +20,17 @@ class ApiError(Exception):
         self.headers = headers or {}
 
     def status(self):
+        """The Status as the API server writes it: metav1.Status's fields in Go order (kind,
+        apiVersion, metadata, status, message, reason, details, code), empty ones omitted, and
+        `details` in StatusDetails order (name, group, kind, uid, causes, retryAfterSeconds);
+        ``details={}`` is printed as `{}`, as for a StatusDetails with nothing set."""
         body = {'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Failure',
-                'message': self.message, 'reason': self.reason, 'code': self.code}
-        if not self.reason:  # the API server omits an unknown reason
-            del body['reason']
-        if self.details:
-            body['details'] = self.details
+                'message': self.message}
+        if self.reason:  # the API server omits an unknown reason
+            body['reason'] = self.reason
+        if self.details is not None:
+            body['details'] = {key: self.details[key] for key in DETAILS_ORDER if self.details.get(key)}
+        body['code'] = self.code
         return body
 
     @classmethod
@@ -67,7 +75,8 @@ class ApiError(Exception):
         text = ', '.join(f'{field}: {msg}' for field, _t, msg in causes)
         # As errors.NewInvalid: details name the kind and its group (not the resource).
         bare, _, group = kind.partition('.')
-        details = {'name': name, **({'group': group} if group else {}), 'kind': bare,
+        details = {**({'name': name} if name else {}), **({'group': group} if group else {}),
+                   **({'kind': bare} if bare else {}),
                    'causes': [{'reason': t, 'message': m, 'field': f} for f, t, m in causes]}
         return cls(422, 'Invalid', f'{kind} "{name}" is invalid: {text}', details)
 
@@ -89,13 +98,32 @@ class ApiError(Exception):
                    {'kind': plural, **({'group': group} if group else {})})
 
     @classmethod
+    def forbidden_because(cls, resource, name, reason):
+        """admission.NewForbidden: `pods "web" is forbidden: <reason>`."""
+        group, plural = _kind_name(resource)
+        what = f'{plural}.{group}' if group else plural
+        return cls._about(403, 'Forbidden', resource, name, f'{what} "{name}" is forbidden: {reason}')
+
+    @classmethod
+    def namespace_terminating(cls, resource, name, namespace):
+        """The NamespaceLifecycle admission plugin's refusal of new content."""
+        err = cls.forbidden_because(resource, name, f'unable to create new content in namespace {namespace} '
+                                    'because it is being terminated')
+        err.details['causes'] = [{'reason': 'NamespaceTerminating',
+                                  'message': f'namespace {namespace} is being terminated',
+                                  'field': 'metadata.namespace'}]
+        return err
+
+    @classmethod
     def too_many_requests(cls, retry_after=1):
         return cls(429, 'TooManyRequests', 'Too many requests, please try again later.',
                    {'retryAfterSeconds': retry_after}, {'Retry-After': str(retry_after)})
 
     @classmethod
-    def internal(cls, message='Internal error occurred: simulated fault'):
-        return cls(500, 'InternalError', message)
+    def internal(cls, reason='simulated fault'):
+        """errors.NewInternalError: the reason as the only cause."""
+        return cls(500, 'InternalError', f'Internal error occurred: {reason}',
+                   {'causes': [{'message': reason}]})
 
     @classmethod
     def unavailable(cls, message='the server is currently unable to handle the request'):
@@ -108,7 +136,8 @@ class ApiError(Exception):
     @classmethod
     def method_not_allowed(cls, message='the server does not allow this method on the requested '
                            'resource'):
-        return cls(405, 'MethodNotAllowed', message)
+        """What go-restful's 405 becomes (apiserver's serviceErrorHandler): empty details."""
+        return cls(405, 'MethodNotAllowed', message, {})
 
     @classmethod
     def unsupported_media_type(cls, accepted=('application/json-patch+json', 'application/merge-patch+json',

@@ -110,7 +110,7 @@ def check(store, resource, obj):
 
 
 def _forbidden(name, detail):
-    return ApiError(403, 'Forbidden', f'pods "{name}" is forbidden: {detail}', {'name': name, 'kind': 'pods'})
+    return ApiError.forbidden_because('/pods', name, detail)
 
 
 def quota_status(store, quota):

@@ -11,7 +11,7 @@ router, the store, discovery, fault injection and the Table printer all read thi
 import dataclasses
 from typing import Callable, Optional
 
-from . import admission, tables
+from . import admission, hpa, tables, typed
 
 ALL_VERBS = ('create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch')
 SUB_VERBS = ('get', 'patch', 'update')
@@ -44,6 +44,23 @@ class Resource:
     # Metadata fields a write to `/status` cannot change (its status strategy's PrepareForUpdate
     # restores them from the stored object); every other metadata change is kept.
     status_keeps: tuple = ()
+    # PrepareForCreate: the status a new object gets whatever the client sent, from the object
+    # (admission.empty_status for the workload kinds); None keeps what was sent.
+    initial_status: Optional[Callable] = None
+    # A version the objects are not stored in: `to_version` converts a stored object into it,
+    # `from_version` converts one back (the storage version's row has neither).
+    to_version: Optional[Callable] = None
+    from_version: Optional[Callable] = None
+
+    def shown(self, obj):
+        """A stored object as this version shows it (as this version's Go type prints it)."""
+        if self.to_version is None:
+            return obj
+        return typed.encode(self.group, self.version, self.kind, self.to_version(obj))
+
+    def stored(self, obj):
+        """An object of this version as it is stored."""
+        return self.from_version(obj) if self.from_version is not None else obj
 
     @property
     def key(self):
@@ -85,12 +102,14 @@ RESOURCES = [
     Resource('', 'v1', 'namespaces', 'Namespace', namespaced=False, short_names=('ns',),
              subresources=('status',), verbs=('create', 'delete', 'get', 'list', 'patch', 'update', 'watch'),
              generation=False, defaulter=admission.default_namespace, columns=tuple(tables.NAMESPACE),
+             initial_status=admission.namespace_initial_status,
              field_labels=('status.phase',)),
     Resource('', 'v1', 'nodes', 'Node', namespaced=False, short_names=('no',), subresources=('status',),
              generation=False, columns=tuple(tables.NODE), field_labels=('spec.unschedulable',)),
     Resource('', 'v1', 'pods', 'Pod', short_names=('po',), categories=('all',), subresources=('status',),
              defaulter=admission.default_pod, validator=admission.validate_pod_object,
              columns=tuple(tables.POD), status_keeps=('ownerReferences',),
+             initial_status=admission.pod_initial_status,
              field_labels=('spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName',
                            'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP',
                            'status.podIPs', 'status.nominatedNodeName')),
@@ -98,10 +117,11 @@ RESOURCES = [
     Resource('', 'v1', 'replicationcontrollers', 'ReplicationController', short_names=('rc',),
              categories=('all',), subresources=('scale', 'status'), delete_propagation='Orphan',
              defaulter=admission.default_rc, validator=admission.validate_rc,
-             columns=tuple(tables.REPLICA_SET), field_labels=('status.replicas',)),
+             initial_status=admission.empty_status, columns=tuple(tables.REPLICA_SET),
+             field_labels=('status.replicas',)),
     Resource('', 'v1', 'resourcequotas', 'ResourceQuota', short_names=('quota',), subresources=('status',),
              generation=False, validator=admission.validate_resourcequota,
-             columns=tuple(tables.RESOURCE_QUOTA)),
+             initial_status=admission.empty_status, columns=tuple(tables.RESOURCE_QUOTA)),
     Resource('', 'v1', 'events', 'Event', short_names=('ev',), generation=False, columns=tuple(tables.EVENT),
              field_labels=('involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name',
                            'involvedObject.uid', 'involvedObject.apiVersion',
@@ -110,31 +130,42 @@ RESOURCES = [
     Resource('', 'v1', 'configmaps', 'ConfigMap', short_names=('cm',), generation=False,
              columns=tuple(tables.CONFIG_MAP)),
     Resource('', 'v1', 'secrets', 'Secret', generation=False, columns=tuple(tables.SECRET),
-             field_labels=('type',)),
+             field_labels=('type',), defaulter=admission.convert_secret, validator=admission.validate_secret),
     Resource('', 'v1', 'serviceaccounts', 'ServiceAccount', short_names=('sa',), generation=False),
     Resource('', 'v1', 'services', 'Service', short_names=('svc',), categories=('all',),
-             subresources=('status',), generation=False),
+             subresources=('status',), generation=False, initial_status=admission.empty_status),
     Resource('coordination.k8s.io', 'v1', 'leases', 'Lease', generation=False,
              validator=admission.validate_lease, columns=tuple(tables.LEASE)),
+    Resource('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', short_names=('hpa',),
+             categories=('all',), subresources=('status',), defaulter=hpa.default, validator=hpa.validate,
+             initial_status=admission.empty_status, columns=tuple(tables.HORIZONTAL_POD_AUTOSCALER)),
+    Resource('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', short_names=('hpa',),
+             categories=('all',), subresources=('status',), columns=tuple(tables.HORIZONTAL_POD_AUTOSCALER),
+             to_version=hpa.to_v1, from_version=hpa.to_v2),
     Resource('apps', 'v1', 'controllerrevisions', 'ControllerRevision', generation=False,
              validator=admission.validate_controllerrevision, columns=tuple(tables.CONTROLLER_REVISION)),
     Resource('apps', 'v1', 'daemonsets', 'DaemonSet', short_names=('ds',), categories=('all',),
              subresources=('status',), defaulter=admission.default_daemonset,
              validator=admission.validate_daemonset, after_admit=admission.daemonset_template_generation,
+             initial_status=admission.empty_status,
              columns=tuple(tables.DAEMON_SET)),
     Resource('apps', 'v1', 'deployments', 'Deployment', short_names=('deploy',), categories=('all',),
              subresources=('scale', 'status'), defaulter=admission.default_deployment,
              validator=admission.validate_deployment, after_admit=admission.bump_deployment_generation,
+             initial_status=admission.empty_status,
              columns=tuple(tables.DEPLOYMENT), status_keeps=('labels',)),
     Resource('apps', 'v1', 'replicasets', 'ReplicaSet', short_names=('rs',), categories=('all',),
              subresources=('scale', 'status'), defaulter=admission.default_replicaset,
-             validator=admission.validate_replicaset, columns=tuple(tables.REPLICA_SET)),
+             validator=admission.validate_replicaset, columns=tuple(tables.REPLICA_SET),
+             initial_status=admission.empty_status),
     Resource('apps', 'v1', 'statefulsets', 'StatefulSet', short_names=('sts',), categories=('all',),
              subresources=('scale', 'status'), defaulter=admission.default_statefulset,
-             validator=admission.validate_statefulset, columns=tuple(tables.STATEFUL_SET)),
+             validator=admission.validate_statefulset, columns=tuple(tables.STATEFUL_SET),
+             initial_status=admission.empty_status),
 ]
 
-BY_KEY = {r.key: r for r in RESOURCES}
+# Store key -> the row of the version objects are stored in.
+BY_KEY = {r.key: r for r in RESOURCES if r.to_version is None}
 # (group, version, plural) -> Resource, for routing.
 BY_PATH = {(r.group, r.version, r.plural): r for r in RESOURCES}
 
@@ -165,3 +196,11 @@ def groups():
         if r.group:
             out.setdefault(r.group, set()).add(r.version)
     return {g: sorted(v) for g, v in sorted(out.items())}
+
+
+def encode(key, obj):
+    """The store's encoder: ``obj`` as its kind's Go type prints it (typed.encode)."""
+    row = BY_KEY.get(key)
+    if row is None:
+        return obj
+    return typed.encode(row.group, row.version, row.kind, obj)

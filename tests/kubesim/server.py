@@ -19,16 +19,17 @@ from urllib.parse import unquote
 import yaml
 from aiohttp import web
 
-from . import discovery, patch, resources, tables, typed
+from . import discovery, fieldmanager, gotypes, openapi_v2, patch, protobuf, resources, tables, typed
+from .admission import go_repr
+from .store import now_rfc3339
 from .errors import ApiError
 from .selectors import parse_field_selector, parse_label_selector
 
 JSON = 'application/json'
-# Bodies of create and update requests kubesim decodes (a real API server also takes protobuf and CBOR).
-OBJECT_MEDIA_TYPES = (JSON, 'application/yaml', 'text/yaml')
-# What a 415 for another body says is accepted: the list of an API server without a protobuf codec
-# (as for custom resources).
-DECLARED_MEDIA_TYPES = (JSON, 'application/yaml')
+# Bodies of create and update requests kubesim decodes (CBOR is an alpha feature, off in 1.37).
+OBJECT_MEDIA_TYPES = (JSON, 'application/yaml', 'text/yaml', protobuf.CONTENT_TYPE)
+# What a 415 for another body says is accepted.
+DECLARED_MEDIA_TYPES = (JSON, 'application/yaml', protobuf.CONTENT_TYPE)
 WRITE_METHODS = ('POST', 'PUT', 'PATCH', 'DELETE')
 # Watches without timeoutSeconds end after this long (the real server picks 30-60 minutes).
 DEFAULT_WATCH_TIMEOUT = 1800
@@ -36,8 +37,11 @@ DEFAULT_WATCH_TIMEOUT = 1800
 WATCH_POLL = 0.5
 ADMIN_USER = 'kubesim-admin'
 READONLY_USER = 'kubesim-viewer'
-# Open to everyone, as the real API server grants them to unauthenticated users.
 HEALTH_PATHS = ('healthz', 'livez', 'readyz')
+# What the system:public-info-viewer ClusterRole lets everyone read, unauthenticated requests
+# included (an authentication configuration enabling anonymous requests for these paths only).
+PUBLIC_INFO_PATHS = ('/healthz', '/livez', '/readyz', '/version', '/version/')
+ANONYMOUS_USER = 'system:anonymous'
 # Marks a request whose connection a fault dropped: it gets no request-log line for its response.
 DROPPED = web.RequestKey('kubesim_dropped', bool)
 # Who a request authenticated as and how, for the request log (see ApiServer._authenticate).
@@ -122,9 +126,21 @@ class Route:
         return (self.resource.key, self.namespace or '', self.name)
 
 
-def _not_found_path():
-    return ApiError(404, 'NotFound', 'the server could not find the requested resource',
-                    {'causes': [{'reason': 'UnexpectedServerResponse', 'message': '404 page not found'}]})
+class PlainNotFound(ApiError):
+    """A path no handler serves: Go's http.NotFound, a plain-text `404 page not found` (clients
+    show it as NotFound, "the server could not find the requested resource")."""
+
+    def __init__(self):
+        super().__init__(404, 'NotFound', '404 page not found')
+
+
+def _not_found_path(served_group_version=False):
+    """404 for a path nothing serves. Under a served group-version's root (`/api/v1/...`,
+    `/apis/apps/v1/...`) go-restful has no route and the API server's service error handler
+    answers a NotFound Status with empty details; anywhere else the plain-text 404."""
+    if not served_group_version:
+        return PlainNotFound()
+    return ApiError(404, 'NotFound', 'the server could not find the requested resource', {})
 
 
 def parse_route(path, server_address):
@@ -138,8 +154,9 @@ def parse_route(path, server_address):
     if head == 'version' and len(segs) == 1:
         return Route('version')
     if head == 'openapi':
-        # /openapi/v3 and /openapi/v3/{api/v1|apis/G/V}; /openapi/v2 is not served (404), which
-        # kubectl accepts once v3 answers.
+        # /openapi/v2 (openapi_v2.py) and /openapi/v3, /openapi/v3/{api/v1|apis/G/V}.
+        if segs[1:] == ['v2']:
+            return Route('openapi_v2')
         if segs[1:2] == ['v3']:
             if len(segs) == 2:
                 return Route('discovery', document=discovery.openapi_v3_root())
@@ -156,6 +173,8 @@ def parse_route(path, server_address):
         if len(segs) == 1:
             return Route('discovery', document=discovery.api_versions(server_address))
         group, version, rest = '', segs[1], segs[2:]
+        if version != 'v1':
+            raise _not_found_path()
     elif head == 'apis':
         if len(segs) == 1:
             return Route('discovery', document=discovery.api_group_list())
@@ -164,13 +183,12 @@ def parse_route(path, server_address):
                 raise _not_found_path()
             return Route('discovery', document=discovery.api_group(segs[1]))
         group, version, rest = segs[1], segs[2], segs[3:]
+        if version not in resources.groups().get(group, ()):
+            raise _not_found_path()
     else:
         raise _not_found_path()
     if not rest:
-        doc = discovery.api_resource_list(group, version)
-        if doc is None:
-            raise _not_found_path()
-        return Route('discovery', document=doc)
+        return Route('discovery', document=discovery.api_resource_list(group, version))
 
     watch = False
     if rest[0] == 'watch':
@@ -180,18 +198,18 @@ def parse_route(path, server_address):
             and (res := resources.lookup(group, version, rest[2])) is not None and res.namespaced):
         namespace, rest = rest[1], rest[2:]
     if not rest or len(rest) > 3:
-        raise _not_found_path()
+        raise _not_found_path(served_group_version=True)
     resource = resources.lookup(group, version, rest[0])
     if resource is None:
-        raise _not_found_path()
+        raise _not_found_path(served_group_version=True)
     name = rest[1] if len(rest) > 1 else None
     subresource = rest[2] if len(rest) > 2 else None
     if resource.namespaced and namespace is None and name is not None:
-        raise _not_found_path()
+        raise _not_found_path(served_group_version=True)
     if not resource.namespaced and namespace is not None:
-        raise _not_found_path()
+        raise _not_found_path(served_group_version=True)
     if subresource is not None and subresource not in resource.subresources:
-        raise _not_found_path()
+        raise _not_found_path(served_group_version=True)
     return Route('resource', resource=resource, namespace=namespace, name=name, subresource=subresource,
                  watch=watch)
 
@@ -286,9 +304,9 @@ class ApiServer:
     # ---- entry point ---------------------------------------------------------------------
     async def handle(self, request):
         try:
-            return await self._handle(request)
+            return self._negotiate(request, await self._handle(request))
         except ApiError as e:
-            return self.error_response(e)
+            return self._negotiate(request, self.error_response(e))
         except asyncio.CancelledError:
             raise
         except (ConnectionResetError, BrokenPipeError):
@@ -296,11 +314,34 @@ class ApiServer:
         except Exception as e:
             print(f'kubesim: internal error on {request.method} {request.path_qs}:', file=sys.stderr)
             traceback.print_exc(file=sys.stderr)
-            return self.error_response(ApiError(500, 'InternalError',
-                                                f'Internal error occurred: {e.__class__.__name__}: {e}'))
+            return self.error_response(ApiError.internal(f'{e.__class__.__name__}: {e}'))
+
+    @staticmethod
+    def _negotiate(request, response):
+        """Answer in protobuf when the client asks for it first (kubectl does, for built-in kinds):
+        an object, list or Status the Go type table knows; everything else stays JSON (Tables,
+        discovery, watch streams)."""
+        accept = request.headers.get('Accept', '').split(',')[0].strip()
+        if not accept.startswith(protobuf.CONTENT_TYPE) or not isinstance(response, web.Response) \
+                or response.content_type != JSON or not response.body:
+            return response
+        try:
+            encoded = protobuf.encode(json.loads(response.body))
+        except (ValueError, AttributeError):
+            return response
+        if encoded is None:
+            return response
+        headers = {k: v for k, v in response.headers.items() if k.lower() not in ('content-type',
+                                                                                   'content-length')}
+        answer = web.Response(status=response.status, body=encoded, content_type=protobuf.CONTENT_TYPE)
+        for key, value in headers.items():
+            answer.headers.add(key, value)
+        return answer
 
     @staticmethod
     def error_response(err):
+        if isinstance(err, PlainNotFound):
+            return web.Response(status=404, text='404 page not found\n', content_type='text/plain')
         return _json_response(err.status(), status=err.code, headers=err.headers)
 
     def _user(self, request):
@@ -323,9 +364,13 @@ class ApiServer:
         auth['user'] = user
         return user
 
+    def _authenticates(self):
+        """Whether any authentication is configured (else every request acts as the admin)."""
+        return bool(self.token or self.readonly_token or self.token_file or self.basic_auth
+                    or self.client_certs)
+
     def _authenticate(self, request, scheme, given, bearer, auth):
-        if not (self.token or self.readonly_token or self.token_file or self.basic_auth
-                or self.client_certs):
+        if not self._authenticates():
             auth['auth'] = 'anonymous'
             return ADMIN_USER
         if bearer:
@@ -354,10 +399,24 @@ class ApiServer:
                 return next(v for k, v in subject if k == 'commonName')
         raise ApiError.unauthorized()
 
+    def _credentialless(self, request):
+        """Whether a request carries no credential any configured authenticator reads."""
+        if 'Authorization' in request.headers:
+            return False
+        transport = request.transport
+        return not (self.client_certs and transport is not None and transport.get_extra_info('peercert'))
+
     async def _handle(self, request):
+        if request.path in PUBLIC_INFO_PATHS and request.method in ('GET', 'HEAD') \
+                and self._authenticates() and self._credentialless(request):
+            # Anonymous: system:public-info-viewer may read these. (A bad credential is a 401
+            # here too: the API server never takes a failed authentication as anonymous.)
+            request[AUTH] = {'auth': 'anonymous', 'user': ANONYMOUS_USER}
+            user = ANONYMOUS_USER
+        else:
+            user = self._user(request)
         if request.path.strip('/').split('/')[0] in HEALTH_PATHS:
             return web.Response(text='ok', content_type='text/plain')
-        user = self._user(request)
         route = parse_route(request.path, self.server_address)
         if user == READONLY_USER and request.method in WRITE_METHODS:
             verb = {'POST': 'create', 'PUT': 'update', 'PATCH': 'patch',
@@ -378,6 +437,11 @@ class ApiServer:
 
         if route.kind == 'version':
             return _json_response(discovery.SERVER_VERSION)
+        if route.kind == 'openapi_v2':
+            if openapi_v2.PROTOBUF in request.headers.get('Accept', ''):
+                return web.Response(body=openapi_v2.protobuf_bytes(),
+                                    content_type=openapi_v2.PROTOBUF_RETURNED)
+            return web.Response(body=openapi_v2.json_bytes(), content_type=JSON)
         if route.kind == 'discovery':
             if request.method not in ('GET', 'HEAD'):
                 raise ApiError.method_not_allowed()
@@ -436,7 +500,7 @@ class ApiServer:
                 parse_field_selector(request.query.get('fieldSelector'), route.resource if route else None))
 
     def _get(self, request, route):
-        obj = self.store.must_get(route.resource.key, route.namespace, route.name)
+        obj = route.resource.shown(self.store.must_get(route.resource.key, route.namespace, route.name))
         if route.subresource == 'scale':
             obj = to_scale(route.resource, obj)
         elif route.subresource is None and tables.wants_table(request.headers.get('Accept')):
@@ -447,7 +511,7 @@ class ApiServer:
     def _list(self, request, route):
         res = route.resource
         labels, fields = self._selectors(request, route)
-        items = self.store.list(res.key, route.namespace, labels, fields)
+        items = [res.shown(o) for o in self.store.list(res.key, route.namespace, labels, fields)]
         meta = {'resourceVersion': str(self.store.resource_version)}
         cont = request.query.get('continue')
         if cont:
@@ -470,15 +534,20 @@ class ApiServer:
         return _json_response({'kind': f'{res.kind}List', 'apiVersion': res.group_version,
                                   'metadata': meta, 'items': [_list_item(o) for o in items]})
 
-    async def _body(self, request, *, allow_yaml=True):
+    async def _body(self, request, route=None, *, allow_yaml=True):
         raw = await request.read()
         if not raw:
             raise ApiError.bad_request('the request body is empty')
         ctype = request.content_type
         if allow_yaml and 'Content-Type' in request.headers and ctype not in OBJECT_MEDIA_TYPES:
-            # E.g. protobuf, which kubectl sends for built-in kinds in `create <kind>`: 415, as from
-            # an API server without that codec (kubectl does not fall back to JSON).
             raise ApiError.unsupported_media_type(DECLARED_MEDIA_TYPES)
+        if ctype == protobuf.CONTENT_TYPE:
+            res = route.resource
+            try:
+                return protobuf.decode(raw, gotypes.type_for(res.group, res.version, res.kind))
+            except (protobuf.ProtobufError, ValueError) as err:
+                raise ApiError.bad_request(f'{res.kind} in version "{res.version}" cannot be handled as a '
+                                           f'{res.kind}: {err}') from None
         try:
             if allow_yaml and ctype in ('application/yaml', 'text/yaml'):
                 return yaml.safe_load(raw)
@@ -520,21 +589,39 @@ class ApiServer:
         return obj
 
     @staticmethod
-    def _typed(request, route, obj, *, patching=False):
+    def _typed(request, route, obj, *, patch_type=None, patch_body=None):
         """The typed round-trip (typed.py) and `fieldValidation` (default Warn): unknown fields are
-        dropped, with a Warning each (Warn), a 400 (Strict) or silently (Ignore). Returns the
-        normalised object and the Warning header values."""
+        dropped, with a Warning each (Warn), an error (Strict) or silently (Ignore); a value the
+        decoder refuses is an error. Returns the normalised object and the Warning header values.
+
+        A create or update body that fails is a 400 (`Deployment in version "v1" cannot be handled
+        as a Deployment: ...`); a patched object that fails is the patch handler's 422 naming the
+        field `patch`, whose value is the patch as Go prints it (strategic merge patch) or the
+        patched object's JSON (JSON and merge patches)."""
         res = route.resource
-        obj, unknown = typed.normalise(res.kind, obj)
         directive = request.query.get('fieldValidation') or 'Warn'
+
+        def refuse(message):
+            if patch_type is None:
+                raise ApiError.bad_request(f'{res.kind} in version "{res.version}" cannot be handled as a '
+                                           f'{res.kind}: {message}')
+            if patch_type == patch.STRATEGIC_MERGE_PATCH:
+                shown = gotypes.go_map_text(patch_body)
+            else:
+                shown = _go_json(obj)
+            raise ApiError.invalid('', '', [('patch', 'FieldValueInvalid',
+                                             f'Invalid value: {go_repr(shown)}: {message}')], kind='')
+
+        try:
+            obj, unknown = typed.normalise(res.kind, obj, res.group, res.version,
+                                           unstructured=patch_type == patch.STRATEGIC_MERGE_PATCH)
+        except typed.DecodeError as err:
+            refuse(str(err))
         if not unknown or directive == 'Ignore':
             return obj, []
         found = ', '.join(f'unknown field "{path}"' for path in unknown)
         if directive == 'Strict':
-            if patching:
-                raise ApiError.bad_request(f'strict decoding error: {found}')
-            raise ApiError.bad_request(f'{res.kind} in version "{res.version}" cannot be handled as a '
-                                       f'{res.kind}: strict decoding error: {found}')
+            refuse(f'strict decoding error: {found}')
         return obj, ['299 - ' + json.dumps(f'unknown field "{path}"') for path in unknown]
 
     @staticmethod
@@ -557,30 +644,32 @@ class ApiServer:
     async def _create(self, request, route):
         if route.subresource:
             raise ApiError.method_not_allowed()
-        obj = self._check_body(route, await self._body(request), name_required=False)
+        obj = self._check_body(route, await self._body(request, route), name_required=False)
         obj, warnings = self._typed(request, route, obj)
         dry_run = _dry_run(request)
         if route.resource.namespaced and route.namespace is None:
             raise ApiError.method_not_allowed('a namespaced object must be created in a namespace')
         self._require_namespace(route)
-        created = self.store.create(route.resource.key, obj, dry_run=dry_run)
-        return self._warned(_json_response(created, status=201), warnings)
+        created = self.store.create(route.resource.key, route.resource.stored(obj), dry_run=dry_run,
+                                    manager=self._manager(request, route))
+        return self._warned(_json_response(route.resource.shown(created), status=201), warnings)
 
     async def _update(self, request, route):
-        obj = await self._body(request)
+        obj = await self._body(request, route)
         dry_run = _dry_run(request)
         res = route.resource
         if route.subresource == 'scale':
-            return self._write_scale(route, obj, dry_run)
+            return self._write_scale(route, obj, dry_run, self._manager(request, route))
         obj = self._check_body(route, obj, name_required=True)
         obj, warnings = self._typed(request, route, obj)
         current = self.store.must_get(res.key, route.namespace, route.name)
         self._check_uid(route, obj, current)
-        updated = self.store.update(res.key, obj, subresource=route.subresource, dry_run=dry_run,
+        updated = self.store.update(res.key, res.stored(obj), subresource=route.subresource, dry_run=dry_run,
+                                    manager=self._manager(request, route),
                                    whole_object=True)
-        return self._warned(_json_response(updated), warnings)
+        return self._warned(_json_response(res.shown(updated)), warnings)
 
-    def _write_scale(self, route, scale, dry_run):
+    def _write_scale(self, route, scale, dry_run, manager=None):
         res = route.resource
         if not isinstance(scale, dict):
             raise ApiError.bad_request('the request body is not a Scale object')
@@ -599,34 +688,98 @@ class ApiServer:
                                                           f'Invalid value: {json.dumps(replicas)}: must be '
                                                           'greater than or equal to 0')], kind='Scale')
         current.setdefault('spec', {})['replicas'] = replicas
-        updated = self.store.update(res.key, current, dry_run=dry_run)
+        updated = self.store.update(res.key, current, dry_run=dry_run, manager=manager)
         return _json_response(to_scale(res, updated))
+
+    @staticmethod
+    def _manager(request, route):
+        """The field manager of a write (fieldmanager.update as a store hook), None for kinds the
+        type table does not know."""
+        res = route.resource
+        stored = resources.BY_KEY.get(res.key, res)
+        type_name = gotypes.type_for(stored.group, stored.version, stored.kind)
+        if type_name is None:
+            return None
+        name, api_version = fieldmanager.manager_name(request), res.group_version
+        subresource = route.subresource or ''
+        return lambda old, new: fieldmanager.update(old, new, type_name, name, api_version, subresource)
+
+    async def _apply(self, request, route):
+        """Server-side apply (a PATCH in `application/apply-patch+yaml`): fieldmanager.apply on the
+        live object, or a create when there is none."""
+        res = route.resource
+        if route.subresource:
+            raise ApiError.unsupported_media_type()
+        raw = await request.read()
+        try:
+            config = yaml.safe_load(raw) if raw else None
+        except yaml.YAMLError as e:
+            raise ApiError.bad_request(f'error decoding YAML: {e}') from None
+        if not isinstance(config, dict):
+            raise ApiError.bad_request('the apply configuration must be an object')
+        if not config.get('apiVersion') or not config.get('kind'):
+            raise ApiError.bad_request('apiVersion and kind must be set in the apply configuration')
+        name = fieldmanager.manager_name(request)
+        if not request.query.get('fieldManager'):
+            raise ApiError.bad_request('PATCH requests of type application/apply-patch+yaml must specify a '
+                                       'fieldManager')
+        dry_run = _dry_run(request)
+        force = _is_true(request.query.get('force'))
+        config = self._check_body(route, config, name_required=True)
+        # The decoder judges the configuration (types, unknown fields); the apply merges it as written.
+        try:
+            _decoded, unknown = typed.normalise(res.kind, config, res.group, res.version)
+        except typed.DecodeError as err:
+            raise ApiError.bad_request(f'{res.kind} in version "{res.version}" cannot be handled as a '
+                                       f'{res.kind}: {err}') from None
+        if unknown and request.query.get('fieldValidation') != 'Ignore':
+            # structured-merge-diff refuses what the schema does not declare, whatever the directive.
+            where = f'{route.namespace}/{route.name}' if route.namespace else route.name
+            raise ApiError.bad_request(
+                f'failed to create typed patch object ({where}; {res.group_version}, Kind={res.kind}): '
+                + ', '.join(f'.{path}: field not declared in schema' for path in unknown))
+        warnings = []
+        config = gotypes.known_only(gotypes.type_for(res.group, res.version, res.kind), config)
+        live = self.store.get(res.key, route.namespace, route.name)
+        stored = resources.BY_KEY.get(res.key, res)
+        type_name = gotypes.type_for(stored.group, stored.version, stored.kind)
+        merged = fieldmanager.apply(live, res.stored(config), type_name, name, res.group_version, force)
+        if live is None:
+            self._require_namespace(route)
+            out = self.store.create(res.key, merged, dry_run=dry_run)
+            return self._warned(_json_response(res.shown(out), status=201), warnings)
+        merged['metadata']['resourceVersion'] = live['metadata']['resourceVersion']
+        out = self.store.update(res.key, merged, dry_run=dry_run, whole_object=True)
+        return self._warned(_json_response(res.shown(out)), warnings)
 
     async def _patch(self, request, route):
         ctype = request.content_type
         if ctype == patch.APPLY_PATCH:
-            raise ApiError(415, 'UnsupportedMediaType', 'kubesim does not implement server-side apply '
-                           f'({patch.APPLY_PATCH}); use client-side apply or another patch type')
+            return await self._apply(request, route)
         if ctype not in patch.PATCH_TYPES:
             raise ApiError.unsupported_media_type()
         body = await self._body(request, allow_yaml=False)
         dry_run = _dry_run(request)
         res = route.resource
-        current = self.store.must_get(res.key, route.namespace, route.name)
+        current = res.shown(self.store.must_get(res.key, route.namespace, route.name))
         if route.subresource == 'scale':
             scale = to_scale(res, current)
-            return self._write_scale(route, patch.apply_patch(ctype, scale, body), dry_run)
+            return self._write_scale(route, patch.apply_patch(ctype, scale, body), dry_run,
+                                     self._manager(request, route))
         patched = patch.apply_patch(ctype, current, body)
         if not isinstance(patched, dict):
             raise ApiError.bad_request('the patched object is not an object')
         patched = self._check_body(route, patched, name_required=True)
-        patched, warnings = self._typed(request, route, patched, patching=True)
+        patched, warnings = self._typed(request, route, patched, patch_type=ctype, patch_body=body)
         self._check_uid(route, patched, current)
-        updated = self.store.update(res.key, patched, subresource=route.subresource, dry_run=dry_run,
-                                   whole_object=True)
-        return self._warned(_json_response(updated), warnings)
+        updated = self.store.update(res.key, res.stored(patched), subresource=route.subresource,
+                                    manager=self._manager(request, route),
+                                    dry_run=dry_run, whole_object=True)
+        return self._warned(_json_response(res.shown(updated)), warnings)
 
     async def _delete_options(self, request):
+        """(propagation policy or None, preconditions, dry run, grace period or None, whether
+        `orphanDependents: false` was given) from the query and a DeleteOptions body."""
         raw = await request.read()
         options = {}
         if raw:
@@ -651,46 +804,71 @@ class ApiServer:
                                    '"Background", "Orphan"')], kind='DeleteOptions')
         if orphan is not None:
             policy = 'Orphan' if orphan else 'Background'
+        grace = options.get('gracePeriodSeconds')
+        if grace is None and 'gracePeriodSeconds' in query:
+            try:
+                grace = int(query['gracePeriodSeconds'])
+            except ValueError:
+                raise ApiError.bad_request(f'invalid gracePeriodSeconds: {query["gracePeriodSeconds"]!r}')
         preconditions = options.get('preconditions') or {}
-        return policy, preconditions, _dry_run(request, options)
+        return policy, preconditions, _dry_run(request, options), grace, orphan is False
 
     async def _delete(self, request, route):
+        """The registry store's Delete (store.delete_request) and the handler's answer
+        (apiserver endpoints/handlers/delete.go): an object removed at once is answered with a
+        Success Status naming it (a pod with the pod itself, the pod strategy's
+        ReturnDeletedObject); one left being deleted (graceful pod, finalizers, orphan or
+        foreground propagation) with the object as it now is, 202 instead of 200 when
+        `orphanDependents: false` asked for the cascade."""
         res = route.resource
-        policy, preconditions, dry_run = await self._delete_options(request)
-        policy = policy or res.delete_propagation
-        if res.key == '/namespaces' and not dry_run:
-            self.store.must_get(res.key, None, route.name)
-            self._empty_namespace(route.name)
-        gone = self.store.delete(res.key, route.namespace, route.name, propagation=policy,
-                                 dry_run=dry_run, preconditions=preconditions)
-        details = {'name': route.name, 'kind': res.plural, 'uid': gone['metadata'].get('uid')}
-        if res.group:
-            details['group'] = res.group
-        return _json_response({'kind': 'Status', 'apiVersion': 'v1', 'metadata': {},
-                                  'status': 'Success', 'details': details})
+        policy, preconditions, dry_run, grace, cascade = await self._delete_options(request)
+        if res.key == '/namespaces':
+            return self._delete_namespace(route, preconditions, dry_run)
+        obj, removed = self.store.delete_request(res.key, route.namespace, route.name, propagation=policy,
+                                                 dry_run=dry_run, preconditions=preconditions,
+                                                 grace_seconds=grace)
+        if removed and res.key != '/pods':
+            details = {'name': route.name, 'group': res.group, 'kind': res.plural,
+                       'uid': obj['metadata'].get('uid')}
+            return _json_response({'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Success',
+                                   'details': {k: v for k, v in details.items() if v}})
+        return _json_response(res.shown(obj), status=202 if cascade and not removed else 200)
 
-    def _empty_namespace(self, namespace):
-        for r in resources.RESOURCES:
-            if r.namespaced:
-                for obj in self.store.list(r.key, namespace):
-                    if self.store.get(r.key, namespace, obj['metadata']['name']) is not None:
-                        self.store.delete(r.key, namespace, obj['metadata']['name'])
+    def _delete_namespace(self, route, preconditions, dry_run):
+        """The namespace storage's Delete (pkg/registry/core/namespace/storage/storage.go): the
+        first DELETE marks it (deletionTimestamp, phase Terminating) and answers it; the
+        namespace controller (namespaces.py) empties it and it goes. Deleting it again while its
+        finalizers are pending is a 409."""
+        current = self.store.must_get('/namespaces', None, route.name)
+        if current['metadata'].get('deletionTimestamp'):
+            if (current.get('spec') or {}).get('finalizers'):
+                raise ApiError.conflict('/namespaces', route.name, 'The system is ensuring all content is '
+                                        'removed from this namespace.  Upon completion, this namespace will '
+                                        'automatically be purged by the system.')
+            return _json_response(current)
+        if dry_run:
+            current['metadata']['deletionTimestamp'] = now_rfc3339()
+            current.setdefault('status', {})['phase'] = 'Terminating'
+            return _json_response(current)
+        marked = self.store.mark_deleting('/namespaces', '', route.name, preconditions=preconditions,
+                                          status={'phase': 'Terminating'})
+        return _json_response(marked)
 
     async def _delete_collection(self, request, route):
         res = route.resource
-        policy, _preconditions, dry_run = await self._delete_options(request)
-        policy = policy or res.delete_propagation
+        policy, _preconditions, dry_run, grace, _cascade = await self._delete_options(request)
         labels, fields = self._selectors(request, route)
         deleted = []
         for obj in self.store.list(res.key, route.namespace, labels, fields):
             meta = obj['metadata']
             if self.store.get(res.key, meta.get('namespace'), meta['name']) is None:
                 continue  # garbage-collected along with an earlier item
-            deleted.append(self.store.delete(res.key, meta.get('namespace'), meta['name'],
-                                             propagation=policy, dry_run=dry_run))
+            self.store.delete_request(res.key, meta.get('namespace'), meta['name'], propagation=policy,
+                                      dry_run=dry_run, grace_seconds=grace)
+            deleted.append(res.shown(obj))
         return _json_response({'kind': f'{res.kind}List', 'apiVersion': res.group_version,
-                                  'metadata': {'resourceVersion': str(self.store.resource_version)},
-                                  'items': [_list_item(o) for o in deleted]})
+                               'metadata': {'resourceVersion': str(self.store.resource_version)},
+                               'items': [_list_item(o) for o in deleted]})
 
     # ---- watch ---------------------------------------------------------------------------
     async def _watch(self, request, route, name=None):
@@ -724,7 +902,8 @@ class ApiServer:
         except ValueError:
             raise ApiError.bad_request(f'invalid resourceVersion: {rv!r}')
         # Snapshot before the first await: later changes arrive through the watch queue.
-        snapshot = self.store.list(res.key, route.namespace, labels, fields) if watch and initial else []
+        snapshot = [res.shown(o) for o in self.store.list(res.key, route.namespace, labels, fields)] \
+            if watch and initial else []
         snapshot_rv = str(self.store.resource_version)
 
         response = web.StreamResponse(status=200, headers={'Content-Type': JSON,
@@ -757,7 +936,8 @@ class ApiServer:
                     continue
                 if event is None:  # server shutting down
                     break
-                await self._send(response, *event, as_table and res.columns)
+                typ, obj = event
+                await self._send(response, typ, res.shown(obj), as_table and res.columns)
             await response.write_eof()
         except (ConnectionResetError, BrokenPipeError):
             pass

@@ -19,7 +19,7 @@ import threading
 
 from aiohttp import web
 
-from . import quota, resources
+from . import namespaces, quota, resources, serviceaccounts
 from .controllers import ControllerManager
 from .faults import Faults
 from .kubeconfig import write_kubeconfig
@@ -35,7 +35,7 @@ class KubeSim:
     def __init__(self, *, host='127.0.0.1', port=0, tls=False, token=None, readonly_token=None, nodes=3,
                  ready_delay=0.2, fail_image=None, time_scale=1.0, request_log=None, faults=None,
                  crash_image=None, crash_after=1.0, token_file=None, basic_auth=None, client_certs=False,
-                 max_watch_seconds=None):
+                 max_watch_seconds=None, stop_delay=0.1):
         if client_certs and not tls:
             raise ValueError('client_certs needs tls')
         self.host = host
@@ -48,7 +48,7 @@ class KubeSim:
                              'max_watch_seconds': max_watch_seconds}
         self.controller_options = {'nodes': nodes, 'ready_delay': ready_delay, 'fail_image': fail_image,
                                    'time_scale': time_scale, 'crash_image': crash_image,
-                                   'crash_after': crash_after}
+                                   'crash_after': crash_after, 'stop_delay': stop_delay}
         self.request_log_path = os.fspath(request_log) if request_log else None
         self.faults = Faults(faults)  # parses now: a bad SPEC fails before anything starts
         self.certificates = None
@@ -67,21 +67,22 @@ class KubeSim:
     async def _astart(self):
         store = self.store = Store()
         store.admission = resources.admit
+        store.encoder = resources.encode
         store.validating_admission.append(quota.check)
-        for name in INITIAL_NAMESPACES:
-            store.create('/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': name},
-                                         'spec': {'finalizers': ['kubernetes']},
-                                         'status': {'phase': 'Active'}})
-        if self.request_log_path:
-            self._log_file = open(self.request_log_path, 'a', encoding='utf-8')  # noqa: SIM115
-        self.api = ApiServer(store, token=self.token, readonly_token=self.readonly_token,
-                             request_log=self._log_file, faults=self.faults, **self.auth_options)
         ssl_context = None
         if self.tls:
             from .tls import Certificates  # cryptography is only imported when TLS is wanted
 
             self.certificates = Certificates()
             ssl_context = self.certificates.server_context(self.auth_options['client_certs'])
+        serviceaccounts.ServiceAccounts(store, self.ca_pem).attach()
+        namespaces.NamespaceController(store).attach()
+        for name in INITIAL_NAMESPACES:
+            store.create('/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': name}})
+        if self.request_log_path:
+            self._log_file = open(self.request_log_path, 'a', encoding='utf-8')  # noqa: SIM115
+        self.api = ApiServer(store, token=self.token, readonly_token=self.readonly_token,
+                             request_log=self._log_file, faults=self.faults, **self.auth_options)
         self._runner = web.AppRunner(self.api.make_app(), access_log=None, handle_signals=False,
                                      shutdown_timeout=1.0)
         await self._runner.setup()

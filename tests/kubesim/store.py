@@ -20,7 +20,10 @@ from .resources import strategy
 from .selectors import matches_fields, matches_labels
 
 # Metadata an update can never change.
-SERVER_OWNED = ('uid', 'creationTimestamp', 'generation', 'deletionTimestamp')
+SERVER_OWNED = ('uid', 'creationTimestamp', 'generation', 'deletionTimestamp', 'deletionGracePeriodSeconds')
+# The garbage collector's finalizers (metav1.FinalizerOrphanDependents, FinalizerDeleteDependents).
+ORPHAN = 'orphan'
+FOREGROUND = 'foregroundDeletion'
 
 # Watch events kept for resuming a watch from an older resourceVersion.
 EVENT_HISTORY = 5000
@@ -28,6 +31,37 @@ EVENT_HISTORY = 5000
 
 def now_rfc3339():
     return datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+def _format_time(moment):
+    return moment.strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+def _parse_time(text):
+    return datetime.datetime.strptime(text, '%Y-%m-%dT%H:%M:%SZ').replace(tzinfo=datetime.timezone.utc)
+
+
+def _set_managed(meta, entries):
+    if entries:
+        meta['managedFields'] = entries
+    else:
+        meta.pop('managedFields', None)
+
+
+def _gc_finalizers(propagation, obj, row):
+    """(orphan, foreground): the garbage collector's finalizers a DELETE leaves on ``obj``
+    (shouldOrphanDependents and shouldDeleteDependents in the registry store): an explicit
+    policy decides; without one, a finalizer the object already has; else the kind's default
+    (Orphan for core/v1 ReplicationControllers, Background for the rest)."""
+    if propagation is not None:
+        return propagation == 'Orphan', propagation == 'Foreground'
+    finalizers = obj['metadata'].get('finalizers') or []
+    for finalizer in finalizers:
+        if finalizer == ORPHAN:
+            return True, False
+        if finalizer == FOREGROUND:
+            return False, True
+    return row.delete_propagation == 'Orphan', False
 
 
 def _spec_view(obj):
@@ -86,15 +120,25 @@ class Store:
         self._rv = itertools.count(1000)
         self.resource_version = 1000
         self.watches = []
+        self._deferred = []
+        self._draining = False
+        self._notifying = 0
         self.history = []  # (rv:int, resource, type, obj, old_obj) for watch resumption
         # Callables (event_type, resource, obj) told about every persisted change (controllers).
         self.listeners = []
         # Callable (resource, new_obj, old_obj_or_None) -> None; defaults and validates in place,
         # raising ApiError(422) on invalid objects. Set by the server (resources.admit).
         self.admission = None
+        # Callables (store, resource, new_obj, old_obj_or_None) run after defaulting and validation,
+        # changing the object in place or raising ApiError (mutating admission plugins such as
+        # ServiceAccount; set by the server).
+        self.mutating_admission = []
         # Callables (store, resource, new_obj) run after admission on creates, raising ApiError to
         # refuse (validating admission plugins such as ResourceQuota; set by the server).
         self.validating_admission = []
+        # Callable (resource, obj) -> obj: the object as the API server's Go types encode it
+        # (resources.encode), applied to everything stored; None keeps objects as written.
+        self.encoder = None
 
     # ---- reads ---------------------------------------------------------------------------
     def get(self, resource, namespace, name):
@@ -130,7 +174,7 @@ class Store:
         ns = meta.get('namespace', '') if strategy(resource).namespaced else ''
         return (resource, ns or '', meta['name'])
 
-    def create(self, resource, obj, dry_run=False):
+    def create(self, resource, obj, dry_run=False, manager=None):
         obj = copy.deepcopy(obj)
         meta = obj.setdefault('metadata', {})
         if not meta.get('name'):
@@ -144,10 +188,19 @@ class Store:
         key = self._key(resource, obj)
         if key in self.objects:
             raise ApiError.already_exists(resource, meta['name'])
+        if key[1]:
+            ns = self.objects.get(('/namespaces', '', key[1]))
+            if ns is not None and ns['metadata'].get('deletionTimestamp'):
+                # The NamespaceLifecycle admission plugin.
+                raise ApiError.namespace_terminating(resource, meta['name'], key[1])
         if self.admission:
             self.admission(resource, obj, None)
+        for mutate in self.mutating_admission:
+            mutate(self, resource, obj, None)
         for check in self.validating_admission:
             check(self, resource, obj)
+        if manager is not None:
+            _set_managed(meta, manager(None, obj))
         meta['uid'] = str(uuid.uuid4())
         meta['creationTimestamp'] = now_rfc3339()
         if strategy(resource).generation:
@@ -156,6 +209,10 @@ class Store:
             meta.pop('generation', None)
         meta.pop('resourceVersion', None)
         meta.pop('deletionTimestamp', None)
+        meta.pop('deletionGracePeriodSeconds', None)
+        if self.encoder is not None:
+            obj = self.encoder(resource, obj)
+            meta = obj['metadata']
         if dry_run:
             meta['resourceVersion'] = str(self.resource_version)
             return obj
@@ -164,7 +221,8 @@ class Store:
         self._emit('ADDED', resource, obj)
         return copy.deepcopy(obj)
 
-    def update(self, resource, obj, subresource=None, dry_run=False, check_rv=True, whole_object=False):
+    def update(self, resource, obj, subresource=None, dry_run=False, check_rv=True, whole_object=False,
+               manager=None):
         """Replace an object (PUT semantics).
 
         ``subresource='status'`` changes only ``status``, and with ``whole_object`` (a client's
@@ -204,11 +262,25 @@ class Store:
                     new['metadata'][field] = old['metadata'][field]
                 else:
                     new['metadata'].pop(field, None)
+            if old['metadata'].get('deletionTimestamp'):
+                added = [f for f in new['metadata'].get('finalizers') or []
+                         if f not in (old['metadata'].get('finalizers') or [])]
+                if added:
+                    # ValidateObjectMetaUpdate (apimachinery api/validation/objectmeta.go).
+                    listed = ', '.join(f'"{f}"' for f in added)
+                    raise ApiError.invalid(resource, new['metadata']['name'], [(
+                        'metadata.finalizers', 'FieldValueForbidden',
+                        'Forbidden: no new finalizers can be added if the object is being deleted, found '
+                        f'new finalizers []string{{{listed}}}')])
             if self.admission:
                 self.admission(resource, new, old)
             if strategy(resource).generation and _spec_view(new) != _spec_view(old):
                 new['metadata']['generation'] = old['metadata'].get('generation', 1) + 1
         new['metadata']['resourceVersion'] = old['metadata']['resourceVersion']
+        if manager is not None:
+            _set_managed(new['metadata'], manager(old, new))
+        if self.encoder is not None:
+            new = self.encoder(resource, new)
         if new == old:
             # A no-op write stores nothing and keeps the resourceVersion, as in Kubernetes.
             return copy.deepcopy(old)
@@ -217,14 +289,15 @@ class Store:
         new['metadata']['resourceVersion'] = self._next_rv()
         self.objects[key] = new
         self._emit('MODIFIED', resource, new, old)
+        meta = new['metadata']
+        if meta.get('deletionTimestamp') and not meta.get('finalizers') \
+                and not meta.get('deletionGracePeriodSeconds'):
+            # The registry's update deletes an object being deleted once its last finalizer is
+            # gone (shouldDeleteDuringUpdate).
+            self.defer(self.remove, resource, key[1], key[2])
         return copy.deepcopy(new)
 
-    def delete(self, resource, namespace, name, propagation='Background', dry_run=False,
-               preconditions=None):
-        key = (resource, namespace or '' if strategy(resource).namespaced else '', name)
-        old = self.objects.get(key)
-        if old is None:
-            raise ApiError.not_found(resource, name)
+    def _check_preconditions(self, resource, name, old, preconditions):
         if preconditions:
             if preconditions.get('uid') and preconditions['uid'] != old['metadata']['uid']:
                 raise ApiError.conflict(resource, name, 'Precondition failed: UID in precondition')
@@ -232,25 +305,226 @@ class Store:
             if rv and rv != old['metadata']['resourceVersion']:
                 raise ApiError.conflict(resource, name,
                                         'Precondition failed: ResourceVersion in precondition')
-        if dry_run:
+
+    def mark_deleting(self, resource, namespace, name, preconditions=None, grace_seconds=None,
+                      status=None, finalizers=()):
+        """The first step of a deletion that waits: `deletionTimestamp` (now, unless already set),
+        `deletionGracePeriodSeconds` when given, ``status`` fields merged in, ``finalizers``
+        added. Returns the updated object (one MODIFIED event)."""
+        key = (resource, namespace or '' if strategy(resource).namespaced else '', name)
+        old = self.objects.get(key)
+        if old is None:
+            raise ApiError.not_found(resource, name)
+        self._check_preconditions(resource, name, old, preconditions)
+        new = copy.deepcopy(old)
+        meta = new['metadata']
+        meta.setdefault('deletionTimestamp', now_rfc3339())
+        if grace_seconds is not None:
+            meta['deletionGracePeriodSeconds'] = grace_seconds
+        for finalizer in finalizers:
+            if finalizer not in (meta.get('finalizers') or []):
+                meta.setdefault('finalizers', []).append(finalizer)
+        if status:
+            new.setdefault('status', {}).update(status)
+        if new == old:
             return copy.deepcopy(old)
-        uid = old['metadata']['uid']
-        if propagation == 'Orphan':
-            self._orphan_dependents(uid)
-        del self.objects[key]
+        return self._replace(resource, key, new, old)
+
+    def _replace(self, resource, key, new, old):
+        if self.encoder is not None:
+            new = self.encoder(resource, new)
+        new['metadata']['resourceVersion'] = self._next_rv()
+        self.objects[key] = new
+        self._emit('MODIFIED', resource, new, old)
+        return copy.deepcopy(new)
+
+    def delete(self, resource, namespace, name, propagation=None, dry_run=False, preconditions=None,
+               grace_seconds=None):
+        """A DELETE as the API server's registry store does it (`delete_request`); returns the
+        object: the removed one, or the one now being deleted (see `delete_request`)."""
+        return self.delete_request(resource, namespace, name, propagation, dry_run, preconditions,
+                                   grace_seconds)[0]
+
+    def delete_request(self, resource, namespace, name, propagation=None, dry_run=False, preconditions=None,
+                       grace_seconds=None):
+        """(object, removed) for a DELETE, as the registry store's Delete
+        (apiserver pkg/registry/generic/registry/store.go) decides it:
+
+        - the garbage collector's finalizers follow ``propagation`` (None: the object's own
+          `orphan`/`foregroundDeletion` finalizer, else the kind's default): `orphan` for Orphan,
+          `foregroundDeletion` for Foreground, neither for Background;
+        - a pod bound to a node and not finished is deleted gracefully (pod strategy
+          CheckGracefulDelete): `deletionTimestamp` now + the grace period (``grace_seconds``, else
+          its `terminationGracePeriodSeconds`), `deletionGracePeriodSeconds`; the kubelet removes
+          it once its containers stopped. Deleting it again with a shorter grace period moves the
+          deadline; with 0 it is removed at once;
+        - an object left with finalizers is marked (`deletionTimestamp` now, grace 0, generation
+          +1) and stays until they are removed: the garbage collector removes its own at once for
+          `orphan` (after orphaning the dependents) and for `foregroundDeletion` when no blocking
+          dependent is left;
+        - anything else is removed at once, its dependents deleted in the background.
+
+        ``removed`` tells which: the answer is the removed object or the one being deleted."""
+        key = (resource, namespace or '' if strategy(resource).namespaced else '', name)
+        old = self.objects.get(key)
+        if old is None:
+            raise ApiError.not_found(resource, name)
+        self._check_preconditions(resource, name, old, preconditions)
+        row = strategy(resource)
+        new = copy.deepcopy(old)
+        meta = new['metadata']
+        deleting = bool(meta.get('deletionTimestamp'))
+        now = datetime.datetime.now(datetime.timezone.utc)
+
+        graceful = pending = False
+        if deleting:
+            period = meta.get('deletionGracePeriodSeconds')
+            if period:
+                if grace_seconds is None or grace_seconds >= period:
+                    pending = True
+                elif grace_seconds > 0:
+                    started = _parse_time(meta['deletionTimestamp']) - datetime.timedelta(seconds=period)
+                    deadline = started + datetime.timedelta(seconds=grace_seconds)
+                    meta['deletionTimestamp'] = _format_time(deadline)
+                    meta['deletionGracePeriodSeconds'] = grace_seconds
+                    graceful = True
+                else:
+                    meta['deletionGracePeriodSeconds'] = 0
+        elif resource == '/pods':
+            period = grace_seconds
+            if period is None:
+                period = (new.get('spec') or {}).get('terminationGracePeriodSeconds', 30)
+            if period < 0:
+                period = 1
+            phase = (new.get('status') or {}).get('phase')
+            if not (new.get('spec') or {}).get('nodeName') or phase in ('Succeeded', 'Failed'):
+                period = 0  # never started, or already finished: nothing to wait for
+            if period > 0:
+                graceful = True
+                meta['deletionTimestamp'] = _format_time(now + datetime.timedelta(seconds=period))
+                meta['deletionGracePeriodSeconds'] = period
+                if meta.get('generation'):
+                    meta['generation'] += 1
+
+        if pending:
+            return copy.deepcopy(old), False
+        finalizers = [f for f in meta.get('finalizers') or [] if f not in (ORPHAN, FOREGROUND)]
+        orphan, foreground = _gc_finalizers(propagation, old, row)
+        if orphan:
+            finalizers.append(ORPHAN)
+        if foreground:
+            finalizers.append(FOREGROUND)
+        if set(finalizers) != set(meta.get('finalizers') or []):
+            meta['finalizers'] = finalizers
+        if not meta.get('finalizers'):
+            meta.pop('finalizers', None)
+        if not graceful and meta.get('finalizers'):
+            # markAsDeleting
+            if not deleting and meta.get('generation'):
+                meta['generation'] += 1
+            if not deleting or _parse_time(meta['deletionTimestamp']) > now:
+                meta['deletionTimestamp'] = _format_time(now)
+            meta['deletionGracePeriodSeconds'] = 0
+        if graceful or meta.get('finalizers'):
+            if dry_run:
+                return new, False
+            marked = self._replace(resource, key, new, old) if new != old else copy.deepcopy(old)
+            if not graceful:
+                self.defer(self.collect_garbage, resource, key[1], key[2])
+            return marked, False
+        if dry_run:
+            return copy.deepcopy(old), True
+        return self.remove(resource, key[1], key[2]), True
+
+    def remove(self, resource, namespace, name):
+        """Take the object out of the store (one DELETED event); the garbage collector then
+        deletes its dependents in the background and finishes owners waiting for it."""
+        key = (resource, namespace or '' if strategy(resource).namespaced else '', name)
+        old = self.objects.pop(key, None)
+        if old is None:
+            return None
         gone = copy.deepcopy(old)
         gone['metadata']['resourceVersion'] = self._next_rv()
         self._emit('DELETED', resource, gone)
-        if propagation != 'Orphan':
-            self._collect_dependents(uid)
+        self.defer(self._collect_dependents, old['metadata']['uid'])
+        for ref in old['metadata'].get('ownerReferences') or []:
+            self.defer(self._finish_foreground, ref.get('uid'))
         return gone
 
+    def _check_preconditions(self, resource, name, old, preconditions):
+        if preconditions:
+            if preconditions.get('uid') and preconditions['uid'] != old['metadata']['uid']:
+                raise ApiError.conflict(resource, name, 'Precondition failed: UID in precondition')
+            rv = preconditions.get('resourceVersion')
+            if rv and rv != old['metadata']['resourceVersion']:
+                raise ApiError.conflict(resource, name,
+                                        'Precondition failed: ResourceVersion in precondition')
+
+    # ---- the garbage collector ---------------------------------------------------------------
     def _dependents(self, owner_uid):
         for key, obj in list(self.objects.items()):
             for ref in obj['metadata'].get('ownerReferences') or []:
                 if ref.get('uid') == owner_uid:
                     yield key, obj
                     break
+
+    def _owner_exists(self, ref, namespace):
+        for (_resource, ns, _name), obj in self.objects.items():
+            if obj['metadata'].get('uid') == ref.get('uid') and ns in ('', namespace):
+                return True
+        return False
+
+    def collect_garbage(self, resource, namespace, name):
+        """The garbage collector's work on an object being deleted with its finalizers: `orphan`
+        (dependents lose their reference to it, then the finalizer goes) and `foregroundDeletion`
+        (dependents are deleted, the finalizer goes once no blocking one is left)."""
+        key = (resource, namespace, name)
+        obj = self.objects.get(key)
+        if obj is None or not obj['metadata'].get('deletionTimestamp'):
+            return
+        finalizers = obj['metadata'].get('finalizers') or []
+        uid = obj['metadata']['uid']
+        if ORPHAN in finalizers:
+            self._orphan_dependents(uid)
+            self._drop_finalizer(key, ORPHAN)
+        elif FOREGROUND in finalizers:
+            for dep_key, dep in list(self._dependents(uid)):
+                if dep_key in self.objects and not dep['metadata'].get('deletionTimestamp'):
+                    has_own = any(True for _ in self._dependents(dep['metadata']['uid']))
+                    try:
+                        self.delete(dep_key[0], dep_key[1], dep_key[2],
+                                    propagation='Foreground' if has_own else 'Background')
+                    except ApiError:
+                        continue
+            self._finish_foreground(uid)
+
+    def _finish_foreground(self, owner_uid):
+        """Drop `foregroundDeletion` from an owner being deleted once none of its dependents
+        blocks it (an ownerReference with blockOwnerDeletion)."""
+        for key, obj in list(self.objects.items()):
+            if obj['metadata'].get('uid') != owner_uid:
+                continue
+            if FOREGROUND not in (obj['metadata'].get('finalizers') or []) \
+                    or not obj['metadata'].get('deletionTimestamp'):
+                return
+            for _dep_key, dep in self._dependents(owner_uid):
+                for ref in dep['metadata'].get('ownerReferences') or []:
+                    if ref.get('uid') == owner_uid and ref.get('blockOwnerDeletion'):
+                        return
+            self._drop_finalizer(key, FOREGROUND)
+            return
+
+    def _drop_finalizer(self, key, finalizer):
+        obj = self.objects.get(key)
+        if obj is None:
+            return
+        new = copy.deepcopy(obj)
+        new['metadata']['finalizers'] = [f for f in new['metadata'].get('finalizers') or [] if f != finalizer]
+        if not new['metadata']['finalizers']:
+            del new['metadata']['finalizers']
+        self._replace(key[0], key, new, obj)
+        if not new['metadata'].get('finalizers'):
+            self.remove(*key)
 
     def _orphan_dependents(self, owner_uid):
         for key, obj in list(self._dependents(owner_uid)):
@@ -260,15 +534,47 @@ class Store:
                 new['metadata']['ownerReferences'] = refs
             else:
                 del new['metadata']['ownerReferences']
-            new['metadata']['resourceVersion'] = self._next_rv()
-            self.objects[key] = new
-            self._emit('MODIFIED', key[0], new, obj)
+            self._replace(key[0], key, new, obj)
 
     def _collect_dependents(self, owner_uid):
-        """Garbage collection: delete what the deleted owner owned (recursively)."""
+        """Dependents of a removed owner: deleted (in the background, or as their own finalizers
+        say) when no other owner of theirs exists, else only the dangling reference goes."""
         for key, _obj in list(self._dependents(owner_uid)):
-            if key in self.objects:
-                self.delete(key[0], key[1], key[2], propagation='Background')
+            current = self.objects.get(key)
+            if current is None:
+                continue
+            others = [r for r in current['metadata'].get('ownerReferences') or []
+                      if r.get('uid') != owner_uid]
+            if any(self._owner_exists(r, key[1]) for r in others):
+                new = copy.deepcopy(current)
+                new['metadata']['ownerReferences'] = others
+                self._replace(key[0], key, new, current)
+                continue
+            if current['metadata'].get('deletionTimestamp') and not current['metadata'].get('finalizers'):
+                continue  # already terminating
+            try:
+                self.delete(key[0], key[1], key[2])
+            except ApiError:
+                continue
+
+    # ---- deferred work -------------------------------------------------------------------------
+    def defer(self, fn, *args):
+        """Run ``fn(*args)`` once the store operation under way (and every listener it notified)
+        has finished: what controllers and the garbage collector do in reaction to a change comes
+        after the change, as it does through watches."""
+        self._deferred.append((fn, args))
+        self._drain()
+
+    def _drain(self):
+        if self._draining or self._notifying:
+            return
+        self._draining = True
+        try:
+            while self._deferred:
+                fn, args = self._deferred.pop(0)
+                fn(*args)
+        finally:
+            self._draining = False
 
     # ---- watches -------------------------------------------------------------------------
     def watch(self, resource, namespace=None, resource_version=None, label_selector=None,
@@ -298,5 +604,10 @@ class Store:
             seen = w.event_for(typ, resource, obj, old)
             if seen:
                 w.queue.put_nowait((seen, copy.deepcopy(obj)))
-        for listener in list(self.listeners):
-            listener(typ, resource, obj)
+        self._notifying += 1
+        try:
+            for listener in list(self.listeners):
+                listener(typ, resource, obj)
+        finally:
+            self._notifying -= 1
+        self._drain()

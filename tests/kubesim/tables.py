@@ -93,8 +93,6 @@ def _selector(obj):
 
 
 def _pod_status(pod):
-    if (pod.get('metadata') or {}).get('deletionTimestamp'):
-        return 'Terminating'
     status = _status(pod)
     reason = status.get('reason') or status.get('phase') or 'Unknown'
     for cs in status.get('containerStatuses') or []:
@@ -103,6 +101,9 @@ def _pod_status(pod):
             reason = state['waiting']['reason']
         elif (state.get('terminated') or {}).get('reason'):
             reason = state['terminated']['reason']
+    deleting = (pod.get('metadata') or {}).get('deletionTimestamp')
+    if deleting and status.get('phase') not in ('Succeeded', 'Failed'):
+        return 'Terminating'  # a finished pod being deleted shows how it finished
     return reason
 
 
@@ -225,6 +226,46 @@ def _quota_usage(quota, limits):
 
 RESOURCE_QUOTA = [_NAME, _AGE, ('Request', 'string', 0, lambda o: _quota_usage(o, False)),
                   ('Limit', 'string', 0, lambda o: _quota_usage(o, True))]
+def _hpa_targets(hpa):
+    """formatHPAMetrics: `name: current/target` per metric (the first two, then `+ N more...`),
+    `<unknown>` before the controller has a value."""
+    current = {}
+    for metric in _status(hpa).get('currentMetrics') or []:
+        resource = metric.get('resource') or {}
+        if metric.get('type') == 'Resource':
+            current[resource.get('name')] = resource.get('current') or {}
+    parts = []
+    specs = _spec(hpa).get('metrics') or []
+    for metric in specs[:2]:
+        if metric.get('type') != 'Resource':
+            parts.append(f'<unknown>/{metric.get("type", "")}')
+            continue
+        resource = metric.get('resource') or {}
+        name, target = resource.get('name'), resource.get('target') or {}
+        now = current.get(name) or {}
+        if target.get('type') == 'Utilization':
+            value = now.get('averageUtilization')
+            shown = f'{value}%' if value is not None else '<unknown>'
+            parts.append(f'{name}: {shown}/{target.get("averageUtilization")}%')
+        else:
+            shown = now.get('averageValue', '<unknown>')
+            parts.append(f'{name}: {shown}/{target.get("averageValue") or target.get("value")}')
+    text = ', '.join(parts) or '<none>'
+    if len(specs) > 2:
+        text += f' + {len(specs) - 2} more...'
+    return text
+
+
+def _hpa_reference(hpa):
+    ref = _spec(hpa).get('scaleTargetRef') or {}
+    return f'{ref.get("kind", "")}/{ref.get("name", "")}'
+
+
+HORIZONTAL_POD_AUTOSCALER = [
+    _NAME, ('Reference', 'string', 0, _hpa_reference), ('Targets', 'string', 0, _hpa_targets),
+    ('MinPods', 'string', 0, lambda o: str(_spec(o).get('minReplicas', 1))),
+    ('MaxPods', 'integer', 0, _int('spec.maxReplicas')),
+    ('Replicas', 'integer', 0, _int('status.currentReplicas')), _AGE]
 # Kinds without a printer of their own.
 DEFAULT = [_NAME, _AGE]
 

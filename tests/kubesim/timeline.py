@@ -9,11 +9,15 @@ import time
 
 from .controllers.common import controller_of, is_pod_ready
 
-CREATED, READY, UNREADY, DELETED = 'created', 'ready', 'unready', 'deleted'
+CREATED, READY, UNREADY, DELETED, REMOVED = 'created', 'ready', 'unready', 'deleted', 'removed'
 
 
 class PodTracker:
     """Follows every pod write in the store (as a store listener) and keeps per-pod timing.
+
+    A pod is `deleted` when its deletion is asked for (its `deletionTimestamp` appears, or it goes at
+    once): from then on its controller no longer counts it. It is `removed` when it leaves the
+    store, its containers stopped.
 
     ``log`` is the readiness log. Each entry: ``{"t", "event", "namespace", "pod", "owner_kind",
     "owner_name", "workload_kind", "workload_name"}``; owner is the pod's controller (e.g. a
@@ -56,7 +60,15 @@ class PodTracker:
                 self._record(now, READY, obj, state)
         elif event_type == 'MODIFIED':
             state = self._pods.get(uid)
-            if state is None or state['ready'] == ready:
+            if state is None or state.get('deleted'):
+                return
+            if meta.get('deletionTimestamp'):
+                # Deletion asked for: the pod leaves its controller's count now, while its
+                # containers stop (it is `removed` when it is gone).
+                state['deleted'] = True
+                self._record(now, DELETED, obj, state)
+                return
+            if state['ready'] == ready:
                 return
             state['ready'] = ready
             state['ready_since'] = now if ready else None
@@ -64,7 +76,9 @@ class PodTracker:
         elif event_type == 'DELETED':
             state = self._pods.pop(uid, None)
             if state is not None:
-                self._record(now, DELETED, obj, state)
+                if not state.get('deleted'):
+                    self._record(now, DELETED, obj, state)
+                self._record(now, REMOVED, obj, state)
 
     def _owners(self, pod):
         ref = controller_of(pod)

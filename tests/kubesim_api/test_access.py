@@ -19,7 +19,7 @@ CMS = '/api/v1/namespaces/default/configmaps'
 @pytest.mark.kubesim_options(token='s3cret', readonly_token='look')
 def test_token_is_required(kubesim):
     anonymous = Http(kubesim.url)
-    for path in ('/version', '/api', CMS):
+    for path in ('/api', '/apis', CMS, '/healthz/ping'):
         status, _, body = anonymous.get(path)
         assert status == 401 and body['kind'] == 'Status' and body['reason'] == 'Unauthorized'
     status, _, _ = Http(kubesim.url, token='wrong').get(CMS)
@@ -27,7 +27,12 @@ def test_token_is_required(kubesim):
     status, _, _ = anonymous.get(CMS, headers={'Authorization': 'Basic czNjcmV0'})
     assert status == 401
     assert Http(kubesim.url, token='s3cret').get(CMS)[0] == 200
-    assert anonymous.get('/healthz')[0] == 200, 'health checks stay open, as on a real API server'
+    # system:public-info-viewer: readable without a credential, as on a real API server.
+    for path in ('/healthz', '/livez', '/readyz', '/version'):
+        assert anonymous.get(path)[0] == 200, path
+    assert anonymous.get('/version')[2]['gitVersion'].startswith('v1.')
+    # A credential that fails is never taken as anonymous.
+    assert Http(kubesim.url, token='wrong').get('/version')[0] == 401
 
 
 @pytest.mark.kubesim_options(token='s3cret', readonly_token='look')

@@ -116,6 +116,13 @@ def test_quota_forbids_pods_and_the_replicaset_reports_failed_create(kubesim, ht
     assert http.post(f'{NS}/resourcequotas', quota)[0] == 201
     status, _, err = http.post(f'{NS}/resourcequotas', {'metadata': {'name': 'bad'},
                                                          'spec': {'hard': {'pods': 'lots'}}})
+    # A quantity that does not parse fails decoding (resource.Quantity's UnmarshalJSON), before
+    # validation: a 400, not a 422.
+    assert (status, err['message']) == (400, 'ResourceQuota in version "v1" cannot be handled as a '
+                                             'ResourceQuota: quantities must match the regular expression '
+                                             "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+    status, _, err = http.post(f'{NS}/resourcequotas', {'metadata': {'name': 'bad'},
+                                                         'spec': {'hard': {'pods': '-1'}}})
     assert status == 422 and err['details']['causes'][0]['field'] == 'spec.hard[pods]'
 
     assert http.post(DEPLOYS, deployment('web', replicas=3))[0] == 201

@@ -107,11 +107,18 @@ def test_get_watch_sees_a_change(kubesim, kubectl, tmp_path):
     assert lines[0] == 'ADDED 0' and 'MODIFIED 5' in lines
 
 
-def test_server_side_apply_is_refused_clearly(kubectl, tmp_path):
+def test_server_side_apply_conflicts_and_force(kubectl, tmp_path):
     manifest = tmp_path / 'web.json'
-    manifest.write_text(json.dumps(deployment()))
+    manifest.write_text(json.dumps(deployment(replicas=2)))
+    assert kubectl('apply', '--server-side', '-f', manifest, check=True).stdout == \
+        'deployment.apps/web serverside-applied\n'
+    kubectl('scale', 'deploy/web', '--replicas=4', check=True)
     result = kubectl('apply', '--server-side', '-f', manifest)
-    assert result.returncode != 0 and 'server-side apply' in result.stderr
+    assert result.returncode != 0
+    assert ('Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: '
+            '.spec.replicas') in result.stderr
+    kubectl('apply', '--server-side', '--force-conflicts', '-f', manifest, check=True)
+    assert kubectl('get', 'deploy/web', '-o', 'jsonpath={.spec.replicas}', check=True).stdout == '2'
 
 
 def test_describe_and_events(kubectl, tmp_path):
@@ -137,18 +144,26 @@ def test_get_prints_server_side_tables(kubectl, http, tmp_path):
     assert namespaces[0].split() == ['NAME', 'STATUS', 'AGE']
 
 
-def test_protobuf_bodies_fail_as_documented_and_scale_works(kubectl):
-    # kubectl sends built-in kinds in protobuf for `create <kind>`; kubesim decodes only JSON and YAML
-    # bodies and answers as an API server without a protobuf codec does (415, listing what it
-    # accepts). kubectl does not fall back to JSON on 415: the command fails with that message.
-    # `kubectl scale` patches the scale subresource in JSON and works.
-    for args, kind in ((('deployment', 'web', '--image=nginx'), 'deployment'),
+def test_protobuf_bodies_are_decoded_and_scale_works(kubectl):
+    # kubectl sends built-in kinds in protobuf for `create <kind>` and asks for protobuf answers;
+    # `kubectl scale` patches the scale subresource in JSON.
+    for args, kind in ((('deployment', 'web', '--image=nginx'), 'deployment.apps'),
                        (('configmap', 'settings', '--from-literal=a=b'), 'configmap')):
-        proc = kubectl('create', *args)
-        assert (proc.returncode, proc.stdout, proc.stderr) == (
-            1, '', f'error: failed to create {kind}: the body of the request was in an unknown format - '
-                   'accepted media types include: application/json, application/yaml\n')
-    assert 'NotFound' in kubectl('get', 'deploy/web').stderr, 'a refused create leaves nothing behind'
-    kubectl('create', '-f', '-', check=True, input=json.dumps(deployment()))
+        proc = kubectl('create', *args, check=True)
+        assert proc.stdout == f'{kind}/{args[1]} created\n'
+    assert kubectl('get', 'configmap', 'settings', '-o', 'jsonpath={.data.a}', check=True).stdout == 'b'
     assert kubectl('scale', 'deploy/web', '--replicas=2', check=True).stdout == 'deployment.apps/web scaled\n'
     assert kubectl('get', 'deploy/web', '-o', 'jsonpath={.spec.replicas}', check=True).stdout == '2'
+
+
+def test_bad_protobuf_bodies_are_refused(http):
+    for body, message in ((b'not protobuf', 'the magic prefix is missing'),
+                          (b'k8s\x00\x12\xff', 'truncated')):
+        status, _, answer = http.post('/api/v1/namespaces/default/configmaps', body,
+                                      content_type='application/vnd.kubernetes.protobuf')
+        assert status == 400 and answer['message'].startswith('ConfigMap in version "v1" cannot be handled')
+        assert message in answer['message']
+    status, _, answer = http.post('/api/v1/namespaces/default/configmaps', b'\xa0',
+                                  content_type='application/cbor')
+    accepted = 'application/json, application/yaml, application/vnd.kubernetes.protobuf'
+    assert status == 415 and answer['message'].endswith(f'accepted media types include: {accepted}')

@@ -28,7 +28,7 @@ def test_context_manager_and_call():
     with KubeSim(nodes=0) as sim:
         Http(sim.url).post('/api/v1/namespaces/default/configmaps', configmap('a'))
         names = sim.call(lambda: [o['metadata']['name'] for o in sim.store.list('/configmaps', 'default')])
-        assert names == ['a']
+        assert names == ['a', 'kube-root-ca.crt']
 
         async def coroutine():
             return sim.store.resource_version

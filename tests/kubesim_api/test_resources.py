@@ -18,12 +18,22 @@ def is_status(body, code, reason):
 
 # ---- errors ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize('path', ['/nope', '/apis/apps/v1/widgets', '/apis/batch/v1',
-                                  '/api/v1/namespaces/default/configmaps/a/b/c',
+@pytest.mark.parametrize('path', ['/nope', '/apis/batch/v1', '/apis/nope', '/api/v2/pods'])
+def test_paths_outside_the_api_are_the_plain_404(http, path):
+    # Go's http.NotFound, from the API server's not-found handler: no Status.
+    status, headers, body = http.get(path)
+    assert (status, body) == (404, '404 page not found\n')
+    assert headers['Content-Type'].startswith('text/plain')
+
+
+@pytest.mark.parametrize('path', ['/apis/apps/v1/widgets', '/api/v1/namespaces/default/configmaps/a/b/c',
                                   '/apis/apps/v1/namespaces/default/deployments/web/logs'])
-def test_unknown_paths_are_404_status(http, path):
+def test_unknown_paths_in_a_served_group_version_are_404_status(http, path):
+    # go-restful finds no route under the group-version's root; the API server's service error
+    # handler answers a Status with empty details.
     status, headers, body = http.get(path)
     assert status == 404 and is_status(body, 404, 'NotFound')
+    assert body['message'] == 'the server could not find the requested resource' and body['details'] == {}
     assert headers['Content-Type'].startswith('application/json')
 
 
@@ -110,10 +120,12 @@ def test_uid_precondition_in_update(http):
 
 def test_unsupported_patch_types(http):
     http.post(CMS, configmap('a'))
-    status, _, err = http.patch(f'{CMS}/a', {'data': {}}, content_type='application/apply-patch+yaml')
-    assert status == 415 and is_status(err, 415, 'UnsupportedMediaType')
     status, _, err = http.patch(f'{CMS}/a', {'data': {}}, content_type='text/plain')
-    assert status == 415
+    assert status == 415 and is_status(err, 415, 'UnsupportedMediaType')
+    # Server-side apply needs a field manager (and apiVersion and kind in the configuration).
+    status, _, err = http.patch(f'{CMS}/a', {'apiVersion': 'v1', 'kind': 'ConfigMap', 'data': {}},
+                                content_type='application/apply-patch+yaml')
+    assert status == 400 and 'must specify a fieldManager' in err['message']
 
 
 def test_failed_json_patch_test_is_422(http):
@@ -155,13 +167,14 @@ def test_list_shape_and_selectors(http):
     assert 'kind' not in body['items'][0], 'list items carry no kind, as from the real API server'
     assert names('labelSelector=tier%3Dweb') == ['a', 'c']
     assert names('labelSelector=tier%3D%3Dweb,env%3Dprod') == ['a']
-    assert names('labelSelector=tier!%3Dweb') == ['b']
+    # Every namespace also holds the root CA publisher's kube-root-ca.crt (no labels).
+    assert names('labelSelector=tier!%3Dweb') == ['b', 'kube-root-ca.crt']
     assert names('labelSelector=tier%20in%20(db,cache)') == ['b']
-    assert names('labelSelector=tier%20notin%20(db)') == ['a', 'c']
+    assert names('labelSelector=tier%20notin%20(db)') == ['a', 'c', 'kube-root-ca.crt']
     assert names('labelSelector=env') == ['a', 'b']
-    assert names('labelSelector=!env') == ['c']
+    assert names('labelSelector=!env') == ['c', 'kube-root-ca.crt']
     assert names('fieldSelector=metadata.name%3Db') == ['b']
-    assert names('fieldSelector=metadata.name!%3Db') == ['a', 'c']
+    assert names('fieldSelector=metadata.name!%3Db') == ['a', 'c', 'kube-root-ca.crt']
     status, _, err = http.get(f'{CMS}?fieldSelector=spec.bogus%3D1')
     assert status == 400 and is_status(err, 400, 'BadRequest')
 
@@ -173,7 +186,9 @@ def test_list_all_namespaces_and_pagination(http):
             http.post(f'/api/v1/namespaces/{ns}/configmaps', configmap(name))
     _, _, everything = http.get('/api/v1/configmaps')
     pairs = [(i['metadata']['namespace'], i['metadata']['name']) for i in everything['items']]
-    assert pairs == [('default', 'a'), ('default', 'b'), ('other', 'a'), ('other', 'b')]
+    ca = 'kube-root-ca.crt'  # in every namespace
+    assert pairs == [('default', 'a'), ('default', 'b'), ('default', ca), ('kube-public', ca),
+                     ('kube-system', ca), ('other', 'a'), ('other', 'b'), ('other', ca)]
     seen, query = [], 'limit=3'
     while True:
         _, _, page = http.get(f'/api/v1/configmaps?{query}')
@@ -396,7 +411,7 @@ def test_delete_collection(http):
     status, _, body = http.delete(f'{CMS}?labelSelector=tier%3Dweb')
     assert status == 200 and body['kind'] == 'ConfigMapList'
     assert sorted(i['metadata']['name'] for i in body['items']) == ['a', 'b']
-    assert [i['metadata']['name'] for i in http.get(CMS)[2]['items']] == ['c']
+    assert [i['metadata']['name'] for i in http.get(CMS)[2]['items']] == ['c', 'kube-root-ca.crt']
 
 
 def test_deleting_a_namespace_deletes_its_objects(http):

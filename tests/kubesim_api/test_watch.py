@@ -10,6 +10,7 @@ from .conftest import configmap, watch_events
 pytestmark = pytest.mark.kubesim
 
 CMS = '/api/v1/namespaces/default/configmaps'
+ROOT_CA = 'kube-root-ca.crt'  # every namespace has it (the root CA publisher's)
 
 
 def background_watch(kubesim, path, **kw):
@@ -25,19 +26,22 @@ def test_watch_without_resource_version_starts_with_added_events(kubesim, http):
     http.post(CMS, configmap('b'))
     events, ended = watch_events(kubesim.url, f'{CMS}?watch=1&timeoutSeconds=1', timeout=5)
     assert ended, 'the server ends the stream after timeoutSeconds'
-    assert [(e['type'], e['object']['metadata']['name']) for e in events] == [('ADDED', 'a'), ('ADDED', 'b')]
+    # The namespace's kube-root-ca.crt (from the root CA publisher) is there too.
+    assert [(e['type'], e['object']['metadata']['name']) for e in events] == [
+        ('ADDED', 'a'), ('ADDED', 'b'), ('ADDED', ROOT_CA)]
     assert events[0]['object']['kind'] == 'ConfigMap' and events[0]['object']['apiVersion'] == 'v1'
 
 
 def test_watch_streams_changes_in_order(kubesim, http):
-    future = background_watch(kubesim, f'{CMS}?watch=true&resourceVersion=0', count=4)
+    future = background_watch(kubesim, f'{CMS}?watch=true&resourceVersion=0', count=5)
     _, _, created = http.post(CMS, configmap('a'))
     http.patch(f'{CMS}/a', {'data': {'k': 'v2'}}, content_type='application/merge-patch+json')
     http.delete(f'{CMS}/a')
     http.post(CMS, configmap('b'))
     events, _ = future.result(10)
     assert [(e['type'], e['object']['metadata']['name']) for e in events] == [
-        ('ADDED', 'a'), ('MODIFIED', 'a'), ('DELETED', 'a'), ('ADDED', 'b')]
+        ('ADDED', ROOT_CA), ('ADDED', 'a'), ('MODIFIED', 'a'), ('DELETED', 'a'), ('ADDED', 'b')]
+    events = events[1:]
     assert events[1]['object']['data'] == {'k': 'v2'}
     rvs = [int(e['object']['metadata']['resourceVersion']) for e in events]
     assert rvs == sorted(rvs) and rvs[0] == int(created['metadata']['resourceVersion'])
@@ -80,9 +84,10 @@ def test_watch_namespace_scope(kubesim, http):
     http.post('/api/v1/namespaces/other/configmaps', configmap('in-other'))
     all_events, _ = future.result(10)
     assert {(e['object']['metadata']['namespace'], e['object']['metadata']['name']) for e in all_events} == {
-        ('default', 'in-default'), ('other', 'in-other')}
+        ('default', 'in-default'), ('other', 'in-other')} | {
+        (ns, ROOT_CA) for ns in ('default', 'kube-public', 'kube-system', 'other')}
     scoped, _ = watch_events(kubesim.url, '/api/v1/namespaces/other/configmaps?watch=1&timeoutSeconds=1')
-    assert [e['object']['metadata']['name'] for e in scoped] == ['in-other']
+    assert [e['object']['metadata']['name'] for e in scoped] == ['in-other', ROOT_CA]
 
 
 def test_watch_list_sends_initial_events_then_a_bookmark(kubesim, http):
@@ -90,8 +95,9 @@ def test_watch_list_sends_initial_events_then_a_bookmark(kubesim, http):
     events, _ = watch_events(
         kubesim.url, f'{CMS}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true'
         '&resourceVersionMatch=NotOlderThan&timeoutSeconds=1')
-    assert [e['type'] for e in events] == ['ADDED', 'BOOKMARK']
-    bookmark = events[1]['object']
+    assert [(e['type'], e['object']['metadata'].get('name')) for e in events] == [
+        ('ADDED', 'a'), ('ADDED', ROOT_CA), ('BOOKMARK', None)]
+    bookmark = events[2]['object']
     assert bookmark['metadata']['annotations'] == {'k8s.io/initial-events-end': 'true'}
     added_rv = int(events[0]['object']['metadata']['resourceVersion'])
     assert int(bookmark['metadata']['resourceVersion']) >= added_rv
@@ -136,4 +142,4 @@ def test_watch_with_kubernetes_client(kubesim, http):
     names = [(ev['type'], ev['object'].metadata.name)
              for ev in kubernetes.watch.Watch().stream(core.list_namespaced_config_map, 'default',
                                                          timeout_seconds=1)]
-    assert names == [('ADDED', 'a')]
+    assert names == [('ADDED', 'a'), ('ADDED', ROOT_CA)]

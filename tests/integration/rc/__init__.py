@@ -60,8 +60,11 @@ class Rcs:
         return self.kube.request('PUT', f'{RCS.format(ns=self.ns)}/{obj["metadata"]["name"]}', obj)
 
     def pods(self, selector=None):
+        """The pods not being deleted (those the RCs count; a deleted pod lingers, Terminating,
+        until its containers stopped)."""
         query = f'?labelSelector={selector_query(selector)}' if selector else ''
-        return self.kube.request('GET', PODS.format(ns=self.ns) + query)['items']
+        items = self.kube.request('GET', PODS.format(ns=self.ns) + query)['items']
+        return [p for p in items if not p['metadata'].get('deletionTimestamp')]
 
     def patch_pod(self, name, body):
         return self.kube.request('PATCH', f'{PODS.format(ns=self.ns)}/{name}', body,

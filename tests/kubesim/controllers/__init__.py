@@ -21,6 +21,7 @@ from .common import is_pod_ready
 from .daemonset import DaemonSetController
 from .deployment import DeploymentController
 from .events import EventRecorder
+from .hpa import HorizontalPodAutoscalerController
 from .index import ObjectIndex
 from .kubelet import Kubelet
 from .quota import ResourceQuotaController
@@ -38,12 +39,13 @@ IDLE_RESYNC = 1.0
 MIN_PASS_INTERVAL = 0.01
 # Resources whose changes can give a controller work.
 WATCHED = frozenset({'/pods', '/nodes', '/replicationcontrollers', 'apps/replicasets', 'apps/deployments',
-                     'apps/statefulsets', 'apps/daemonsets', 'apps/controllerrevisions', '/resourcequotas'})
+                     'apps/statefulsets', 'apps/daemonsets', 'apps/controllerrevisions', '/resourcequotas',
+                     'autoscaling/horizontalpodautoscalers'})
 
 
 class ControllerManager:
     def __init__(self, store, *, nodes=3, ready_delay=0.2, fail_image=None, time_scale=1.0, crash_image=None,
-                 crash_after=1.0):
+                 crash_after=1.0, stop_delay=0.1):
         if time_scale <= 0:
             raise ValueError('time_scale must be positive')
         self.store = store
@@ -54,6 +56,8 @@ class ControllerManager:
         self.crash_image = re.compile(crash_image) if isinstance(crash_image, str) and crash_image else (
             crash_image or None)
         self.crash_after = float(crash_after)
+        # Real seconds a pod's containers take to stop after SIGTERM (the grace period caps it).
+        self.stop_delay = float(stop_delay)
         self.time_scale = float(time_scale)
         self.events = EventRecorder(store)
         self.clock = time.monotonic
@@ -63,7 +67,8 @@ class ControllerManager:
         self.kubelet = Kubelet(self)
         self.controllers = [ReplicaSetController(self), ReplicationControllerController(self),
                             DeploymentController(self), StatefulSetController(self),
-                            DaemonSetController(self), ResourceQuotaController(self)]
+                            DaemonSetController(self), ResourceQuotaController(self),
+                            HorizontalPodAutoscalerController(self)]
         self.passes = 0
         self.errors = 0
         self._wake = None

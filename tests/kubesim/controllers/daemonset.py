@@ -98,6 +98,8 @@ class DaemonSetController:
         owned = claim(self.store, '/pods', ds, 'apps/v1', 'DaemonSet', candidates, selector)
         by_node = {}
         for pod in owned:
+            if is_deleting(pod) and pod_phase(pod) in ('Succeeded', 'Failed'):
+                continue  # finished and on its way out: nothing left to do with it
             by_node.setdefault(target_node(pod), []).append(pod)
         for pods in by_node.values():
             pods.sort(key=self.age_key)
@@ -207,9 +209,12 @@ class DaemonSetController:
         node_names = set()
         for node in nodes:
             node_names.add(name_of(node))
-            pods = [p for p in by_node.get(name_of(node), []) if not is_deleting(p)]
+            present = by_node.get(name_of(node), [])
+            pods = [p for p in present if not is_deleting(p)]
             should_run = self.should_run(ds, node)
-            if should_run and not pods:
+            if should_run and not present:
+                # A pod still terminating on the node counts: the new one waits until it finished
+                # (getNodesToDaemonPods leaves out only pods both finished and being deleted).
                 to_create.append(name_of(node))
                 continue
             if not should_run:

@@ -20,6 +20,7 @@ and `lastState.terminated` describes the last exit.
 
 import copy
 import hashlib
+import uuid
 from fractions import Fraction
 
 from ..discovery import SERVER_VERSION
@@ -28,6 +29,7 @@ from ..quantity import parse_quantity
 from ..store import now_rfc3339
 from .common import name_of, ns_of, pod_phase, uid_of
 from .events import NORMAL, WARNING
+from .programs import Program, program
 
 SCHEDULER = 'default-scheduler'
 KUBELET = 'kubelet'
@@ -40,6 +42,8 @@ NODE_LABELS = {'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64'}
 
 def node_manifest(index):
     name = f'node-{index}'
+    node_id = uuid.uuid5(uuid.NAMESPACE_DNS, f'{name}.kubesim')
+    boot_id = uuid.uuid4()
     now = now_rfc3339()
     conditions = [
         {'type': t, 'status': 'False', 'lastHeartbeatTime': now, 'lastTransitionTime': now,
@@ -63,9 +67,17 @@ def node_manifest(index):
             'addresses': [{'type': 'InternalIP', 'address': f'10.0.0.{10 + index}'},
                           {'type': 'Hostname', 'address': name}],
             'capacity': dict(resources), 'allocatable': dict(resources),
-            'nodeInfo': {'kubeletVersion': SERVER_VERSION['gitVersion'], 'containerRuntimeVersion': 'containerd://1.7.0',
-                         'operatingSystem': 'linux', 'architecture': 'amd64',
-                         'osImage': 'kubesim', 'kernelVersion': '6.0.0'},
+            'daemonEndpoints': {'kubeletEndpoint': {'Port': 10250}},
+            # Everything the kubelet reports (NodeSystemInfo; kubeProxyVersion is no longer set).
+            'nodeInfo': {'machineID': node_id.hex, 'systemUUID': str(node_id), 'bootID': str(boot_id),
+                         'kernelVersion': '6.8.0-kubesim', 'osImage': 'kubesim',
+                         'containerRuntimeVersion': 'containerd://2.1.0',
+                         'kubeletVersion': SERVER_VERSION['gitVersion'], 'kubeProxyVersion': '',
+                         'operatingSystem': 'linux', 'architecture': 'amd64'},
+            'runtimeHandlers': [{'name': name, 'features': {'recursiveReadOnlyMounts': True,
+                                                            'userNamespaces': True}}
+                                for name in ('', 'runc')],
+            'features': {'supplementalGroupsPolicy': True},
         },
     }
 
@@ -198,7 +210,10 @@ class Kubelet:
         self.mgr = mgr
         self.store = mgr.store
         self._ips = {}  # node name -> last host octet handed out
-        self._crash = {}  # pod uid -> {'running': bool, 'until': monotonic time, 'crashes': int}
+        # pod uid -> container name -> {'running': bool, 'until': monotonic time, 'exits': int,
+        # 'done': bool} for containers whose process ends
+        self._crash = {}
+        self._stopping = {}  # pod uid -> {'at': monotonic time its containers stop, 'killed': bool}
 
     def ensure_nodes(self, count):
         for index in range(1, count + 1):
@@ -217,12 +232,20 @@ class Kubelet:
         containers = (spec.get('initContainers') or []) + (spec.get('containers') or [])
         return {c.get('image', '') for c in containers if pattern.search(c.get('image', ''))}
 
-    def crashing_containers(self, pod):
+    def programs(self, pod):
+        """{container name: Program} for the regular containers whose process ends: an image
+        matching `crash_image` exits 1 after `crash_after` real seconds; otherwise the
+        container's command decides (programs.py). Containers not listed keep running."""
+        out = {}
         pattern = self.mgr.crash_image
-        if pattern is None:
-            return set()
-        return {c.get('name') for c in (pod.get('spec') or {}).get('containers') or []
-                if pattern.search(c.get('image', ''))}
+        for c in (pod.get('spec') or {}).get('containers') or []:
+            if pattern is not None and pattern.search(c.get('image', '')):
+                out[c.get('name')] = Program(self.mgr.crash_after, CRASH_EXIT_CODE, scaled=False)
+            elif c.get('command') or c.get('args'):
+                found = program(c)
+                if found is not None:
+                    out[c.get('name')] = found
+        return out
 
     def sync(self):
         index = self.mgr.index
@@ -246,29 +269,36 @@ class Kubelet:
                 self._sync_pod(copy.deepcopy(pod), nodes, load, all_nodes)
             except ApiError:
                 continue  # deleted or changed under us; the next pass sees the new state
-        for uid in list(self._crash):
-            if uid not in live:
-                del self._crash[uid]
+        for states in (self._crash, self._stopping):
+            for uid in list(states):
+                if uid not in live:
+                    del states[uid]
 
     def _settled(self, pod):
         """Nothing left to do for this pod (checked on the stored object, without copying it)."""
         status = pod.get('status') or {}
-        if pod['metadata'].get('deletionTimestamp') or status.get('phase') in ('Succeeded', 'Failed'):
-            return True
+        if status.get('phase') in ('Succeeded', 'Failed'):
+            # Finished; a pod being deleted is deleted once more, as the kubelet does.
+            return not (pod['metadata'].get('deletionTimestamp') and uid_of(pod) in self._stopping)
+        if pod['metadata'].get('deletionTimestamp'):
+            return False
         if not (pod.get('spec') or {}).get('nodeName'):
             return False
-        if self.mgr.crash_image is not None and self.crashing_containers(pod):
+        if self.programs(pod):
             return False
         if status.get('phase') == 'Running':
             return True
         return status.get('phase') == 'Pending' and bool(status.get('containerStatuses'))
 
     def _sync_pod(self, pod, nodes, load, all_nodes):
+        if pod['metadata'].get('deletionTimestamp'):
+            self._terminate(pod)
+            return
         spec = pod.get('spec') or {}
         node_name = spec.get('nodeName')
         if not node_name:
-            if not all_nodes:
-                return
+            if not all_nodes or spec.get('schedulingGates'):
+                return  # the SchedulingGates plugin keeps a gated pod out of scheduling
             node_name = self.schedule(pod, nodes, load, all_nodes)
             if node_name is None:
                 return
@@ -288,11 +318,70 @@ class Kubelet:
                 self._set_status(pod, self._backoff_status(pod, node, failing))
                 self._pull_failure_events(pod, node, failing)
             return
-        crashing = self.crashing_containers(pod)
-        if crashing:
-            self._sync_crashing(pod, node, crashing)
+        programs = self.programs(pod)
+        if programs:
+            self._sync_programs(pod, node, programs)
         elif pod_phase(pod) != 'Running':
             self._set_status(pod, self._running_status(pod, node))
+
+    # ---- termination -----------------------------------------------------------------------------
+    def _terminate(self, pod):
+        """A pod being deleted: its running containers get SIGTERM and stop `stop_delay` real
+        seconds later, or are killed when the grace period (`deletionGracePeriodSeconds`, on the
+        controller clock) ends first; then the pod's terminal status is written (Succeeded when
+        every container exited 0, else Failed) and the pod is deleted for good (grace period 0,
+        with a UID precondition), as the kubelet's status manager does."""
+        uid = uid_of(pod)
+        now = self.mgr.clock()
+        state = self._stopping.get(uid)
+        if state is None:
+            statuses = (pod.get('status') or {}).get('containerStatuses') or []
+            running = any('running' in (cs.get('state') or {}) for cs in statuses)
+            delay = self.mgr.stop_delay if running and pod_phase(pod) not in ('Succeeded', 'Failed') else 0.0
+            limit = (pod['metadata'].get('deletionGracePeriodSeconds') or 0) / self.mgr.time_scale
+            state = self._stopping[uid] = {'at': now + min(delay, limit), 'killed': delay > limit}
+        if now < state['at']:
+            self.mgr.wake_at(state['at'])
+            return
+        if pod_phase(pod) not in ('Succeeded', 'Failed'):
+            self._set_status(pod, self._stopped_status(pod, state['killed']))
+        try:
+            self.store.delete('/pods', ns_of(pod), name_of(pod), grace_seconds=0,
+                              preconditions={'uid': uid})
+        except ApiError:
+            pass  # gone already, or a new pod of that name
+        self._crash.pop(uid, None)
+
+    @staticmethod
+    def _stopped_status(pod, killed):
+        now = now_rfc3339()
+        status = copy.deepcopy(pod.get('status') or {})
+        code, reason = (137, 'Error') if killed else (0, 'Completed')
+        succeeded = True
+        for key in ('initContainerStatuses', 'containerStatuses'):
+            for cs in status.get(key) or []:
+                current = cs.get('state') or {}
+                if 'running' in current:
+                    started = current['running'].get('startedAt', now)
+                    cs['state'] = {'terminated': {'exitCode': code, 'reason': reason, 'startedAt': started,
+                                                  'finishedAt': now,
+                                                  'containerID': cs.get('containerID', '')}}
+                    succeeded = succeeded and code == 0
+                elif key == 'containerStatuses' and 'terminated' not in current:
+                    succeeded = False
+                cs['ready'] = False
+                if key == 'containerStatuses':
+                    cs['started'] = False
+        status['phase'] = 'Succeeded' if succeeded and status.get('containerStatuses') else 'Failed'
+        conditions = []
+        for cond in status.get('conditions') or []:
+            if cond.get('type') in ('Ready', 'ContainersReady'):
+                cond = _condition(cond['type'], 'False', now, 'PodCompleted')
+            elif cond.get('type') == 'PodReadyToStartContainers':
+                cond = _condition(cond['type'], 'False', now)
+            conditions.append(cond)
+        status['conditions'] = conditions
+        return status
 
     # ---- scheduling ------------------------------------------------------------------------------
     def schedule(self, pod, nodes, load, all_nodes):
@@ -352,68 +441,86 @@ class Kubelet:
         self._set_status(pod, status)
         self.mgr.events.record(pod, WARNING, 'FailedScheduling', message, SCHEDULER)
 
-    # ---- crashing containers ---------------------------------------------------------------------
-    def _sync_crashing(self, pod, node, crashing):
+    # ---- containers whose process ends ------------------------------------------------------------
+    def _sync_programs(self, pod, node, programs):
+        """Run the containers whose process ends (`programs`): each runs its program's time, then
+        exits with its code (exit 0 `Completed`, else `Error`, in `lastState`/`state`
+        `terminated`). The pod's `restartPolicy` decides what follows: Always restarts it,
+        OnFailure only after a non-zero exit, Never leaves it terminated. The first restart is
+        immediate; after each later exit the container waits in `CrashLoopBackOff` for the
+        kubelet's back-off (10 s doubling up to 5 minutes, on the controller clock) and a `BackOff`
+        event is recorded. Once every container is terminated for good the pod is Succeeded (all
+        exited 0) or Failed."""
         now = self.mgr.clock()
-        state = self._crash.get(uid_of(pod))
-        if state is None:
-            state = self._crash[uid_of(pod)] = {'running': True, 'until': now + self.mgr.crash_after,
-                                                'crashes': 0}
-            self._set_status(pod, self._running_status(pod, node))
-        elif now >= state['until']:
-            if state['running']:
-                state['crashes'] += 1
-                if state['crashes'] == 1:  # the first restart is immediate
-                    state['until'] = now + self.mgr.crash_after
-                    self._set_status(pod, self._crashed_status(pod, node, crashing, restarted=True))
-                else:
-                    backoff = min(BACKOFF_INITIAL * 2 ** (state['crashes'] - 2), BACKOFF_MAX)
-                    state['running'] = False
-                    state['until'] = now + backoff / self.mgr.time_scale
-                    self._set_status(pod, self._crashed_status(pod, node, crashing, backoff=backoff))
-                    for name in sorted(crashing):
-                        self.mgr.events.record(
-                            pod, WARNING, 'BackOff',
-                            f'Back-off restarting failed container {name} in pod {_pod_ref(pod)}',
-                            KUBELET, host=name_of(node), field_path=f'spec.containers{{{name}}}')
-            else:
-                state['running'] = True
-                state['until'] = now + self.mgr.crash_after
-                self._set_status(pod, self._restarted_status(pod, node, crashing))
-        self.mgr.wake_at(state['until'])
-
-    def _crashed_status(self, pod, node, crashing, *, restarted=False, backoff=None):
-        """After a crash: restarted at once (the first time) or waiting out a back-off."""
-        now = now_rfc3339()
-        status = copy.deepcopy(pod.get('status') or {})
-        for cs in status.get('containerStatuses') or []:
-            if cs.get('name') not in crashing:
+        states = self._crash.setdefault(uid_of(pod), {})
+        policy = (pod.get('spec') or {}).get('restartPolicy', 'Always')
+        if not states:
+            status = self._running_status(pod, node)
+        else:
+            status = copy.deepcopy(pod.get('status') or {})
+        stamp = now_rfc3339()
+        by_name = {cs.get('name'): cs for cs in status.get('containerStatuses') or []}
+        for name, prog in sorted(programs.items()):
+            cs = by_name.get(name)
+            if cs is None:
                 continue
-            started = ((cs.get('state') or {}).get('running') or {}).get('startedAt', now)
-            cs['lastState'] = {'terminated': {'exitCode': CRASH_EXIT_CODE, 'reason': 'Error',
-                                              'startedAt': started, 'finishedAt': now,
-                                              'containerID': cs.get('containerID', '')}}
-            if restarted:
-                cs['restartCount'] = cs.get('restartCount', 0) + 1
-                cs['state'] = {'running': {'startedAt': now}}
-            else:
+            state = states.get(name)
+            if state is None:
+                state = states[name] = {'running': True, 'until': now + self._seconds(prog), 'exits': 0,
+                                        'done': False}
+            if state['done'] or now < state['until']:
+                continue
+            if state['running']:
+                state['exits'] += 1
+                started = ((cs.get('state') or {}).get('running') or {}).get('startedAt', stamp)
+                terminated = {'exitCode': prog.code, 'reason': 'Completed' if prog.code == 0 else 'Error',
+                              'startedAt': started, 'finishedAt': stamp,
+                              'containerID': cs.get('containerID', '')}
+                if policy == 'Never' or (policy == 'OnFailure' and prog.code == 0):
+                    state['done'] = True
+                    cs['state'] = {'terminated': terminated}
+                    cs['ready'], cs['started'] = False, False
+                    continue
+                cs['lastState'] = {'terminated': terminated}
+                if state['exits'] == 1:  # the first restart is immediate
+                    cs['restartCount'] = cs.get('restartCount', 0) + 1
+                    cs['state'] = {'running': {'startedAt': stamp}}
+                    state['until'] = now + self._seconds(prog)
+                    continue
+                backoff = min(BACKOFF_INITIAL * 2 ** (state['exits'] - 2), BACKOFF_MAX)
+                state['running'] = False
+                state['until'] = now + backoff / self.mgr.time_scale
                 cs['ready'], cs['started'] = False, False
                 cs['state'] = {'waiting': {'reason': 'CrashLoopBackOff', 'message': (
-                    f'back-off {_go_duration(backoff)} restarting failed container={cs["name"]} '
+                    f'back-off {_go_duration(backoff)} restarting failed container={name} '
                     f'pod={_pod_ref(pod)}')}}
-        _set_readiness(status, now)
-        return status
-
-    def _restarted_status(self, pod, node, crashing):
-        now = now_rfc3339()
-        status = copy.deepcopy(pod.get('status') or {})
-        for cs in status.get('containerStatuses') or []:
-            if cs.get('name') in crashing:
+                self.mgr.events.record(pod, WARNING, 'BackOff',
+                                       f'Back-off restarting failed container {name} in pod {_pod_ref(pod)}',
+                                       KUBELET, host=name_of(node), field_path=f'spec.containers{{{name}}}')
+            else:
+                state['running'] = True
+                state['until'] = now + self._seconds(prog)
                 cs['restartCount'] = cs.get('restartCount', 0) + 1
                 cs['ready'], cs['started'] = True, True
-                cs['state'] = {'running': {'startedAt': now}}
-        _set_readiness(status, now)
-        return status
+                cs['state'] = {'running': {'startedAt': stamp}}
+        for state in states.values():
+            if not state['done']:
+                self.mgr.wake_at(state['until'])
+        if len(by_name) == len(programs) and all(states.get(name, {}).get('done') for name in by_name):
+            codes = [cs['state']['terminated']['exitCode'] for cs in by_name.values()]
+            status['phase'] = 'Succeeded' if not any(codes) else 'Failed'
+            _set_readiness(status, stamp)
+            for cond in status.get('conditions') or []:
+                if cond.get('type') in ('Ready', 'ContainersReady') and cond.get('status') == 'False':
+                    cond['reason'] = 'PodCompleted'
+                    cond.pop('message', None)
+        else:
+            _set_readiness(status, stamp)
+        self._set_status(pod, status)
+
+    def _seconds(self, prog):
+        """How long a program runs, on the monotonic clock."""
+        return prog.seconds / self.mgr.time_scale if prog.scaled else prog.seconds
 
     def _pull_failure_events(self, pod, node, failing):
         spec = pod.get('spec') or {}

@@ -32,6 +32,9 @@ class ReplicaSetController:
     component = 'replicaset-controller'
     api_version = 'apps/v1'
     kind = 'ReplicaSet'
+    # status.terminatingReplicas (DeploymentReplicaSetTerminatingReplicas, beta and on since 1.35;
+    # ReplicationControllers have no such field).
+    reports_terminating = True
 
     def __init__(self, mgr):
         self.mgr = mgr
@@ -47,13 +50,16 @@ class ReplicaSetController:
     def sync(self, owner):
         spec = owner.get('spec') or {}
         selector = self.selector(owner)
-        candidates = [p for p in self.mgr.index.list('/pods', ns_of(owner), selector, uid_of(owner))
-                      if is_pod_active(p)]
+        listed = self.mgr.index.list('/pods', ns_of(owner), selector, uid_of(owner))
+        candidates = [p for p in listed if is_pod_active(p)]
         pods = claim(self.store, '/pods', owner, self.api_version, self.kind, candidates, selector)
+        # FilterTerminatingPods, then FilterClaimedPods: being deleted, not finished, ours.
+        terminating = [p for p in listed if is_deleting(p) and pod_phase(p) not in ('Succeeded', 'Failed')
+                       and (controller_of(p) or {}).get('uid') == uid_of(owner)]
         failure = None
         if not is_deleting(owner):
             pods, failure = self.manage_replicas(owner, pods, spec.get('replicas', 1))
-        self.update_status(owner, pods, failure)
+        self.update_status(owner, pods, failure, terminating)
 
     def manage_replicas(self, owner, pods, replicas):
         """Create or delete pods toward ``replicas``. Returns (pods, the failed creation's condition
@@ -123,7 +129,7 @@ class ReplicaSetController:
                 counts[node] = counts.get(node, 0) + 1
         return counts
 
-    def update_status(self, owner, pods, failure=None):
+    def update_status(self, owner, pods, failure=None, terminating=()):
         spec = owner.get('spec') or {}
         min_ready = spec.get('minReadySeconds', 0)
         template = spec.get('template') or {}
@@ -136,6 +142,8 @@ class ReplicaSetController:
             'availableReplicas': len(available),
             'observedGeneration': owner['metadata'].get('generation', 1),
         }))
+        if self.reports_terminating:
+            status['terminatingReplicas'] = len(terminating)
         old = owner.get('status') or {}
         conditions = list(old.get('conditions') or [])
         current = next((c for c in conditions if c.get('type') == REPLICA_FAILURE), None)
@@ -258,6 +266,7 @@ class ReplicationControllerController(ReplicaSetController):
     component = 'replication-controller'
     api_version = 'v1'
     kind = 'ReplicationController'
+    reports_terminating = False
 
     def selector(self, owner):
         sel = (owner.get('spec') or {}).get('selector') or {}

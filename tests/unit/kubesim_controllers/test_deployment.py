@@ -416,7 +416,10 @@ def test_deleting_the_deployment_collects_replicasets_and_pods():
         h.create(DEPLOY, deployment(replicas=2))
         await h.wait_for(lambda: rolled_out(h), 'the rollout')
         h.delete(DEPLOY, 'web')
-        await h.settle(0.1)
-        assert h.list(RS) == [] and h.list('/pods') == []
+        assert h.list(RS) == []
+        # The pods are deleted gracefully: they go once their containers stopped (stop_delay).
+        terminating = h.list('/pods')
+        assert len(terminating) == 2 and all(p['metadata'].get('deletionTimestamp') for p in terminating)
+        await h.wait_for(lambda: h.list('/pods') == [], 'the pods to be gone')
 
     simulate(scenario)

@@ -297,6 +297,10 @@ class SyncMixin:
             'availableReplicas': available,
             'unavailableReplicas': unavailable,
         }))
+        # GetTerminatingReplicaCountForReplicaSets: the ReplicaSets' sum, absent while one of them
+        # has not reported it yet.
+        if all('terminatingReplicas' in (rs.get('status') or {}) for rs in rss):
+            status['terminatingReplicas'] = total_status(rss, 'terminatingReplicas')
         if old.get('conditions'):
             status['conditions'] = copy.deepcopy(old['conditions'])
         if old.get('collisionCount'):

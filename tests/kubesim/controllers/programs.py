@@ -1,0 +1,128 @@
+"""What a container's process does, read from its `command` and `args` (kubesim runs no images).
+
+`program(container)` gives a `Program` when the command says how the process ends, or None for a
+process that keeps running (a server: every image without a command, and any command kubesim does
+not know). A program runs `seconds` (on the controller clock) and exits with `code`:
+
+- `sh -c SCRIPT` (also bash, ash, dash; `/bin/sh` ...): the script's statements in order, split at
+  `;`, `&&`, `||` and newlines. `exit N` ends it with N; `sleep N` (s, m, h suffixes) adds N
+  seconds; `true` and `:` succeed, `false` fails; `echo`, `printf`, `cat`, `date`, `env`, `ls`,
+  `test`/`[` and variable assignments succeed at once; `&&` and `||` skip the next statement by
+  the last status. `sleep infinity`, `while`/`until` loops, `tail -f`, `exec` of anything and any
+  other command make it a process that keeps running. The last status is the exit code.
+- a bare `sleep N`, `true`, `false`, `echo ...` likewise; anything else keeps running.
+
+Without `command`, `args` stand for the whole command line (as for images without an entrypoint,
+such as busybox).
+"""
+
+import os
+import re
+import shlex
+
+SHELLS = ('sh', 'bash', 'ash', 'dash')
+_QUICK = ('echo', 'printf', 'cat', 'date', 'env', 'ls', 'test', '[', 'pwd', 'hostname', 'id', 'whoami',
+          'mkdir', 'touch', 'cp', 'mv', 'rm', 'chmod', 'export', 'set', 'cd', 'uname', 'wc', 'head')
+_DURATION = re.compile(r'^([0-9]+(?:\.[0-9]+)?)([smhd]?)$')
+_UNITS = {'': 1, 's': 1, 'm': 60, 'h': 3600, 'd': 86400}
+_ASSIGNMENT = re.compile(r'^[A-Za-z_][A-Za-z0-9_]*=')
+
+
+class Program:
+    __slots__ = ('seconds', 'code', 'scaled')
+
+    def __init__(self, seconds, code, scaled=True):
+        self.seconds = seconds  # how long it runs
+        self.code = code  # its exit code
+        self.scaled = scaled  # seconds on the controller clock (False: real seconds)
+
+    def __eq__(self, other):
+        return isinstance(other, Program) and (self.seconds, self.code, self.scaled) == (
+            other.seconds, other.code, other.scaled)
+
+    def __repr__(self):
+        return f'Program({self.seconds!r}, {self.code!r})'
+
+
+class _Forever(Exception):
+    """The process keeps running."""
+
+
+def _sleep(words):
+    if len(words) < 2:
+        return 0.0
+    match = _DURATION.match(words[1])
+    if not match:
+        raise _Forever()  # sleep infinity, or anything kubesim cannot read
+    return float(match.group(1)) * _UNITS[match.group(2)]
+
+
+def _statement(words):
+    """(seconds, status) of one simple command; _Forever when it does not end."""
+    if not words:
+        return 0.0, 0
+    while words and _ASSIGNMENT.match(words[0]):
+        words = words[1:]
+    if not words:
+        return 0.0, 0
+    name = os.path.basename(words[0])
+    if name == 'sleep':
+        return _sleep(words), 0
+    if name in ('true', ':'):
+        return 0.0, 0
+    if name == 'false':
+        return 0.0, 1
+    if name in _QUICK:
+        return 0.0, 0
+    raise _Forever()
+
+
+_SEPARATORS = re.compile(r'(;|&&|\|\||\n)')
+
+
+def _script(text):
+    seconds, status, skip = 0.0, 0, None
+    for piece in _SEPARATORS.split(text):
+        piece = piece.strip()
+        if piece in (';', '\n', ''):
+            skip = None
+            continue
+        if piece in ('&&', '||'):
+            skip = (piece == '&&' and status != 0) or (piece == '||' and status == 0)
+            continue
+        if skip:
+            skip = None
+            continue
+        try:
+            words = shlex.split(piece)
+        except ValueError:
+            raise _Forever() from None
+        if words and words[0] in ('while', 'until', 'for', 'do', 'done', 'exec', 'tail', 'wait'):
+            raise _Forever()
+        if words and words[0] == 'exit':
+            code = int(words[1]) if len(words) > 1 and words[1].lstrip('-').isdigit() else status
+            return seconds, code % 256
+        spent, status = _statement(words)
+        seconds += spent
+    return seconds, status
+
+
+def program(container):
+    """The container's `Program`, or None when its process keeps running."""
+    command = list(container.get('command') or [])
+    args = list(container.get('args') or [])
+    argv = command + args if command else args
+    if not argv or not all(isinstance(a, str) for a in argv):
+        return None
+    try:
+        name = os.path.basename(argv[0])
+        if name in SHELLS and '-c' in argv[1:]:
+            at = argv.index('-c', 1)
+            if at + 1 >= len(argv):
+                return None
+            seconds, code = _script(argv[at + 1])
+        else:
+            seconds, code = _statement(argv)
+    except _Forever:
+        return None
+    return Program(seconds, code)
