@@ -310,6 +310,11 @@ class RollingUpdate(CheckModePlan, Rollback, ControllerRequests):
         after a conflict. Any scale is progress; none for ``timeout`` seconds fails."""
         opts = self.opts
         watch = self.watched()
+        # A resumed run may find a scale its crashed predecessor wrote but did not wait for: the
+        # controllers have not yet created or removed those pods, so the counts a step is decided
+        # from would not be the pods that exist. Wait first, as the step that wrote it would have.
+        self.wait_replicas(src_name, ' before the next step')
+        self.wait_replicas(dst_name, ' before the next step')
         deadline = self.clock() + float(opts.timeout)
         while True:
             src, dst = self.seen_rc(src_name), self.seen_rc(dst_name)
