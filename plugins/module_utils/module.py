@@ -132,15 +132,19 @@ class KubeModule:
     the connection, the client and the namespace, resolved once, with the same messages for every
     module."""
 
-    def __init__(self, argument_spec, runtime=None, **kwargs):
-        spec = dict(CONNECTION_ARG_SPEC)
+    def __init__(self, argument_spec, runtime=None, connection=True, **kwargs):
+        # connection=False: a module that sends no request to Kubernetes takes no connection options.
+        spec = dict(CONNECTION_ARG_SPEC) if connection else {}
         spec.update(argument_spec)
         self.module = (runtime or AnsibleRuntime)(argument_spec=spec, supports_check_mode=True, **kwargs)
         self.params = self.module.params
         self._client = None
         self._connection = None
         self.analysis_result = None  # what the analysis checks measured, when the task has them
+        self._analysis = None
         self._check_numbers(spec)
+        if self.params.get('analysis'):
+            self._analysis = self.analysis_gate()  # checked before any request
 
     def _check_numbers(self, spec):
         for name, option in spec.items():
@@ -206,8 +210,13 @@ class KubeModule:
         options = self.params.get('analysis')
         if not options:
             return None
-        from ansible_collections.kubeops.rollout.plugins.module_utils.analysis import AnalysisGate
-        gate = self._configure(AnalysisGate, options)
+        if self._analysis is not None:
+            return self._analysis
+        from ansible_collections.kubeops.rollout.plugins.module_utils import analysis
+        try:
+            gate = analysis.AnalysisGate(options)
+        except analysis.AnalysisError as e:
+            self.fail('invalid analysis option: %s' % e)
         self._register_secrets(gate.secrets())
         return gate
 

@@ -113,6 +113,7 @@ extends_documentation_fragment:
   - kubeops.rollout.attributes
   - kubeops.rollout.connection
   - kubeops.rollout.gates
+  - kubeops.rollout.analysis
 attributes:
   check_mode:
     support: full
@@ -149,6 +150,53 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+analysis:
+  description:
+    - What the I(analysis) checks measured (the last 10 measurements of each check); with no credentials.
+  returned: when I(analysis) was given and measured
+  type: dict
+  contains:
+    passed:
+      description: Whether every check stayed within its I(failure_limit).
+      type: bool
+    measured:
+      description: How many times the checks were measured.
+      type: int
+    failure_limit:
+      description: The I(failure_limit) applied.
+      type: int
+    inconclusive:
+      description: What a measurement without data counted as.
+      type: str
+    message:
+      description: Why the gate failed (the check, the value and the bound), or null.
+      type: str
+    checks:
+      description: One entry per check - C(name), C(type), C(url), the query and bounds or the expected
+        statuses, C(failures), and C(measurements) (C(outcome) passed, failed, inconclusive or error,
+        C(value), C(message), C(at) in epoch seconds).
+      type: list
+      elements: dict
+  sample:
+    passed: false
+    measured: 2
+    failure_limit: 0
+    inconclusive: fail
+    message: 'analysis failed: check "error-rate": value 2.5 is out of bounds (max 0.5) (1 failed measurement,
+      failure_limit 0)'
+    checks:
+      - name: error-rate
+        type: prometheus
+        url: http://prometheus.monitoring:9090
+        query: sum(rate(http_requests_total{app="web",code=~"5.."}[1m]))
+        min: null
+        max: 0.5
+        failures: 1
+        measurements:
+          - {outcome: passed, value: 0.0, message: 'check "error-rate": value 0 within bounds (max 0.5)',
+             at: 1795000000.0}
+          - {outcome: failed, value: 2.5, message: 'check "error-rate": value 2.5 is out of bounds (max 0.5)',
+             at: 1795000005.0}
 workloads:
   description: One entry per workload, in the order given.
   returned: always
@@ -231,6 +279,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.module import (  #
     describe_error,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.health import GATE_ARG_SPEC  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.analysis import ANALYSIS_ARG_SPEC  # noqa: E402
 
 WORKLOAD_OPTIONS = {
     'kind': {'type': 'str', 'required': True},
@@ -251,6 +300,7 @@ ARGUMENT_SPEC = {
     'rollback': {'type': 'bool', 'default': True},
 }
 ARGUMENT_SPEC.update(GATE_ARG_SPEC)
+ARGUMENT_SPEC.update(ANALYSIS_ARG_SPEC)
 
 
 def _interrupt(_signum, _frame):
@@ -293,8 +343,8 @@ def main(runtime=None):
     entries = [t.entry() for t in result.targets]
     out = {'changed': result.changed, 'workloads': entries, 'summary': result.lines,
            'release': release.result_fact(entries, result.lines, result.failed)}
-    if module.analysis_result is not None:
-        out['analysis'] = module.analysis_result
+    if options.gates.analysis is not None and options.gates.analysis.measurements:
+        out['analysis'] = options.gates.analysis.result()
     if module.module.diff:
         diffs = []
         for t in result.targets:

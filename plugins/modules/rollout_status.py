@@ -49,6 +49,7 @@ extends_documentation_fragment:
   - kubeops.rollout.attributes
   - kubeops.rollout.connection
   - kubeops.rollout.gates
+  - kubeops.rollout.analysis
   - kubeops.rollout.target
 attributes:
   check_mode:
@@ -87,6 +88,53 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+analysis:
+  description:
+    - What the I(analysis) checks measured (the last 10 measurements of each check); with no credentials.
+  returned: when I(analysis) was given and measured
+  type: dict
+  contains:
+    passed:
+      description: Whether every check stayed within its I(failure_limit).
+      type: bool
+    measured:
+      description: How many times the checks were measured.
+      type: int
+    failure_limit:
+      description: The I(failure_limit) applied.
+      type: int
+    inconclusive:
+      description: What a measurement without data counted as.
+      type: str
+    message:
+      description: Why the gate failed (the check, the value and the bound), or null.
+      type: str
+    checks:
+      description: One entry per check - C(name), C(type), C(url), the query and bounds or the expected
+        statuses, C(failures), and C(measurements) (C(outcome) passed, failed, inconclusive or error,
+        C(value), C(message), C(at) in epoch seconds).
+      type: list
+      elements: dict
+  sample:
+    passed: false
+    measured: 2
+    failure_limit: 0
+    inconclusive: fail
+    message: 'analysis failed: check "error-rate": value 2.5 is out of bounds (max 0.5) (1 failed measurement,
+      failure_limit 0)'
+    checks:
+      - name: error-rate
+        type: prometheus
+        url: http://prometheus.monitoring:9090
+        query: sum(rate(http_requests_total{app="web",code=~"5.."}[1m]))
+        min: null
+        max: 0.5
+        failures: 1
+        measurements:
+          - {outcome: passed, value: 0.0, message: 'check "error-rate": value 0 within bounds (max 0.5)',
+             at: 1795000000.0}
+          - {outcome: failed, value: 2.5, message: 'check "error-rate": value 2.5 is out of bounds (max 0.5)',
+             at: 1795000005.0}
 workloads:
   description: One entry per workload (empty when I(label_selectors) matched nothing).
   returned: always
@@ -212,10 +260,11 @@ changed:
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.analysis import ANALYSIS_ARG_SPEC  # noqa: E402
 
 
 def main(runtime=None):
-    module = RolloutModule(wait=True, runtime=runtime)
+    module = RolloutModule(argument_spec=ANALYSIS_ARG_SPEC, wait=True, runtime=runtime)
     module.run(verbs.status, status_inline=True)
 
 

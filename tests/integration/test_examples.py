@@ -141,7 +141,25 @@ BETWEEN = {
          'ignore_errors': True}]),
 }
 
+def analysis_endpoints(request, tmp_path):
+    """The example's Prometheus and health endpoint: a real Prometheus scraping a metrics server,
+    reached by their cluster names through an http_proxy that routes them here."""
+    from .metrics import MetricsServer, Prometheus, RoutingProxy, prometheus_binary
+    metrics = MetricsServer()
+    request.addfinalizer(metrics.stop)
+    metrics.set('http_requests_total', 3, app='web', code='503')
+    metrics.set('http_requests_total', 90, app='web', code='200')
+    prom = Prometheus(prometheus_binary(), metrics.port, tmp_path)
+    request.addfinalizer(prom.stop)
+    # rate() needs two scrapes
+    prom.wait_for('sum(rate(http_requests_total{app="web",code=~"5.."}[1m]))')
+    proxy = RoutingProxy({'prometheus.monitoring:9090': prom.url, 'web.shop.svc:8080': metrics.url})
+    request.addfinalizer(proxy.stop)
+    return {'http_proxy': proxy.url, 'no_proxy': '127.0.0.1,localhost'}
+
+
 SETUPS = {
+    'rollout_analysis': ({}, lambda kube: None),
     'rollout_history': ({}, history_setup),
     'rollout_image': ({}, image_setup),
     'rollout_pause': ({}, pause_setup),
@@ -158,8 +176,9 @@ def test_every_module_has_a_setup():
 
 
 @pytest.mark.parametrize('module', MODULES)
-def test_examples_run_as_written(kubesim_factory, play, module):
+def test_examples_run_as_written(kubesim_factory, play, module, request, tmp_path):
     options, setup = SETUPS[module]
+    env = analysis_endpoints(request, tmp_path) if module == 'rollout_analysis' else {}
     sim = kubesim_factory(ready_delay=0.05, **options)
     kube = Kube(sim.kubeconfig)
     setup(kube)
@@ -177,7 +196,7 @@ def test_examples_run_as_written(kubesim_factory, play, module):
         if before:
             before(kube)
         block = {'block': tasks, 'module_defaults': {'kubeops.rollout.rolling_update_rc': FAST_RC}}
-        res = play(sim, [block], timeout=600)
+        res = play(sim, [block], timeout=600, extra_env=env)
         for name in names:
             res.ok(name)
         for name in res.results:

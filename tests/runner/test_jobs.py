@@ -198,9 +198,32 @@ def test_broken_upgrade_job_rolls_back_and_fails(run_job, estate):
     msg = fatal[0]['event_data']['res']['msg']
     assert 'ROLLED BACK: Deployment demo/web' in msg and 'ImagePullBackOff' in msg, msg
     assert 'ROLLED BACK: DaemonSet demo/agent' in msg, msg
-    # web is back, agent keeps its upgrade.
+    # Both are back.
     assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
     assert estate.image('daemonset/agent') == 'registry.example.com/shop/agent:1.0'
+
+
+def test_upgrade_job_judged_by_analysis_checks_from_the_survey(run_job, estate):
+    """The survey's textarea (YAML text) with an HTTP check: a release whose health endpoint answers
+    503 is put back."""
+    from tests.integration.metrics import MetricsServer
+    server = MetricsServer()
+    server.health_status, server.health_body = 503, 'degraded'
+    try:
+        analysis = ('interval: 1\nchecks:\n  - name: smoke\n    http:\n      url: %s/healthz\n'
+                    '      body_regex: ok\n' % server.url)
+        job = run_job('upgrade.yml', dict(UPGRADE_WEB, image='registry.example.com/shop/web:1.4',
+                                          soak_seconds=1, analysis=analysis))
+        assert job.status == 'failed' and job.rc != 0, job
+        fatal = job.failed_events()
+        assert [e['event_data']['task'] for e in fatal] == ['Fail the play when the release failed'], job
+        msg = fatal[0]['event_data']['res']['msg']
+        assert 'ROLLED BACK: Deployment demo/web' in msg, msg
+        assert 'check "smoke": GET %s/healthz answered 503, expected 200' % server.url in msg, msg
+        assert ('/healthz', None) in server.requests
+        assert estate.image('deployment/web') != 'registry.example.com/shop/web:1.4'
+    finally:
+        server.stop()
 
 
 def test_canary_job_approved_by_verification_is_resumed_and_finished(run_job, estate, tmp_path):

@@ -1,0 +1,137 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+
+class ModuleDocFragment(object):
+    # The analysis checks of a health gate (module_utils/analysis.py).
+    DOCUMENTATION = r'''
+options:
+  analysis:
+    description:
+      - Checks that judge the release by what it does, measured every I(interval) seconds during the
+        soak (I(soak_seconds); at least once, right after the rollout completes, when the soak is V(0)).
+      - A measurement fails when a Prometheus value is out of its bounds, an HTTP check gets another
+        status or a body that does not match, the endpoint cannot be reached or answers an error, or
+        (unless I(inconclusive=pass)) the query returns no data. When one check has more than
+        I(failure_limit) failed measurements the wait fails (reason C(AnalysisFailed)) with a message
+        naming the check, the value and the bound.
+      - Bearer tokens, header values and passwords in URLs are secrets, never printed.
+      - See C(docs/analysis.md) for a worked example.
+    type: dict
+    suboptions:
+      interval:
+        description: Seconds between two measurements of every check.
+        type: float
+        default: 5
+      failure_limit:
+        description: Failed measurements of one check tolerated before the gate fails.
+        type: int
+        default: 0
+      inconclusive:
+        description: What a measurement without data (an empty Prometheus result, NaN) counts as.
+        type: str
+        choices: [fail, pass]
+        default: fail
+      checks:
+        description: The checks, each with a unique I(name) and exactly one of I(prometheus) or I(http).
+        type: list
+        elements: dict
+        required: true
+        suboptions:
+          name:
+            description: Names the check in messages and results.
+            type: str
+            required: true
+          min:
+            description: Lowest value a Prometheus query may return (each series of a vector).
+            type: float
+          max:
+            description: Highest value a Prometheus query may return (each series of a vector).
+            type: float
+          prometheus:
+            description:
+              - An instant query (C(/api/v1/query)) whose value, or every series of its vector, must be
+                within I(min) and I(max) (at least one of them is required).
+            type: dict
+            suboptions:
+              url:
+                description: The Prometheus server, for example C(http://prometheus.monitoring:9090).
+                type: str
+                required: true
+              query:
+                description: The PromQL expression.
+                type: str
+                required: true
+              bearer_token:
+                description: 'Sent as C(Authorization: Bearer <token>).'
+                type: str
+              headers:
+                description: Extra request headers (their values are treated as secrets).
+                type: dict
+              ca_cert:
+                description: CA bundle that verifies the server's certificate.
+                type: path
+              client_cert:
+                description: Client certificate (PEM).
+                type: path
+              client_key:
+                description: Key of I(client_cert) (PEM).
+                type: path
+              insecure:
+                description: Do not verify the server's certificate.
+                type: bool
+                default: false
+              timeout:
+                description: Seconds one request may take.
+                type: float
+                default: 5
+          http:
+            description: A request whose answer must have one of the I(status) codes and match I(body_regex).
+            type: dict
+            suboptions:
+              url:
+                description: The URL requested (redirects are not followed).
+                type: str
+                required: true
+              method:
+                description: The HTTP method.
+                type: str
+                default: GET
+              status:
+                description: The statuses that pass.
+                type: list
+                elements: int
+                default: [200]
+              body_regex:
+                description: A regular expression the body must match (searched, not anchored).
+                type: str
+              bearer_token:
+                description: 'Sent as C(Authorization: Bearer <token>).'
+                type: str
+              headers:
+                description: Extra request headers (their values are treated as secrets).
+                type: dict
+              ca_cert:
+                description: CA bundle that verifies the server's certificate.
+                type: path
+              client_cert:
+                description: Client certificate (PEM).
+                type: path
+              client_key:
+                description: Key of I(client_cert) (PEM).
+                type: path
+              insecure:
+                description: Do not verify the server's certificate.
+                type: bool
+                default: false
+              timeout:
+                description: Seconds one request may take.
+                type: float
+                default: 5
+'''

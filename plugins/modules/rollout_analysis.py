@@ -1,0 +1,170 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: rollout_analysis
+short_description: Judge a release by its metrics and endpoints (Prometheus queries, HTTP checks)
+version_added: 0.2.0
+description:
+  - Measures the I(analysis) checks every I(analysis.interval) seconds for I(duration) seconds and
+    fails as soon as one check has more failed measurements than I(analysis.failure_limit), naming
+    the check, the value and the bound.
+  - Not in the action group C(kubeops.rollout.rollout) (it takes no connection options).
+  - The same checks as the I(analysis) option of M(kubeops.rollout.rollout_status) and
+    M(kubeops.rollout.rollout_release), without a workload - for a canary while it is paused (the
+    C(rollout_upgrade) role runs it there), or before and after a change window.
+  - Sends no request to Kubernetes.
+author:
+  - kubeops.rollout contributors (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
+  - kubeops.rollout.attributes
+  - kubeops.rollout.analysis
+attributes:
+  check_mode:
+    support: full
+    details: The checks are measured in check mode too (they are requests chosen by the task, not changes).
+  diff_mode:
+    support: none
+options:
+  analysis:
+    required: true
+  duration:
+    description:
+      - Seconds during which the checks are measured (the first measurement at once). V(0) measures
+        once.
+    type: float
+    default: 0
+notes:
+  - See C(docs/analysis.md) for a canary judged by its error rate.
+"""
+
+EXAMPLES = r"""
+- name: Judge the canary by its error rate and its health endpoint for ten seconds
+  kubeops.rollout.rollout_analysis:
+    duration: 10
+    analysis:
+      interval: 5
+      failure_limit: 1
+      checks:
+        - name: error-rate
+          prometheus:
+            url: http://prometheus.monitoring:9090
+            query: sum(rate(http_requests_total{app="web",code=~"5.."}[1m]))
+          max: 0.5
+        - name: smoke
+          http:
+            url: http://web.shop.svc:8080/healthz
+            status: [200]
+            body_regex: ok
+  register: verdict
+
+- name: Show what was measured
+  ansible.builtin.debug:
+    msg: "{{ verdict.analysis.checks | map(attribute='measurements') | map('last')
+             | map(attribute='message') }}"
+"""
+
+RETURN = r"""
+analysis:
+  description: What the checks measured (the last 10 measurements of each check); with no credentials.
+  returned: always
+  type: dict
+  contains:
+    passed:
+      description: Whether every check stayed within its I(failure_limit).
+      type: bool
+    measured:
+      description: How many times the checks were measured.
+      type: int
+    failure_limit:
+      description: The I(failure_limit) applied.
+      type: int
+    inconclusive:
+      description: What a measurement without data counted as.
+      type: str
+    message:
+      description: Why the gate failed (the check, the value and the bound), or null.
+      type: str
+    checks:
+      description: One entry per check - C(name), C(type), C(url), the query and bounds or the expected
+        statuses, C(failures), and C(measurements) (C(outcome) passed, failed, inconclusive or error,
+        C(value), C(message), C(at) in epoch seconds).
+      type: list
+      elements: dict
+  sample:
+    passed: true
+    measured: 1
+    failure_limit: 0
+    inconclusive: fail
+    message: null
+    checks:
+      - name: smoke
+        type: http
+        url: https://web.example/healthz
+        method: GET
+        status: [200]
+        body_regex: ok
+        failures: 0
+        measurements:
+          - outcome: passed
+            value: 200
+            message: 'check "smoke": GET https://web.example/healthz answered 200'
+            at: 1795000000.0
+changed:
+  description: Always false.
+  returned: always
+  type: bool
+msg:
+  description: The outcome in one line.
+  returned: always
+  type: str
+  sample: 'analysis passed: 2 checks, 13 measurements each'
+"""
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.analysis import ANALYSIS_OPTIONS  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.module import KubeModule  # noqa: E402
+
+ARGUMENT_SPEC = {
+    'analysis': {'type': 'dict', 'required': True, 'options': ANALYSIS_OPTIONS},
+    'duration': {'type': 'float', 'default': 0},
+}
+
+
+def main(runtime=None):
+    module = KubeModule(ARGUMENT_SPEC, runtime, connection=False)
+    if module.params['duration'] > 86400:
+        module.fail('duration must be at most 86400 seconds (got %s)' % module.params['duration'])
+    gate = module.analysis_gate()
+    try:
+        passed = gate.run(module.params['duration'])
+    except KeyboardInterrupt:
+        module.fail(
+            'interrupted after %d measurements' % gate.measurements, changed=False, analysis=gate.result()
+        )
+    result = gate.result()
+    if not passed:
+        module.fail(gate.message, changed=False, analysis=result)
+    module.module.exit_json(
+        changed=False,
+        analysis=result,
+        msg='analysis passed: %d check%s, %d measurement%s each'
+        % (
+            len(gate.checks),
+            '' if len(gate.checks) == 1 else 's',
+            gate.measurements,
+            '' if gate.measurements == 1 else 's',
+        ),
+    )
+
+
+if __name__ == '__main__':
+    main()
