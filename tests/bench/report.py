@@ -228,6 +228,19 @@ def targets(results):
             out.append({'target': f'scale: one {verb} task over {n} workloads < 10% of {n} tasks',
                         'measured': f'{_s(one and one["seconds"])} s vs {_s(loop and loop["seconds"])} s = '
                                     f'{"–" if r is None else f"{r * 100:.1f}%"}', 'ok': ok})
+    release = results['suites'].get('release')
+    if release:
+        role, kubectl = release['samples']['role'], release['samples']['kubectl']
+        t_role = _med(summary([e['seconds'] for e in role if e['ok']]))
+        t_kc = _med(summary([e['seconds'] for e in kubectl if e['ok']]))
+        r = ratio(t_role, t_kc)
+        ok = None if r is None else r <= 1.0 and all(e['ok'] for e in role + kubectl)
+        out.append({'target': f'release: rollout_upgrade of {release["workloads"]} Deployments <= kubectl set image '
+                              '+ rollout status for the same',
+                    'measured': f'{_s(t_role)} s vs {_s(t_kc)} s = {_x(r)}', 'ok': ok})
+        most = max((e['tasks'] for e in role), default=None)
+        out.append({'target': 'release: the role runs at most 6 tasks', 'measured': f'{most} tasks',
+                    'ok': None if most is None else most <= 6})
     rc = scale.get('rolling_update')
     if rc:
         per = {n: (rc['samples'].get(str(n)) or {}) for n in rc['sizes']}
@@ -504,6 +517,31 @@ def document(results, png_name):
                           ', '.join(f'{k} {v}' for k, v in sorted(kinds.items())),
                           'ok' if s['ok'] else f'failed: {s["msg"][:120]}'])
         add(_table(['replicas', 'seconds', 'requests', 'requests per replica', 'by type', 'result'], table))
+        add('')
+    release = results['suites'].get('release')
+    if release:
+        add('## 4. A release: the upgrade role against kubectl\n')
+        add(f'{release["workloads"]} Deployments of 2 replicas get a new image, pods Ready '
+            f'{release["ready_delay"]} s after creation, {release["reps"]} repetitions taking turns. The role: '
+            '`kubeops.rollout.rollout_upgrade` with `rollout_upgrade_soak_seconds: 0` (kubectl has no soak), '
+            'timed over its tasks (the playbook\'s whole wall time beside it). kubectl: `kubectl set image` '
+            'for each, then `kubectl rollout status` for each, six processes in sequence.\n')
+        role, kubectl = release['samples']['role'], release['samples']['kubectl']
+        t_role = summary([e['seconds'] for e in role if e['ok']])
+        wall = summary([e['wall'] for e in role if e['ok']])
+        t_kc = summary([e['seconds'] for e in kubectl if e['ok']])
+        tasks = sorted({e['tasks'] for e in role})
+        add(_table(['', 'median seconds', 'runs ok', 'tasks or processes'], [
+            ['rollout_upgrade (role tasks)', _s(_med(t_role)), f'{sum(e["ok"] for e in role)}/{len(role)}',
+             ', '.join(str(t) for t in tasks) + ' tasks'],
+            ['rollout_upgrade (ansible-playbook wall time)', _s(_med(wall)), '', ''],
+            ['kubectl set image + rollout status', _s(_med(t_kc)), f'{sum(e["ok"] for e in kubectl)}/{len(kubectl)}',
+             f'{2 * release["workloads"]} processes'],
+            ['role / kubectl', _x(ratio(_med(t_role), _med(t_kc))), '', '']]))
+        names = next((e['task_names'] for e in role if e['ok']), [])
+        if names:
+            add('')
+            add('The tasks the role ran: ' + ', '.join(f'`{n}`' for n in names) + '.\n')
         add('')
     return '\n'.join(out).rstrip() + '\n'
 

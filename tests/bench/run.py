@@ -11,23 +11,23 @@ import subprocess
 import sys
 import time
 
-from . import report, suite_breakdown, suite_latency, suite_requests, suite_scale
+from . import report, suite_breakdown, suite_latency, suite_release, suite_requests, suite_scale
 from .ansible_run import BENCH_DIR, VENV_BIN
 from .context import KUBECTL, READY_DELAY, Context
 from .deps import core_version
 from .kube import ROOT
 
 RESULTS = os.path.join(BENCH_DIR, 'results.json')
-SUITES = ('requests', 'latency', 'scale')
+SUITES = ('requests', 'latency', 'scale', 'release')
 
 # Repetitions and sizes. Quick mode is for iterating on the harness; its numbers are rougher.
 PLANS = {
     'full': {'request_passes': 2, 'latency_reps': 2, 'latency_rounds': 5, 'calibration_tasks': 10,
              'history_sizes': [10, 100, 1000], 'history_reps': 3, 'fleet_sizes': [1, 10, 100],
-             'rc_sizes': [10, 100], 'breakdown_reps': 9},
+             'rc_sizes': [10, 100], 'breakdown_reps': 9, 'release_reps': 5},
     'quick': {'request_passes': 1, 'latency_reps': 1, 'latency_rounds': 2, 'calibration_tasks': 5,
               'history_sizes': [10, 100], 'history_reps': 1, 'fleet_sizes': [1, 10],
-              'rc_sizes': [10], 'breakdown_reps': 3},
+              'rc_sizes': [10], 'breakdown_reps': 3, 'release_reps': 2},
 }
 
 
@@ -108,6 +108,11 @@ def measure(plan, suites, quick):
             scale['history'] = suite_scale.history(ctx, plan['history_sizes'], plan['history_reps'])
             results['suites']['scale'] = scale
             durations['scale'] = time.monotonic() - s
+        if 'release' in suites:
+            s = time.monotonic()
+            _log('release: the upgrade role against kubectl')
+            results['suites']['release'] = suite_release.run(ctx, plan['release_reps'])
+            durations['release'] = time.monotonic() - s
     finally:
         ctx.stop()
     results['durations'] = durations
