@@ -235,8 +235,8 @@ def targets(results):
         t_kc = _med(summary([e['seconds'] for e in kubectl if e['ok']]))
         r = ratio(t_role, t_kc)
         ok = None if r is None else r <= 1.0 and all(e['ok'] for e in role + kubectl)
-        out.append({'target': f'release: rollout_upgrade of {release["workloads"]} Deployments <= kubectl set image '
-                              '+ rollout status for the same',
+        out.append({'target': f'release: rollout_upgrade of {release["workloads"]} Deployments <= '
+                              'kubectl set image + rollout status for the same',
                     'measured': f'{_s(t_role)} s vs {_s(t_kc)} s = {_x(r)}', 'ok': ok})
         most = max((e['tasks'] for e in role), default=None)
         out.append({'target': 'release: the role runs at most 6 tasks', 'measured': f'{most} tasks',
@@ -532,10 +532,12 @@ def document(results, png_name):
         t_kc = summary([e['seconds'] for e in kubectl if e['ok']])
         tasks = sorted({e['tasks'] for e in role})
         add(_table(['', 'median seconds', 'runs ok', 'tasks or processes'], [
-            ['rollout_upgrade (role tasks)', _s(_med(t_role)), f'{sum(e["ok"] for e in role)}/{len(role)}',
+            ['rollout_upgrade (role tasks)', _s(_med(t_role)),
+             f'{sum(e["ok"] for e in role)}/{len(role)}',
              ', '.join(str(t) for t in tasks) + ' tasks'],
             ['rollout_upgrade (ansible-playbook wall time)', _s(_med(wall)), '', ''],
-            ['kubectl set image + rollout status', _s(_med(t_kc)), f'{sum(e["ok"] for e in kubectl)}/{len(kubectl)}',
+            ['kubectl set image + rollout status', _s(_med(t_kc)),
+             f'{sum(e["ok"] for e in kubectl)}/{len(kubectl)}',
              f'{2 * release["workloads"]} processes'],
             ['role / kubectl', _x(ratio(_med(t_role), _med(t_kc))), '', '']]))
         names = next((e['task_names'] for e in role if e['ok']), [])
