@@ -522,7 +522,8 @@ def document(results, png_name):
     if release:
         add('## 4. A release: the upgrade role against kubectl\n')
         add(f'{release["workloads"]} Deployments of 2 replicas get a new image, pods Ready '
-            f'{release["ready_delay"]} s after creation, {release["reps"]} repetitions taking turns. The role: '
+            f'{release["ready_delay"]} s after creation, {release["reps"]} repetitions taking turns. '
+            'The role: '
             '`kubeops.rollout.rollout_upgrade` with `rollout_upgrade_soak_seconds: 0` (kubectl has no soak), '
             'timed over its tasks (the playbook\'s whole wall time beside it). kubectl: `kubectl set image` '
             'for each, then `kubectl rollout status` for each, six processes in sequence.\n')
