@@ -6,6 +6,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -192,23 +193,35 @@ def test_forced_module_path_async_and_progress(kubesim_factory, tmp_path):
 
 
 @pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM], ids=['ctrl-c', 'awx-cancel'])
-def test_cancel_leaves_nothing_running(kubesim_factory, tmp_path, signum):
+@pytest.mark.parametrize('what', ['module', 'role'])
+def test_cancel_leaves_nothing_running(kubesim_factory, tmp_path, signum, what):
     log = tmp_path / 'requests.log'
     sim = kubesim_factory(request_log=log, fail_image='nginx:broken')
     kube = Kube(sim.kubeconfig)
     kube.create(workload('Deployment', 'web', replicas=2))
     kube.rolled_out('Deployment', 'web')
     book = tmp_path / 'play.yml'
+    if what == 'module':
+        tasks = [{'kubeops.rollout.rollout_image': {'kubeconfig': str(sim.kubeconfig), 'kind': 'Deployment',
+                                                    'name': 'web', 'images': {'app': 'nginx:broken'},
+                                                    'wait': True}}]
+    else:
+        # The release role: early stop off, so that the cancel comes during its wait.
+        tasks = [{'ansible.builtin.include_role': {'name': 'kubeops.rollout.rollout_upgrade'},
+                  'vars': {'rollout_upgrade_fail_fast_seconds': 0, 'rollout_upgrade_workloads': [
+                      {'kind': 'Deployment', 'name': 'web', 'images': {'app': 'nginx:broken'}}]}}]
     book.write_text(yaml.safe_dump([{
         'hosts': 'localhost', 'gather_facts': False,
-        'tasks': [{'kubeops.rollout.rollout_image': {'kubeconfig': str(sim.kubeconfig), 'kind': 'Deployment',
-                                                     'name': 'web', 'images': {'app': 'nginx:broken'},
-                                                     'wait': True}}]}]))
+        'vars': {'ansible_python_interpreter': sys.executable},
+        'module_defaults': {'group/kubeops.rollout.rollout': {'kubeconfig': str(sim.kubeconfig)}},
+        'tasks': tasks}]))
     env = {k: v for k, v in os.environ.items() if not k.startswith(('K8S_AUTH_', 'KUBEOPS_ROLLOUT_'))}
     env.update(ANSIBLE_CONFIG=str(ROOT / 'ansible.cfg'), ANSIBLE_CALLBACK_PLUGINS=str(CALLBACKS))
     # A session of its own, as a terminal gives a job: Ctrl-C goes to its process group.
-    proc = subprocess.Popen([str(BIN / 'ansible-playbook'), str(book)], cwd=ROOT, env=env,
-                            start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    output = tmp_path / 'output.txt'
+    with open(output, 'w') as out:
+        proc = subprocess.Popen([str(BIN / 'ansible-playbook'), str(book)], cwd=ROOT, env=env,
+                                start_new_session=True, stdout=out, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 60
         while not any('watch=' in e['query'] for e in read_log(log)):
