@@ -14,11 +14,14 @@ class ModuleDocFragment(object):
 options:
   kind:
     description:
-      - Kind of the workload - V(Deployment), V(StatefulSet) or V(DaemonSet).
+      - Kind of the workload - V(Deployment), V(StatefulSet) or V(DaemonSet); or several, as a list or
+        comma separated like C(kubectl rollout restart deploy,sts) (V(deploy,sts)), to act on every
+        workload of those kinds that I(label_selectors) selects (one list request per kind).
       - Any of C(kubectl)'s spellings is accepted - any case, plural, short name (V(deploy), V(sts),
         V(ds)), with or without the group (V(deployments.apps)). Results always name the kind as above.
-    type: str
-    required: true
+      - Omitted with I(label_selectors), all three kinds. Required with I(name), and then exactly one.
+    type: list
+    elements: str
   name:
     description:
       - Name of the workload.

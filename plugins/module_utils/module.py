@@ -38,17 +38,20 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.health import GATE
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import UnknownContainer
 from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import RevisionNotFound
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
+    ROLLOUT_KINDS,
     NotSupported,
     Refused,
     UnknownKind,
-    rollout_kind,
+    rollout_kinds,
 )
 
 DEFAULT_NAMESPACE = 'default'
 DEFAULT_TIMEOUT = 300  # seconds, for every wait (kubectl: 5m)
 
 TARGET_ARG_SPEC = {
-    'kind': {'type': 'str', 'required': True},  # any of kubectl's spellings: workloads.rollout_kind
+    # One kind or several (a list, or kubectl's "deploy,sts"), in any of kubectl's spellings
+    # (workloads.rollout_kinds); omitted with label_selectors: every rollout kind.
+    'kind': {'type': 'list', 'elements': 'str'},
     'name': {'type': 'str'},
     'label_selectors': {'type': 'list', 'elements': 'str'},
     'namespace': {'type': 'str'},
@@ -226,12 +229,29 @@ class RolloutModule(KubeModule):
             mutually_exclusive=[('name', 'label_selectors')] + kwargs.pop('mutually_exclusive', []),
             required_one_of=[('name', 'label_selectors')] + kwargs.pop('required_one_of', []),
             **kwargs)
-        try:
-            self.kind = rollout_kind(self.params['kind'])
-        except UnknownKind as e:
-            self.fail(str(e))
+        self.kinds = self._kinds()
+        self.kind = self.kinds[0]  # the kind of a task by name (exactly one)
+        self._kind_of = {}  # uid -> kind of each target, for progress lines
         self._status_inline = False
         self._check_target()
+
+    def _kinds(self):
+        """The Workload classes of the ``kind`` option; every rollout kind when it is omitted with
+        label_selectors."""
+        spellings = self.params.get('kind')
+        if not spellings:
+            if self.params.get('name') is not None:
+                self.fail('kind is required with name: give the kind of "%s" (Deployment, StatefulSet or '
+                          'DaemonSet)' % self.params['name'])
+            return list(ROLLOUT_KINDS.values())
+        try:
+            kinds = rollout_kinds(spellings)
+        except UnknownKind as e:
+            self.fail(str(e))
+        if len(kinds) > 1 and self.params.get('name') is not None:
+            self.fail('name "%s" names one workload, but kind lists %s: give one kind with name, or select '
+                      'several kinds with label_selectors' % (self.params['name'], _kind_names(kinds)))
+        return kinds
 
     def _check_target(self):
         """Refuse targets that would act on something else than meant, before any request: an empty
@@ -246,7 +266,7 @@ class RolloutModule(KubeModule):
             if not selectors or not all(isinstance(s, str) and s.strip() for s in selectors):
                 self.fail('label_selectors %s has an empty selector: an empty selector matches every %s '
                           'in the namespace. Give at least one non-empty selector (e.g. app=web), or name'
-                          % (selectors, self.kind.kind))
+                          % (selectors, _kind_names(self.kinds)))
 
     # -- targets
     def targets(self):
@@ -261,15 +281,18 @@ class RolloutModule(KubeModule):
                     self.fail('%s %s/%s not found' % (kind.kind, ns, name))
                 raise _Context(e, 'reading %s %s/%s' % (kind.kind, ns, name))
         selector = ','.join(s.strip() for s in self.params['label_selectors'])
-        try:
-            items = self.client.list(kind.collection_path(ns), label_selector=selector).get('items') or []
-        except ApiError as e:
-            raise _Context(e, 'listing %ss with label selector "%s" in namespace "%s"'
-                           % (kind.kind, selector, ns))
-        for item in items:
-            # LIST items carry no kind/apiVersion; add them so entries and diffs are complete.
-            item.setdefault('metadata', {}).setdefault('namespace', ns)
-        return [kind(item) for item in items]
+        out = []
+        for kind in self.kinds:  # one LIST per kind, in the order given
+            try:
+                items = self.client.list(kind.collection_path(ns), label_selector=selector).get('items') or []
+            except ApiError as e:
+                raise _Context(e, 'listing %ss with label selector "%s" in namespace "%s"'
+                               % (kind.kind, selector, ns))
+            for item in items:
+                # LIST items carry no kind/apiVersion; the namespace is added so entries are complete.
+                item.setdefault('metadata', {}).setdefault('namespace', ns)
+            out.extend(kind(item) for item in items)
+        return out
 
     # -- results
     def run(self, verb, wait_predicate=None, status_inline=False, precheck=None):
@@ -301,6 +324,7 @@ class RolloutModule(KubeModule):
     def _run(self, verb, wait_predicate, precheck=None):
         outcomes, errors = [], []
         workloads = self.targets()
+        self._kind_of = {w.uid: w.kind for w in workloads}
         if precheck:
             for workload in workloads:
                 try:
@@ -411,10 +435,10 @@ class RolloutModule(KubeModule):
 
     def _progress(self, obj, result):
         """One line per change of a waited-for workload's state, naming it if kubectl's text does not."""
-        name = (obj.get('metadata') or {}).get('name')
-        text = result.message
+        meta = obj.get('metadata') or {}
+        name, text = meta.get('name'), result.message
         if '"%s"' % name not in text:
-            text = '%s "%s": %s' % (self.kind.kind, name, text)
+            text = '%s "%s": %s' % (self._kind_of.get(meta.get('uid')) or self.kind.kind, name, text)
         self.module.progress(text)
 
     def record_status(self, entry, result):
@@ -422,6 +446,12 @@ class RolloutModule(KubeModule):
             entry.update(result.as_dict())
         else:
             entry['status'] = result.as_dict()
+
+
+def _kind_names(kinds):
+    """``Deployment``, ``Deployment or StatefulSet``, ``Deployment, StatefulSet or DaemonSet``."""
+    names = [k.kind for k in kinds]
+    return names[0] if len(names) == 1 else '%s or %s' % (', '.join(names[:-1]), names[-1])
 
 
 def _kind_probe(probe, kind):

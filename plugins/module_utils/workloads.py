@@ -427,3 +427,21 @@ def rollout_kind(spelling):
         hint = ' (ReplicationControllers have no rollout: use the %s module)' % _NOT_ROLLOUT_KINDS[text]
     raise UnknownKind('kind "%s" is not a kind rollouts apply to%s; use one of Deployment (deploy), '
                       'StatefulSet (sts) or DaemonSet (ds), in any case' % (spelling, hint))
+
+
+def rollout_kinds(spellings):
+    """The Workload classes for a list of spellings, each as ``rollout_kind`` reads it; a spelling
+    may itself list several, comma separated, as kubectl's ``deploy,sts``. In the order given, each
+    kind once."""
+    if isinstance(spellings, str):
+        spellings = [spellings]
+    out = []
+    for spelling in spellings:
+        for part in str(spelling).split(','):
+            kind = rollout_kind(part)
+            if kind not in out:
+                out.append(kind)
+    if not out:
+        raise UnknownKind('kind is empty; use one or more of Deployment (deploy), StatefulSet (sts) or '
+                          'DaemonSet (ds)')
+    return out

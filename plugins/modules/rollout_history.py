@@ -106,11 +106,18 @@ EXAMPLES = r'''
     kind: DaemonSet
     label_selectors:
       - tier=node
+
+- name: History of every workload of the shop, whatever its kind
+  kubeops.rollout.rollout_history:
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
 '''
 
 RETURN = r'''
 workloads:
-  description: One entry per workload (empty when I(label_selectors) matched nothing).
+  description: One entry per workload, kind by kind in the order of I(kind) (empty when
+    I(label_selectors) matched nothing).
   returned: always
   type: list
   elements: dict

@@ -123,11 +123,25 @@ EXAMPLES = r'''
     namespace: shop
     label_selectors:
       - app.kubernetes.io/part-of=shop
+
+- name: Restart its Deployments and StatefulSets (kubectl rollout restart deploy,sts -l ...)
+  kubeops.rollout.rollout_restart:
+    kind: [Deployment, StatefulSet]
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
+
+- name: Restart every Deployment, StatefulSet and DaemonSet of the application (kind omitted)
+  kubeops.rollout.rollout_restart:
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
 '''
 
 RETURN = r'''
 workloads:
-  description: One entry per workload (empty when I(label_selectors) matched nothing).
+  description: One entry per workload, kind by kind in the order of I(kind) (empty when
+    I(label_selectors) matched nothing).
   returned: always
   type: list
   elements: dict

@@ -84,11 +84,26 @@ EXAMPLES = r'''
     namespace: kube-system
     label_selectors:
       - tier=node
+
+- name: Wait for every Deployment and StatefulSet of the shop (kubectl rollout status deploy,sts -l ...)
+  kubeops.rollout.rollout_status:
+    kind: deploy,sts
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
+
+- name: Report every Deployment, StatefulSet and DaemonSet of the shop (kind omitted - all three)
+  kubeops.rollout.rollout_status:
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
+    wait: false
 '''
 
 RETURN = r'''
 workloads:
-  description: One entry per workload (empty when I(label_selectors) matched nothing).
+  description: One entry per workload, kind by kind in the order of I(kind) (empty when
+    I(label_selectors) matched nothing).
   returned: always
   type: list
   elements: dict

@@ -1,0 +1,93 @@
+"""Several kinds in one task, kubectl's ``deploy,sts -l ...``, side by side with kubectl.
+
+Each workload exists twice, in namespace ``mod`` (driven by the modules) and ``kctl`` (driven by
+kubectl); after the same verbs both namespaces must show the same workloads changed.
+"""
+
+import pytest
+
+from .conftest import Kube, task, workload
+
+pytestmark = pytest.mark.integration
+
+RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt'
+SHOP = 'app.kubernetes.io/part-of=shop'
+# (kind, name, in the shop?)
+WORKLOADS = [('Deployment', 'web', True), ('StatefulSet', 'db', True), ('DaemonSet', 'agent', True),
+             ('Deployment', 'other', False)]
+
+
+def setup_namespaces(kube, namespaces):
+    for ns in namespaces:
+        kube.request('POST', '/api/v1/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace',
+                                                     'metadata': {'name': ns}})
+        manifests = []
+        for kind, name, shop in WORKLOADS:
+            labels = {'app.kubernetes.io/part-of': 'shop' if shop else 'else'}
+            manifests.append(workload(kind, name, image='app:1', labels=labels, ns=ns, replicas=1))
+        kube.create_rolled_out(manifests)
+
+
+def restarted(kube, ns):
+    out = set()
+    for kind, name, _shop in WORKLOADS:
+        annotations = kube.get(kind, name, ns)['spec']['template']['metadata'].get('annotations') or {}
+        if RESTARTED_AT in annotations:
+            out.add((kind, name))
+    return out
+
+
+def paused(kube, ns):
+    return {(kind, name) for kind, name, _shop in WORKLOADS
+            if kind == 'Deployment' and kube.get(kind, name, ns)['spec'].get('paused')}
+
+
+def identities(result):
+    return [(w['kind'], w['name']) for w in result['workloads']]
+
+
+def test_several_kinds_by_selector_match_kubectl(kubesim_factory, play, kubectl):
+    sim = kubesim_factory(nodes=1)
+    kube = Kube(sim.kubeconfig)
+    run = kubectl.using(sim)
+    setup_namespaces(kube, ('mod', 'kctl'))
+
+    # kubectl: restart deploy,sts; history of all three; pause deploy,sts (fails for the StatefulSet)
+    run('rollout', 'restart', 'deploy,sts', '-l', SHOP, '-n', 'kctl', check=True)
+    history_out = run('rollout', 'history', 'deploy,sts,ds', '-l', SHOP, '-n', 'kctl', check=True).stdout
+    kubectl_pause = run('rollout', 'pause', 'deploy,sts', '-l', SHOP, '-n', 'kctl')
+
+    shop = {'namespace': 'mod', 'label_selectors': [SHOP]}
+    res = play(sim, [
+        task('restart deploy,sts', 'rollout_restart', kind='deploy,sts', **shop),
+        task('history, kind omitted', 'rollout_history', **shop),
+        task('status of a list of kinds', 'rollout_status', kind=['Deployment', 'sts', 'daemonsets.apps'],
+             wait_timeout=60, **shop),
+        task('pause deploy,sts', 'rollout_pause', kind='deploy,sts', **shop),
+        task('name without kind', 'rollout_history', name='web', namespace='mod'),
+        task('name with two kinds', 'rollout_history', kind='deploy,sts', name='web', namespace='mod'),
+    ])
+
+    restart = res.ok('restart deploy,sts')
+    assert identities(restart) == [('Deployment', 'web'), ('StatefulSet', 'db')]
+    assert restarted(kube, 'mod') == restarted(kube, 'kctl') == {('Deployment', 'web'), ('StatefulSet', 'db')}
+
+    history = res.ok('history, kind omitted')
+    assert identities(history) == [('Deployment', 'web'), ('StatefulSet', 'db'), ('DaemonSet', 'agent')]
+    for kind, name, _shop in WORKLOADS[:3]:  # kubectl lists the same three workloads
+        assert f'{kind.lower()}.apps/{name}' in history_out, history_out
+    assert 'other' not in history_out
+
+    status = res.ok('status of a list of kinds')
+    assert identities(status) == [('Deployment', 'web'), ('StatefulSet', 'db'), ('DaemonSet', 'agent')]
+    assert all(w['done'] for w in status['workloads']), status['workloads']
+
+    # Both pause the Deployment and fail for the StatefulSet, with the same reason.
+    assert kubectl_pause.returncode != 0 and 'not supported' in kubectl_pause.stderr
+    pause = res.failed('pause deploy,sts')
+    assert 'statefulsets.apps "db" pausing is not supported' in pause['msg']
+    assert identities(pause) == [('Deployment', 'web')] and pause['changed'] is True
+    assert paused(kube, 'mod') == paused(kube, 'kctl') == {('Deployment', 'web')}
+
+    assert 'kind is required with name' in res.failed('name without kind')['msg']
+    assert 'give one kind with name' in res.failed('name with two kinds')['msg']
