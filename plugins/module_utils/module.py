@@ -295,12 +295,14 @@ class RolloutModule(KubeModule):
         return out
 
     # -- results
-    def run(self, verb, wait_predicate=None, status_inline=False, precheck=None):
+    def run(self, verb, wait_predicate=None, status_inline=False, precheck=None, each_alone=False):
         """Apply ``verb(client, workload) -> Outcome`` to every target, wait if asked, exit.
 
         ``precheck(workload)``: raises one of USER_ERRORS for a workload the verb would refuse, judged
         from the object already read; every target is checked before the first write, so a task that
-        fails for one of several workloads changes none of them.
+        fails for one of several workloads changes none of them. With ``each_alone`` (kubectl's
+        rollout undo), a refused workload is left out and the others are still changed; the task then
+        fails listing each refusal (``failures``).
 
         ``wait_predicate(workload) -> predicate(obj) -> RolloutStatus``: what waiting means for this
         module (default: the kind's rollout status); a waited-for rollout that did not finish fails
@@ -309,7 +311,7 @@ class RolloutModule(KubeModule):
         """
         self._status_inline = status_inline
         try:
-            self._run(verb, wait_predicate, precheck)
+            self._run(verb, wait_predicate, precheck, each_alone)
         except _Context as c:
             self.fail(describe_error(c.error, c.action, self._connection))
         except ConnectionFailure as e:
@@ -321,27 +323,36 @@ class RolloutModule(KubeModule):
             self.module.fail_json(msg='unexpected error: %s: %s' % (type(e).__name__, redact(e, secrets)),
                                   exception=traceback.format_exc())
 
-    def _run(self, verb, wait_predicate, precheck=None):
+    def _run(self, verb, wait_predicate, precheck=None, each_alone=False):
         outcomes, errors = [], []
+        failures = []  # the workloads left unchanged by an error, with it
         workloads = self.targets()
         self._kind_of = {w.uid: w.kind for w in workloads}
+
+        def failed(workload, text):
+            errors.append(text)
+            failures.append(dict(workload.identity(), msg=text))
+
         if precheck:
+            accepted = []
             for workload in workloads:
                 try:
                     precheck(workload)
+                    accepted.append(workload)
                 except USER_ERRORS as e:
-                    errors.append(_user_error(workload, e))
-            if errors:
+                    failed(workload, _user_error(workload, e))
+            if errors and not each_alone:
                 self.fail('; '.join(errors), changed=False, workloads=[])
+            workloads = accepted
         for workload in workloads:
             try:
                 outcomes.append(verb(self.client, workload))
             except USER_ERRORS as e:
-                errors.append(_user_error(workload, e))
+                failed(workload, _user_error(workload, e))
             except ConnectionFailure:
                 raise
             except KubeError as e:
-                errors.append(describe_error(e, workload.label(), self._connection))
+                failed(workload, describe_error(e, workload.label(), self._connection))
         for warning in (w for o in outcomes for w in o.warnings):
             self.module.warn(warning)
         entries = [o.entry() for o in outcomes]
@@ -359,6 +370,8 @@ class RolloutModule(KubeModule):
                  and (o.before is not None or o.after is not None)]
         if self.module.diff and diffs:
             result['diff'] = diffs
+        if each_alone and failures:
+            result['failures'] = failures
         if errors:
             self.fail('; '.join(errors), **result)
         self.module.exit_json(**result)

@@ -91,3 +91,58 @@ def test_several_kinds_by_selector_match_kubectl(kubesim_factory, play, kubectl)
 
     assert 'kind is required with name' in res.failed('name without kind')['msg']
     assert 'give one kind with name' in res.failed('name with two kinds')['msg']
+
+
+def undo_setup(kube, ns):
+    kube.request('POST', '/api/v1/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace',
+                                                 'metadata': {'name': ns}})
+    labels = {'app.kubernetes.io/part-of': 'shop'}
+    # two revisions: a, paused, db; one revision: fresh (nothing to go back to)
+    manifests = [workload(kind, name, image='app:1', labels=labels, ns=ns, replicas=1)
+                 for kind, name in (('Deployment', 'a'), ('Deployment', 'fresh'), ('Deployment', 'paused'),
+                                    ('StatefulSet', 'db'))]
+    kube.create_rolled_out(manifests)
+    for kind, name in (('Deployment', 'a'), ('Deployment', 'paused'), ('StatefulSet', 'db')):
+        new_image = {'spec': {'template': {'spec': {'containers': [{'name': 'app', 'image': 'app:2'}]}}}}
+        kube.patch(kind, name, new_image, ns=ns)
+        kube.rolled_out(kind, name, ns=ns)
+    kube.patch('Deployment', 'paused', {'spec': {'paused': True}}, ns=ns)
+
+
+def images(kube, ns):
+    return {name: kube.get(kind, name, ns)['spec']['template']['spec']['containers'][0]['image']
+            for kind, name in (('Deployment', 'a'), ('Deployment', 'fresh'), ('Deployment', 'paused'),
+                               ('StatefulSet', 'db'))}
+
+
+def test_undo_by_selector_does_the_rest_and_lists_each_failure_like_kubectl(kubesim_factory, play, kubectl):
+    sim = kubesim_factory(nodes=1)
+    kube = Kube(sim.kubeconfig)
+    for ns in ('mod', 'kctl'):
+        undo_setup(kube, ns)
+    before = images(kube, 'mod')
+    assert before == images(kube, 'kctl')
+    assert before == {'a': 'app:2', 'fresh': 'app:1', 'paused': 'app:2', 'db': 'app:2'}
+
+    by_kubectl = kubectl.using(sim)('rollout', 'undo', 'deploy,sts', '-l', SHOP, '-n', 'kctl')
+    shop = {'namespace': 'mod', 'label_selectors': [SHOP]}
+    res = play(sim, [task('check', 'rollout_undo', check_mode=True, **shop)])
+    check = res.failed('check')
+    assert images(kube, 'mod') == before  # check mode changed nothing
+    res = play(sim, [task('undo', 'rollout_undo', **shop)])
+    undo = res.failed('undo')
+
+    # kubectl undoes the two it can and exits non-zero naming the other two; so do the modules.
+    assert by_kubectl.returncode != 0
+    assert 'no rollout history found for deployment "fresh"' in by_kubectl.stderr
+    assert 'cannot rollback a paused deployment' in by_kubectl.stderr
+    assert images(kube, 'mod') == images(kube, 'kctl') == {'a': 'app:1', 'fresh': 'app:1', 'paused': 'app:2',
+                                                           'db': 'app:1'}
+    for result in (check, undo):
+        assert result['changed'] is True
+        assert identities(result) == [('Deployment', 'a'), ('StatefulSet', 'db')]
+        assert [(f['kind'], f['name']) for f in result['failures']] == [('Deployment', 'fresh'),
+                                                                         ('Deployment', 'paused')]
+        assert 'no rollout history found for deployment "fresh"' in result['failures'][0]['msg']
+        assert 'cannot rollback a paused deployment' in result['failures'][1]['msg']
+        assert all(f['msg'] in result['msg'] for f in result['failures'])

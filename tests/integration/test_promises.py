@@ -54,7 +54,8 @@ def test_what_waiting_cannot_survive_is_refused_before_any_write(kubesim_factory
     assert after == before
 
 
-def test_an_unknown_revision_for_one_target_changes_none(kubesim_factory, play):
+def test_an_unknown_revision_for_one_target_leaves_it_and_undoes_the_others(kubesim_factory, play):
+    # As kubectl rollout undo -l: the others are rolled back, the task fails naming the one left.
     sim = kubesim_factory(ready_delay=0.05)
     kube = Kube(sim.kubeconfig)
     kube.create_rolled_out([workload('Deployment', 'a', labels={'tier': 'x'}),
@@ -67,8 +68,9 @@ def test_an_unknown_revision_for_one_target_changes_none(kubesim_factory, play):
                           to_revision=2)])
     r = res.failed('undo to 2')
     assert 'Deployment default/b' in r['msg'] and 'unable to find specified revision 2' in r['msg'], r['msg']
-    assert r['workloads'] == [] and r['changed'] is False
-    assert image_of(kube.get('Deployment', 'a')) == 'n:3'
+    assert [w['name'] for w in r['workloads']] == ['a'] and r['changed'] is True
+    assert [f['name'] for f in r['failures']] == ['b']
+    assert image_of(kube.get('Deployment', 'a')) == 'n:2'
 
 
 def test_check_mode_asks_the_api_server(kubesim_factory, play):
