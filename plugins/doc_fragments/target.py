@@ -32,10 +32,18 @@ options:
     description:
       - Label selectors (for example C(app=web), C(tier in (front,back)), C(!canary)); a workload must
         match all of them. Every matching workload of I(kind) in I(namespace) is acted on.
-      - A selection that matches nothing is not a failure; the result then has C(workloads=[]) and
-        C(changed=false).
+      - A selection that matches nothing is not a failure (unless I(require_match=true)); the result
+        then has C(workloads=[]) and C(changed=false), with a warning naming the selectors, the kinds
+        and the namespace.
     type: list
     elements: str
+  require_match:
+    description:
+      - Fail when I(label_selectors) matches no workload, instead of warning - for a selector that
+        must select something (a typo in a label or the wrong namespace would otherwise pass
+        unnoticed).
+    type: bool
+    default: false
   namespace:
     description:
       - Namespace of the workloads.

@@ -55,6 +55,7 @@ TARGET_ARG_SPEC = {
     'name': {'type': 'str'},
     'label_selectors': {'type': 'list', 'elements': 'str'},
     'namespace': {'type': 'str'},
+    'require_match': {'type': 'bool', 'default': False},
 }
 
 
@@ -292,6 +293,13 @@ class RolloutModule(KubeModule):
                 # LIST items carry no kind/apiVersion; the namespace is added so entries are complete.
                 item.setdefault('metadata', {}).setdefault('namespace', ns)
             out.extend(kind(item) for item in items)
+        if not out:
+            text = 'label_selectors "%s" matched no %s in namespace "%s"' % (
+                selector, _kind_names(self.kinds), ns)
+            if self.params.get('require_match'):
+                self.fail('%s, and require_match is true: check the labels and the namespace' % text,
+                          changed=False, workloads=[])
+            self.module.warn('%s: nothing was done' % text)
         return out
 
     # -- results

@@ -92,6 +92,13 @@ EXAMPLES = r'''
     label_selectors:
       - app.kubernetes.io/part-of=shop
 
+- name: Wait for the shop's workloads, failing if the selector matches none (a typo, a wrong namespace)
+  kubeops.rollout.rollout_status:
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
+    require_match: true
+
 - name: Report every Deployment, StatefulSet and DaemonSet of the shop (kind omitted - all three)
   kubeops.rollout.rollout_status:
     namespace: shop

@@ -146,3 +146,35 @@ def test_undo_by_selector_does_the_rest_and_lists_each_failure_like_kubectl(kube
         assert 'no rollout history found for deployment "fresh"' in result['failures'][0]['msg']
         assert 'cannot rollback a paused deployment' in result['failures'][1]['msg']
         assert all(f['msg'] in result['msg'] for f in result['failures'])
+
+
+def test_a_selector_matching_nothing_warns_or_fails_with_require_match(kubesim_factory, play, kubectl):
+    sim = kubesim_factory(nodes=1)
+    kube = Kube(sim.kubeconfig)
+    setup_namespaces(kube, ('mod',))
+    nothing = 'app.kubernetes.io/part-of=nothing'
+    none = {'namespace': 'mod', 'label_selectors': [nothing]}
+    by_kubectl = kubectl.using(sim)('rollout', 'restart', 'deploy,sts', '-l', nothing, '-n', 'mod')
+    res = play(sim, [
+        task('restart nothing', 'rollout_restart', kind='deploy,sts', **none),
+        task('status nothing', 'rollout_status', **none),
+        task('restart nothing, required', 'rollout_restart', kind='deploy', require_match=True, **none),
+        task('check mode, required', 'rollout_undo', require_match=True, check_mode=True, **none),
+        task('a match, required', 'rollout_history', require_match=True, namespace='mod',
+             label_selectors=[SHOP]),
+    ])
+    # kubectl says so and succeeds; the module warns and succeeds
+    assert by_kubectl.returncode == 0 and 'No resources found in mod namespace' in by_kubectl.stderr
+    restart = res.ok('restart nothing')
+    assert restart['changed'] is False and restart['workloads'] == []
+    assert restart['warnings'] == [f'label_selectors "{nothing}" matched no Deployment or StatefulSet in '
+                                   'namespace "mod": nothing was done']
+    status = res.ok('status nothing')
+    assert 'matched no Deployment, StatefulSet or DaemonSet in namespace "mod"' in status['warnings'][0]
+    for title in ('restart nothing, required', 'check mode, required'):
+        failed = res.failed(title)
+        assert 'matched no' in failed['msg'] and 'namespace "mod"' in failed['msg'], failed['msg']
+        assert 'require_match' in failed['msg'] and failed['changed'] is False
+    matched = res.ok('a match, required')
+    assert len(matched['workloads']) == 3 and not matched.get('warnings')
+    assert restarted(kube, 'mod') == set()
