@@ -260,20 +260,33 @@ def config_references(client, workload, config_maps=(), secrets=(), from_templat
     return refs, objects
 
 
+FIRST_RUN_RESTART = 'restart'
+FIRST_RUN_RECORD = 'record'
+
+
 def config_restart(client, workload, config_maps=(), secrets=(), from_template=False, check_mode=False,
-                   cache=None, now=patches.rfc3339_now):
+                   cache=None, now=patches.rfc3339_now, first_run=FIRST_RUN_RESTART):
     """Restart only when the digest of the configuration differs from the one recorded in the pod
-    template; the digest (never the content) is recorded in the same patch as the restart stamp."""
+    template; the digest (never the content) is recorded in the same patch as the restart stamp.
+
+    ``first_run``: when nothing is recorded yet, ``restart`` (restart, recording the digest) or
+    ``record`` (record the digest on the workload's own annotations, restarting nothing: for pods
+    known to run the current configuration already)."""
     def attempt(workload, conflicted):
         refs, objects = config_references(client, workload, config_maps, secrets, from_template, cache)
         digests = config_digest.digests(refs, objects)
         annotation = config_digest.format_annotation(digests)
         previous = config_digest.recorded(workload.template)
+        if previous is None:
+            previous = config_digest.recorded_on_workload(workload.obj)
         change_list = config_digest.changes(config_digest.parse_annotation(previous), digests)
         fields = {'config_digest': annotation, 'config_objects': sorted(digests),
-                  'config_changes': change_list, 'restarted_at': None, 'restart_reason': None}
+                  'config_changes': change_list, 'restarted_at': None, 'restart_reason': None,
+                  'recorded_only': False}
         if (previous or '') == annotation:
             return Outcome(workload, conflicted, fields)
+        if previous is None and first_run == FIRST_RUN_RECORD:
+            return _record_digest(client, workload, annotation, fields, check_mode)
         workload.check_restartable()  # a paused Deployment is refused only when it needs a restart
         stamp = now()
         fields['restarted_at'] = stamp
@@ -291,6 +304,20 @@ def config_restart(client, workload, config_maps=(), secrets=(), from_template=F
                        warnings=warnings)
 
     return _decide_and_write(client, workload, attempt)
+
+
+def _record_digest(client, workload, annotation, fields, check_mode):
+    """The first run with ``first_run=record``: the digest on the workload, no restart."""
+    fields['recorded_only'] = True
+    after_annotations = config_digest.recorded_annotations(workload.annotations, annotation)
+    warnings = []
+    obj = _write(client, workload, patches.JSON_PATCH, config_digest.record_patch(workload.obj, annotation),
+                 check_mode, lambda: {'metadata': dict(workload.metadata, annotations=after_annotations),
+                                      'spec': workload.spec}, warnings)
+    before = _view(workload.template, workload.annotations)
+    after = _view(_template_of(obj), _annotations_of(obj))
+    return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
+                   warnings=warnings)
 
 
 # ---- set image -------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ description:
     C(kubeops.rollout/config-digest) (C(ConfigMap/name=<sha256>,Secret/name=<sha256>), sorted) in the
     same patch as C(restartedAt); a workload whose recorded digest equals the current one is left
     alone (C(changed=false)), the others are restarted, reporting which objects changed.
-    The first such run on a workload restarts it, since no digest is recorded yet.
+    The first such run on a workload restarts it, since no digest is recorded yet, unless
+    I(first_run=record).
   - "What a digest covers: a ConfigMap's C(data) and C(binaryData); a Secret's C(data) (as the API
     returns it) and C(type); keys and values, serialized as JSON with sorted keys. Labels, annotations
     and other metadata are not covered."
@@ -59,6 +60,20 @@ options:
         pods could not start without it.
     type: bool
     default: false
+  first_run:
+    description:
+      - Tied to configuration, what a run does to a workload that has no digest recorded yet.
+      - V(restart) restarts it and records the digest in the pod template, as any later change does.
+      - V(record) restarts nothing and records the digest in the workload's own annotation
+        C(kubeops.rollout/config-digest) (C(metadata.annotations), which no controller acts on), for
+        pods already known to run the current configuration; the entry then has C(recorded_only=true)
+        and the task C(changed=true). Later runs compare with it while the pod template records no
+        digest; the first restart moves it into the pod template (and removes it from the workload).
+      - A paused Deployment is not refused by V(record), since nothing restarts.
+      - V(record) without I(config_maps), I(secrets) or I(config_from_template) is an error.
+    type: str
+    choices: [restart, record]
+    default: restart
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
@@ -109,6 +124,13 @@ EXAMPLES = r'''
 - name: Say why
   ansible.builtin.debug:
     msg: "{{ web_restart.workloads[0].restart_reason | default('configuration unchanged', true) }}"
+
+- name: Adopt workloads whose pods already run the current configuration (record, no restart)
+  kubeops.rollout.rollout_restart:
+    kind: Deployment
+    name: web
+    config_from_template: true
+    first_run: record
 
 - name: Tie the restart to named objects
   kubeops.rollout.rollout_restart:
@@ -189,6 +211,12 @@ workloads:
       returned: when tied to configuration
       type: str
       sample: ConfigMap/web-settings changed
+    recorded_only:
+      description: True when the digest was recorded on the workload without a restart (a first run
+        with I(first_run=record)).
+      returned: when tied to configuration
+      type: bool
+      sample: false
     revision_before:
       description: The revision current before the task (null when the controller has recorded none yet).
       type: int
@@ -282,19 +310,25 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.module import Roll
 def main(runtime=None):
     module = RolloutModule({'config_maps': {'type': 'list', 'elements': 'str'},
                             'secrets': {'type': 'list', 'elements': 'str', 'no_log': False},  # names only
-                            'config_from_template': {'type': 'bool', 'default': False}},
+                            'config_from_template': {'type': 'bool', 'default': False},
+                            'first_run': {'type': 'str', 'default': verbs.FIRST_RUN_RESTART,
+                                          'choices': [verbs.FIRST_RUN_RESTART, verbs.FIRST_RUN_RECORD]}},
                            wait=False, runtime=runtime)
     check_mode, wait = module.module.check_mode, module.params['wait']
     config_maps, secrets = module.params['config_maps'] or [], module.params['secrets'] or []
     from_template = module.params['config_from_template']
     if not (config_maps or secrets or from_template):
+        if module.params['first_run'] == verbs.FIRST_RUN_RECORD:
+            module.fail('first_run=record applies to a restart tied to configuration: give config_maps, '
+                        'secrets or config_from_template=true, or leave first_run unset')
         module.run(lambda client, workload: verbs.restart(client, workload, check_mode),
                    precheck=lambda workload: verbs.check_restart(workload, wait))
         return
     cache = {}  # each ConfigMap / Secret is read once per task, however many workloads use it
 
     def restart(client, workload):
-        return verbs.config_restart(client, workload, config_maps, secrets, from_template, check_mode, cache)
+        return verbs.config_restart(client, workload, config_maps, secrets, from_template, check_mode, cache,
+                                    first_run=module.params['first_run'])
 
     def precheck(workload):
         # A missing required object fails the task before the first workload is restarted.

@@ -207,6 +207,55 @@ def test_restart_by_named_objects_and_missing_ones(kubesim, play):
     assert kube.get('StatefulSet', 'db')['metadata']['generation'] == before['StatefulSet'] + 1
 
 
+def test_first_run_record_keeps_the_digest_without_a_restart(kubesim, play):
+    kube = Kube(kubesim.kubeconfig)
+    create_config(kube, config_map('shared', {'a': '1'}))
+    kube.create_rolled_out([workload('Deployment', 'web')])
+    kube.patch('Deployment', 'web', {'spec': {'paused': True}})  # recording restarts nothing: allowed
+    before = kube.get('Deployment', 'web')
+    W = {'kind': 'Deployment', 'name': 'web', 'config_maps': ['shared']}
+    res = play(kubesim, [
+        task('record check', 'rollout_restart', **W, first_run='record', check_mode=True, diff=True),
+        task('record', 'rollout_restart', **W, first_run='record', diff=True),
+        task('record again', 'rollout_restart', **W, first_run='record'),
+        task('default again', 'rollout_restart', **W),
+        task('record without configuration', 'rollout_restart', kind='Deployment', name='web',
+             first_run='record'),
+    ])
+    check, record = entry(res.ok('record check')), entry(res.ok('record'))
+    for e in (check, record):
+        assert e['changed'] is True and e['recorded_only'] is True and e['restarted_at'] is None
+    assert check['config_digest'] == record['config_digest']
+    assert res.ok('record check')['diff'] == res.ok('record')['diff']
+    after = res.ok('record')['diff'][0]['after']
+    assert after['metadata']['annotations'][DIGEST] == record['config_digest']
+    assert DIGEST not in (after['spec']['template'].get('metadata') or {}).get('annotations', {})
+    web = kube.get('Deployment', 'web')
+    assert web['metadata']['annotations'][DIGEST] == record['config_digest']
+    # The pods were not touched: the same template, no new revision. (A Deployment's generation does
+    # count annotation changes, since the controller copies them onto its ReplicaSets.)
+    assert web['spec']['template'] == before['spec']['template']
+    assert kube.history_numbers('Deployment', web) == kube.history_numbers('Deployment', before) == [1]
+    assert DIGEST not in template_annotations(kube, 'Deployment', 'web')
+    for title in ('record again', 'default again'):  # the record counts for both first_run values
+        assert entry(res.ok(title))['changed'] is False, title
+    assert 'first_run=record applies to a restart tied to configuration' in res.failed(
+        'record without configuration')['msg']
+
+    kube.patch('Deployment', 'web', {'spec': {'paused': None}})
+    kube.request('PATCH', '/api/v1/namespaces/default/configmaps/shared', {'data': {'a': '2'}},
+                 'application/merge-patch+json')
+    res = play(kubesim, [task('changed', 'rollout_restart', **W, first_run='record'),
+                         task('changed again', 'rollout_restart', **W)])
+    changed = entry(res.ok('changed'))
+    assert changed['changed'] is True and changed['recorded_only'] is False
+    assert changed['restart_reason'] == 'ConfigMap/shared changed' and changed['restarted_at']
+    web = kube.get('Deployment', 'web')
+    assert DIGEST not in (web['metadata'].get('annotations') or {})  # moved into the pod template
+    assert template_annotations(kube, 'Deployment', 'web')[DIGEST] == changed['config_digest']
+    assert entry(res.ok('changed again'))['changed'] is False
+
+
 # ---- comparing revisions ---------------------------------------------------------------------
 
 @pytest.mark.parametrize('kind', ['Deployment', 'StatefulSet'])
