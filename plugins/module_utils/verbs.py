@@ -139,14 +139,16 @@ def check_undo(client, workload, to_revision=0, wait=False):
 # ---- history ---------------------------------------------------------------------------------
 
 CURRENT = 'current'
+PREVIOUS = 'previous'
 
 
 def history(client, workload, revision=None, compare_to=None):
     """Revisions oldest first; with ``revision``, also that revision's pod template.
 
-    With ``compare_to`` (a revision number or ``current``, the workload's template now), also the
-    difference from that side to ``revision`` (default: the current template), as a unified diff of
-    the templates and, for diff mode, before/after of the same shape rollout_undo shows.
+    With ``compare_to`` (a revision number, ``current``, the workload's template now, or
+    ``previous``, the revision before ``revision``, or before the current one), also the difference
+    from that side to ``revision`` (default: the current template), as a unified diff of the
+    templates and, for diff mode, before/after of the same shape rollout_undo shows.
     """
     revs = workload.history(client)
     current = revisions.current(revs, workload.template)
@@ -157,6 +159,8 @@ def history(client, workload, revision=None, compare_to=None):
         fields['template'] = revisions.find(revs, revision).template
     if compare_to is None:
         return Outcome(workload, False, fields)
+    if compare_to == PREVIOUS:
+        compare_to = _previous_of(workload, revs, revision or (current.number if current else None))
 
     def side(which):
         """(the workload as it is, or as an undo to that revision would make it; label)"""
@@ -172,6 +176,22 @@ def history(client, workload, revision=None, compare_to=None):
     fields['compare'] = {'from': before_label, 'to': after_label, 'equal': not text}
     fields['template_diff'] = text
     return Outcome(workload, False, fields, before, after, diff_unchanged=True)
+
+
+def _previous_of(workload, revs, number):
+    """The number of the revision before ``number``; None: before the current template, which no
+    revision records yet (a rollout not yet seen by the controller), so the newest revision."""
+    if number is None:
+        if not revs:
+            raise Refused('%s has no revision to compare with' % workload.label())
+        return max(revisions.numbers(revs))
+    revisions.find(revs, number)  # RevisionNotFound for an unknown one
+    found = revisions.before(revs, number)
+    if found is None:
+        raise Refused('%s: revision %d is the oldest in the history (%s), so it has no previous revision '
+                      'to compare with' % (workload.label(), number,
+                                           ', '.join(str(n) for n in sorted(revisions.numbers(revs)))))
+    return found.number
 
 
 # ---- pause / resume --------------------------------------------------------------------------
@@ -456,4 +476,4 @@ def status(client, workload):
 
 
 __all__ = ['Outcome', 'history', 'pause', 'restart', 'config_restart', 'config_references', 'read_configs',
-           'image', 'undo', 'status', 'NotSupported', 'Refused', 'CURRENT']
+           'image', 'undo', 'status', 'NotSupported', 'Refused', 'CURRENT', 'PREVIOUS']

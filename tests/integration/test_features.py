@@ -297,3 +297,38 @@ def test_history_compare_matches_what_undo_would_change(kubesim, play, kind):
     assert 'compare_to must be a revision number' in res.failed('bad')['msg']
     # Nothing was written.
     assert kube.get(kind, 'web')['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.26'
+
+
+@pytest.mark.parametrize('kind', ['Deployment', 'DaemonSet'])
+def test_history_compare_to_previous_is_the_last_release(kubesim_factory, play, kubectl, kind):
+    sim = kubesim_factory(nodes=1)
+    kube = Kube(sim.kubeconfig)
+    kube.create(workload(kind, 'web', image='app:1', replicas=1))
+    kube.rolled_out(kind, 'web')
+    for image in ('app:2', 'app:3'):
+        containers = [{'name': 'app', 'image': image}]
+        kube.patch(kind, 'web', {'spec': {'template': {'spec': {'containers': containers}}}})
+        kube.rolled_out(kind, 'web')
+    W = {'kind': kind, 'name': 'web'}
+    res = play(sim, [
+        task('last release', 'rollout_history', **W, compare_to='previous', diff=True),
+        task('revision 2', 'rollout_history', **W, revision=2, compare_to='previous'),
+        task('oldest', 'rollout_history', **W, revision=1, compare_to='previous'),
+        task('unknown', 'rollout_history', **W, revision=7, compare_to='previous'),
+    ])
+    last = entry(res.ok('last release'))
+    assert last['compare'] == {'from': 'revision 2', 'to': 'current template (revision 3)', 'equal': False}
+    changed = [ln for ln in last['template_diff'].splitlines()
+               if ln[:1] in '+-' and ln[:3] not in ('---', '+++')]
+    assert changed == ['-  - image: app:2', '+  - image: app:3']
+    assert res.ok('last release')['changed'] is False and res.ok('last release')['diff']
+    second = entry(res.ok('revision 2'))
+    assert second['compare'] == {'from': 'revision 1', 'to': 'revision 2', 'equal': False}
+    assert '+  - image: app:2' in second['template_diff'].splitlines()
+    # The sides are the revisions kubectl shows under the same numbers.
+    run = kubectl.using(sim)
+    for number, image in ((1, 'app:1'), (2, 'app:2')):
+        shown = run('rollout', 'history', f'{kind.lower()}/web', f'--revision={number}', check=True).stdout
+        assert [f'app:{n}' in shown for n in (1, 2, 3)] == [f'app:{n}' == image for n in (1, 2, 3)], shown
+    assert 'revision 1 is the oldest in the history (1, 2, 3)' in res.failed('oldest')['msg']
+    assert 'unable to find specified revision 7' in res.failed('unknown')['msg']

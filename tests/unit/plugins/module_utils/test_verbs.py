@@ -85,6 +85,22 @@ def test_history_with_revision_template_and_unknown_revision():
         verbs.history(client, Deployment(deployment('nginx:4')), revision=2)
 
 
+def test_history_compare_to_previous_is_the_revision_below_in_a_gapped_history():
+    client = ScriptedClient(history=deploy_history())  # revisions 1, 3, 4; the template is 4's
+    last = verbs.history(client, Deployment(deployment('nginx:4')), compare_to=verbs.PREVIOUS).entry()
+    assert last['compare'] == {'from': 'revision 3', 'to': 'current template (revision 4)', 'equal': False}
+    of_three = verbs.history(client, Deployment(deployment('nginx:4')), revision=3,
+                             compare_to=verbs.PREVIOUS).entry()
+    assert of_three['compare']['from'] == 'revision 1' and of_three['compare']['to'] == 'revision 3'
+    # a template no revision records yet: its previous is the newest revision
+    pending = verbs.history(client, Deployment(deployment('nginx:5')), compare_to=verbs.PREVIOUS).entry()
+    assert pending['compare']['from'] == 'revision 4'
+    with pytest.raises(Refused, match=r'revision 1 is the oldest in the history \(1, 3, 4\)'):
+        verbs.history(client, Deployment(deployment('nginx:4')), revision=1, compare_to=verbs.PREVIOUS)
+    with pytest.raises(RevisionNotFound):
+        verbs.history(client, Deployment(deployment('nginx:4')), revision=2, compare_to=verbs.PREVIOUS)
+
+
 def test_statefulset_history_lists_controller_revisions():
     client = ScriptedClient(history=[controller_revision(1, 'redis:1'), controller_revision(2, 'redis:7')])
     entry = verbs.history(client, StatefulSet(statefulset('redis:7'))).entry()
