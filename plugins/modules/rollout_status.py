@@ -92,6 +92,13 @@ EXAMPLES = r'''
     label_selectors:
       - app.kubernetes.io/part-of=shop
 
+- name: Connect with several kubeconfig files merged as kubectl merges KUBECONFIG (first one wins)
+  kubeops.rollout.rollout_status:
+    kind: Deployment
+    name: web
+  environment:
+    K8S_AUTH_KUBECONFIG: "{{ lookup('env', 'HOME') }}/.kube/config:{{ lookup('env', 'HOME') }}/.kube/staging"
+
 - name: Wait for the shop's workloads, failing if the selector matches none (a typo, a wrong namespace)
   kubeops.rollout.rollout_status:
     namespace: shop
