@@ -111,11 +111,11 @@ EXAMPLES = r'''
   ansible.builtin.debug:
     msg: "{{ last_release.workloads[0].template_diff.splitlines() }}"
 
-- name: What revision 5 changed from revision 4 (the one before it)
+- name: What revision 2 changed from revision 1 (the one before it)
   kubeops.rollout.rollout_history:
     kind: Deployment
     name: web
-    revision: 5
+    revision: 2
     compare_to: previous
 
 - name: What changed from revision 3 to the current template

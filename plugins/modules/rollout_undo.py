@@ -120,18 +120,11 @@ EXAMPLES = r'''
     name: web
     to_revision: 1
 
-- name: Roll back every workload of the shop; those that cannot be are listed, the others rolled back
+- name: Roll back every workload of the shop (one that cannot be fails the task, listed in failures)
   kubeops.rollout.rollout_undo:
     namespace: shop
     label_selectors:
       - app.kubernetes.io/part-of=shop
-  register: undo_shop
-  ignore_errors: true
-
-- name: Say which could not be rolled back, and why
-  ansible.builtin.debug:
-    msg: "{{ item.kind }} {{ item.name }}: {{ item.msg }}"
-  loop: "{{ undo_shop.failures | default([]) }}"
 
 - name: Put back a StatefulSet whose upgrade is stuck on a broken image, replacing the stuck pod
   kubeops.rollout.rollout_undo:
