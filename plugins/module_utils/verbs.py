@@ -216,8 +216,11 @@ def pause(client, workload, paused, check_mode=False):
 
 # ---- restart ---------------------------------------------------------------------------------
 
-def restart(client, workload, check_mode=False, now=patches.rfc3339_now, sleep=time.sleep):
-    """Always a change (like a service restart); refuses a paused Deployment."""
+def restart(client, workload, check_mode=False, now=patches.rfc3339_now, sleep=time.sleep,
+            read_revisions=False):
+    """Always a change (like a service restart); refuses a paused Deployment. ``read_revisions``: list
+    a StatefulSet's or DaemonSet's revisions for ``revision_before``/``revision_after`` (one more
+    request than kubectl's GET and PATCH; a Deployment's come from its annotation)."""
     def attempt(workload, _conflicted):
         workload.check_restartable()
         current = (_template_of(workload.obj).get('metadata') or {}).get('annotations') or {}
@@ -228,7 +231,7 @@ def restart(client, workload, check_mode=False, now=patches.rfc3339_now, sleep=t
             sleep(1.0)
             stamp = now()
         content_type, body = workload.restart_patch(stamp)
-        revision_before, revision_after = workload.revision_numbers(client, True)
+        revision_before, revision_after = workload.revision_numbers(client, True, read_revisions)
         warnings = []
         obj = _write(client, workload, content_type, body, check_mode,
                      lambda: {'metadata': workload.metadata,
@@ -342,9 +345,11 @@ def _record_digest(client, workload, annotation, fields, check_mode):
 
 # ---- set image -------------------------------------------------------------------------------
 
-def image(client, workload, images, change_cause=None, check_mode=False, partition=None):
+def image(client, workload, images, change_cause=None, check_mode=False, partition=None,
+          read_revisions=False):
     """Set images; with ``partition`` (StatefulSets), also the rolling update partition, in the same
-    patch. ``change_cause`` None or empty: the change-cause annotation is left as it is."""
+    patch. ``change_cause`` None or empty: the change-cause annotation is left as it is.
+    ``read_revisions``: as for ``restart``."""
     change_cause = change_cause or None
 
     def attempt(workload, conflicted):
@@ -352,7 +357,7 @@ def image(client, workload, images, change_cause=None, check_mode=False, partiti
         # UnknownContainer names what exists; NotSupported / Refused for a partition that cannot be set
         patch = workload.image_patch(images, change_cause, partition=partition)
         changes_template = patch is not None and 'template' in (patch[1].get('spec') or {})
-        revision_before, revision_after = workload.revision_numbers(client, changes_template)
+        revision_before, revision_after = workload.revision_numbers(client, changes_template, read_revisions)
         fields = {'images': previous, 'previous_images': previous, 'init_containers': init,
                   'revision_before': revision_before, 'revision_after': revision_after}
         if partition is not None:

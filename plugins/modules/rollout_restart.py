@@ -74,6 +74,17 @@ options:
     type: str
     choices: [restart, record]
     default: restart
+  read_revisions:
+    description:
+      - Also list the ControllerRevisions of a StatefulSet or DaemonSet to return C(revision_before) and
+        C(revision_after) - one request more than C(kubectl) sends (a GET and a PATCH). Without it,
+        those two are null for StatefulSets and DaemonSets, which record no revision number on the
+        workload itself.
+      - A Deployment always returns them, from its C(deployment.kubernetes.io/revision) annotation
+        (from its ReplicaSets until the controller has observed its spec).
+      - A restart tied to configuration returns neither, and ignores this option.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
@@ -218,13 +229,16 @@ workloads:
       type: bool
       sample: false
     revision_before:
-      description: The revision current before the task (null when the controller has recorded none yet).
+      description:
+        - The revision current before the task (null when the controller has recorded none yet).
+        - Null for a StatefulSet or DaemonSet unless I(read_revisions=true).
       type: int
       sample: 4
     revision_after:
       description:
         - The revision of the restarted template - the highest revision + 1, as the controller numbers
           it when it records the change.
+        - Null for a StatefulSet or DaemonSet unless I(read_revisions=true).
       type: int
       sample: 5
     status:
@@ -312,7 +326,8 @@ def main(runtime=None):
                             'secrets': {'type': 'list', 'elements': 'str', 'no_log': False},  # names only
                             'config_from_template': {'type': 'bool', 'default': False},
                             'first_run': {'type': 'str', 'default': verbs.FIRST_RUN_RESTART,
-                                          'choices': [verbs.FIRST_RUN_RESTART, verbs.FIRST_RUN_RECORD]}},
+                                          'choices': [verbs.FIRST_RUN_RESTART, verbs.FIRST_RUN_RECORD]},
+                            'read_revisions': {'type': 'bool', 'default': False}},
                            wait=False, runtime=runtime)
     check_mode, wait = module.module.check_mode, module.params['wait']
     config_maps, secrets = module.params['config_maps'] or [], module.params['secrets'] or []
@@ -321,7 +336,9 @@ def main(runtime=None):
         if module.params['first_run'] == verbs.FIRST_RUN_RECORD:
             module.fail('first_run=record applies to a restart tied to configuration: give config_maps, '
                         'secrets or config_from_template=true, or leave first_run unset')
-        module.run(lambda client, workload: verbs.restart(client, workload, check_mode),
+        read_revisions = module.params['read_revisions']
+        module.run(lambda client, workload: verbs.restart(client, workload, check_mode,
+                                                          read_revisions=read_revisions),
                    precheck=lambda workload: verbs.check_restart(workload, wait))
         return
     cache = {}  # each ConfigMap / Secret is read once per task, however many workloads use it

@@ -97,10 +97,11 @@ def test_return_values_kinds_counts_and_one_diff_shape(kubesim_factory, play):
         task('image', 'rollout_image', kind='deploy', name='web', images={'app': 'nginx:2'},
              change_cause='two', wait=True, diff=True),
         task('image no cause', 'rollout_image', kind='STS', name='db', images={'app': 'nginx:2'}, diff=True,
-             wait=True),
+             wait=True, read_revisions=True),
         task('image empty cause', 'rollout_image', kind='daemonsets.apps', name='agent',
              images={'app': 'nginx:2'}, change_cause='', wait=True),
-        task('restart', 'rollout_restart', kind='statefulsets', name='db', wait=True, diff=True),
+        task('restart', 'rollout_restart', kind='statefulsets', name='db', wait=True, diff=True,
+             read_revisions=True),
         task('undo', 'rollout_undo', kind='Deployment', name='web', wait=True, diff=True),
         task('status deploy', 'rollout_status', kind='deployment', name='web'),
         task('status ds', 'rollout_status', kind='ds', name='agent', wait=False),
@@ -112,7 +113,9 @@ def test_return_values_kinds_counts_and_one_diff_shape(kubesim_factory, play):
     assert (image['revision_before'], image['revision_after']) == (1, 2)
     sts_image = entry(res.ok('image no cause'))
     assert sts_image['kind'] == 'StatefulSet'
-    assert (sts_image['revision_before'], sts_image['revision_after']) == (1, 2)
+    assert (sts_image['revision_before'], sts_image['revision_after']) == (1, 2)  # read_revisions
+    ds_image = entry(res.ok('image empty cause'))  # without it: kubectl's two requests, no numbers
+    assert (ds_image['revision_before'], ds_image['revision_after']) == (None, None)
     # one diff shape, with or without a change-cause: annotations and template
     for title in ('image', 'image no cause', 'restart', 'undo'):
         diff = res.ok(title)['diff'][0]

@@ -323,6 +323,20 @@ def test_deployment_revision_numbers_come_from_the_revisions_until_the_controlle
         assert [c[0] for c in client.calls] == ['LIST']
 
 
+def test_statefulset_restart_and_image_are_get_and_patch_unless_revisions_are_asked_for():
+    history = [controller_revision(1, 'redis:6'), controller_revision(2, 'redis:7')]
+    for verb in (lambda c, **kw: verbs.restart(c, StatefulSet(statefulset()), now=lambda: 'T', **kw),
+                 lambda c, **kw: verbs.image(c, StatefulSet(statefulset()), {'web': 'redis:8'}, **kw)):
+        client = ScriptedClient(history=history, patch_answers=[statefulset('redis:8')])
+        out = verb(client)
+        assert [c[0] for c in client.calls] == ['PATCH']  # the GET was the caller's: kubectl's two
+        assert (out.fields['revision_before'], out.fields['revision_after']) == (None, None)
+        client = ScriptedClient(history=history, patch_answers=[statefulset('redis:8')])
+        out = verb(client, read_revisions=True)
+        assert [c[0] for c in client.calls] == ['LIST', 'PATCH']
+        assert (out.fields['revision_before'], out.fields['revision_after']) == (2, 3)
+
+
 def test_restart_within_the_same_second_waits_for_the_next():
     stamps = iter(['T1', 'T2'])
     slept = []
