@@ -63,6 +63,7 @@ def wait_arg_spec(default):
     spec = {
         'wait': {'type': 'bool', 'default': default},
         'wait_timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT},
+        'wait_for_terminating': {'type': 'bool', 'default': False},
     }
     spec.update(GATE_ARG_SPEC)
     return spec
@@ -397,6 +398,9 @@ class RolloutModule(KubeModule):
             predicate = wait_predicate(o.workload) if wait_predicate else o.workload.rollout_status
             if o.changed and o.obj is not o.workload.obj:  # this task wrote: judge its own rollout
                 predicate = status_mod.after_change(predicate, o.workload.obj, o.obj)
+            terminating = self.params.get('wait_for_terminating') and not wait_predicate
+            if terminating and o.workload.kind == 'Deployment':
+                predicate = status_mod.until_terminated(predicate)
             jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, _seen(predicate, last, i)))
             # A custom wait (a pause being observed) has no pods to look at.
             early = health.EarlyStop(self.client, options.fail_fast_seconds)

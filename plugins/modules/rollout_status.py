@@ -43,6 +43,16 @@ options:
       - How long to wait, in seconds. The task fails when the rollout has not finished by then.
     type: int
     default: 300
+  wait_for_terminating:
+    description:
+      - With I(wait=true), a Deployment is done only once its old pods are gone too - while its
+        C(status.terminatingReplicas) (Kubernetes 1.35 and later) counts pods being deleted, the wait
+        goes on (reason V(Terminating)). C(kubectl rollout status) does not wait for them (the
+        default, V(false)).
+      - An API server that does not report the field is taken at its word. StatefulSets and
+        DaemonSets are not affected.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
@@ -70,6 +80,12 @@ EXAMPLES = r'''
     kind: Deployment
     name: web
     wait_timeout: 600
+
+- name: Wait until the old pods of a Deployment are gone too (status.terminatingReplicas)
+  kubeops.rollout.rollout_status:
+    kind: Deployment
+    name: web
+    wait_for_terminating: true
 
 - name: Report without waiting
   kubeops.rollout.rollout_status:
