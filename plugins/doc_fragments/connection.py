@@ -15,6 +15,11 @@ options:
   kubeconfig:
     description:
       - Path to a kubeconfig file, or the kubeconfig itself as a dictionary.
+      - Several files, as a path list like C(KUBECONFIG) takes (V(~/.kube/config:~/.kube/staging),
+        separated by C(:), C(;) on Windows) or a list of paths, are merged as kubectl merges
+        C(KUBECONFIG) - for each cluster, user and context the first file that names it wins, and so
+        does the first C(current-context); a file of the list that does not exist is skipped. A single
+        path must exist.
       - If not given (and no I(host) with credentials is), the in-cluster service account is used when
         running in a pod, else C(KUBECONFIG) or C(~/.kube/config).
       - Can also be set with the E(K8S_AUTH_KUBECONFIG) environment variable.

@@ -14,11 +14,14 @@ class ModuleDocFragment(object):
 options:
   kind:
     description:
-      - Kind of the workload - V(Deployment), V(StatefulSet) or V(DaemonSet).
+      - Kind of the workload - V(Deployment), V(StatefulSet) or V(DaemonSet); or several, as a list or
+        comma separated like C(kubectl rollout restart deploy,sts) (V(deploy,sts)), to act on every
+        workload of those kinds that I(label_selectors) selects (one list request per kind).
       - Any of C(kubectl)'s spellings is accepted - any case, plural, short name (V(deploy), V(sts),
         V(ds)), with or without the group (V(deployments.apps)). Results always name the kind as above.
-    type: str
-    required: true
+      - Omitted with I(label_selectors), all three kinds. Required with I(name), and then exactly one.
+    type: list
+    elements: str
   name:
     description:
       - Name of the workload.
@@ -29,10 +32,18 @@ options:
     description:
       - Label selectors (for example C(app=web), C(tier in (front,back)), C(!canary)); a workload must
         match all of them. Every matching workload of I(kind) in I(namespace) is acted on.
-      - A selection that matches nothing is not a failure; the result then has C(workloads=[]) and
-        C(changed=false).
+      - A selection that matches nothing is not a failure (unless I(require_match=true)); the result
+        then has C(workloads=[]) and C(changed=false), with a warning naming the selectors, the kinds
+        and the namespace.
     type: list
     elements: str
+  require_match:
+    description:
+      - Fail when I(label_selectors) matches no workload, instead of warning - for a selector that
+        must select something (a typo in a label or the wrong namespace would otherwise pass
+        unnoticed).
+    type: bool
+    default: false
   namespace:
     description:
       - Namespace of the workloads.

@@ -32,4 +32,15 @@ options:
       - How long to wait, in seconds, when I(wait=true).
     type: int
     default: 300
+  wait_for_terminating:
+    description:
+      - With I(wait=true), a Deployment is done only once its old pods are gone too - while its
+        C(status.terminatingReplicas) (Kubernetes 1.35 and later) counts pods being deleted, the wait
+        goes on (reason V(Terminating)). For releases whose old and new pods must not run side by
+        side. C(kubectl rollout status) does not wait for them (the default, V(false)).
+      - An API server that does not report the field (before 1.35, or with the
+        C(DeploymentReplicaSetTerminatingReplicas) feature gate off) is taken at its word.
+      - StatefulSets and DaemonSets are not affected.
+    type: bool
+    default: false
 '''

@@ -169,6 +169,33 @@ def recorded(template):
     return (((template or {}).get('metadata') or {}).get('annotations') or {}).get(CONFIG_DIGEST_ANNOTATION)
 
 
+def recorded_on_workload(workload):
+    """The digest a first run recorded on the workload itself (``first_run=record``), or None. It
+    stands for the pods' configuration only while the pod template records none."""
+    return (((workload or {}).get('metadata') or {}).get('annotations') or {}).get(CONFIG_DIGEST_ANNOTATION)
+
+
+def record_patch(workload, annotation):
+    """JSON patch recording the digest on the workload's own annotations, which no controller acts
+    on, so no pod is replaced; guarded by the generation (the decision was made from a template
+    without a digest)."""
+    metadata = (workload or {}).get('metadata') or {}
+    if metadata.get('annotations') is None:
+        change = {'op': 'add', 'path': '/metadata/annotations',
+                  'value': {CONFIG_DIGEST_ANNOTATION: annotation}}
+    else:
+        change = {'op': 'add', 'value': annotation,
+                  'path': patches.json_pointer('metadata', 'annotations', CONFIG_DIGEST_ANNOTATION)}
+    return [patches.spec_guard(metadata), change]
+
+
+def recorded_annotations(annotations, annotation):
+    """The workload's annotations after ``record_patch`` (for check mode and diffs)."""
+    out = dict(annotations or {})
+    out[CONFIG_DIGEST_ANNOTATION] = annotation
+    return out
+
+
 def changes(before, after):
     """What changed between two per-object maps: [{object, change}] with change ``changed``,
     ``added`` (newly referenced) or ``removed`` (no longer referenced), sorted by object."""
@@ -190,6 +217,7 @@ def restart_patch(workload, timestamp, annotation, restarted_at_key):
     decision is made again; a status write in between does not trip it."""
     template = ((workload.get('spec') or {}).get('template')) or {}
     values = {CONFIG_DIGEST_ANNOTATION: annotation, restarted_at_key: timestamp}
+    stale = recorded_on_workload(workload)
     template_meta = template.get('metadata')
     if template_meta is None:
         changes = [{'op': 'add', 'path': '/spec/template/metadata', 'value': {'annotations': values}}]
@@ -200,6 +228,11 @@ def restart_patch(workload, timestamp, annotation, restarted_at_key):
         changes = [{'op': 'add', 'value': value,
                     'path': patches.json_pointer('spec', 'template', 'metadata', 'annotations', key)}
                    for key, value in sorted(values.items())]
+    if stale is not None:
+        # The template records the digest from now on: the first run's record on the workload goes,
+        # if it is still the value read.
+        pointer = patches.json_pointer('metadata', 'annotations', CONFIG_DIGEST_ANNOTATION)
+        changes += [{'op': 'test', 'path': pointer, 'value': stale}, {'op': 'remove', 'path': pointer}]
     return [patches.spec_guard(workload.get('metadata') or {})] + changes
 
 

@@ -54,6 +54,26 @@ def _read_text(path, what):
         raise ConfigError('cannot read %s file %s: %s' % (what, path, e.strerror or e))
 
 
+def kubeconfig_paths(source):
+    """The files of a kubeconfig option: one path, a path list (``a:b``, as ``KUBECONFIG`` takes), or
+    a list of paths. (paths, explicit): one file named alone must exist; in a list, as kubectl does
+    with ``KUBECONFIG``, a missing file is skipped."""
+    if isinstance(source, (list, tuple)):
+        items = source
+    else:
+        items = str(source).split(os.pathsep)
+    paths = []
+    for item in items:
+        if not isinstance(item, str):
+            raise ConfigError('kubeconfig must be a path, a list of paths or a kubeconfig mapping, not a '
+                              'list holding %s' % type(item).__name__)
+        if item.strip():
+            paths.append(os.path.expanduser(item.strip()))
+    if not paths:
+        raise ConfigError('kubeconfig names no file: give a path, or a list of paths ("a%sb")' % os.pathsep)
+    return paths, len(paths) == 1 and not isinstance(source, (list, tuple))
+
+
 def _default_kubeconfig_paths(env):
     value = env.get('KUBECONFIG')
     if value:
@@ -83,9 +103,10 @@ def _yaml():
 def read_kubeconfig(source, env=None):
     """Load and merge kubeconfig(s) into one dict with absolute file paths.
 
-    ``source``: a path, a dict (inline kubeconfig) or None (KUBECONFIG, else ~/.kube/config).
-    Merging follows kubectl: for clusters, users and contexts the first file naming an entry wins,
-    and so does the first ``current-context``.
+    ``source``: a path, a path list (``a:b`` or a list), a dict (inline kubeconfig) or None
+    (KUBECONFIG, else ~/.kube/config). Merging follows kubectl: for clusters, users and contexts the
+    first file naming an entry wins, and so does the first ``current-context``; in a list, a file
+    that does not exist is skipped.
     Returns (config, description).
     """
     env = os.environ if env is None else env
@@ -93,11 +114,11 @@ def read_kubeconfig(source, env=None):
         docs = [(source, os.getcwd())]
         description = 'the kubeconfig option (inline)'
     else:
-        paths = [source] if source else _default_kubeconfig_paths(env)
+        paths, explicit = kubeconfig_paths(source) if source else (_default_kubeconfig_paths(env), False)
         docs = []
         for path in paths:
             if not os.path.exists(path):
-                if source:
+                if explicit:
                     raise ConfigError('kubeconfig file %s does not exist' % path)
                 continue
             yaml = _yaml()

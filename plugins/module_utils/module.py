@@ -38,20 +38,24 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.health import GATE
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import UnknownContainer
 from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import RevisionNotFound
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
+    ROLLOUT_KINDS,
     NotSupported,
     Refused,
     UnknownKind,
-    rollout_kind,
+    rollout_kinds,
 )
 
 DEFAULT_NAMESPACE = 'default'
 DEFAULT_TIMEOUT = 300  # seconds, for every wait (kubectl: 5m)
 
 TARGET_ARG_SPEC = {
-    'kind': {'type': 'str', 'required': True},  # any of kubectl's spellings: workloads.rollout_kind
+    # One kind or several (a list, or kubectl's "deploy,sts"), in any of kubectl's spellings
+    # (workloads.rollout_kinds); omitted with label_selectors: every rollout kind.
+    'kind': {'type': 'list', 'elements': 'str'},
     'name': {'type': 'str'},
     'label_selectors': {'type': 'list', 'elements': 'str'},
     'namespace': {'type': 'str'},
+    'require_match': {'type': 'bool', 'default': False},
 }
 
 
@@ -59,6 +63,7 @@ def wait_arg_spec(default):
     spec = {
         'wait': {'type': 'bool', 'default': default},
         'wait_timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT},
+        'wait_for_terminating': {'type': 'bool', 'default': False},
     }
     spec.update(GATE_ARG_SPEC)
     return spec
@@ -235,12 +240,29 @@ class RolloutModule(KubeModule):
             mutually_exclusive=[('name', 'label_selectors')] + kwargs.pop('mutually_exclusive', []),
             required_one_of=[('name', 'label_selectors')] + kwargs.pop('required_one_of', []),
             **kwargs)
-        try:
-            self.kind = rollout_kind(self.params['kind'])
-        except UnknownKind as e:
-            self.fail(str(e))
+        self.kinds = self._kinds()
+        self.kind = self.kinds[0]  # the kind of a task by name (exactly one)
+        self._kind_of = {}  # uid -> kind of each target, for progress lines
         self._status_inline = False
         self._check_target()
+
+    def _kinds(self):
+        """The Workload classes of the ``kind`` option; every rollout kind when it is omitted with
+        label_selectors."""
+        spellings = self.params.get('kind')
+        if not spellings:
+            if self.params.get('name') is not None:
+                self.fail('kind is required with name: give the kind of "%s" (Deployment, StatefulSet or '
+                          'DaemonSet)' % self.params['name'])
+            return list(ROLLOUT_KINDS.values())
+        try:
+            kinds = rollout_kinds(spellings)
+        except UnknownKind as e:
+            self.fail(str(e))
+        if len(kinds) > 1 and self.params.get('name') is not None:
+            self.fail('name "%s" names one workload, but kind lists %s: give one kind with name, or select '
+                      'several kinds with label_selectors' % (self.params['name'], _kind_names(kinds)))
+        return kinds
 
     def _check_target(self):
         """Refuse targets that would act on something else than meant, before any request: an empty
@@ -255,7 +277,7 @@ class RolloutModule(KubeModule):
             if not selectors or not all(isinstance(s, str) and s.strip() for s in selectors):
                 self.fail('label_selectors %s has an empty selector: an empty selector matches every %s '
                           'in the namespace. Give at least one non-empty selector (e.g. app=web), or name'
-                          % (selectors, self.kind.kind))
+                          % (selectors, _kind_names(self.kinds)))
 
     # -- targets
     def targets(self):
@@ -270,23 +292,35 @@ class RolloutModule(KubeModule):
                     self.fail('%s %s/%s not found' % (kind.kind, ns, name))
                 raise _Context(e, 'reading %s %s/%s' % (kind.kind, ns, name))
         selector = ','.join(s.strip() for s in self.params['label_selectors'])
-        try:
-            items = self.client.list(kind.collection_path(ns), label_selector=selector).get('items') or []
-        except ApiError as e:
-            raise _Context(e, 'listing %ss with label selector "%s" in namespace "%s"'
-                           % (kind.kind, selector, ns))
-        for item in items:
-            # LIST items carry no kind/apiVersion; add them so entries and diffs are complete.
-            item.setdefault('metadata', {}).setdefault('namespace', ns)
-        return [kind(item) for item in items]
+        out = []
+        for kind in self.kinds:  # one LIST per kind, in the order given
+            try:
+                items = self.client.list(kind.collection_path(ns), label_selector=selector).get('items') or []
+            except ApiError as e:
+                raise _Context(e, 'listing %ss with label selector "%s" in namespace "%s"'
+                               % (kind.kind, selector, ns))
+            for item in items:
+                # LIST items carry no kind/apiVersion; the namespace is added so entries are complete.
+                item.setdefault('metadata', {}).setdefault('namespace', ns)
+            out.extend(kind(item) for item in items)
+        if not out:
+            text = 'label_selectors "%s" matched no %s in namespace "%s"' % (
+                selector, _kind_names(self.kinds), ns)
+            if self.params.get('require_match'):
+                self.fail('%s, and require_match is true: check the labels and the namespace' % text,
+                          changed=False, workloads=[])
+            self.module.warn('%s: nothing was done' % text)
+        return out
 
     # -- results
-    def run(self, verb, wait_predicate=None, status_inline=False, precheck=None):
+    def run(self, verb, wait_predicate=None, status_inline=False, precheck=None, each_alone=False):
         """Apply ``verb(client, workload) -> Outcome`` to every target, wait if asked, exit.
 
         ``precheck(workload)``: raises one of USER_ERRORS for a workload the verb would refuse, judged
         from the object already read; every target is checked before the first write, so a task that
-        fails for one of several workloads changes none of them.
+        fails for one of several workloads changes none of them. With ``each_alone`` (kubectl's
+        rollout undo), a refused workload is left out and the others are still changed; the task then
+        fails listing each refusal (``failures``).
 
         ``wait_predicate(workload) -> predicate(obj) -> RolloutStatus``: what waiting means for this
         module (default: the kind's rollout status); a waited-for rollout that did not finish fails
@@ -295,7 +329,7 @@ class RolloutModule(KubeModule):
         """
         self._status_inline = status_inline
         try:
-            self._run(verb, wait_predicate, precheck)
+            self._run(verb, wait_predicate, precheck, each_alone)
         except _Context as c:
             self.fail(describe_error(c.error, c.action, self._connection))
         except ConnectionFailure as e:
@@ -307,26 +341,36 @@ class RolloutModule(KubeModule):
             self.module.fail_json(msg='unexpected error: %s: %s' % (type(e).__name__, redact(e, secrets)),
                                   exception=traceback.format_exc())
 
-    def _run(self, verb, wait_predicate, precheck=None):
+    def _run(self, verb, wait_predicate, precheck=None, each_alone=False):
         outcomes, errors = [], []
+        failures = []  # the workloads left unchanged by an error, with it
         workloads = self.targets()
+        self._kind_of = {w.uid: w.kind for w in workloads}
+
+        def failed(workload, text):
+            errors.append(text)
+            failures.append(dict(workload.identity(), msg=text))
+
         if precheck:
+            accepted = []
             for workload in workloads:
                 try:
                     precheck(workload)
+                    accepted.append(workload)
                 except USER_ERRORS as e:
-                    errors.append(_user_error(workload, e))
-            if errors:
+                    failed(workload, _user_error(workload, e))
+            if errors and not each_alone:
                 self.fail('; '.join(errors), changed=False, workloads=[])
+            workloads = accepted
         for workload in workloads:
             try:
                 outcomes.append(verb(self.client, workload))
             except USER_ERRORS as e:
-                errors.append(_user_error(workload, e))
+                failed(workload, _user_error(workload, e))
             except ConnectionFailure:
                 raise
             except KubeError as e:
-                errors.append(describe_error(e, workload.label(), self._connection))
+                failed(workload, describe_error(e, workload.label(), self._connection))
         for warning in (w for o in outcomes for w in o.warnings):
             self.module.warn(warning)
         entries = [o.entry() for o in outcomes]
@@ -344,6 +388,8 @@ class RolloutModule(KubeModule):
                  and (o.before is not None or o.after is not None)]
         if self.module.diff and diffs:
             result['diff'] = diffs
+        if each_alone and failures:
+            result['failures'] = failures
         if errors:
             self.fail('; '.join(errors), **result)
         self.module.exit_json(**result)
@@ -361,6 +407,9 @@ class RolloutModule(KubeModule):
             predicate = wait_predicate(o.workload) if wait_predicate else o.workload.rollout_status
             if o.changed and o.obj is not o.workload.obj:  # this task wrote: judge its own rollout
                 predicate = status_mod.after_change(predicate, o.workload.obj, o.obj)
+            terminating = self.params.get('wait_for_terminating') and not wait_predicate
+            if terminating and o.workload.kind == 'Deployment':
+                predicate = status_mod.until_terminated(predicate)
             jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, _seen(predicate, last, i)))
             # A custom wait (a pause being observed) has no pods to look at.
             early = health.EarlyStop(self.client, options.fail_fast_seconds)
@@ -420,10 +469,10 @@ class RolloutModule(KubeModule):
 
     def _progress(self, obj, result):
         """One line per change of a waited-for workload's state, naming it if kubectl's text does not."""
-        name = (obj.get('metadata') or {}).get('name')
-        text = result.message
+        meta = obj.get('metadata') or {}
+        name, text = meta.get('name'), result.message
         if '"%s"' % name not in text:
-            text = '%s "%s": %s' % (self.kind.kind, name, text)
+            text = '%s "%s": %s' % (self._kind_of.get(meta.get('uid')) or self.kind.kind, name, text)
         self.module.progress(text)
 
     def record_status(self, entry, result):
@@ -431,6 +480,12 @@ class RolloutModule(KubeModule):
             entry.update(result.as_dict())
         else:
             entry['status'] = result.as_dict()
+
+
+def _kind_names(kinds):
+    """``Deployment``, ``Deployment or StatefulSet``, ``Deployment, StatefulSet or DaemonSet``."""
+    names = [k.kind for k in kinds]
+    return names[0] if len(names) == 1 else '%s or %s' % (', '.join(names[:-1]), names[-1])
 
 
 def _kind_probe(probe, kind):

@@ -229,6 +229,12 @@ def previous(revisions):
     return ordered[-2] if len(ordered) >= 2 else None
 
 
+def before(revisions, number):
+    """The revision just before ``number`` (the highest lower number), or None."""
+    lower = [r for r in revisions if r.number < number]
+    return max(lower, key=lambda r: r.number) if lower else None
+
+
 def current(revisions, template):
     """The revision whose template equals the workload's, or None (not yet recorded)."""
     matches = [r for r in revisions if templates_equal(r.template, template)]

@@ -206,6 +206,25 @@ def _deadline_condition(obj):
     return None
 
 
+TERMINATING = 'Terminating'
+
+
+def until_terminated(predicate):
+    """``predicate``, and a Deployment it judges done is not done while ``status.terminatingReplicas``
+    (Kubernetes 1.35+) counts old pods that have not gone yet: for a release whose old and new pods
+    must not overlap. kubectl's rollout status does not wait for them; a server that does not report
+    the field is taken at its word."""
+    def judge(obj):
+        result = predicate(obj)
+        terminating = _num((obj.get('status') or {}).get('terminatingReplicas'))
+        if result.done and terminating:
+            name = (obj.get('metadata') or {}).get('name')
+            return RolloutStatus(False, 'Waiting for deployment "%s" rollout to finish: %d old replicas are '
+                                 'terminating...' % (name, terminating), TERMINATING, counts=result.counts)
+        return result
+    return judge
+
+
 def after_change(predicate, before, written=None):
     """``predicate`` for the wait that follows this task's change of the workload (``before``: the
     object as read before the write; ``written``: the write's answer).

@@ -139,14 +139,16 @@ def check_undo(client, workload, to_revision=0, wait=False):
 # ---- history ---------------------------------------------------------------------------------
 
 CURRENT = 'current'
+PREVIOUS = 'previous'
 
 
 def history(client, workload, revision=None, compare_to=None):
     """Revisions oldest first; with ``revision``, also that revision's pod template.
 
-    With ``compare_to`` (a revision number or ``current``, the workload's template now), also the
-    difference from that side to ``revision`` (default: the current template), as a unified diff of
-    the templates and, for diff mode, before/after of the same shape rollout_undo shows.
+    With ``compare_to`` (a revision number, ``current``, the workload's template now, or
+    ``previous``, the revision before ``revision``, or before the current one), also the difference
+    from that side to ``revision`` (default: the current template), as a unified diff of the
+    templates and, for diff mode, before/after of the same shape rollout_undo shows.
     """
     revs = workload.history(client)
     current = revisions.current(revs, workload.template)
@@ -157,6 +159,8 @@ def history(client, workload, revision=None, compare_to=None):
         fields['template'] = revisions.find(revs, revision).template
     if compare_to is None:
         return Outcome(workload, False, fields)
+    if compare_to == PREVIOUS:
+        compare_to = _previous_of(workload, revs, revision or (current.number if current else None))
 
     def side(which):
         """(the workload as it is, or as an undo to that revision would make it; label)"""
@@ -172,6 +176,22 @@ def history(client, workload, revision=None, compare_to=None):
     fields['compare'] = {'from': before_label, 'to': after_label, 'equal': not text}
     fields['template_diff'] = text
     return Outcome(workload, False, fields, before, after, diff_unchanged=True)
+
+
+def _previous_of(workload, revs, number):
+    """The number of the revision before ``number``; None: before the current template, which no
+    revision records yet (a rollout not yet seen by the controller), so the newest revision."""
+    if number is None:
+        if not revs:
+            raise Refused('%s has no revision to compare with' % workload.label())
+        return max(revisions.numbers(revs))
+    revisions.find(revs, number)  # RevisionNotFound for an unknown one
+    found = revisions.before(revs, number)
+    if found is None:
+        raise Refused('%s: revision %d is the oldest in the history (%s), so it has no previous revision '
+                      'to compare with' % (workload.label(), number,
+                                           ', '.join(str(n) for n in sorted(revisions.numbers(revs)))))
+    return found.number
 
 
 # ---- pause / resume --------------------------------------------------------------------------
@@ -196,8 +216,11 @@ def pause(client, workload, paused, check_mode=False):
 
 # ---- restart ---------------------------------------------------------------------------------
 
-def restart(client, workload, check_mode=False, now=patches.rfc3339_now, sleep=time.sleep):
-    """Always a change (like a service restart); refuses a paused Deployment."""
+def restart(client, workload, check_mode=False, now=patches.rfc3339_now, sleep=time.sleep,
+            read_revisions=False):
+    """Always a change (like a service restart); refuses a paused Deployment. ``read_revisions``: list
+    a StatefulSet's or DaemonSet's revisions for ``revision_before``/``revision_after`` (one more
+    request than kubectl's GET and PATCH; a Deployment's come from its annotation)."""
     def attempt(workload, _conflicted):
         workload.check_restartable()
         current = (_template_of(workload.obj).get('metadata') or {}).get('annotations') or {}
@@ -208,7 +231,7 @@ def restart(client, workload, check_mode=False, now=patches.rfc3339_now, sleep=t
             sleep(1.0)
             stamp = now()
         content_type, body = workload.restart_patch(stamp)
-        revision_before, revision_after = workload.revision_numbers(client, True)
+        revision_before, revision_after = workload.revision_numbers(client, True, read_revisions)
         warnings = []
         obj = _write(client, workload, content_type, body, check_mode,
                      lambda: {'metadata': workload.metadata,
@@ -260,20 +283,33 @@ def config_references(client, workload, config_maps=(), secrets=(), from_templat
     return refs, objects
 
 
+FIRST_RUN_RESTART = 'restart'
+FIRST_RUN_RECORD = 'record'
+
+
 def config_restart(client, workload, config_maps=(), secrets=(), from_template=False, check_mode=False,
-                   cache=None, now=patches.rfc3339_now):
+                   cache=None, now=patches.rfc3339_now, first_run=FIRST_RUN_RESTART):
     """Restart only when the digest of the configuration differs from the one recorded in the pod
-    template; the digest (never the content) is recorded in the same patch as the restart stamp."""
+    template; the digest (never the content) is recorded in the same patch as the restart stamp.
+
+    ``first_run``: when nothing is recorded yet, ``restart`` (restart, recording the digest) or
+    ``record`` (record the digest on the workload's own annotations, restarting nothing: for pods
+    known to run the current configuration already)."""
     def attempt(workload, conflicted):
         refs, objects = config_references(client, workload, config_maps, secrets, from_template, cache)
         digests = config_digest.digests(refs, objects)
         annotation = config_digest.format_annotation(digests)
         previous = config_digest.recorded(workload.template)
+        if previous is None:
+            previous = config_digest.recorded_on_workload(workload.obj)
         change_list = config_digest.changes(config_digest.parse_annotation(previous), digests)
         fields = {'config_digest': annotation, 'config_objects': sorted(digests),
-                  'config_changes': change_list, 'restarted_at': None, 'restart_reason': None}
+                  'config_changes': change_list, 'restarted_at': None, 'restart_reason': None,
+                  'recorded_only': False}
         if (previous or '') == annotation:
             return Outcome(workload, conflicted, fields)
+        if previous is None and first_run == FIRST_RUN_RECORD:
+            return _record_digest(client, workload, annotation, fields, check_mode)
         workload.check_restartable()  # a paused Deployment is refused only when it needs a restart
         stamp = now()
         fields['restarted_at'] = stamp
@@ -293,11 +329,27 @@ def config_restart(client, workload, config_maps=(), secrets=(), from_template=F
     return _decide_and_write(client, workload, attempt)
 
 
+def _record_digest(client, workload, annotation, fields, check_mode):
+    """The first run with ``first_run=record``: the digest on the workload, no restart."""
+    fields['recorded_only'] = True
+    after_annotations = config_digest.recorded_annotations(workload.annotations, annotation)
+    warnings = []
+    obj = _write(client, workload, patches.JSON_PATCH, config_digest.record_patch(workload.obj, annotation),
+                 check_mode, lambda: {'metadata': dict(workload.metadata, annotations=after_annotations),
+                                      'spec': workload.spec}, warnings)
+    before = _view(workload.template, workload.annotations)
+    after = _view(_template_of(obj), _annotations_of(obj))
+    return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
+                   warnings=warnings)
+
+
 # ---- set image -------------------------------------------------------------------------------
 
-def image(client, workload, images, change_cause=None, check_mode=False, partition=None):
+def image(client, workload, images, change_cause=None, check_mode=False, partition=None,
+          read_revisions=False):
     """Set images; with ``partition`` (StatefulSets), also the rolling update partition, in the same
-    patch. ``change_cause`` None or empty: the change-cause annotation is left as it is."""
+    patch. ``change_cause`` None or empty: the change-cause annotation is left as it is.
+    ``read_revisions``: as for ``restart``."""
     change_cause = change_cause or None
 
     def attempt(workload, conflicted):
@@ -305,7 +357,7 @@ def image(client, workload, images, change_cause=None, check_mode=False, partiti
         # UnknownContainer names what exists; NotSupported / Refused for a partition that cannot be set
         patch = workload.image_patch(images, change_cause, partition=partition)
         changes_template = patch is not None and 'template' in (patch[1].get('spec') or {})
-        revision_before, revision_after = workload.revision_numbers(client, changes_template)
+        revision_before, revision_after = workload.revision_numbers(client, changes_template, read_revisions)
         fields = {'images': previous, 'previous_images': previous, 'init_containers': init,
                   'revision_before': revision_before, 'revision_after': revision_after}
         if partition is not None:
@@ -429,4 +481,4 @@ def status(client, workload):
 
 
 __all__ = ['Outcome', 'history', 'pause', 'restart', 'config_restart', 'config_references', 'read_configs',
-           'image', 'undo', 'status', 'NotSupported', 'Refused', 'CURRENT']
+           'image', 'undo', 'status', 'NotSupported', 'Refused', 'CURRENT', 'PREVIOUS']

@@ -211,9 +211,12 @@ class Workload:
         """The revisions this workload controls, oldest first (one LIST)."""
         return self.revisions(self.list_history(client))
 
-    def revision_numbers(self, client, changes_template):
+    def revision_numbers(self, client, changes_template, read=True):
         """(revision now, revision after a write that ``changes_template`` or not), from the
-        revisions (one LIST)."""
+        revisions (one LIST); (None, None) without ``read``, for kinds that record no revision number
+        on the workload (a StatefulSet's or DaemonSet's are only in its ControllerRevisions)."""
+        if not read:
+            return None, None
         return revisions.before_and_after(self.history(client), self.template, changes_template)
 
     # -- verbs: each returns (content_type, body) or raises NotSupported / Refused
@@ -283,10 +286,11 @@ class Deployment(Workload):
     def revisions(self, history_items):
         return revisions.replica_set_revisions(history_items, self.uid)
 
-    def revision_numbers(self, client, changes_template):
+    def revision_numbers(self, client, changes_template, read=True):
         """Once the controller has observed the current spec, the Deployment's revision annotation
         is the revision of the ReplicaSet that matches its template, the highest of all (a new or
-        re-used ReplicaSet is numbered highest + 1): no LIST is needed. Before that, the revisions."""
+        re-used ReplicaSet is numbered highest + 1): no LIST is needed. Before that, the revisions
+        (whatever ``read`` says: a Deployment always reports its numbers)."""
         recorded = revisions.recorded_revision(self.obj)
         observed = (self.obj.get('status') or {}).get('observedGeneration')
         generation = self.metadata.get('generation')
@@ -427,3 +431,21 @@ def rollout_kind(spelling):
         hint = ' (ReplicationControllers have no rollout: use the %s module)' % _NOT_ROLLOUT_KINDS[text]
     raise UnknownKind('kind "%s" is not a kind rollouts apply to%s; use one of Deployment (deploy), '
                       'StatefulSet (sts) or DaemonSet (ds), in any case' % (spelling, hint))
+
+
+def rollout_kinds(spellings):
+    """The Workload classes for a list of spellings, each as ``rollout_kind`` reads it; a spelling
+    may itself list several, comma separated, as kubectl's ``deploy,sts``. In the order given, each
+    kind once."""
+    if isinstance(spellings, str):
+        spellings = [spellings]
+    out = []
+    for spelling in spellings:
+        for part in str(spelling).split(','):
+            kind = rollout_kind(part)
+            if kind not in out:
+                out.append(kind)
+    if not out:
+        raise UnknownKind('kind is empty; use one or more of Deployment (deploy), StatefulSet (sts) or '
+                          'DaemonSet (ds)')
+    return out

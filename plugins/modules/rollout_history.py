@@ -31,9 +31,14 @@ options:
     type: int
   compare_to:
     description:
-      - Compare a pod template to this one - a revision number, or V(current) for the workload's
-        template now. Returns C(template_diff), the changes from I(compare_to) to I(revision)
-        (default the current template), and, in diff mode, the two templates as C(diff).
+      - Compare a pod template to this one - a revision number, V(current) for the workload's
+        template now, or V(previous) for the revision before I(revision) (without I(revision), the
+        revision before the current one - "what changed in the last release"). Returns
+        C(template_diff), the changes from I(compare_to) to I(revision) (default the current
+        template), and, in diff mode, the two templates as C(diff).
+      - V(previous) is the highest revision number below the other side's (history 1, 3, 4 - before
+        4 is 3); the oldest revision has none, which is a failure. While the current template is in
+        no revision yet (the controller has not recorded it), V(previous) is the newest revision.
       - "O(revision=N) with O(compare_to=current) shows exactly what an undo to revision N would change
         (the same before/after as M(kubeops.rollout.rollout_undo) in check and diff mode)."
       - The templates are compared without the labels controllers add (C(pod-template-hash),
@@ -95,6 +100,24 @@ EXAMPLES = r'''
   ansible.builtin.debug:
     msg: "{{ preview.workloads[0].template_diff.splitlines() }}"
 
+- name: What changed in the last release (the revision before the current one, to the current template)
+  kubeops.rollout.rollout_history:
+    kind: Deployment
+    name: web
+    compare_to: previous
+  register: last_release
+
+- name: Show it
+  ansible.builtin.debug:
+    msg: "{{ last_release.workloads[0].template_diff.splitlines() }}"
+
+- name: What revision 2 changed from revision 1 (the one before it)
+  kubeops.rollout.rollout_history:
+    kind: Deployment
+    name: web
+    revision: 2
+    compare_to: previous
+
 - name: What changed from revision 3 to the current template
   kubeops.rollout.rollout_history:
     kind: StatefulSet
@@ -106,11 +129,18 @@ EXAMPLES = r'''
     kind: DaemonSet
     label_selectors:
       - tier=node
+
+- name: History of every workload of the shop, whatever its kind
+  kubeops.rollout.rollout_history:
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
 '''
 
 RETURN = r'''
 workloads:
-  description: One entry per workload (empty when I(label_selectors) matched nothing).
+  description: One entry per workload, kind by kind in the order of I(kind) (empty when
+    I(label_selectors) matched nothing).
   returned: always
   type: list
   elements: dict
@@ -226,15 +256,15 @@ def main(runtime=None):
 
 
 def _revision_or_current(module, value):
-    if value is None or value == verbs.CURRENT:
+    if value is None or value in (verbs.CURRENT, verbs.PREVIOUS):
         return value
     try:
         number = int(str(value).strip())
     except ValueError:
         number = 0
     if number < 1:
-        module.fail('compare_to must be a revision number (1 or more) or "%s", not "%s"'
-                    % (verbs.CURRENT, value))
+        module.fail('compare_to must be a revision number (1 or more), "%s" or "%s", not "%s"'
+                    % (verbs.CURRENT, verbs.PREVIOUS, value))
     return number
 
 

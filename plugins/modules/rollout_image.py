@@ -51,6 +51,16 @@ options:
       - A Deployment or DaemonSet, or a StatefulSet with the C(OnDelete) update strategy, is refused.
       - Unset (default) leaves the partition as it is.
     type: int
+  read_revisions:
+    description:
+      - Also list the ControllerRevisions of a StatefulSet or DaemonSet to return C(revision_before) and
+        C(revision_after) - one request more than C(kubectl) sends (a GET and a PATCH). Without it,
+        those two are null for StatefulSets and DaemonSets, which record no revision number on the
+        workload itself.
+      - A Deployment always returns them, from its C(deployment.kubernetes.io/revision) annotation
+        (from its ReplicaSets until the controller has observed its spec).
+    type: bool
+    default: false
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
@@ -104,6 +114,19 @@ EXAMPLES = r'''
     partition: 0
     wait: true
 
+- name: Update a StatefulSet and report its revision numbers (one more request, to list its revisions)
+  kubeops.rollout.rollout_image:
+    kind: StatefulSet
+    name: db
+    images:
+      db: registry.example.com/db:16.5
+    read_revisions: true
+  register: db_image
+
+- name: Keep the rollback point
+  ansible.builtin.set_fact:
+    db_rollback_to: "{{ db_image.workloads[0].revision_before }}"
+
 - name: Same image for every container of a DaemonSet
   kubeops.rollout.rollout_image:
     kind: DaemonSet
@@ -114,7 +137,8 @@ EXAMPLES = r'''
 
 RETURN = r'''
 workloads:
-  description: One entry per workload (empty when I(label_selectors) matched nothing).
+  description: One entry per workload, kind by kind in the order of I(kind) (empty when
+    I(label_selectors) matched nothing).
   returned: always
   type: list
   elements: dict
@@ -153,7 +177,9 @@ workloads:
       type: int
       sample: 2
     revision_before:
-      description: The revision current before the task (null when the controller has recorded none yet).
+      description:
+        - The revision current before the task (null when the controller has recorded none yet).
+        - Null for a StatefulSet or DaemonSet unless I(read_revisions=true).
       type: int
       sample: 4
     revision_after:
@@ -162,6 +188,7 @@ workloads:
           when it records the change (shortly after, or when a paused Deployment is resumed) - or
           C(revision_before) when no image changed. A rollback point for M(kubeops.rollout.rollout_undo)
           is C(revision_before).
+        - Null for a StatefulSet or DaemonSet unless I(read_revisions=true).
       type: int
       sample: 5
     status:
@@ -249,7 +276,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.module import Roll
 
 def main(runtime=None):
     module = RolloutModule({'images': {'type': 'dict'}, 'change_cause': {'type': 'str'},
-                            'partition': {'type': 'int'}},
+                            'partition': {'type': 'int'},
+                            'read_revisions': {'type': 'bool', 'default': False}},
                            wait=False, required_one_of=[('images', 'partition')], runtime=runtime)
     images = {str(k): str(v) for k, v in (module.params['images'] or {}).items()}
     partition = module.params['partition']
@@ -259,8 +287,9 @@ def main(runtime=None):
         module.fail('partition must be 0 or more (got %d)' % partition)
     change_cause = module.params['change_cause']
     check_mode = module.module.check_mode
+    read_revisions = module.params['read_revisions']
     module.run(lambda client, workload: verbs.image(client, workload, images, change_cause, check_mode,
-                                                    partition=partition),
+                                                    partition=partition, read_revisions=read_revisions),
                precheck=lambda workload: verbs.check_image(workload, images, module.params['wait'],
                                                            partition))
 

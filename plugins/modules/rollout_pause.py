@@ -24,10 +24,13 @@ options:
   kind:
     description:
       - Kind of the workload; only V(Deployment) (or one of kubectl's spellings of it, such as V(deploy))
-        can be paused, so it is the default.
-    type: str
-    required: false
-    default: Deployment
+        can be paused, so it is the default, also with I(label_selectors).
+      - Several kinds (a list, or V(deploy,sts)) select every workload of those kinds that
+        I(label_selectors) matches; a StatefulSet or DaemonSet among them fails with kubectl's
+        C(pausing is not supported), and the Deployments are still paused.
+    type: list
+    elements: str
+    default: [Deployment]
   state:
     description:
       - V(paused) pauses the rollout, V(resumed) resumes it (removing C(spec.paused), as kubectl does).
@@ -75,11 +78,18 @@ EXAMPLES = r'''
     state: resumed
     wait: true
     wait_timeout: 600
+
+- name: Pause every Deployment of the shop
+  kubeops.rollout.rollout_pause:
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
 '''
 
 RETURN = r'''
 workloads:
-  description: One entry per workload (empty when I(label_selectors) matched nothing).
+  description: One entry per workload, kind by kind in the order of I(kind) (empty when
+    I(label_selectors) matched nothing).
   returned: always
   type: list
   elements: dict
@@ -130,7 +140,7 @@ def observed(workload):
 
 
 def main(runtime=None):
-    module = RolloutModule({'kind': {'type': 'str', 'default': 'Deployment'},
+    module = RolloutModule({'kind': {'type': 'list', 'elements': 'str', 'default': ['Deployment']},
                             'state': {'type': 'str', 'default': 'paused', 'choices': ['paused', 'resumed']}},
                            wait=False, runtime=runtime)
     paused = module.params['state'] == 'paused'

@@ -23,7 +23,8 @@ description:
     C(kubeops.rollout/config-digest) (C(ConfigMap/name=<sha256>,Secret/name=<sha256>), sorted) in the
     same patch as C(restartedAt); a workload whose recorded digest equals the current one is left
     alone (C(changed=false)), the others are restarted, reporting which objects changed.
-    The first such run on a workload restarts it, since no digest is recorded yet.
+    The first such run on a workload restarts it, since no digest is recorded yet, unless
+    I(first_run=record).
   - "What a digest covers: a ConfigMap's C(data) and C(binaryData); a Secret's C(data) (as the API
     returns it) and C(type); keys and values, serialized as JSON with sorted keys. Labels, annotations
     and other metadata are not covered."
@@ -57,6 +58,31 @@ options:
         exist (recorded as C(absent), so creating it later restarts the workload); a missing object
         referenced without C(optional=true) fails the task before anything is restarted, since the
         pods could not start without it.
+    type: bool
+    default: false
+  first_run:
+    description:
+      - Tied to configuration, what a run does to a workload that has no digest recorded yet.
+      - V(restart) restarts it and records the digest in the pod template, as any later change does.
+      - V(record) restarts nothing and records the digest in the workload's own annotation
+        C(kubeops.rollout/config-digest) (C(metadata.annotations), which no controller acts on), for
+        pods already known to run the current configuration; the entry then has C(recorded_only=true)
+        and the task C(changed=true). Later runs compare with it while the pod template records no
+        digest; the first restart moves it into the pod template (and removes it from the workload).
+      - A paused Deployment is not refused by V(record), since nothing restarts.
+      - V(record) without I(config_maps), I(secrets) or I(config_from_template) is an error.
+    type: str
+    choices: [restart, record]
+    default: restart
+  read_revisions:
+    description:
+      - Also list the ControllerRevisions of a StatefulSet or DaemonSet to return C(revision_before) and
+        C(revision_after) - one request more than C(kubectl) sends (a GET and a PATCH). Without it,
+        those two are null for StatefulSets and DaemonSets, which record no revision number on the
+        workload itself.
+      - A Deployment always returns them, from its C(deployment.kubernetes.io/revision) annotation
+        (from its ReplicaSets until the controller has observed its spec).
+      - A restart tied to configuration returns neither, and ignores this option.
     type: bool
     default: false
 extends_documentation_fragment:
@@ -110,6 +136,13 @@ EXAMPLES = r'''
   ansible.builtin.debug:
     msg: "{{ web_restart.workloads[0].restart_reason | default('configuration unchanged', true) }}"
 
+- name: Adopt workloads whose pods already run the current configuration (record, no restart)
+  kubeops.rollout.rollout_restart:
+    kind: Deployment
+    name: web
+    config_from_template: true
+    first_run: record
+
 - name: Tie the restart to named objects
   kubeops.rollout.rollout_restart:
     kind: Deployment
@@ -123,11 +156,25 @@ EXAMPLES = r'''
     namespace: shop
     label_selectors:
       - app.kubernetes.io/part-of=shop
+
+- name: Restart its Deployments and StatefulSets (kubectl rollout restart deploy,sts -l ...)
+  kubeops.rollout.rollout_restart:
+    kind: [Deployment, StatefulSet]
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
+
+- name: Restart every Deployment, StatefulSet and DaemonSet of the application (kind omitted)
+  kubeops.rollout.rollout_restart:
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
 '''
 
 RETURN = r'''
 workloads:
-  description: One entry per workload (empty when I(label_selectors) matched nothing).
+  description: One entry per workload, kind by kind in the order of I(kind) (empty when
+    I(label_selectors) matched nothing).
   returned: always
   type: list
   elements: dict
@@ -175,14 +222,23 @@ workloads:
       returned: when tied to configuration
       type: str
       sample: ConfigMap/web-settings changed
+    recorded_only:
+      description: True when the digest was recorded on the workload without a restart (a first run
+        with I(first_run=record)).
+      returned: when tied to configuration
+      type: bool
+      sample: false
     revision_before:
-      description: The revision current before the task (null when the controller has recorded none yet).
+      description:
+        - The revision current before the task (null when the controller has recorded none yet).
+        - Null for a StatefulSet or DaemonSet unless I(read_revisions=true).
       type: int
       sample: 4
     revision_after:
       description:
         - The revision of the restarted template - the highest revision + 1, as the controller numbers
           it when it records the change.
+        - Null for a StatefulSet or DaemonSet unless I(read_revisions=true).
       type: int
       sample: 5
     status:
@@ -268,19 +324,28 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.module import Roll
 def main(runtime=None):
     module = RolloutModule({'config_maps': {'type': 'list', 'elements': 'str'},
                             'secrets': {'type': 'list', 'elements': 'str', 'no_log': False},  # names only
-                            'config_from_template': {'type': 'bool', 'default': False}},
+                            'config_from_template': {'type': 'bool', 'default': False},
+                            'first_run': {'type': 'str', 'default': verbs.FIRST_RUN_RESTART,
+                                          'choices': [verbs.FIRST_RUN_RESTART, verbs.FIRST_RUN_RECORD]},
+                            'read_revisions': {'type': 'bool', 'default': False}},
                            wait=False, runtime=runtime)
     check_mode, wait = module.module.check_mode, module.params['wait']
     config_maps, secrets = module.params['config_maps'] or [], module.params['secrets'] or []
     from_template = module.params['config_from_template']
     if not (config_maps or secrets or from_template):
-        module.run(lambda client, workload: verbs.restart(client, workload, check_mode),
+        if module.params['first_run'] == verbs.FIRST_RUN_RECORD:
+            module.fail('first_run=record applies to a restart tied to configuration: give config_maps, '
+                        'secrets or config_from_template=true, or leave first_run unset')
+        read_revisions = module.params['read_revisions']
+        module.run(lambda client, workload: verbs.restart(client, workload, check_mode,
+                                                          read_revisions=read_revisions),
                    precheck=lambda workload: verbs.check_restart(workload, wait))
         return
     cache = {}  # each ConfigMap / Secret is read once per task, however many workloads use it
 
     def restart(client, workload):
-        return verbs.config_restart(client, workload, config_maps, secrets, from_template, check_mode, cache)
+        return verbs.config_restart(client, workload, config_maps, secrets, from_template, check_mode, cache,
+                                    first_run=module.params['first_run'])
 
     def precheck(workload):
         # A missing required object fails the task before the first workload is restarted.

@@ -43,6 +43,16 @@ options:
       - How long to wait, in seconds. The task fails when the rollout has not finished by then.
     type: int
     default: 300
+  wait_for_terminating:
+    description:
+      - With I(wait=true), a Deployment is done only once its old pods are gone too - while its
+        C(status.terminatingReplicas) (Kubernetes 1.35 and later) counts pods being deleted, the wait
+        goes on (reason V(Terminating)). C(kubectl rollout status) does not wait for them (the
+        default, V(false)).
+      - An API server that does not report the field is taken at its word. StatefulSets and
+        DaemonSets are not affected.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
@@ -72,6 +82,12 @@ EXAMPLES = r'''
     name: web
     wait_timeout: 600
 
+- name: Wait until the old pods of a Deployment are gone too (status.terminatingReplicas)
+  kubeops.rollout.rollout_status:
+    kind: Deployment
+    name: web
+    wait_for_terminating: true
+
 - name: Report without waiting
   kubeops.rollout.rollout_status:
     kind: StatefulSet
@@ -85,6 +101,34 @@ EXAMPLES = r'''
     namespace: kube-system
     label_selectors:
       - tier=node
+
+- name: Wait for every Deployment and StatefulSet of the shop (kubectl rollout status deploy,sts -l ...)
+  kubeops.rollout.rollout_status:
+    kind: deploy,sts
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
+
+- name: Connect with several kubeconfig files merged as kubectl merges KUBECONFIG (first one wins)
+  kubeops.rollout.rollout_status:
+    kind: Deployment
+    name: web
+  environment:
+    K8S_AUTH_KUBECONFIG: "{{ lookup('env', 'HOME') }}/.kube/config:{{ lookup('env', 'HOME') }}/.kube/staging"
+
+- name: Wait for the shop's workloads, failing if the selector matches none (a typo, a wrong namespace)
+  kubeops.rollout.rollout_status:
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
+    require_match: true
+
+- name: Report every Deployment, StatefulSet and DaemonSet of the shop (kind omitted - all three)
+  kubeops.rollout.rollout_status:
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
+    wait: false
 '''
 
 RETURN = r'''
@@ -136,7 +180,8 @@ analysis:
           - {outcome: failed, value: 2.5, message: 'check "error-rate": value 2.5 is out of bounds (max 0.5)',
              at: 1795000005.0}
 workloads:
-  description: One entry per workload (empty when I(label_selectors) matched nothing).
+  description: One entry per workload, kind by kind in the order of I(kind) (empty when
+    I(label_selectors) matched nothing).
   returned: always
   type: list
   elements: dict

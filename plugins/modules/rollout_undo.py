@@ -35,8 +35,11 @@ description:
     message is kubectl's C(skipped rollback (current template already matches revision N)).
   - A paused Deployment is refused, as kubectl does. With I(wait=true), a StatefulSet or DaemonSet
     with the C(OnDelete) strategy is refused before anything is changed (its rollout status cannot
-    be followed). With several workloads, every one is checked (state, target revision) before the
-    first is changed.
+    be followed).
+  - With several workloads (I(label_selectors)), as C(kubectl rollout undo -l) does, every workload
+    that can be rolled back is, and then the task fails listing each one that could not and why (a
+    paused Deployment, no earlier revision, an unknown I(to_revision), an API error) - in the message
+    and in C(failures). Check mode reports the same.
   - With I(replace_stuck_pods), the forced rollback of a StatefulSet (see the option).
 author:
   - kubeops.rollout contributors (!UNKNOWN)
@@ -117,6 +120,12 @@ EXAMPLES = r'''
     name: web
     to_revision: 1
 
+- name: Roll back every workload of the shop (one that cannot be fails the task, listed in failures)
+  kubeops.rollout.rollout_undo:
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
+
 - name: Put back a StatefulSet whose upgrade is stuck on a broken image, replacing the stuck pod
   kubeops.rollout.rollout_undo:
     kind: sts
@@ -127,7 +136,8 @@ EXAMPLES = r'''
 
 RETURN = r'''
 workloads:
-  description: One entry per workload (empty when I(label_selectors) matched nothing).
+  description: One entry per workload, kind by kind in the order of I(kind) (empty when
+    I(label_selectors) matched nothing).
   returned: always
   type: list
   elements: dict
@@ -244,6 +254,15 @@ workloads:
           description: What could not be read (the rest is still reported); empty when every read succeeded.
           type: list
           elements: str
+failures:
+  description:
+    - The workloads that could not be rolled back (the others were), each with C(kind), C(name),
+      C(namespace) and C(msg), the reason; the task then fails with the same reasons in its message.
+  returned: when a workload could not be rolled back
+  type: list
+  elements: dict
+  sample: [{"kind": "Deployment", "name": "cart", "namespace": "shop",
+            "msg": "Deployment shop/cart: no rollout history found for deployment \"cart\""}]
 changed:
   description: Whether any workload was rolled back.
   returned: always
@@ -269,7 +288,8 @@ def main(runtime=None):
     module.run(lambda client, workload: verbs.undo(client, workload, params['to_revision'], check_mode,
                                                    params['replace_stuck_pods'], params['wait_timeout']),
                precheck=lambda workload: verbs.check_undo(module.client, workload, params['to_revision'],
-                                                          params['wait']))
+                                                          params['wait']),
+               each_alone=True)
 
 
 if __name__ == '__main__':

@@ -8,7 +8,8 @@ needs by design, not what the code happens to send:
 - a named workload is read with one GET; its revisions with one LIST by its selector;
 - a change is one PATCH; a no-op (already paused, same image) and check mode write nothing (check
   mode sends its change once with dryRun=All, for the API server's own answer);
-- image, restart and undo read the revisions with one LIST (revision before and after);
+- undo reads the revisions with one LIST (revision before and after); image and restart only with
+  `read_revisions` (a StatefulSet's or DaemonSet's; a Deployment's come from its annotation);
 - `status` of a finished rollout needs the GET only: a watch is for waiting;
 - with `label_selectors`, one LIST replaces the per-workload GETs;
 - a wait that succeeds reads nothing more; one that fails adds a fixed few reads per failed
@@ -64,14 +65,18 @@ def operations():
             Op(f'history {kind}', 'rollout_history', t, 2, 0, False),
             Op(f'history revision {kind}', 'rollout_history', dict(t, revision=1), 2, 0, False),
             Op(f'status {kind}', 'rollout_status', t, 1, 0, False),
-            Op(f'image {kind}', 'rollout_image', dict(t, images={fx.CONTAINER: NEW_IMAGE}), 3, 1, True),
-            Op(f'restart {kind}', 'rollout_restart', t, 3, 1, True),
+            # kubectl's GET and PATCH: a Deployment's revision numbers come from its annotation, a
+            # StatefulSet's or DaemonSet's are only listed with read_revisions (below).
+            Op(f'image {kind}', 'rollout_image', dict(t, images={fx.CONTAINER: NEW_IMAGE}), 2, 1, True),
+            Op(f'restart {kind}', 'rollout_restart', t, 2, 1, True),
             Op(f'undo {kind}', 'rollout_undo', t, 3, 1, True),
         ]
     d = {'kind': 'Deployment', 'name': 'web'}
     ops += [
         Op('image unchanged Deployment', 'rollout_image', dict(d, images={fx.CONTAINER: NEW_IMAGE}),
            2, 0, False),
+        Op('restart read_revisions StatefulSet', 'rollout_restart',
+           {'kind': 'StatefulSet', 'name': 'db', 'read_revisions': True}, 3, 1, True),
         Op('restart check mode Deployment', 'rollout_restart', d, 3, 0, True, check_mode=True),
         Op('pause check mode Deployment', 'rollout_pause', dict(d, state='paused'), 2, 0, True,
            check_mode=True),
@@ -211,8 +216,7 @@ def test_request_shapes(kubesim_factory, tmp_path):
         'restart': [('GET', 'deployments/web'), ('PATCH', 'deployments/web')],
         'pause': [('GET', 'deployments/web'), ('PATCH', 'deployments/web')],
         'status': [('GET', 'deployments/web')],
-        'sts image': [('GET', 'statefulsets/db'), ('LIST', 'controllerrevisions'),
-                      ('PATCH', 'statefulsets/db')],
+        'sts image': [('GET', 'statefulsets/db'), ('PATCH', 'statefulsets/db')],
         'sts history': [('GET', 'statefulsets/db'), ('LIST', 'controllerrevisions')],
         'sts undo': [('GET', 'statefulsets/db'), ('LIST', 'controllerrevisions'),
                      ('PATCH', 'statefulsets/db')],

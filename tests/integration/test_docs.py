@@ -30,7 +30,8 @@ def test_ansible_doc_renders_every_module():
         assert set(CONNECTION + ['kind', 'name', 'label_selectors', 'namespace']) <= set(options), name
         # any of kubectl's spellings: no choices list, the description names the three kinds
         assert 'choices' not in options['kind'] and 'spellings' in ' '.join(options['kind']['description'])
-        assert options['kind'].get('default') == ('Deployment' if name.endswith('pause') else None)
+        assert options['kind'].get('default') == (['Deployment'] if name.endswith('pause') else None)
+        assert options['kind']['type'] == 'list'  # one kind or several, as kubectl's deploy,sts
         assert options['validate_certs']['aliases'] == ['verify_ssl']
         assert doc['version_added'] == '0.1.0'
         assert any('PyYAML' in r for r in doc['requirements'])

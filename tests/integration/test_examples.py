@@ -91,6 +91,9 @@ def status_setup(kube):
     with_revisions(kube, 'StatefulSet', 'db', count=1)
     for name in ('node-exporter', 'log-agent'):
         with_revisions(kube, 'DaemonSet', name, ns='kube-system', count=1, labels={'tier': 'node'})
+    namespace(kube, 'shop')
+    for kind, name in (('Deployment', 'cart'), ('StatefulSet', 'orders')):
+        with_revisions(kube, kind, name, ns='shop', count=1, labels={'app.kubernetes.io/part-of': 'shop'})
 
 
 def release_setup(kube):
@@ -101,6 +104,9 @@ def release_setup(kube):
 
 def undo_setup(kube):
     with_revisions(kube, 'Deployment', 'web', count=3)
+    namespace(kube, 'shop')
+    for kind, name in (('Deployment', 'cart'), ('DaemonSet', 'agent')):
+        with_revisions(kube, kind, name, ns='shop', count=2, labels={'app.kubernetes.io/part-of': 'shop'})
     kube.create_rolled_out([workload('StatefulSet', 'db', replicas=3)])
     kube.patch('StatefulSet', 'db', {'spec': {'template': {'spec': {'containers': [
         {'name': 'app', 'image': 'broken:1'}]}}}})

@@ -207,6 +207,55 @@ def test_restart_by_named_objects_and_missing_ones(kubesim, play):
     assert kube.get('StatefulSet', 'db')['metadata']['generation'] == before['StatefulSet'] + 1
 
 
+def test_first_run_record_keeps_the_digest_without_a_restart(kubesim, play):
+    kube = Kube(kubesim.kubeconfig)
+    create_config(kube, config_map('shared', {'a': '1'}))
+    kube.create_rolled_out([workload('Deployment', 'web')])
+    kube.patch('Deployment', 'web', {'spec': {'paused': True}})  # recording restarts nothing: allowed
+    before = kube.get('Deployment', 'web')
+    W = {'kind': 'Deployment', 'name': 'web', 'config_maps': ['shared']}
+    res = play(kubesim, [
+        task('record check', 'rollout_restart', **W, first_run='record', check_mode=True, diff=True),
+        task('record', 'rollout_restart', **W, first_run='record', diff=True),
+        task('record again', 'rollout_restart', **W, first_run='record'),
+        task('default again', 'rollout_restart', **W),
+        task('record without configuration', 'rollout_restart', kind='Deployment', name='web',
+             first_run='record'),
+    ])
+    check, record = entry(res.ok('record check')), entry(res.ok('record'))
+    for e in (check, record):
+        assert e['changed'] is True and e['recorded_only'] is True and e['restarted_at'] is None
+    assert check['config_digest'] == record['config_digest']
+    assert res.ok('record check')['diff'] == res.ok('record')['diff']
+    after = res.ok('record')['diff'][0]['after']
+    assert after['metadata']['annotations'][DIGEST] == record['config_digest']
+    assert DIGEST not in (after['spec']['template'].get('metadata') or {}).get('annotations', {})
+    web = kube.get('Deployment', 'web')
+    assert web['metadata']['annotations'][DIGEST] == record['config_digest']
+    # The pods were not touched: the same template, no new revision. (A Deployment's generation does
+    # count annotation changes, since the controller copies them onto its ReplicaSets.)
+    assert web['spec']['template'] == before['spec']['template']
+    assert kube.history_numbers('Deployment', web) == kube.history_numbers('Deployment', before) == [1]
+    assert DIGEST not in template_annotations(kube, 'Deployment', 'web')
+    for title in ('record again', 'default again'):  # the record counts for both first_run values
+        assert entry(res.ok(title))['changed'] is False, title
+    assert 'first_run=record applies to a restart tied to configuration' in res.failed(
+        'record without configuration')['msg']
+
+    kube.patch('Deployment', 'web', {'spec': {'paused': None}})
+    kube.request('PATCH', '/api/v1/namespaces/default/configmaps/shared', {'data': {'a': '2'}},
+                 'application/merge-patch+json')
+    res = play(kubesim, [task('changed', 'rollout_restart', **W, first_run='record'),
+                         task('changed again', 'rollout_restart', **W)])
+    changed = entry(res.ok('changed'))
+    assert changed['changed'] is True and changed['recorded_only'] is False
+    assert changed['restart_reason'] == 'ConfigMap/shared changed' and changed['restarted_at']
+    web = kube.get('Deployment', 'web')
+    assert DIGEST not in (web['metadata'].get('annotations') or {})  # moved into the pod template
+    assert template_annotations(kube, 'Deployment', 'web')[DIGEST] == changed['config_digest']
+    assert entry(res.ok('changed again'))['changed'] is False
+
+
 # ---- comparing revisions ---------------------------------------------------------------------
 
 @pytest.mark.parametrize('kind', ['Deployment', 'StatefulSet'])
@@ -248,3 +297,38 @@ def test_history_compare_matches_what_undo_would_change(kubesim, play, kind):
     assert 'compare_to must be a revision number' in res.failed('bad')['msg']
     # Nothing was written.
     assert kube.get(kind, 'web')['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.26'
+
+
+@pytest.mark.parametrize('kind', ['Deployment', 'DaemonSet'])
+def test_history_compare_to_previous_is_the_last_release(kubesim_factory, play, kubectl, kind):
+    sim = kubesim_factory(nodes=1)
+    kube = Kube(sim.kubeconfig)
+    kube.create(workload(kind, 'web', image='app:1', replicas=1))
+    kube.rolled_out(kind, 'web')
+    for image in ('app:2', 'app:3'):
+        containers = [{'name': 'app', 'image': image}]
+        kube.patch(kind, 'web', {'spec': {'template': {'spec': {'containers': containers}}}})
+        kube.rolled_out(kind, 'web')
+    W = {'kind': kind, 'name': 'web'}
+    res = play(sim, [
+        task('last release', 'rollout_history', **W, compare_to='previous', diff=True),
+        task('revision 2', 'rollout_history', **W, revision=2, compare_to='previous'),
+        task('oldest', 'rollout_history', **W, revision=1, compare_to='previous'),
+        task('unknown', 'rollout_history', **W, revision=7, compare_to='previous'),
+    ])
+    last = entry(res.ok('last release'))
+    assert last['compare'] == {'from': 'revision 2', 'to': 'current template (revision 3)', 'equal': False}
+    changed = [ln for ln in last['template_diff'].splitlines()
+               if ln[:1] in '+-' and ln[:3] not in ('---', '+++')]
+    assert changed == ['-  - image: app:2', '+  - image: app:3']
+    assert res.ok('last release')['changed'] is False and res.ok('last release')['diff']
+    second = entry(res.ok('revision 2'))
+    assert second['compare'] == {'from': 'revision 1', 'to': 'revision 2', 'equal': False}
+    assert '+  - image: app:2' in second['template_diff'].splitlines()
+    # The sides are the revisions kubectl shows under the same numbers.
+    run = kubectl.using(sim)
+    for number, image in ((1, 'app:1'), (2, 'app:2')):
+        shown = run('rollout', 'history', f'{kind.lower()}/web', f'--revision={number}', check=True).stdout
+        assert [f'app:{n}' in shown for n in (1, 2, 3)] == [f'app:{n}' == image for n in (1, 2, 3)], shown
+    assert 'revision 1 is the oldest in the history (1, 2, 3)' in res.failed('oldest')['msg']
+    assert 'unable to find specified revision 7' in res.failed('unknown')['msg']

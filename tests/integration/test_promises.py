@@ -54,7 +54,8 @@ def test_what_waiting_cannot_survive_is_refused_before_any_write(kubesim_factory
     assert after == before
 
 
-def test_an_unknown_revision_for_one_target_changes_none(kubesim_factory, play):
+def test_an_unknown_revision_for_one_target_leaves_it_and_undoes_the_others(kubesim_factory, play):
+    # As kubectl rollout undo -l: the others are rolled back, the task fails naming the one left.
     sim = kubesim_factory(ready_delay=0.05)
     kube = Kube(sim.kubeconfig)
     kube.create_rolled_out([workload('Deployment', 'a', labels={'tier': 'x'}),
@@ -67,8 +68,9 @@ def test_an_unknown_revision_for_one_target_changes_none(kubesim_factory, play):
                           to_revision=2)])
     r = res.failed('undo to 2')
     assert 'Deployment default/b' in r['msg'] and 'unable to find specified revision 2' in r['msg'], r['msg']
-    assert r['workloads'] == [] and r['changed'] is False
-    assert image_of(kube.get('Deployment', 'a')) == 'n:3'
+    assert [w['name'] for w in r['workloads']] == ['a'] and r['changed'] is True
+    assert [f['name'] for f in r['failures']] == ['b']
+    assert image_of(kube.get('Deployment', 'a')) == 'n:2'
 
 
 def test_check_mode_asks_the_api_server(kubesim_factory, play):
@@ -95,10 +97,11 @@ def test_return_values_kinds_counts_and_one_diff_shape(kubesim_factory, play):
         task('image', 'rollout_image', kind='deploy', name='web', images={'app': 'nginx:2'},
              change_cause='two', wait=True, diff=True),
         task('image no cause', 'rollout_image', kind='STS', name='db', images={'app': 'nginx:2'}, diff=True,
-             wait=True),
+             wait=True, read_revisions=True),
         task('image empty cause', 'rollout_image', kind='daemonsets.apps', name='agent',
              images={'app': 'nginx:2'}, change_cause='', wait=True),
-        task('restart', 'rollout_restart', kind='statefulsets', name='db', wait=True, diff=True),
+        task('restart', 'rollout_restart', kind='statefulsets', name='db', wait=True, diff=True,
+             read_revisions=True),
         task('undo', 'rollout_undo', kind='Deployment', name='web', wait=True, diff=True),
         task('status deploy', 'rollout_status', kind='deployment', name='web'),
         task('status ds', 'rollout_status', kind='ds', name='agent', wait=False),
@@ -110,7 +113,9 @@ def test_return_values_kinds_counts_and_one_diff_shape(kubesim_factory, play):
     assert (image['revision_before'], image['revision_after']) == (1, 2)
     sts_image = entry(res.ok('image no cause'))
     assert sts_image['kind'] == 'StatefulSet'
-    assert (sts_image['revision_before'], sts_image['revision_after']) == (1, 2)
+    assert (sts_image['revision_before'], sts_image['revision_after']) == (1, 2)  # read_revisions
+    ds_image = entry(res.ok('image empty cause'))  # without it: kubectl's two requests, no numbers
+    assert (ds_image['revision_before'], ds_image['revision_after']) == (None, None)
     # one diff shape, with or without a change-cause: annotations and template
     for title in ('image', 'image no cause', 'restart', 'undo'):
         diff = res.ok(title)['diff'][0]

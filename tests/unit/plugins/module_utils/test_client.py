@@ -97,6 +97,29 @@ def test_kubeconfig_env_list_merges_first_wins(tmp_path):
     assert conn.namespace == 'from-b'
 
 
+def test_kubeconfig_path_list_in_k8s_auth_kubeconfig_or_the_option_merges_as_kubectl(tmp_path):
+    a = write_kubeconfig(tmp_path / 'a', current='main')
+    b = write_kubeconfig(tmp_path / 'b', current='other', contexts=[
+        {'name': 'main', 'context': {'cluster': 'c1', 'user': 'u1', 'namespace': 'ignored'}},
+        {'name': 'other', 'context': {'cluster': 'c1', 'user': 'u1', 'namespace': 'from-b'}}])
+    missing = str(tmp_path / 'missing')
+    for source in ({'env': {'K8S_AUTH_KUBECONFIG': os.pathsep.join([missing, a, b])}},
+                   {'params': {'kubeconfig': os.pathsep.join([a, b])}},
+                   {'params': {'kubeconfig': [a, missing, b]}}):
+        params = dict(source.get('params') or {})
+        conn = load_connection(params, env=source.get('env') or {})
+        assert conn.namespace == 'shop', source  # current-context and "main" both from the first file
+        conn = load_connection(dict(params, context='other'), env=source.get('env') or {})
+        assert conn.namespace == 'from-b', source
+        assert a in conn.source and b in conn.source
+    with pytest.raises(ConfigError, match='no kubeconfig found at'):
+        load_connection({'kubeconfig': os.pathsep.join([missing, missing + '2'])}, env={})
+    with pytest.raises(ConfigError, match='kubeconfig file .*missing does not exist'):
+        load_connection({'kubeconfig': missing}, env={})  # one file named alone must exist
+    with pytest.raises(ConfigError, match='not a list holding int'):
+        load_connection({'kubeconfig': [a, 3]}, env={})
+
+
 def test_inline_kubeconfig_dict():
     config = {'current-context': 'x', 'clusters': [{'name': 'c', 'cluster': {'server': 'https://127.0.0.1:1'}}],
               'users': [{'name': 'u', 'user': {'token': 'tok-inline'}}],

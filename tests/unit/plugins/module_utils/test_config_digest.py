@@ -112,3 +112,33 @@ def test_restart_patch_and_template_agree():
         assert jsonpatch.apply_patch(workload, patch)['spec']['template'] == after
         assert after['metadata']['annotations'][key] == 'T'
         assert cd.recorded(after) == 'ConfigMap/a=x' and cd.recorded(t) is None
+
+
+def test_record_patch_and_annotations_agree_and_leave_the_template():
+    for annotations in (None, {}, {'keep': 'me'}, {cd.CONFIG_DIGEST_ANNOTATION: 'ConfigMap/a=old'}):
+        metadata = {'name': 'web', 'generation': 3}
+        if annotations is not None:
+            metadata['annotations'] = annotations
+        workload = {'metadata': metadata, 'spec': {'template': template()}}
+        patch = cd.record_patch(workload, 'ConfigMap/a=x')
+        assert patch[0] == {'op': 'test', 'path': '/metadata/generation', 'value': 3}
+        after = jsonpatch.apply_patch(workload, patch)
+        assert after['metadata']['annotations'] == cd.recorded_annotations(annotations, 'ConfigMap/a=x')
+        assert after['spec'] == workload['spec']
+        assert cd.recorded_on_workload(after) == 'ConfigMap/a=x'
+        assert cd.recorded(after['spec']['template']) is None
+
+
+def test_a_restart_moves_the_first_runs_record_into_the_template():
+    key = 'kubectl.kubernetes.io/restartedAt'
+    workload = {'metadata': {'generation': 4, 'annotations': {cd.CONFIG_DIGEST_ANNOTATION: 'ConfigMap/a=x',
+                                                              'keep': 'me'}},
+                'spec': {'template': template()}}
+    after = jsonpatch.apply_patch(workload, cd.restart_patch(workload, 'T', 'ConfigMap/a=y', key))
+    assert after['metadata']['annotations'] == {'keep': 'me'}
+    assert cd.recorded(after['spec']['template']) == 'ConfigMap/a=y'
+    # Someone changed the record since it was read: the patch's test fails, nothing is applied.
+    other = {cd.CONFIG_DIGEST_ANNOTATION: 'z'}
+    changed = dict(workload, metadata=dict(workload['metadata'], annotations=other))
+    with pytest.raises(jsonpatch.JsonPatchTestFailed):
+        jsonpatch.apply_patch(changed, cd.restart_patch(workload, 'T', 'ConfigMap/a=y', key))

@@ -11,6 +11,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
     UnknownKind,
     pod_backing_off,
     rollout_kind,
+    rollout_kinds,
     stuck_pods,
 )
 
@@ -67,6 +68,18 @@ def test_unknown_kind_and_replication_controller_hint():
         rollout_kind('Pod')
     with pytest.raises(UnknownKind, match='use the rolling_update_rc module'):
         rollout_kind('rc')
+
+
+def test_lists_of_kinds_as_kubectl_reads_deploy_comma_sts():
+    assert rollout_kinds('deploy,sts') == [Deployment, StatefulSet]
+    assert rollout_kinds(['ds', 'Deployment,daemonsets.apps']) == [DaemonSet, Deployment]
+    assert rollout_kinds(['sts', 'statefulsets']) == [StatefulSet]  # each kind once
+    with pytest.raises(UnknownKind, match='kind "pod" is not a kind'):
+        rollout_kinds('deploy,pod')
+    with pytest.raises(UnknownKind, match='kind "" is not a kind'):
+        rollout_kinds('deploy,')
+    with pytest.raises(UnknownKind, match='kind is empty'):
+        rollout_kinds([])
 
 
 def test_controller_revision_undo_restores_or_removes_the_change_cause():

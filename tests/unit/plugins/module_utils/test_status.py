@@ -17,6 +17,19 @@ def dep(generation=2, observed=2, spec_replicas=3, paused=False, conditions=None
     return d
 
 
+def test_until_terminated_waits_for_terminating_replicas_only_once_kubectls_rule_is_done():
+    judge = status.until_terminated(status.deployment_status)
+    done = {'updatedReplicas': 3, 'replicas': 3, 'availableReplicas': 3}
+    result = judge(dep(terminatingReplicas=2, **done))
+    assert (result.done, result.reason) == (False, status.TERMINATING)
+    assert result.message == ('Waiting for deployment "web" rollout to finish: 2 old replicas are '
+                              'terminating...')
+    assert status.deployment_status(dep(terminatingReplicas=2, **done)).done  # kubectl's rule alone: done
+    assert judge(dep(terminatingReplicas=0, **done)).done and judge(dep(**done)).done
+    # an unfinished rollout keeps its own reason
+    assert judge(dep(updatedReplicas=1, replicas=3, terminatingReplicas=1)).reason == 'UpdatingReplicas'
+
+
 @pytest.mark.parametrize('obj, done, reason, message', [
     (dep(generation=3, observed=2), False, 'SpecNotObserved',
      'Waiting for deployment spec update to be observed...'),

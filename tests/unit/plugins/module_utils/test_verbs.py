@@ -85,6 +85,22 @@ def test_history_with_revision_template_and_unknown_revision():
         verbs.history(client, Deployment(deployment('nginx:4')), revision=2)
 
 
+def test_history_compare_to_previous_is_the_revision_below_in_a_gapped_history():
+    client = ScriptedClient(history=deploy_history())  # revisions 1, 3, 4; the template is 4's
+    last = verbs.history(client, Deployment(deployment('nginx:4')), compare_to=verbs.PREVIOUS).entry()
+    assert last['compare'] == {'from': 'revision 3', 'to': 'current template (revision 4)', 'equal': False}
+    of_three = verbs.history(client, Deployment(deployment('nginx:4')), revision=3,
+                             compare_to=verbs.PREVIOUS).entry()
+    assert of_three['compare']['from'] == 'revision 1' and of_three['compare']['to'] == 'revision 3'
+    # a template no revision records yet: its previous is the newest revision
+    pending = verbs.history(client, Deployment(deployment('nginx:5')), compare_to=verbs.PREVIOUS).entry()
+    assert pending['compare']['from'] == 'revision 4'
+    with pytest.raises(Refused, match=r'revision 1 is the oldest in the history \(1, 3, 4\)'):
+        verbs.history(client, Deployment(deployment('nginx:4')), revision=1, compare_to=verbs.PREVIOUS)
+    with pytest.raises(RevisionNotFound):
+        verbs.history(client, Deployment(deployment('nginx:4')), revision=2, compare_to=verbs.PREVIOUS)
+
+
 def test_statefulset_history_lists_controller_revisions():
     client = ScriptedClient(history=[controller_revision(1, 'redis:1'), controller_revision(2, 'redis:7')])
     entry = verbs.history(client, StatefulSet(statefulset('redis:7'))).entry()
@@ -305,6 +321,20 @@ def test_deployment_revision_numbers_come_from_the_revisions_until_the_controlle
         client = ScriptedClient(history=deploy_history())
         assert Deployment(obj).revision_numbers(client, True) == (3, 5)
         assert [c[0] for c in client.calls] == ['LIST']
+
+
+def test_statefulset_restart_and_image_are_get_and_patch_unless_revisions_are_asked_for():
+    history = [controller_revision(1, 'redis:6'), controller_revision(2, 'redis:7')]
+    for verb in (lambda c, **kw: verbs.restart(c, StatefulSet(statefulset()), now=lambda: 'T', **kw),
+                 lambda c, **kw: verbs.image(c, StatefulSet(statefulset()), {'web': 'redis:8'}, **kw)):
+        client = ScriptedClient(history=history, patch_answers=[statefulset('redis:8')])
+        out = verb(client)
+        assert [c[0] for c in client.calls] == ['PATCH']  # the GET was the caller's: kubectl's two
+        assert (out.fields['revision_before'], out.fields['revision_after']) == (None, None)
+        client = ScriptedClient(history=history, patch_answers=[statefulset('redis:8')])
+        out = verb(client, read_revisions=True)
+        assert [c[0] for c in client.calls] == ['LIST', 'PATCH']
+        assert (out.fields['revision_before'], out.fields['revision_after']) == (2, 3)
 
 
 def test_restart_within_the_same_second_waits_for_the_next():
