@@ -9,7 +9,7 @@ import pytest
 from tests.hostile.fixtures import hostile_server  # noqa: F401  (fixture)
 from tests.hostile.server import COLLECTION_PATH, OBJECT_PATH
 
-from .conftest import task
+from .conftest import Kube, entry, image_of, task, workload
 
 pytestmark = pytest.mark.integration
 
@@ -80,3 +80,61 @@ def test_unauthorized_echo_shows_no_credential(hostile_server, play):  # noqa: F
     assert any('plain http' in w for w in r.get('warnings', [])), r.get('warnings')
     # The header really was sent (the server saw it), so the redaction above is what hid it.
     assert server.requests[0].headers['Authorization'] == 'Bearer ' + TOKEN
+
+
+# ---- answers lost after the server applied the write ------------------------------------------
+
+def _lost(action, kind, name):
+    return f'{action}_after_write=apps/{kind.lower()}s/default/{name}:1'
+
+
+def test_a_write_whose_answer_is_lost_is_made_once(kubesim_factory, play):
+    """kubesim applies each verb's first write, then drops the connection or answers 500: the
+    retry finds the write in place and succeeds without a second change (an undo to "the previous
+    revision" does not undo twice)."""
+    sim = kubesim_factory(nodes=1)
+    kube = Kube(sim.kubeconfig)
+    undos = {('Deployment', 'undo-d'): 'drop', ('StatefulSet', 'undo-s'): '500',
+             ('DaemonSet', 'undo-ds'): 'drop'}
+    others = {'restart-d': 'drop', 'image-d': '500', 'pause-d': 'drop'}
+    kube.create_rolled_out([workload(kind, name, image='app:1', replicas=1) for kind, name in undos]
+                           + [workload('Deployment', name, image='app:1', replicas=1) for name in others])
+    for kind, name in undos:
+        kube.patch(kind, name, {'spec': {'template': {'spec': {'containers': [{'name': 'app',
+                                                                                 'image': 'app:2'}]}}}})
+    for kind, name in undos:
+        kube.rolled_out(kind, name)
+    sim.set_faults(';'.join([_lost(action, kind, name) for (kind, name), action in undos.items()]
+                            + [_lost(action, 'Deployment', name) for name, action in others.items()]))
+
+    tasks = [task(f'undo {name}', 'rollout_undo', kind=kind, name=name, wait=True, wait_timeout=60)
+             for kind, name in undos]
+    tasks += [task('restart', 'rollout_restart', kind='Deployment', name='restart-d'),
+              task('image', 'rollout_image', kind='Deployment', name='image-d', images={'app': 'app:2'}),
+              task('pause', 'rollout_pause', kind='Deployment', name='pause-d')]
+    res = play(sim, tasks)
+
+    lost = [action for _method, _path, action in sim.faults.injected]
+    assert sorted(lost) == sorted(f'{a}_after_write' for a in list(undos.values()) + list(others.values()))
+    for kind, name in undos:
+        undo = entry(res.ok(f'undo {name}'))
+        assert undo['changed'] and undo['message'] == 'rolled back' and undo['to_revision'] == 1, undo
+        assert undo['status']['done'] is True
+        obj = kube.get(kind, name)
+        assert image_of(obj) == 'app:1', (kind, 'undone twice: back on the release it undid')
+        assert kube.history_numbers(kind, obj) == [2, 3], (kind, 'one undo: revision 1 became 3')
+
+    restart = entry(res.ok('restart'))
+    obj = kube.get('Deployment', 'restart-d')
+    stamp = obj['spec']['template']['metadata']['annotations']['kubectl.kubernetes.io/restartedAt']
+    assert restart['changed'] and restart['restarted_at'] == stamp
+    assert kube.history_numbers('Deployment', obj) == [1, 2]
+
+    image = entry(res.ok('image'))
+    assert image['changed'] and image['images'] == {'app': 'app:2'}
+    assert image['previous_images'] == {'app': 'app:1'}
+    assert kube.history_numbers('Deployment', kube.get('Deployment', 'image-d')) == [1, 2]
+
+    pause = res.ok('pause')
+    assert pause['changed'] and entry(pause)['paused'] is True
+    assert kube.get('Deployment', 'pause-d')['spec']['paused'] is True
