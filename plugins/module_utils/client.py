@@ -316,9 +316,11 @@ class ApiClient:
             q['fieldSelector'] = field_selector
         return self.request('GET', path, query=q)
 
-    def create(self, path, body, dry_run=False):
-        # A create is not retried after a dropped connection: it may have been stored.
-        return self.request('POST', path, query=self._write_query(dry_run), body=body, retry=False)
+    def create(self, path, body, dry_run=False, retry=False):
+        """``retry``: set it when the caller takes a 409 AlreadyExists for what a lost answer left
+        (it reads the object and decides whether it is its own). Otherwise a create is not
+        repeated after a dropped connection or a server error: it may have been stored."""
+        return self.request('POST', path, query=self._write_query(dry_run), body=body, retry=retry)
 
     def replace(self, path, body, dry_run=False):
         # Safe to retry: the body's metadata.resourceVersion makes a repeat a 409, never a double write.
