@@ -184,7 +184,14 @@ def load_kubeconfig(source, context=None, env=None):
 
     static = any(user.get(field) for field in _STATIC_AUTH_FIELDS)
     if user.get('auth-provider') and not static:
+        _check_auth_provider(user['auth-provider'], ctx.get('user'))
         _load_with_kubernetes_library(conn, config, name, ['auth-provider'])
+        if not conn.token:
+            raise ConfigError(
+                'the oidc auth-provider of kubeconfig user "%s" gave no token: its id-token is missing, '
+                'not a JWT (three base64url parts) or expired without a refresh (check idp-issuer-url, '
+                'client-id and refresh-token). Log in again to get a new id-token, or use an exec '
+                'credential plugin such as kubelogin (int128/kubelogin) instead' % ctx.get('user'))
     elif user.get('exec') and not static:
         from ansible_collections.kubeops.rollout.plugins.module_utils.exec_credential import (
             ExecCredentialProvider,
@@ -221,6 +228,36 @@ def load_kubeconfig(source, context=None, env=None):
     return conn
 
 
+# The auth-providers client-go removed (1.26) and the exec credential plugins that replaced them.
+REMOVED_AUTH_PROVIDERS = {
+    'gcp': ('gke-gcloud-auth-plugin', 'install it (gcloud components install gke-gcloud-auth-plugin) and '
+            'run gcloud container clusters get-credentials again'),
+    'azure': ('kubelogin (github.com/Azure/kubelogin)', 'install it and run kubelogin convert-kubeconfig'),
+}
+
+
+def _check_auth_provider(provider, user):
+    """Refuse an auth-provider that cannot authenticate: only ``oidc`` still exists."""
+    if not isinstance(provider, dict) or not isinstance(provider.get('name'), str):
+        raise ConfigError('kubeconfig field auth-provider of user "%s" must be a mapping with a name'
+                          % user)
+    name = provider['name']
+    if name in REMOVED_AUTH_PROVIDERS:
+        plugin, how = REMOVED_AUTH_PROVIDERS[name]
+        raise ConfigError(
+            'kubeconfig user "%s" uses the %s auth-provider, which Kubernetes clients no longer '
+            'support: it was replaced by the exec credential plugin %s; %s, so that the user has an '
+            'exec section instead' % (user, name, plugin, how))
+    if name != 'oidc':
+        raise ConfigError('kubeconfig user "%s" uses the auth-provider "%s", which is not supported (only '
+                          'oidc is); use an exec credential plugin instead' % (user, name))
+    config = provider.get('config')
+    if not isinstance(config, dict) or not isinstance(config.get('id-token'), str) \
+            or not config.get('id-token'):
+        raise ConfigError('the oidc auth-provider of kubeconfig user "%s" has no id-token (config.id-token): '
+                          'log in again to get one' % user)
+
+
 def _load_with_kubernetes_library(conn, config, context, fields):
     """Authenticate through the kubernetes library (exec plugins, auth-providers, ...)."""
     try:
@@ -245,7 +282,11 @@ def _load_with_kubernetes_library(conn, config, context, fields):
                           % (context, ', '.join(fields), redact(e, [])))
 
     def token_of(configuration):
-        value = (configuration.api_key or {}).get('authorization') or ''
+        # The library keeps the token under "BearerToken" (older versions: "authorization").
+        keys = configuration.api_key or {}
+        value = keys.get('BearerToken') or keys.get('authorization') or ''
+        if not isinstance(value, str):
+            return None
         return value[len('Bearer '):] if value.startswith('Bearer ') else (value or None)
 
     conn.token = token_of(cfg)

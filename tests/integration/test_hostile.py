@@ -3,13 +3,16 @@ clear message, a bounded number of requests and no partial change: real ansible-
 against tests/hostile's server."""
 
 import base64
+import json
 
 import pytest
+import yaml
 
 from tests.hostile.fixtures import hostile_server  # noqa: F401  (fixture)
 from tests.hostile.server import COLLECTION_PATH, OBJECT_PATH
+from tests.kubesim.kubeconfig import kubeconfig as kubeconfig_of
 
-from .conftest import Kube, entry, image_of, task, workload
+from .conftest import Kube, entry, image_of, read_log, task, workload
 
 pytestmark = pytest.mark.integration
 
@@ -138,3 +141,45 @@ def test_a_write_whose_answer_is_lost_is_made_once(kubesim_factory, play):
     pause = res.ok('pause')
     assert pause['changed'] and entry(pause)['paused'] is True
     assert kube.get('Deployment', 'pause-d')['spec']['paused'] is True
+
+
+# ---- kubeconfig auth-providers -----------------------------------------------------------------
+
+def _jwt(claims):
+    def part(data):
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip('=')
+    return '%s.%s.c2lnbmF0dXJl' % (part({'alg': 'RS256', 'typ': 'JWT'}), part(claims))
+
+
+def _provider_kubeconfig(path, sim, provider):
+    config = kubeconfig_of(sim.url)
+    config['users'][0]['user'] = {'auth-provider': provider}
+    path.write_text(yaml.safe_dump(config))
+    return str(path)
+
+
+def test_oidc_id_token_reaches_the_server_and_removed_providers_name_their_plugin(kubesim_factory, play,
+                                                                                  tmp_path):
+    """The real ``kubernetes`` library reads a real kubeconfig: the oidc id-token is the bearer
+    token kubesim demands; gcp and azure name the exec plugin that replaced them."""
+    id_token = _jwt({'iss': 'https://issuer.invalid', 'sub': 'dev', 'exp': 4102444800})
+    log = tmp_path / 'requests.jsonl'
+    sim = kubesim_factory(token=id_token, request_log=log)
+    Kube(sim.kubeconfig).create(workload('Deployment', 'web', replicas=1))
+    oidc = _provider_kubeconfig(tmp_path / 'oidc', sim, {'name': 'oidc', 'config': {
+        'id-token': id_token, 'client-id': 'kubernetes', 'idp-issuer-url': 'https://issuer.invalid'}})
+    legacy = {name: _provider_kubeconfig(tmp_path / name, sim,
+                                         {'name': name, 'config': {'access-token': id_token}})
+              for name in ('gcp', 'azure')}
+    tasks = [task(name, 'rollout_history', kubeconfig=path, allow_insecure_credentials=True, **D)
+             for name, path in (('oidc', oidc), ('gcp', legacy['gcp']), ('azure', legacy['azure']))]
+    mark = len(read_log(log))
+    res = play(None, tasks)
+
+    assert entry(res.ok('oidc'))['name'] == 'web'
+    seen = read_log(log)[mark:]
+    assert seen and all(e['auth'] == 'bearer' and e['status'] == 200 for e in seen), seen
+    assert 'gke-gcloud-auth-plugin' in res.failed('gcp')['msg']
+    assert 'kubelogin' in res.failed('azure')['msg']
+    assert len(read_log(log)) == mark + len(seen), 'the refused users sent nothing'
+    assert id_token not in res.stdout + res.stderr

@@ -155,23 +155,40 @@ def test_no_configuration_at_all_is_a_clear_error(tmp_path):
         load_connection({'kubeconfig': str(tmp_path / 'bad')}, env={})
 
 
-def test_auth_provider_user_falls_back_to_kubernetes_library(tmp_path, monkeypatch):
-    calls = {}
+def _jwt(claims):
+    part = lambda d: base64.urlsafe_b64encode(json.dumps(d).encode()).decode().rstrip('=')  # noqa: E731
+    return '%s.%s.c2lnbmF0dXJl' % (part({'alg': 'RS256'}), part(claims))
 
-    import kubernetes.config
 
-    def fake_load(config_dict, context=None, client_configuration=None, **_):
-        calls['context'] = context
-        calls['user'] = config_dict['users'][0]['user']
-        client_configuration.api_key = {'authorization': 'Bearer from-exec'}
-
-    monkeypatch.setattr(kubernetes.config, 'load_kube_config_from_dict', fake_load)
+def test_oidc_auth_provider_token_through_the_kubernetes_library(tmp_path):
+    """The real library reads the kubeconfig; its id-token becomes the bearer token."""
+    token = _jwt({'sub': 'dev', 'exp': 4102444800})
+    (tmp_path / 'ca.crt').write_text('')  # the library checks that the file exists
     kc = write_kubeconfig(tmp_path / 'config', users=[{'name': 'u1', 'user': {
-        'auth-provider': {'name': 'oidc', 'config': {'id-token': 'x' * 20}}}}])
+        'auth-provider': {'name': 'oidc', 'config': {'id-token': token, 'client-id': 'k8s',
+                                                     'idp-issuer-url': 'https://issuer.invalid'}}}}])
     conn = load_connection({'kubeconfig': kc}, env={})
-    assert conn.token == 'from-exec'
-    assert calls['context'] == 'main' and 'auth-provider' in calls['user']
-    assert conn.refresh() == 'from-exec'
+    assert conn.token == token
+    assert conn.refresh() == token
+    assert token in conn.secrets()
+
+
+@pytest.mark.parametrize('provider, words', [
+    ({'name': 'gcp', 'config': {'access-token': 'ya29.x'}}, ['gcp auth-provider', 'gke-gcloud-auth-plugin']),
+    ({'name': 'azure', 'config': {'access-token': 'x'}}, ['azure auth-provider', 'kubelogin']),
+    ({'name': 'openstack'}, ['"openstack", which is not supported']),
+    ({'name': 'oidc', 'config': {'client-id': 'k8s'}}, ['has no id-token']),
+    ({'name': 'oidc', 'config': {'id-token': 'not-a-jwt'}}, ['gave no token', 'not a JWT']),
+    ('oidc', ['must be a mapping with a name']),
+])
+def test_auth_providers_that_cannot_authenticate_are_refused(tmp_path, provider, words):
+    (tmp_path / 'ca.crt').write_text('')
+    kc = write_kubeconfig(tmp_path / 'config', users=[{'name': 'u1', 'user': {'auth-provider': provider}}])
+    with pytest.raises(ConfigError) as err:
+        load_connection({'kubeconfig': kc}, env={})
+    for word in words:
+        assert word in str(err.value)
+    assert 'user "u1"' in str(err.value)
 
 
 def test_native_auth_does_not_import_kubernetes(tmp_path):
