@@ -245,12 +245,17 @@ diff:
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.validation import image_problems  # noqa: E402
 
 
 def main(runtime=None):
     module = RolloutModule({'images': {'type': 'dict'}, 'change_cause': {'type': 'str'},
                             'partition': {'type': 'int'}},
                            wait=False, required_one_of=[('images', 'partition')], runtime=runtime)
+    problems = image_problems(module.params['images'] or {})
+    if problems:
+        module.fail('images: %s. Give every container an image, e.g. images: {app: "nginx:1.27"}'
+                    % '; '.join(problems))
     images = {str(k): str(v) for k, v in (module.params['images'] or {}).items()}
     partition = module.params['partition']
     if not images and partition is None:

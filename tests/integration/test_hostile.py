@@ -13,6 +13,7 @@ from tests.hostile.server import COLLECTION_PATH, OBJECT_PATH
 from tests.kubesim.kubeconfig import kubeconfig as kubeconfig_of
 
 from .conftest import Kube, entry, image_of, read_log, task, workload
+from .rc import Rcs, rc_manifest
 
 pytestmark = pytest.mark.integration
 
@@ -183,3 +184,54 @@ def test_oidc_id_token_reaches_the_server_and_removed_providers_name_their_plugi
     assert 'kubelogin' in res.failed('azure')['msg']
     assert len(read_log(log)) == mark + len(seen), 'the refused users sent nothing'
     assert id_token not in res.stdout + res.stderr
+
+
+# ---- bad input: a clear error before the first request -----------------------------------------
+
+BIG = 2 ** 70
+BAD_INPUT = {
+    # title: (module, options, words the message holds)
+    'image null': ('rollout_image', dict(D, images={'app': None}), ['container "app" has no image']),
+    'image empty': ('rollout_image', dict(D, images={'app': ''}), ['container "app" has an empty image']),
+    'image blank check': ('rollout_image', dict(D, images={'app': '  '}, check_mode=True),
+                          ['container "app" has an empty image']),
+    'name dots': ('rollout_history', dict(D, name='..'), ['name ".." is not a valid object name']),
+    'name slash': ('rollout_history', dict(D, name='team-b/'), ['name "team-b/" is not a valid object name']),
+    'name upper': ('rollout_restart', dict(D, name='Web'), ['name "Web" is not a valid object name']),
+    'name long': ('rollout_history', dict(D, name='a' * 300), ['is longer than 253 characters']),
+    'namespace slash': ('rollout_history', dict(D, namespace='team-b/'),
+                        ['namespace: "team-b/" is not a valid namespace name']),
+    'namespace dots': ('rollout_undo', dict(D, namespace='..'), ['"..\" is not a valid namespace name']),
+    'wait_timeout': ('rollout_status', dict(D, wait_timeout=1e30), ['wait_timeout must be at most 604800']),
+    'to_revision big': ('rollout_undo', dict(D, to_revision=BIG), ['to_revision must be at most']),
+    'to_revision negative': ('rollout_undo', dict(D, to_revision=-1), ['to_revision must be 0 or more']),
+    'partition': ('rollout_image', dict(D, kind='StatefulSet', images={'app': 'app:2'}, partition=BIG),
+                  ['partition must be at most 2147483647']),
+    'rc new_name': ('rolling_update_rc', {'name': 'web', 'image': 'app:2', 'new_name': 'Web_v2'},
+                    ['new_name "Web_v2" is not a valid object name']),
+    'rc update_period': ('rolling_update_rc', {'name': 'web', 'image': 'app:2', 'update_period': 1e30},
+                         ['update_period must be at most 604800']),
+    'rc lease_duration': ('rolling_update_rc', {'name': 'web', 'image': 'app:2', 'lease_duration': BIG},
+                          ['lease_duration must be at most 604800']),
+}
+
+
+def test_bad_input_is_refused_before_any_request(kubesim_factory, play, tmp_path):
+    log = tmp_path / 'requests.jsonl'
+    sim = kubesim_factory(request_log=log, nodes=1)
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web', image='app:1', replicas=1)])
+    rcs = Rcs(kube)
+    rcs.create(rc_manifest('web', 'app:1', 1))
+    before = rcs.wait_ready('web')
+    mark = len(read_log(log))
+    res = play(sim, [task(title, module, **args) for title, (module, args, _w) in BAD_INPUT.items()])
+
+    for title, (_m, _a, words) in BAD_INPUT.items():
+        msg = res.failed(title)['msg']
+        for word in words:
+            assert word in msg, (title, msg)
+        assert 'Traceback' not in msg and 'unexpected error' not in msg, (title, msg)
+    assert read_log(log)[mark:] == [], 'a refused task sent a request'
+    assert image_of(kube.get('Deployment', 'web')) == 'app:1'
+    assert rcs.get('web')['metadata']['resourceVersion'] == before['metadata']['resourceVersion']
