@@ -30,6 +30,64 @@ def _b64decode(value, what):
         raise ConfigError('kubeconfig field %s is not valid base64' % what)
 
 
+def _ca_data(value, where):
+    """certificate-authority-data as PEM text; empty, not base64 or no certificate is an error
+    (never a silent fallback to the system's CAs)."""
+    if not value.strip():
+        raise ConfigError('kubeconfig field certificate-authority-data of %s is empty: set it to the '
+                          'base64 of the CA certificate (PEM), or remove it to use the system\'s CAs' % where)
+    try:
+        pem = base64.b64decode(''.join(value.split()), validate=True).decode('utf-8')
+    except (TypeError, ValueError):
+        raise ConfigError('kubeconfig field certificate-authority-data of %s is not valid base64' % where)
+    if '-----BEGIN CERTIFICATE-----' not in pem:
+        raise ConfigError('kubeconfig field certificate-authority-data of %s holds no PEM certificate '
+                          '(-----BEGIN CERTIFICATE-----): it must be the base64 of the CA certificate'
+                          % where)
+    return pem
+
+
+# Kubeconfig fields that are strings (or absent), per section; a number or a list there is an error
+# naming the field, never a TypeError later.
+_STRING_FIELDS = {
+    'context': ('cluster', 'user', 'namespace'),
+    'cluster': ('server', 'certificate-authority', 'certificate-authority-data', 'tls-server-name',
+                'proxy-url'),
+    'user': ('token', 'tokenFile', 'client-certificate', 'client-certificate-data', 'client-key',
+             'client-key-data', 'username', 'password', 'as', 'as-uid'),
+}
+
+
+def _check_types(section, name, entry, description):
+    for key in _STRING_FIELDS[section]:
+        value = entry.get(key)
+        if value is not None and not isinstance(value, str):
+            # The type only: the value may be a credential.
+            raise ConfigError('kubeconfig field %s of %s "%s" in %s must be a string, not %s'
+                              % (key, section, name, description, _type_name(value)))
+    if section == 'user':
+        groups = entry.get('as-groups')
+        if groups is not None and not (isinstance(groups, list) and all(isinstance(g, str) for g in groups)):
+            raise ConfigError('kubeconfig field as-groups of user "%s" in %s must be a list of strings'
+                              % (name, description))
+        for key in ('exec', 'auth-provider'):
+            if entry.get(key) is not None and not isinstance(entry[key], dict):
+                raise ConfigError('kubeconfig field %s of user "%s" in %s must be a mapping, not %s'
+                                  % (key, name, description, _type_name(entry[key])))
+
+
+def _type_name(value):
+    if isinstance(value, bool):
+        return 'a boolean'
+    if isinstance(value, (int, float)):
+        return 'a number'
+    if isinstance(value, list):
+        return 'a list'
+    if isinstance(value, dict):
+        return 'a mapping'
+    return 'a %s' % type(value).__name__
+
+
 def _kubeconfig_bool(entry, key, what):
     """A kubeconfig boolean as kubectl reads it: YAML true/false; anything else is an error."""
     value = entry.get(key)
@@ -168,6 +226,10 @@ def load_kubeconfig(source, context=None, env=None):
     # Imported here: connection.py imports this module.
     from ansible_collections.kubeops.rollout.plugins.module_utils.connection import Connection
 
+    _check_types('context', name, ctx, description)
+    _check_types('cluster', ctx.get('cluster'), cluster, description)
+    _check_types('user', ctx.get('user'), user, description)
+
     conn = Connection()
     conn.source = '%s (context "%s")' % (description, name)
     conn.namespace = ctx.get('namespace') or None
@@ -176,9 +238,15 @@ def load_kubeconfig(source, context=None, env=None):
                                        'cluster "%s"' % ctx.get('cluster'))
     conn.tls_server_name = cluster.get('tls-server-name') or None
     conn.proxy = cluster.get('proxy-url') or None
-    if cluster.get('certificate-authority-data'):
-        conn.ca_data = _b64decode(cluster['certificate-authority-data'],
-                                  'certificate-authority-data').decode('utf-8', 'replace')
+    where = 'cluster "%s" in %s' % (ctx.get('cluster'), description)
+    has_ca = cluster.get('certificate-authority-data') is not None \
+        or bool(cluster.get('certificate-authority'))
+    if has_ca and not conn.verify:
+        raise ConfigError('%s sets both a CA (certificate-authority or certificate-authority-data) and '
+                          'insecure-skip-tls-verify: true, which kubectl refuses too: remove one of them'
+                          % where)
+    if cluster.get('certificate-authority-data') is not None:
+        conn.ca_data = _ca_data(cluster['certificate-authority-data'], where)
     elif cluster.get('certificate-authority'):
         conn.ca_file = cluster['certificate-authority']
 

@@ -216,6 +216,20 @@ BAD_INPUT = {
 }
 
 
+PEM = b'-----BEGIN CERTIFICATE-----\nQ0EgUEVN\n-----END CERTIFICATE-----\n'
+BAD_KUBECONFIGS = {
+    # title: (kubeconfig section, changed fields, words the message holds)
+    'server number': ('cluster', {'server': 6443}, ['field server of cluster "kubesim"', 'not a number']),
+    'token number': ('user', {'token': 1234567890123}, ['field token of user "kubesim"', 'not a number']),
+    'namespace list': ('context', {'namespace': ['a', 'b']}, ['field namespace of context', 'not a list']),
+    'ca empty': ('cluster', {'certificate-authority-data': ''}, ['certificate-authority-data', 'is empty']),
+    'ca invalid': ('cluster', {'certificate-authority-data': base64.b64encode(b'no cert').decode()},
+                   ['holds no PEM certificate']),
+    'ca and insecure': ('cluster', {'certificate-authority-data': base64.b64encode(PEM).decode(),
+                                    'insecure-skip-tls-verify': True}, ['kubectl refuses too']),
+}
+
+
 def test_bad_input_is_refused_before_any_request(kubesim_factory, play, tmp_path):
     log = tmp_path / 'requests.jsonl'
     sim = kubesim_factory(request_log=log, nodes=1)
@@ -224,10 +238,18 @@ def test_bad_input_is_refused_before_any_request(kubesim_factory, play, tmp_path
     rcs = Rcs(kube)
     rcs.create(rc_manifest('web', 'app:1', 1))
     before = rcs.wait_ready('web')
+    cases = dict(BAD_INPUT)
+    for title, (section, changes, words) in BAD_KUBECONFIGS.items():
+        config = kubeconfig_of(sim.url, token='t' * 20)
+        config[section + 's'][0][section].update(changes)
+        path = tmp_path / title.replace(' ', '-')
+        path.write_text(yaml.safe_dump(config))
+        args = dict(D, kubeconfig=str(path), allow_insecure_credentials=True)
+        cases[title] = ('rollout_history', args, words)
     mark = len(read_log(log))
-    res = play(sim, [task(title, module, **args) for title, (module, args, _w) in BAD_INPUT.items()])
+    res = play(sim, [task(title, module, **args) for title, (module, args, _w) in cases.items()])
 
-    for title, (_m, _a, words) in BAD_INPUT.items():
+    for title, (_m, _a, words) in cases.items():
         msg = res.failed(title)['msg']
         for word in words:
             assert word in msg, (title, msg)
