@@ -56,8 +56,8 @@ RETRY_AFTER_MAX = 10.0
 RETRIABLE_STATUS = (500, 502, 503, 504)
 # A write that meets a conflict is decided again from a fresh read, this many times in all.
 WRITE_ATTEMPTS = 5
-# A watch the server ends at once (empty, or nothing but noise) is re-opened after a growing,
-# jittered pause, so a broken server is not hammered.
+# A watch the server ends at once (empty, after one event, or nothing but noise) is re-opened after
+# a growing, jittered pause, so a broken server is not hammered.
 REWATCH_BACKOFF_BASE = 0.25
 REWATCH_BACKOFF_MAX = 4.0
 QUICK_WATCH_SECONDS = 1.0
@@ -360,12 +360,12 @@ class ApiClient:
             query['labelSelector'] = label_selector
         started = time.monotonic()
         resp = self.request('GET', path, query=query, stream=True, read_timeout=timeout_seconds + 5)
-        events = 0
         for event in self._stream_events(resp, path):
-            events += 1
             yield event
-        if events == 0 and time.monotonic() - started < QUICK_WATCH_SECONDS:
-            # The server ended the watch at once with nothing in it: pause before the caller re-watches.
+        if time.monotonic() - started < QUICK_WATCH_SECONDS:
+            # The server ended the watch at once (empty, or after an event or two: a server or proxy
+            # that ends every watch early), long before its timeoutSeconds: pause before the caller
+            # re-watches, longer each time, so that such a server is not hammered.
             import random  # only when backing off
             self._quick_watches += 1
             delay = min(REWATCH_BACKOFF_MAX, REWATCH_BACKOFF_BASE * (2 ** (self._quick_watches - 1)))

@@ -37,6 +37,7 @@ CASES = {
              ['larger than 64 MiB', 'refusing to read it'], 10),
     'too_many_requests': ({'retry_after': 'soon'}, 'rollout_history', {}, ['429', 'Too many requests'], 10),
     'conflict': ({}, 'rollout_pause', {}, ['Conflict'], 10),
+    'normal': ({}, 'rollout_status', {'wait_timeout': 10}, ['timed out after 10s'], 10),  # one event a watch
 }
 
 
@@ -65,6 +66,8 @@ def test_every_hostile_answer_ends_in_time_with_a_clear_error(hostile_server, pl
 
     # A watch that ends at once is re-opened with a growing pause, not in a tight loop.
     assert servers['empty_watch'].count(COLLECTION_PATH, watch=True) <= 12, servers['empty_watch'].counts()
+    # A watch ended after one event each time is re-opened with a growing pause too.
+    assert servers['normal'].count(COLLECTION_PATH, watch=True) <= 20, servers['normal'].counts()
     # Malformed answers are not retried.
     assert servers['garbage_lines'].count(COLLECTION_PATH, watch=True) == 1
     assert servers['huge'].count(OBJECT_PATH, method='GET') == 1
