@@ -256,30 +256,53 @@ class ApiClient:
         text = self._reason(exc)
         m = re.search(r'certificate verify failed:?\s*([^(\')"]*)', str(exc))
         detail = ('certificate verify failed: ' + m.group(1).strip()) if m else text
+        if 'mismatch' in detail.lower():
+            return ConnectionFailure(
+                'TLS handshake with the Kubernetes API at %s failed (%s): the server\'s certificate is for '
+                'another host name. Check the server address; a certificate valid for another name of '
+                'this server needs tls-server-name in the kubeconfig set to that name.'
+                % (self._where(), detail.rstrip('. ')), tls=True)
         return ConnectionFailure(
             'TLS handshake with the Kubernetes API at %s failed (%s). Set ca_cert (or the kubeconfig '
             'certificate-authority) to the CA that signed the API server certificate; validate_certs: '
             'false skips the check (testing only).' % (self._where(), detail.rstrip('. ')), tls=True)
+
+    def _bad_answer(self, status, method, path, problem):
+        return ApiError(status, 'BadResponse', 'the Kubernetes API at %s answered %s %s with %s (is %s '
+                        'really a Kubernetes API server, or is a proxy in the way?)'
+                        % (self._where(), method, path, problem, self._where()))
 
     def _decode(self, resp, method, path):
         raw = resp.data
         if not raw:
             return {}
         try:
-            return json.loads(raw.decode('utf-8'))
-        except ValueError:
-            raise ApiError(resp.status, 'BadResponse', 'the API server answered %s %s with a body that is '
-                           'not JSON (is %s really a Kubernetes API server?)' % (method, path, self._where()))
+            value = json.loads(raw.decode('utf-8'))
+        except (ValueError, UnicodeDecodeError):
+            raise self._bad_answer(resp.status, method, path, 'a body that is not JSON')
+        except RecursionError:
+            raise self._bad_answer(resp.status, method, path, 'JSON nested too deeply to read')
+        if not isinstance(value, dict):
+            raise self._bad_answer(resp.status, method, path, 'a JSON %s, not an object'
+                                   % _json_type(value))
+        return value
 
     def _error(self, resp, method, path):
         try:
             raw = resp.data or b''
         except (ResponseTooLarge, RequestTimeout, OSError, http.client.HTTPException):
             raw = b''  # the status says enough
+        if 300 <= resp.status < 400:
+            location = redact(resp.headers.get('Location') or 'nowhere', self.connection.secrets())
+            return ApiError(resp.status, 'Redirect', 'the Kubernetes API at %s answered %s %s with a '
+                            'redirect (%d %s) to %s, which is not followed: an API server never redirects, '
+                            'so the server address is wrong or a login page or proxy is in the way'
+                            % (self._where(), method, path, resp.status, resp.reason or 'Redirect',
+                               _short_text(location, 200)))
         body = None
         try:
             body = json.loads(raw.decode('utf-8'))
-        except ValueError:
+        except (ValueError, UnicodeDecodeError, RecursionError):
             pass
         retry_after = _seconds_or_none(resp.headers.get('Retry-After'))
         if isinstance(body, dict) and body.get('kind') == 'Status':
@@ -415,6 +438,8 @@ class ApiClient:
             event = json.loads(line.decode('utf-8'))
         except (UnicodeDecodeError, ValueError):
             raise self._bad_event(path, 'not JSON (%d bytes)' % len(line))
+        except RecursionError:
+            raise self._bad_event(path, 'JSON nested too deeply to read')
         if not isinstance(event, dict):
             raise self._bad_event(path, 'a JSON %s, not an object' % type(event).__name__)
         kind, obj = event.get('type'), event.get('object')
@@ -489,6 +514,15 @@ def _seconds_or_none(value):
     if not math.isfinite(seconds) or seconds < 0:
         return None
     return seconds
+
+
+def _json_type(value):
+    return {list: 'array', str: 'string', bool: 'boolean', type(None): 'null'}.get(
+        type(value), 'number' if isinstance(value, (int, float)) else type(value).__name__)
+
+
+def _short_text(text, limit):
+    return text if len(text) <= limit else text[:limit - 3] + '...'
 
 
 def _short(value):

@@ -38,6 +38,12 @@ CASES = {
     'too_many_requests': ({'retry_after': 'soon'}, 'rollout_history', {}, ['429', 'Too many requests'], 10),
     'conflict': ({}, 'rollout_pause', {}, ['Conflict'], 10),
     'normal': ({}, 'rollout_status', {'wait_timeout': 10}, ['timed out after 10s'], 10),  # one event a watch
+    'json_array': ({}, 'rollout_history', {}, ['The API', 'answered GET %s with a JSON array, not an object'
+                                               % OBJECT_PATH], 10),
+    'deep_json': ({}, 'rollout_history', {}, ['The API', 'answered GET %s with JSON nested too deeply'
+                                              % OBJECT_PATH], 10),
+    'redirect': ({}, 'rollout_history', {}, ['The API', 'redirect (302 Found) to https://login.example.invalid/',
+                                             'not followed'], 10),
 }
 
 
@@ -52,7 +58,7 @@ def test_every_hostile_answer_ends_in_time_with_a_clear_error(hostile_server, pl
         r = result.failed(mode)
         msg = r['msg']
         for word in words:
-            assert word in msg, (mode, msg)
+            assert word.replace('The API', 'the Kubernetes API at ' + servers[mode].url) in msg, (mode, msg)
         assert 'unexpected error' not in msg and 'Traceback' not in msg, (mode, msg)
         assert r['_duration'] < deadline + SLACK, (mode, r['_duration'], msg)
         server = servers[mode]
@@ -263,3 +269,15 @@ def test_bad_input_is_refused_before_any_request(kubesim_factory, play, tmp_path
     assert read_log(log)[mark:] == [], 'a refused task sent a request'
     assert image_of(kube.get('Deployment', 'web')) == 'app:1'
     assert rcs.get('web')['metadata']['resourceVersion'] == before['metadata']['resourceVersion']
+
+
+def test_a_certificate_for_another_host_name_is_one_clear_error(kubesim_factory, play, tmp_path):
+    sim = kubesim_factory(tls=True)  # its certificate is for 127.0.0.1 and localhost
+    config = kubeconfig_of(sim.url, ca_pem=sim.ca_pem)
+    config['clusters'][0]['cluster']['tls-server-name'] = 'api.other.example'
+    path = tmp_path / 'other-name'
+    path.write_text(yaml.safe_dump(config))
+    res = play(None, [task('other name', 'rollout_history', kubeconfig=str(path), **D)])
+    msg = res.failed('other name')['msg']
+    assert msg.count('TLS handshake with the Kubernetes API at %s failed' % sim.url) == 1, msg
+    assert 'Hostname mismatch' in msg and 'another host name' in msg and 'tls-server-name' in msg, msg
