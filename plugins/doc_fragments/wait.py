@@ -29,7 +29,7 @@ options:
     default: false
   wait_timeout:
     description:
-      - How long to wait, in seconds, when I(wait=true).
+      - How long to wait, in seconds, when I(wait=true). At most 604800 (7 days).
     type: int
     default: 300
   wait_for_terminating:

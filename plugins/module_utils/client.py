@@ -56,8 +56,8 @@ RETRY_AFTER_MAX = 10.0
 RETRIABLE_STATUS = (500, 502, 503, 504)
 # A write that meets a conflict is decided again from a fresh read, this many times in all.
 WRITE_ATTEMPTS = 5
-# A watch the server ends at once (empty, or nothing but noise) is re-opened after a growing,
-# jittered pause, so a broken server is not hammered.
+# A watch the server ends at once (empty, after one event, or nothing but noise) is re-opened after
+# a growing, jittered pause, so a broken server is not hammered.
 REWATCH_BACKOFF_BASE = 0.25
 REWATCH_BACKOFF_MAX = 4.0
 QUICK_WATCH_SECONDS = 1.0
@@ -256,30 +256,53 @@ class ApiClient:
         text = self._reason(exc)
         m = re.search(r'certificate verify failed:?\s*([^(\')"]*)', str(exc))
         detail = ('certificate verify failed: ' + m.group(1).strip()) if m else text
+        if 'mismatch' in detail.lower():
+            return ConnectionFailure(
+                'TLS handshake with the Kubernetes API at %s failed (%s): the server\'s certificate is for '
+                'another host name. Check the server address; a certificate valid for another name of '
+                'this server needs tls-server-name in the kubeconfig set to that name.'
+                % (self._where(), detail.rstrip('. ')), tls=True)
         return ConnectionFailure(
             'TLS handshake with the Kubernetes API at %s failed (%s). Set ca_cert (or the kubeconfig '
             'certificate-authority) to the CA that signed the API server certificate; validate_certs: '
             'false skips the check (testing only).' % (self._where(), detail.rstrip('. ')), tls=True)
+
+    def _bad_answer(self, status, method, path, problem):
+        return ApiError(status, 'BadResponse', 'the Kubernetes API at %s answered %s %s with %s (is %s '
+                        'really a Kubernetes API server, or is a proxy in the way?)'
+                        % (self._where(), method, path, problem, self._where()))
 
     def _decode(self, resp, method, path):
         raw = resp.data
         if not raw:
             return {}
         try:
-            return json.loads(raw.decode('utf-8'))
-        except ValueError:
-            raise ApiError(resp.status, 'BadResponse', 'the API server answered %s %s with a body that is '
-                           'not JSON (is %s really a Kubernetes API server?)' % (method, path, self._where()))
+            value = json.loads(raw.decode('utf-8'))
+        except (ValueError, UnicodeDecodeError):
+            raise self._bad_answer(resp.status, method, path, 'a body that is not JSON')
+        except RecursionError:
+            raise self._bad_answer(resp.status, method, path, 'JSON nested too deeply to read')
+        if not isinstance(value, dict):
+            raise self._bad_answer(resp.status, method, path, 'a JSON %s, not an object'
+                                   % _json_type(value))
+        return value
 
     def _error(self, resp, method, path):
         try:
             raw = resp.data or b''
         except (ResponseTooLarge, RequestTimeout, OSError, http.client.HTTPException):
             raw = b''  # the status says enough
+        if 300 <= resp.status < 400:
+            location = redact(resp.headers.get('Location') or 'nowhere', self.connection.secrets())
+            return ApiError(resp.status, 'Redirect', 'the Kubernetes API at %s answered %s %s with a '
+                            'redirect (%d %s) to %s, which is not followed: an API server never redirects, '
+                            'so the server address is wrong or a login page or proxy is in the way'
+                            % (self._where(), method, path, resp.status, resp.reason or 'Redirect',
+                               _short_text(location, 200)))
         body = None
         try:
             body = json.loads(raw.decode('utf-8'))
-        except ValueError:
+        except (ValueError, UnicodeDecodeError, RecursionError):
             pass
         retry_after = _seconds_or_none(resp.headers.get('Retry-After'))
         if isinstance(body, dict) and body.get('kind') == 'Status':
@@ -316,9 +339,11 @@ class ApiClient:
             q['fieldSelector'] = field_selector
         return self.request('GET', path, query=q)
 
-    def create(self, path, body, dry_run=False):
-        # A create is not retried after a dropped connection: it may have been stored.
-        return self.request('POST', path, query=self._write_query(dry_run), body=body, retry=False)
+    def create(self, path, body, dry_run=False, retry=False):
+        """``retry``: set it when the caller takes a 409 AlreadyExists for what a lost answer left
+        (it reads the object and decides whether it is its own). Otherwise a create is not
+        repeated after a dropped connection or a server error: it may have been stored."""
+        return self.request('POST', path, query=self._write_query(dry_run), body=body, retry=retry)
 
     def replace(self, path, body, dry_run=False):
         # Safe to retry: the body's metadata.resourceVersion makes a repeat a 409, never a double write.
@@ -358,12 +383,12 @@ class ApiClient:
             query['labelSelector'] = label_selector
         started = time.monotonic()
         resp = self.request('GET', path, query=query, stream=True, read_timeout=timeout_seconds + 5)
-        events = 0
         for event in self._stream_events(resp, path):
-            events += 1
             yield event
-        if events == 0 and time.monotonic() - started < QUICK_WATCH_SECONDS:
-            # The server ended the watch at once with nothing in it: pause before the caller re-watches.
+        if time.monotonic() - started < QUICK_WATCH_SECONDS:
+            # The server ended the watch at once (empty, or after an event or two: a server or proxy
+            # that ends every watch early), long before its timeoutSeconds: pause before the caller
+            # re-watches, longer each time, so that such a server is not hammered.
             import random  # only when backing off
             self._quick_watches += 1
             delay = min(REWATCH_BACKOFF_MAX, REWATCH_BACKOFF_BASE * (2 ** (self._quick_watches - 1)))
@@ -413,6 +438,8 @@ class ApiClient:
             event = json.loads(line.decode('utf-8'))
         except (UnicodeDecodeError, ValueError):
             raise self._bad_event(path, 'not JSON (%d bytes)' % len(line))
+        except RecursionError:
+            raise self._bad_event(path, 'JSON nested too deeply to read')
         if not isinstance(event, dict):
             raise self._bad_event(path, 'a JSON %s, not an object' % type(event).__name__)
         kind, obj = event.get('type'), event.get('object')
@@ -487,6 +514,15 @@ def _seconds_or_none(value):
     if not math.isfinite(seconds) or seconds < 0:
         return None
     return seconds
+
+
+def _json_type(value):
+    return {list: 'array', str: 'string', bool: 'boolean', type(None): 'null'}.get(
+        type(value), 'number' if isinstance(value, (int, float)) else type(value).__name__)
+
+
+def _short_text(text, limit):
+    return text if len(text) <= limit else text[:limit - 3] + '...'
 
 
 def _short(value):

@@ -27,7 +27,7 @@ try:
 except ImportError:  # pragma: no cover - Python 2 is not supported, this keeps sanity's import test quiet
     unquote = urlsplit = None
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConfigError, redact
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConfigError, redact, secret_name
 from ansible_collections.kubeops.rollout.plugins.module_utils.kubeconfig import (
     _default_kubeconfig_paths,
     _read_text,
@@ -167,7 +167,8 @@ def _proxy_secrets(url):
 def param_secrets(params):
     """Secret values inside the options themselves, known before anything is loaded: an inline
     kubeconfig's tokens, passwords, keys, auth-provider tokens, exec env values and proxy-url
-    credentials, and the credentials in the proxy option's URL."""
+    credentials, and the credentials in the proxy option's URL. Exec env values only when their
+    name says they hold a credential (``errors.secret_name``): the others are settings."""
     out = _proxy_secrets((params or {}).get('proxy'))
     kubeconfig = (params or {}).get('kubeconfig')
     if not isinstance(kubeconfig, dict):
@@ -194,7 +195,7 @@ def param_secrets(params):
                 out.append(config[field])
         exec_config = user.get('exec')
         for env in (exec_config.get('env') if isinstance(exec_config, dict) else None) or []:
-            if isinstance(env, dict) and isinstance(env.get('value'), str):
+            if isinstance(env, dict) and isinstance(env.get('value'), str) and secret_name(env.get('name')):
                 out.append(env['value'])
     for item in kubeconfig.get('clusters') or []:
         cluster = item.get('cluster') if isinstance(item, dict) else None

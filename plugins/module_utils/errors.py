@@ -73,6 +73,18 @@ class ApiError(KubeError):
         return self.status == 422 and self.message == PATCH_NOT_APPLIED and not causes
 
 
+# The names of environment variables that hold credentials (AWS_SECRET_ACCESS_KEY, VAULT_TOKEN,
+# DB_PASSWORD, ...): their values are secrets. Other values (a region, a namespace, a cluster
+# name) are settings, which may equal any field of a result.
+_SECRET_NAME = re.compile(r'(?i)(secret|token|passw|pwd|credential|private|api_?key|access_?key|auth'
+                          r'|_key$|^key$)')
+
+
+def secret_name(name):
+    """Whether a setting called ``name`` (an exec plugin's env variable) holds a credential."""
+    return bool(_SECRET_NAME.search(str(name or '')))
+
+
 def secret_forms(value):
     """``value`` and its base64 encoding: the forms in which a secret can show up in a message."""
     if not value or len(value) < MIN_SECRET_LENGTH:

@@ -40,7 +40,7 @@ import subprocess
 import threading
 import time
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConfigError
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConfigError, secret_name
 
 GROUP = 'client.authentication.k8s.io'
 API_VERSIONS = (GROUP + '/v1', GROUP + '/v1beta1')
@@ -258,10 +258,29 @@ class ExecCredentialProvider:
 
     @property
     def secrets(self):
-        """Every secret value this provider has seen or sent: credentials (all of them, old ones
-        too) and the plugin's configured environment values, for the caller's redaction."""
+        """Every secret value this provider has seen or sent, for the caller's redaction: the
+        credentials (all of them, old ones too), the configured environment values whose names say
+        they hold one (``secret_name``) and the values of such flags among the arguments. Other
+        settings are no secrets: a result field that equals a region or a namespace set for the
+        plugin is never hidden."""
         with self._lock:
-            return list(self._seen) + self._config_secrets()
+            values = [v for name, v in self.env if secret_name(name)] + self._secret_args()
+            return list(self._seen) + [v for v in values if v and len(v) >= MIN_SECRET_LENGTH]
+
+    def _secret_args(self):
+        """Argument values given to a flag whose name says it takes a credential or a key
+        (``--token X``, ``--password=X``, ``--service-account-key-file X``)."""
+        out = []
+        for i, arg in enumerate(self.args):
+            if not arg.startswith('-'):
+                continue
+            flag, eq, value = arg.lstrip('-').partition('=')
+            if secret_name(flag) or 'key' in flag.lower():
+                if eq:
+                    out.append(value)
+                elif i + 1 < len(self.args) and not self.args[i + 1].startswith('-'):
+                    out.append(self.args[i + 1])
+        return out
 
     def get(self):
         """The cached credential, or a new one when there is none yet or it has expired."""
@@ -282,7 +301,7 @@ class ExecCredentialProvider:
 
     def _config_secrets(self):
         # Values in exec env and long non-flag arguments are often keys (AWS secret keys, service
-        # account keys passed as arguments); redact them from anything the plugin says.
+        # account keys passed as arguments); redact them from anything the plugin itself says.
         values = [value for _name, value in self.env]
         values.extend(a for a in self.args if len(a) >= 16 and not a.startswith('-'))
         return [v for v in values if v and len(v) >= MIN_SECRET_LENGTH]

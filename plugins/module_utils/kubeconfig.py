@@ -30,6 +30,64 @@ def _b64decode(value, what):
         raise ConfigError('kubeconfig field %s is not valid base64' % what)
 
 
+def _ca_data(value, where):
+    """certificate-authority-data as PEM text; empty, not base64 or no certificate is an error
+    (never a silent fallback to the system's CAs)."""
+    if not value.strip():
+        raise ConfigError('kubeconfig field certificate-authority-data of %s is empty: set it to the '
+                          'base64 of the CA certificate (PEM), or remove it to use the system\'s CAs' % where)
+    try:
+        pem = base64.b64decode(''.join(value.split()), validate=True).decode('utf-8')
+    except (TypeError, ValueError):
+        raise ConfigError('kubeconfig field certificate-authority-data of %s is not valid base64' % where)
+    if '-----BEGIN CERTIFICATE-----' not in pem:
+        raise ConfigError('kubeconfig field certificate-authority-data of %s holds no PEM certificate '
+                          '(-----BEGIN CERTIFICATE-----): it must be the base64 of the CA certificate'
+                          % where)
+    return pem
+
+
+# Kubeconfig fields that are strings (or absent), per section; a number or a list there is an error
+# naming the field, never a TypeError later.
+_STRING_FIELDS = {
+    'context': ('cluster', 'user', 'namespace'),
+    'cluster': ('server', 'certificate-authority', 'certificate-authority-data', 'tls-server-name',
+                'proxy-url'),
+    'user': ('token', 'tokenFile', 'client-certificate', 'client-certificate-data', 'client-key',
+             'client-key-data', 'username', 'password', 'as', 'as-uid'),
+}
+
+
+def _check_types(section, name, entry, description):
+    for key in _STRING_FIELDS[section]:
+        value = entry.get(key)
+        if value is not None and not isinstance(value, str):
+            # The type only: the value may be a credential.
+            raise ConfigError('kubeconfig field %s of %s "%s" in %s must be a string, not %s'
+                              % (key, section, name, description, _type_name(value)))
+    if section == 'user':
+        groups = entry.get('as-groups')
+        if groups is not None and not (isinstance(groups, list) and all(isinstance(g, str) for g in groups)):
+            raise ConfigError('kubeconfig field as-groups of user "%s" in %s must be a list of strings'
+                              % (name, description))
+        for key in ('exec', 'auth-provider'):
+            if entry.get(key) is not None and not isinstance(entry[key], dict):
+                raise ConfigError('kubeconfig field %s of user "%s" in %s must be a mapping, not %s'
+                                  % (key, name, description, _type_name(entry[key])))
+
+
+def _type_name(value):
+    if isinstance(value, bool):
+        return 'a boolean'
+    if isinstance(value, (int, float)):
+        return 'a number'
+    if isinstance(value, list):
+        return 'a list'
+    if isinstance(value, dict):
+        return 'a mapping'
+    return 'a %s' % type(value).__name__
+
+
 def _kubeconfig_bool(entry, key, what):
     """A kubeconfig boolean as kubectl reads it: YAML true/false; anything else is an error."""
     value = entry.get(key)
@@ -189,6 +247,10 @@ def load_kubeconfig(source, context=None, env=None):
     # Imported here: connection.py imports this module.
     from ansible_collections.kubeops.rollout.plugins.module_utils.connection import Connection
 
+    _check_types('context', name, ctx, description)
+    _check_types('cluster', ctx.get('cluster'), cluster, description)
+    _check_types('user', ctx.get('user'), user, description)
+
     conn = Connection()
     conn.source = '%s (context "%s")' % (description, name)
     conn.namespace = ctx.get('namespace') or None
@@ -197,15 +259,28 @@ def load_kubeconfig(source, context=None, env=None):
                                        'cluster "%s"' % ctx.get('cluster'))
     conn.tls_server_name = cluster.get('tls-server-name') or None
     conn.proxy = cluster.get('proxy-url') or None
-    if cluster.get('certificate-authority-data'):
-        conn.ca_data = _b64decode(cluster['certificate-authority-data'],
-                                  'certificate-authority-data').decode('utf-8', 'replace')
+    where = 'cluster "%s" in %s' % (ctx.get('cluster'), description)
+    has_ca = cluster.get('certificate-authority-data') is not None \
+        or bool(cluster.get('certificate-authority'))
+    if has_ca and not conn.verify:
+        raise ConfigError('%s sets both a CA (certificate-authority or certificate-authority-data) and '
+                          'insecure-skip-tls-verify: true, which kubectl refuses too: remove one of them'
+                          % where)
+    if cluster.get('certificate-authority-data') is not None:
+        conn.ca_data = _ca_data(cluster['certificate-authority-data'], where)
     elif cluster.get('certificate-authority'):
         conn.ca_file = cluster['certificate-authority']
 
     static = any(user.get(field) for field in _STATIC_AUTH_FIELDS)
     if user.get('auth-provider') and not static:
+        _check_auth_provider(user['auth-provider'], ctx.get('user'))
         _load_with_kubernetes_library(conn, config, name, ['auth-provider'])
+        if not conn.token:
+            raise ConfigError(
+                'the oidc auth-provider of kubeconfig user "%s" gave no token: its id-token is missing, '
+                'not a JWT (three base64url parts) or expired without a refresh (check idp-issuer-url, '
+                'client-id and refresh-token). Log in again to get a new id-token, or use an exec '
+                'credential plugin such as kubelogin (int128/kubelogin) instead' % ctx.get('user'))
     elif user.get('exec') and not static:
         from ansible_collections.kubeops.rollout.plugins.module_utils.exec_credential import (
             ExecCredentialProvider,
@@ -242,6 +317,36 @@ def load_kubeconfig(source, context=None, env=None):
     return conn
 
 
+# The auth-providers client-go removed (1.26) and the exec credential plugins that replaced them.
+REMOVED_AUTH_PROVIDERS = {
+    'gcp': ('gke-gcloud-auth-plugin', 'install it (gcloud components install gke-gcloud-auth-plugin) and '
+            'run gcloud container clusters get-credentials again'),
+    'azure': ('kubelogin (github.com/Azure/kubelogin)', 'install it and run kubelogin convert-kubeconfig'),
+}
+
+
+def _check_auth_provider(provider, user):
+    """Refuse an auth-provider that cannot authenticate: only ``oidc`` still exists."""
+    if not isinstance(provider, dict) or not isinstance(provider.get('name'), str):
+        raise ConfigError('kubeconfig field auth-provider of user "%s" must be a mapping with a name'
+                          % user)
+    name = provider['name']
+    if name in REMOVED_AUTH_PROVIDERS:
+        plugin, how = REMOVED_AUTH_PROVIDERS[name]
+        raise ConfigError(
+            'kubeconfig user "%s" uses the %s auth-provider, which Kubernetes clients no longer '
+            'support: it was replaced by the exec credential plugin %s; %s, so that the user has an '
+            'exec section instead' % (user, name, plugin, how))
+    if name != 'oidc':
+        raise ConfigError('kubeconfig user "%s" uses the auth-provider "%s", which is not supported (only '
+                          'oidc is); use an exec credential plugin instead' % (user, name))
+    config = provider.get('config')
+    if not isinstance(config, dict) or not isinstance(config.get('id-token'), str) \
+            or not config.get('id-token'):
+        raise ConfigError('the oidc auth-provider of kubeconfig user "%s" has no id-token (config.id-token): '
+                          'log in again to get one' % user)
+
+
 def _load_with_kubernetes_library(conn, config, context, fields):
     """Authenticate through the kubernetes library (exec plugins, auth-providers, ...)."""
     try:
@@ -266,7 +371,11 @@ def _load_with_kubernetes_library(conn, config, context, fields):
                           % (context, ', '.join(fields), redact(e, [])))
 
     def token_of(configuration):
-        value = (configuration.api_key or {}).get('authorization') or ''
+        # The library keeps the token under "BearerToken" (older versions: "authorization").
+        keys = configuration.api_key or {}
+        value = keys.get('BearerToken') or keys.get('authorization') or ''
+        if not isinstance(value, str):
+            return None
         return value[len('Bearer '):] if value.startswith('Bearer ') else (value or None)
 
     conn.token = token_of(cfg)

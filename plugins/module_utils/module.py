@@ -37,6 +37,13 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (
 from ansible_collections.kubeops.rollout.plugins.module_utils.health import GATE_ARG_SPEC, check_gate_params
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import UnknownContainer
 from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import RevisionNotFound
+from ansible_collections.kubeops.rollout.plugins.module_utils.validation import (
+    INT32_MAX,
+    INT64_MAX,
+    MAX_SECONDS,
+    label_problem,
+    subdomain_problem,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
     ROLLOUT_KINDS,
     NotSupported,
@@ -101,6 +108,11 @@ def option_secrets(params):
 
 # Numeric options that only make sense above zero; every float option must be finite and >= 0.
 POSITIVE_OPTIONS = ('wait_timeout', 'timeout', 'poll_interval', 'request_timeout')
+# Options counted in seconds (at most MAX_SECONDS) and integers the API server keeps as int32 (the
+# others may be up to int64's maximum, a revision number's).
+SECONDS_OPTIONS = frozenset(['wait_timeout', 'timeout', 'poll_interval', 'request_timeout', 'update_period',
+                             'lease_duration', 'fail_fast_seconds', 'soak_seconds', 'rollback_timeout'])
+INT32_OPTIONS = {'partition': INT32_MAX, 'max_restarts': INT32_MAX}
 
 
 class AnsibleRuntime(AnsibleModule):
@@ -162,6 +174,13 @@ class KubeModule:
                 self.fail('%s must be greater than 0 (got %s)' % (name, value))
             if option.get('type') == 'float' and value < 0:
                 self.fail('%s must not be negative (got %s)' % (name, value))
+            if value < 0:
+                self.fail('%s must be 0 or more (got %s)' % (name, value))
+            maximum = MAX_SECONDS if name in SECONDS_OPTIONS else INT32_OPTIONS.get(name, INT64_MAX)
+            if value > maximum:
+                unit = ' seconds (%d days)' % (maximum // 86400) if name in SECONDS_OPTIONS else ''
+                self.fail('%s must be at most %d%s (got %s)' % (
+                    name, maximum, unit, value if len(str(value)) <= 40 else '%.3g' % value))
         problem = check_gate_params(self.params)
         if problem:
             self.fail(problem)
@@ -199,8 +218,15 @@ class KubeModule:
 
     @property
     def namespace(self):
-        """The namespace option, else the kubeconfig context's (or service account's), else default."""
-        return self.params.get('namespace') or self.connection.namespace or DEFAULT_NAMESPACE
+        """The namespace option, else the kubeconfig context's (or service account's), else default;
+        a name the API server would refuse fails the task before any request."""
+        namespace = self.params.get('namespace') or self.connection.namespace or DEFAULT_NAMESPACE
+        problem = label_problem(namespace)
+        if problem:
+            source = 'namespace' if self.params.get('namespace') else \
+                'the namespace of %s' % self.connection.source
+            self.fail('%s: %s' % (source, problem))
+        return namespace
 
     def fail(self, msg, **extra):
         self.module.fail_json(msg=msg, **extra)
@@ -271,8 +297,9 @@ class RolloutModule(KubeModule):
         if name is not None:
             if not name.strip():
                 self.fail('name is empty: give the %s name, or label_selectors' % self.kind.kind)
-            if name in ('.', '..') or '/' in name:
-                self.fail('name "%s" is not a valid object name (no "/", not "." or "..")' % name)
+            problem = subdomain_problem(name)
+            if problem:
+                self.fail('name %s' % problem)
         elif selectors is not None:
             if not selectors or not all(isinstance(s, str) and s.strip() for s in selectors):
                 self.fail('label_selectors %s has an empty selector: an empty selector matches every %s '

@@ -34,6 +34,10 @@ from ansible_collections.kubeops.rollout.plugins.module_utils import health, ond
 from ansible_collections.kubeops.rollout.plugins.module_utils import status as status_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, KubeError
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import CHANGE_CAUSE_ANNOTATION
+from ansible_collections.kubeops.rollout.plugins.module_utils.validation import (
+    label_problem,
+    subdomain_problem,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import UnknownKind, rollout_kind
 
 # Outcomes, one per workload.
@@ -157,6 +161,13 @@ def build_targets(entries, namespace, default_cause=None):
             continue
         if not name:
             problems.append('%s: name is empty' % where)
+            continue
+        bad_name = subdomain_problem(entry.get('name'))
+        bad_namespace = label_problem(entry.get('namespace') or namespace)
+        if bad_name or bad_namespace:
+            problems.append('%s: %s' % (where, '; '.join(
+                p for p in ('name ' + bad_name if bad_name else None,
+                            'namespace ' + bad_namespace if bad_namespace else None) if p)))
             continue
         images = entry.get('images') or {}
         bad = sorted(k for k, v in images.items() if v is None or not str(v).strip())

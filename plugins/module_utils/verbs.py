@@ -197,11 +197,17 @@ def _previous_of(workload, revs, number):
 # ---- pause / resume --------------------------------------------------------------------------
 
 def pause(client, workload, paused, check_mode=False):
+    decided = {}
+
     def attempt(workload, conflicted):
         content_type, body = workload.pause_patch(paused)  # NotSupported for all kinds but Deployment
         before = {'spec': {'paused': workload.paused}}
         if workload.paused == bool(paused):
+            if decided:  # the write decided first is in place (its answer lost, or an identical write)
+                return Outcome(workload, True, {'paused': workload.paused}, decided['before'],
+                               {'spec': {'paused': workload.paused}})
             return Outcome(workload, conflicted, {'paused': workload.paused})
+        decided.setdefault('before', before)
         warnings = []
         obj = _write(client, workload, content_type, body, check_mode,
                      lambda: dict(workload.obj, spec=dict(workload.spec, paused=bool(paused))), warnings)
@@ -220,26 +226,39 @@ def restart(client, workload, check_mode=False, now=patches.rfc3339_now, sleep=t
             read_revisions=False):
     """Always a change (like a service restart); refuses a paused Deployment. ``read_revisions``: list
     a StatefulSet's or DaemonSet's revisions for ``revision_before``/``revision_after`` (one more
-    request than kubectl's GET and PATCH; a Deployment's come from its annotation)."""
+    request than kubectl's GET and PATCH; a Deployment's come from its annotation).
+
+    One ``restartedAt`` value per call: after a conflict the same stamp is written again, and a
+    template that already carries it (this call's write, its answer lost) is the restart done."""
+    decided = {}
+
     def attempt(workload, _conflicted):
         workload.check_restartable()
         current = (_template_of(workload.obj).get('metadata') or {}).get('annotations') or {}
-        stamp = now()
-        if current.get(patches.RESTARTED_AT_ANNOTATION) == stamp:
-            # Restarted within this very second: a second-precision stamp would not change the
-            # template, so nothing would restart. Wait for the next second instead of failing.
-            sleep(1.0)
+        if 'stamp' in decided:
+            stamp = decided['stamp']
+            if current.get(patches.RESTARTED_AT_ANNOTATION) == stamp:
+                after = _view(workload.template, workload.annotations)
+                return Outcome(workload, True, dict(decided['fields']), decided['before'], after)
+        else:
             stamp = now()
+            if current.get(patches.RESTARTED_AT_ANNOTATION) == stamp:
+                # Restarted within this very second: a second-precision stamp would not change the
+                # template, so nothing would restart. Wait for the next second instead of failing.
+                sleep(1.0)
+                stamp = now()
         content_type, body = workload.restart_patch(stamp)
         revision_before, revision_after = workload.revision_numbers(client, True, read_revisions)
+        before = _view(workload.template, workload.annotations)
+        fields = {'restarted_at': stamp, 'revision_before': revision_before, 'revision_after': revision_after}
+        if 'stamp' not in decided:
+            decided.update(stamp=stamp, fields=fields, before=before)
         warnings = []
         obj = _write(client, workload, content_type, body, check_mode,
                      lambda: {'metadata': workload.metadata,
                               'spec': {'template': patches.restarted_template(workload.template, stamp)}},
                      warnings)
-        before = _view(workload.template, workload.annotations)
         after = _view(_template_of(obj), _annotations_of(obj))
-        fields = {'restarted_at': stamp, 'revision_before': revision_before, 'revision_after': revision_after}
         return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
                        warnings=warnings)
 
@@ -295,6 +314,8 @@ def config_restart(client, workload, config_maps=(), secrets=(), from_template=F
     ``first_run``: when nothing is recorded yet, ``restart`` (restart, recording the digest) or
     ``record`` (record the digest on the workload's own annotations, restarting nothing: for pods
     known to run the current configuration already)."""
+    decided = {}  # the first decision's fields (its stamp) and diff side
+
     def attempt(workload, conflicted):
         refs, objects = config_references(client, workload, config_maps, secrets, from_template, cache)
         digests = config_digest.digests(refs, objects)
@@ -307,11 +328,14 @@ def config_restart(client, workload, config_maps=(), secrets=(), from_template=F
                   'config_changes': change_list, 'restarted_at': None, 'restart_reason': None,
                   'recorded_only': False}
         if (previous or '') == annotation:
+            if 'fields' in decided:  # the write decided first is in place (its answer lost)
+                return Outcome(workload, True, dict(decided['fields']), decided['before'],
+                               _view(workload.template, workload.annotations))
             return Outcome(workload, conflicted, fields)
         if previous is None and first_run == FIRST_RUN_RECORD:
             return _record_digest(client, workload, annotation, fields, check_mode)
         workload.check_restartable()  # a paused Deployment is refused only when it needs a restart
-        stamp = now()
+        stamp = decided['fields']['restarted_at'] if 'fields' in decided else now()
         fields['restarted_at'] = stamp
         fields['restart_reason'] = config_digest.describe_changes(previous, change_list)
         # Guarded by the generation: a template changed since it was read is decided again from a
@@ -319,9 +343,11 @@ def config_restart(client, workload, config_maps=(), secrets=(), from_template=F
         body = config_digest.restart_patch(workload.obj, stamp, annotation, patches.RESTARTED_AT_ANNOTATION)
         local = {'metadata': workload.metadata, 'spec': {'template': config_digest.restarted_template(
             workload.template, stamp, annotation, patches.RESTARTED_AT_ANNOTATION)}}
+        before = _view(workload.template, workload.annotations)
+        if 'fields' not in decided:
+            decided.update(fields=dict(fields), before=before)
         warnings = []
         obj = _write(client, workload, patches.JSON_PATCH, body, check_mode, lambda: local, warnings)
-        before = _view(workload.template, workload.annotations)
         after = _view(_template_of(obj), _annotations_of(obj))
         return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
                        warnings=warnings)
@@ -351,6 +377,7 @@ def image(client, workload, images, change_cause=None, check_mode=False, partiti
     patch. ``change_cause`` None or empty: the change-cause annotation is left as it is.
     ``read_revisions``: as for ``restart``."""
     change_cause = change_cause or None
+    decided = {}  # the fields and diff side of the first decision
 
     def attempt(workload, conflicted):
         previous, init = revisions.container_images(workload.template)
@@ -363,8 +390,20 @@ def image(client, workload, images, change_cause=None, check_mode=False, partiti
         if partition is not None:
             fields['partition'] = workload.partition
         if patch is None:
+            if 'fields' in decided:
+                # The write decided first is in place (its answer lost, or an identical write).
+                first = dict(decided['fields'], images=previous)
+                if partition is not None:
+                    first['partition'] = workload.partition
+                after = _view(workload.template, workload.annotations,
+                              workload.partition if partition is not None else None)
+                return Outcome(workload, True, first, decided['before'], after)
             return Outcome(workload, conflicted, fields)
         content_type, body = patch
+        if 'fields' not in decided:
+            shown_partition = workload.partition if partition is not None else None
+            decided.update(fields=dict(fields),
+                           before=_view(workload.template, workload.annotations, shown_partition))
 
         def local_after():
             spec = {'template': patches.imaged_template(workload.template, images)}
@@ -405,6 +444,13 @@ def _undo_target(workload, revs, to_revision):
     return target
 
 
+def _same_template(revs, decided):
+    """The revision of ``revs`` holding ``decided``'s template (the highest number when several do:
+    the one a rollback renumbered), else ``decided`` itself (its template is what is restored)."""
+    matches = [r for r in revs if revisions.templates_equal(r.template, decided.template)]
+    return max(matches, key=lambda r: r.number) if matches else decided
+
+
 def _undo_body(workload, target):
     """The undo patch for ``target`` (guarded by the generation and what it replaces beyond the spec)
     and the object it leaves, as far as an undo changes it (for check mode without write permission,
@@ -433,12 +479,19 @@ def undo(client, workload, to_revision=0, check_mode=False, replace_stuck_pods=F
     revision, which the controller would otherwise wait for forever (``forced_rollback.replace_stuck``).
     """
     target_of = {}
+    decided = {}  # the first decision: the target template and the fields reported for it
 
     def attempt(workload, conflicted):
         workload.check_undoable()  # before the lookup, as kubectl: a paused Deployment is the first problem
         revs = getattr(workload, 'preread_history', None)
         revs = workload.history(client) if revs is None or conflicted else revs
-        target = _undo_target(workload, revs, to_revision)
+        if 'target' in decided:
+            # Decided once: an earlier write may have landed (its answer lost), after which "the
+            # previous revision" names another one. The target stays the template decided first,
+            # wherever the history now numbers it.
+            target = _same_template(revs, decided['target'])
+        else:
+            target = _undo_target(workload, revs, to_revision)
         target_of['revision'] = target
         current = revisions.current(revs, workload.template)
         from_revision = current.number if current else (max(revisions.numbers(revs)) if revs else None)
@@ -447,15 +500,22 @@ def undo(client, workload, to_revision=0, check_mode=False, replace_stuck_pods=F
         fields = {'from_revision': from_revision, 'to_revision': target.number, 'message': ROLLBACK_SUCCESS,
                   'revision_before': from_revision, 'revision_after': revision_after}
         if same:
+            if 'fields' in decided:
+                # The write decided first is in place (this call's, its answer lost, or an identical
+                # one): success, without a second change.
+                return Outcome(workload, True, dict(decided['fields']), decided['before'],
+                               _view(revisions.strip_hash(workload.template), workload.annotations))
             if conflicted:
                 return Outcome(workload, True, fields)
             fields['message'] = '%s (current template already matches revision %d)' % (
                 ROLLBACK_SKIPPED, target.number)
             return Outcome(workload, False, fields)
         content_type, body, local = _undo_body(workload, target)
+        before = _view(workload.template, workload.annotations)
+        if 'fields' not in decided:
+            decided.update(target=target, fields=fields, before=before)
         warnings = []
         obj = _write(client, workload, content_type, body, check_mode, lambda: local, warnings)
-        before = _view(workload.template, workload.annotations)
         after = _view(revisions.strip_hash(_template_of(obj)), _annotations_of(obj))
         return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
                        warnings=warnings)

@@ -55,7 +55,8 @@ options:
     type: str
   new_name:
     description:
-      - Name of the new RC.
+      - Name of the new RC. Every name (I(name), I(new_name), the name in I(new_controller)) is
+        checked as the API server checks it before the first write.
       - When not given, with I(image) the name comes from an update in progress
         (C(kubectl.kubernetes.io/next-controller-id) on the old RC) or is C(<name>-<hash>); with
         I(new_controller) it is the definition's C(metadata.name).
@@ -116,6 +117,8 @@ options:
       - Seconds to wait after scaling the new RC up before scaling the old one down.
       - kubectl waited 1 minute; every scale-down here waits for the new pods to be ready anyway, so
         the default is 1 second.
+      - I(update_period), I(poll_interval), I(timeout) and I(lease_duration) are at most 604800
+        (7 days).
     type: float
     default: 1
   poll_interval:

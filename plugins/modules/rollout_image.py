@@ -32,6 +32,8 @@ options:
       - V(*) sets every container and init container, as C(kubectl set image '*=IMAGE') does; a
         container also named explicitly gets its own image.
       - A name that matches no container is a failure naming the containers that exist.
+      - An image that is null, empty or has leading or trailing blanks is a failure before any
+        request, in check mode too.
       - Required unless I(partition) is given; with only I(partition), the images stay as they are
         (for example to release a canary with I(partition=0)).
     type: dict
@@ -50,6 +52,7 @@ options:
         every pod is ready (C(kubectl rollout status)'s partitioned rule).
       - A Deployment or DaemonSet, or a StatefulSet with the C(OnDelete) update strategy, is refused.
       - Unset (default) leaves the partition as it is.
+      - At most 2147483647 (the API server keeps it as an int32).
     type: int
   read_revisions:
     description:
@@ -272,6 +275,7 @@ diff:
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.validation import image_problems  # noqa: E402
 
 
 def main(runtime=None):
@@ -279,6 +283,10 @@ def main(runtime=None):
                             'partition': {'type': 'int'},
                             'read_revisions': {'type': 'bool', 'default': False}},
                            wait=False, required_one_of=[('images', 'partition')], runtime=runtime)
+    problems = image_problems(module.params['images'] or {})
+    if problems:
+        module.fail('images: %s. Give every container an image, e.g. images: {app: "nginx:1.27"}'
+                    % '; '.join(problems))
     images = {str(k): str(v) for k, v in (module.params['images'] or {}).items()}
     partition = module.params['partition']
     if not images and partition is None:

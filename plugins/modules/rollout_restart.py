@@ -319,6 +319,7 @@ diff:
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.validation import subdomain_problem  # noqa: E402
 
 
 def main(runtime=None):
@@ -332,6 +333,12 @@ def main(runtime=None):
     check_mode, wait = module.module.check_mode, module.params['wait']
     config_maps, secrets = module.params['config_maps'] or [], module.params['secrets'] or []
     from_template = module.params['config_from_template']
+    for option, names in (('config_maps', config_maps), ('secrets', secrets)):
+        for name in names:
+            problem = subdomain_problem(name)
+            if problem:
+                module.fail('%s: %s; every entry must name a %s' % (
+                    option, problem, 'ConfigMap' if option == 'config_maps' else 'Secret'))
     if not (config_maps or secrets or from_template):
         if module.params['first_run'] == verbs.FIRST_RUN_RECORD:
             module.fail('first_run=record applies to a restart tied to configuration: give config_maps, '

@@ -49,7 +49,8 @@ options:
       - The revision to roll back to.
       - V(0) or omitted means the previous revision as kubectl picks it - the highest revision below
         the newest one (with history 1, 3, 4 that is 3, not 2).
-      - A revision that is not in the history is a failure listing the existing revisions.
+      - A revision that is not in the history is a failure listing the existing revisions; a
+        negative number is a failure before any request.
       - Rolling back renumbers the target revision as the newest (history 1, 2, 3 becomes 1, 3, 4 after
         an undo to 2). A Deployment remembers the old number, so running the same task again reports
         C(changed=false) instead of failing as C(kubectl rollout undo --to-revision=2) would.

@@ -56,7 +56,11 @@ MODES = {
                          'base64-encoded',
     'patch_test_failed': 'PATCH gets 422 Invalid exactly as a failed JSON-patch `test` gets it',
     'conflict': 'PATCH and PUT get 409 Conflict as an outdated resourceVersion gets it',
+    'json_array': 'every request but /version gets 200 with a JSON array instead of an object',
+    'deep_json': 'every request but /version gets 200 with JSON nested 10,000 arrays deep',
+    'redirect': 'every request but /version gets 302 Found to another host',
 }
+REDIRECT_TO = 'https://login.example.invalid/oauth/start'
 WATCH_MODES = ('bookmarks_only', 'other_objects', 'garbage_lines', 'malformed_events', 'empty_watch')
 MALFORMED_EVENTS = (
     b'{"type": "MODIFIED", "object": {"kind": "Deployment", "metadata": {"name": "we',
@@ -182,6 +186,30 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _mode_normal(self, path, watch, _query):
         self._plausible(path, watch)
+
+    def _send_raw(self, code, data, headers=None):
+        self.send_response(code)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _mode_json_array(self, path, watch, _query):
+        if path == '/version':
+            return self._plausible(path, watch)
+        self._send_raw(200, json.dumps([deployment()]).encode())
+
+    def _mode_deep_json(self, path, watch, _query):
+        if path == '/version':
+            return self._plausible(path, watch)
+        self._send_raw(200, b'[' * 10000 + b']' * 10000)
+
+    def _mode_redirect(self, path, watch, _query):
+        if path == '/version':
+            return self._plausible(path, watch)
+        self._send_raw(302, b'', {'Location': REDIRECT_TO})
 
     def _mode_bookmarks_only(self, path, watch, _query):
         if not watch:

@@ -16,6 +16,7 @@ from tests.hostile.server import (
     NAME,
     OBJECT_PATH,
     PATCH_TEST_FAILED,
+    REDIRECT_TO,
     HostileServer,
 )
 
@@ -172,6 +173,19 @@ def test_conflict_on_writes_only(hostile_server):
     assert response.status == 200
 
 
+def test_odd_answers_array_deep_json_and_redirect(hostile_server):
+    _, response = request(hostile_server('json_array'))
+    assert response.status == 200 and isinstance(json.loads(response.read()), list)
+    _, response = request(hostile_server('deep_json'))
+    body = response.read()
+    assert response.status == 200 and body == b'[' * 10000 + b']' * 10000
+    server = hostile_server('redirect')
+    _, response = request(server)
+    assert response.status == 302 and response.getheader('Location') == REDIRECT_TO
+    _, response = request(server, path='/version')
+    assert response.status == 200
+
+
 def test_request_counts_per_path(hostile_server):
     server = hostile_server('empty_watch')
     for _ in range(3):
@@ -211,7 +225,7 @@ def test_stop_releases_held_connections_at_once():
 def test_modes_are_all_tested_here():
     tested = {'normal', 'bookmarks_only', 'other_objects', 'garbage_lines', 'malformed_events',
               'empty_watch', 'trickle', 'silent', 'huge', 'too_many_requests', 'unauthorized_echo',
-              'patch_test_failed', 'conflict'}
+              'patch_test_failed', 'conflict', 'json_array', 'deep_json', 'redirect'}
     assert set(MODES) == tested
     with pytest.raises(ValueError):
         HostileServer('friendly')

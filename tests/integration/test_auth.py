@@ -228,3 +228,29 @@ def test_no_secret_in_verbose_output_for_any_auth_method(kubesim_factory, hostil
     hits = {f for f in forms if f in output}
     assert not hits, 'secrets in the -vvvv output: %s' % sorted(h[:12] + '...' for h in hits)
     assert len(output) > 20000  # really the verbose output of every task
+
+
+def test_exec_plugin_settings_never_mask_results(kubesim_factory, play, tmp_path):
+    """Env values and arguments of an exec plugin that are settings (a namespace, an image, a
+    cluster name) are no secrets: result fields equal to them come back as they are."""
+    sim = kubesim_factory(tls=True, token=TOKEN, ready_delay=0.05)
+    kube = Kube(sim.kubeconfig)
+    kube.create(workload('Deployment', 'web', image='registry.example/app:1.0.0'))
+    kube.rolled_out('Deployment', 'web')
+    plugin(tmp_path, 'get-token', '''
+        emit({'token': %r})
+    ''' % TOKEN)
+    config = exec_kubeconfig(sim, tmp_path, './get-token', env={
+        'TARGET_NAMESPACE': 'default', 'DEPLOY_IMAGE': 'registry.example/app:2.0.0',
+        'CLUSTER': 'production-cluster-eu', 'PLUGIN_SECRET': ENV_SECRET})
+    result = play(config, [task('image', 'rollout_image', kind='Deployment', name='web', namespace='default',
+                                images={'app': 'registry.example/app:2.0.0'},
+                                change_cause='production-cluster-eu')])
+    out = result.ok('image')
+    entry = out['workloads'][0]
+    assert entry['namespace'] == 'default' and entry['name'] == 'web'
+    assert entry['images'] == {'app': 'registry.example/app:2.0.0'}
+    assert entry['previous_images'] == {'app': 'registry.example/app:1.0.0'}
+    assert out['invocation']['module_args']['change_cause'] == 'production-cluster-eu'
+    assert 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER' not in str(out) and '********' not in str(out)
+    assert ENV_SECRET not in result.stdout + result.stderr

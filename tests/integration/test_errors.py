@@ -94,7 +94,7 @@ def test_errors_are_clear_and_leak_no_secret(kubesim_factory, play, tmp_path):
     assert 'context "nope" not found in kubeconfig' in res.failed('unknown context')['msg']
     assert 'unable to find specified revision 7 in history (existing revisions: 1)' in \
         res.failed('bad revision')['msg']
-    assert 'unable to find specified revision -1' in res.failed('negative revision')['msg']
+    assert res.failed('negative revision')['msg'] == 'to_revision must be 0 or more (got -1)'
     assert res.failed('unknown container')['msg'] == \
         'Deployment default/web: unable to find container named "nope" (containers: app)'
     empty = res.ok('empty selection')

@@ -110,6 +110,34 @@ def test_image_update_with_defaults(kubesim_factory, play, tmp_path):
     assert_bounds(pod_timeline(sim.readiness_log, 'default', owners, since=t1), 4, 3)
 
 
+def test_every_write_whose_answer_is_lost_is_made_once(kubesim_factory, play):
+    """kubesim applies each write to the two RCs and the lease, then drops the connection or answers
+    500: the create, each fenced scale, the annotation updates and the delete are repeated, found
+    in place, and the update ends as a clean one does, each step taken once."""
+    sim = kubesim_factory(ready_delay=0.1)
+    rcs = setup(sim, rc_manifest('web', 'nginx:1.25', 3))
+    args = {'name': 'web', 'image': 'nginx:1.26'}
+    check = play(sim, [task('check', check_mode=True, **args)]).ok('check')
+    new_name = check['new_name']
+    planned = [(s['action'], s['controller'], s['to']) for s in check['steps']]
+    # The old RC: its annotation (PUT), selector (PATCH) and two scale-downs; the new one: its
+    # create and two scale-ups.
+    sim.set_faults(f'drop_after_write=replicationcontrollers/default/web:4;'
+                   f'500_after_write=replicationcontrollers/default/{new_name}:3;'
+                   f'drop_after_write=coordination.k8s.io/leases/default/rolling-update-rc-web:1')
+
+    update = play(sim, [task('update', **args)]).ok('update')
+    lost = sim.faults.injected
+    sim.set_faults('')
+    assert ('POST', '/api/v1/namespaces/default/replicationcontrollers', '500_after_write') in lost, lost
+    assert sorted(method for method, _p, _a in lost) == ['PATCH'] * 5 + ['POST'] * 2 + ['PUT'], lost
+    assert any(path.endswith('/leases') for _m, path, _a in lost), lost
+    assert update['changed'] and update['new_name'] == new_name
+    assert [(s['action'], s['controller'], s['to']) for s in update['steps']] == planned
+    assert_finished(rcs, 'web', 'nginx:1.26', 3)
+    assert sim.created() == ['web', new_name]
+
+
 SURGE_0_STEPS = [('scale down', 2), ('scale up', 1), ('scale down', 1), ('scale up', 2), ('scale down', 0),
                  ('scale up', 3)]
 

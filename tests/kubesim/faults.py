@@ -13,7 +13,10 @@ A SPEC is a `;`-separated list of `key=value` settings (whitespace ignored, empt
 - `conflict=TARGET:N` (repeatable): the next N writes (PUT, PATCH, DELETE, including on subresources)
   to the object get 409 Conflict, before and regardless of the random faults. `persisting_conflict=
   TARGET:N` does the same to writes that would persist (dry runs, `dryRun=All`, pass): a write
-  refused after its dry run succeeded. TARGET is
+  refused after its dry run succeeded. `drop_after_write=TARGET:N` and `500_after_write=TARGET:N`
+  apply the next N writes that would persist to the object and then lose their answer: the
+  connection is closed without one, or the answer is a 500 (the answer lost behind a proxy, or an
+  error after the commit); a client cannot tell whether such a write happened. TARGET is
   `[group/]plural/namespace/name` for namespaced resources (`apps/deployments/default/web`,
   `pods/default/web-0`) and `[group/]plural/name` for cluster-scoped ones (`nodes/node-1`).
 
@@ -27,6 +30,8 @@ import random
 from . import resources
 
 ACTIONS = ('429', '500', '503', 'drop')
+# setting -> what happens to the answer of a write that was applied
+AFTER_WRITE = {'drop_after_write': 'drop', '500_after_write': '500'}
 
 
 class FaultSpecError(ValueError):
@@ -54,7 +59,8 @@ def parse_target(text):
 
 def parse_spec(spec):
     """SPEC text -> dict of settings; raises FaultSpecError with a readable message."""
-    out = {'seed': 0, 'rates': {}, 'retry_after': 1, 'methods': None, 'conflicts': {}, 'persisting': {}}
+    out = {'seed': 0, 'rates': {}, 'retry_after': 1, 'methods': None, 'conflicts': {}, 'persisting': {},
+           'after_write': {}}
     for item in (spec or '').split(';'):
         item = item.strip()
         if not item:
@@ -75,14 +81,18 @@ def parse_spec(spec):
                 out['retry_after'] = int(value)
             elif key == 'methods':
                 out['methods'] = {m.strip().upper() for m in value.split(',') if m.strip()}
-            elif key in ('conflict', 'persisting_conflict'):
+            elif key in ('conflict', 'persisting_conflict') or key in AFTER_WRITE:
                 target, _, count = value.rpartition(':')
                 if not target:
                     raise FaultSpecError(f'bad {key} {value!r}: expected TARGET:N')
-                out['conflicts' if key == 'conflict' else 'persisting'][parse_target(target)] = int(count)
+                if key in AFTER_WRITE:
+                    out['after_write'][parse_target(target)] = [AFTER_WRITE[key], int(count)]
+                else:
+                    out['conflicts' if key == 'conflict' else 'persisting'][parse_target(target)] = int(count)
             else:
                 raise FaultSpecError(f'unknown fault setting {key!r} (known: seed, 429, 500, 503, drop, '
-                                     'retry_after, methods, conflict, persisting_conflict)')
+                                     'retry_after, methods, conflict, persisting_conflict, drop_after_write, '
+                                     '500_after_write)')
         except ValueError as e:
             if isinstance(e, FaultSpecError):
                 raise
@@ -107,6 +117,7 @@ class Faults:
         self.methods = settings['methods']
         self.conflicts = settings['conflicts']
         self.persisting = settings['persisting']
+        self.lost_answers = settings['after_write']
         self._rng = random.Random(settings['seed'])
 
     def add_conflicts(self, target, count):
@@ -134,3 +145,14 @@ class Faults:
         if action:
             self.injected.append((method, path, action))
         return action
+
+    def after_write(self, method, path, target, dry_run=False):
+        """'drop', '500' or None: what becomes of the answer to a write that was just applied."""
+        if dry_run or target is None:
+            return None
+        pending = self.lost_answers.get(target)
+        if not pending or pending[1] <= 0:
+            return None
+        pending[1] -= 1
+        self.injected.append((method, path, pending[0] + '_after_write'))
+        return pending[0]

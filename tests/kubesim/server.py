@@ -446,7 +446,17 @@ class ApiServer:
             if request.method not in ('GET', 'HEAD'):
                 raise ApiError.method_not_allowed()
             return _json_response(route.document)
-        return await self._resource(request, route)
+        response = await self._resource(request, route)
+        if self.faults is not None and request.method in WRITE_METHODS and route.kind == 'resource' \
+                and 200 <= response.status < 300:
+            target = route.target if request.method != 'POST' else _created_target(route, response)
+            lost = self.faults.after_write(request.method, request.path, target,
+                                           dry_run='All' in request.query.getall('dryRun', []))
+            if lost == '500':
+                raise ApiError.internal()
+            if lost == 'drop':
+                return self._fault(request, route, 'drop')
+        return response
 
     def _fault(self, request, route, action):
         if action == 'conflict':
@@ -959,3 +969,14 @@ class ApiServer:
         """End every open watch stream (at shutdown)."""
         for w in list(self.store.watches):
             w.queue.put_nowait(None)
+
+
+def _created_target(route, response):
+    """The (resource key, namespace, name) of the object a POST created, from its answer."""
+    if route.resource is None or route.subresource:
+        return None
+    try:
+        name = json.loads(response.body)['metadata']['name']
+    except (TypeError, ValueError, KeyError):
+        return None
+    return route.resource.key, route.namespace or '', name

@@ -1,6 +1,7 @@
 """Deterministic fault injection: seeded random faults and targeted conflicts."""
 
 import http.client
+import urllib.error
 import urllib.parse
 
 import pytest
@@ -118,6 +119,28 @@ def test_kubectl_retries_through_a_conflict(kubesim, kubectl, tmp_path):
     assert kubesim.faults.injected and kubesim.faults.conflicts[('apps/deployments', 'default', 'web')] == 0
 
 
+def test_answers_lost_after_the_write_was_applied(kubesim_factory):
+    """drop_after_write / 500_after_write: the write persists, its answer does not reach the client."""
+    sim = kubesim_factory()
+    api = Http(sim.url)
+    assert api.post(DEPLOYS, deployment(replicas=0))[0] == 201
+    # A create counts as a write to the object it creates.
+    sim.set_faults('drop_after_write=apps/deployments/default/web:1;500_after_write=configmaps/default/cfg:1')
+    merge = 'application/merge-patch+json'
+    dry = api.patch(f'{DEPLOYS}/web?dryRun=All', {'metadata': {'labels': {'n': '0'}}}, content_type=merge)
+    assert dry[0] == 200, 'a dry run is answered'
+    with pytest.raises((http.client.RemoteDisconnected, ConnectionResetError, urllib.error.URLError)):
+        api.patch(f'{DEPLOYS}/web', {'metadata': {'labels': {'n': '1'}}}, content_type=merge)
+    assert api.get(f'{DEPLOYS}/web')[2]['metadata']['labels']['n'] == '1', 'the write was applied'
+    assert api.patch(f'{DEPLOYS}/web', {'metadata': {'labels': {'n': '2'}}}, content_type=merge)[0] == 200
+    status, _, body = api.post(CMS, configmap('cfg'))
+    assert status == 500 and body['reason'] == 'InternalError'
+    assert api.get(f'{CMS}/cfg')[0] == 200, 'the create was applied'
+    assert api.post(CMS, configmap('cfg'))[0] == 409
+    assert sim.faults.injected == [('PATCH', f'{DEPLOYS}/web', 'drop_after_write'),
+                                   ('POST', CMS, '500_after_write')]
+
+
 @pytest.mark.parametrize('spec, message', [
     ('429=2', 'between 0 and 1'),
     ('429=0.6;500=0.6', 'more than 1'),
@@ -126,6 +149,7 @@ def test_kubectl_retries_through_a_conflict(kubesim, kubectl, tmp_path):
     ('conflict=apps/deployments/web:1', 'expected [group/]plural/namespace/name'),
     ('conflict=apps/widgets/default/web:1', 'unknown resource'),
     ('conflict=apps/deployments/default/web', 'expected TARGET:N'),
+    ('drop_after_write=apps/deployments/default/web', 'expected TARGET:N'),
 ])
 def test_bad_specs_are_explained(spec, message):
     with pytest.raises(FaultSpecError) as err:

@@ -252,16 +252,18 @@ class RollingUpdate(CheckModePlan, Rollback, ControllerRequests):
         except ApiError as e:
             if e.status != 409:
                 raise
-            # Created by a run that did not see the answer: it is ours if its source id says so.
+            # Created by this create (repeated after its answer was lost) or by a run that did not
+            # see the answer: it is this update's if its source id says so.
             existing = self.must_get_rc(state.new_name)
             if annotations_of(existing).get(SOURCE_ID_ANNOTATION) != source_id(old):
                 raise UpdateError('ReplicationController "%s" already exists and is not part of an update of '
                                   '"%s"' % (state.new_name, opts.name))
-        else:
-            self._write('created %s' % state.new_name)
-            if first:
-                self.scaled(state.new_name, 0, first, 'scale up', old)
-                self.sleep(float(opts.update_period))
+            if replicas_of(existing) != first:
+                return  # changed since: the scale loop goes on from what it finds
+        self._write('created %s' % state.new_name)
+        if first:
+            self.scaled(state.new_name, 0, first, 'scale up', old)
+            self.sleep(float(opts.update_period))
 
     def prepare_old(self, old, new_name):
         """kubectl's UpdateExistingReplicationController: next-controller-id (and original-replicas),

@@ -135,9 +135,10 @@ class UpdateLease:
                 body = {'apiVersion': 'coordination.k8s.io/v1', 'kind': 'Lease',
                         'metadata': {'name': self.name, 'namespace': self.namespace}, 'spec': self._spec(now)}
                 try:
-                    self.obj = self.api.create(self.collection, body)
+                    # Repeated after a lost answer: the 409 then finds this run's identity in it.
+                    self.obj = self.api.create(self.collection, body, retry=True)
                 except ApiError as e:
-                    if e.status == 409:  # another run holds it: read it
+                    if e.status == 409:  # another run holds it (or this one, its answer lost): read it
                         lease = False
                         continue
                     raise

@@ -168,8 +168,10 @@ class ControllerRequests:
         return rc
 
     def create_rc(self, body):
+        """Create an RC. Repeated after a lost answer: the caller takes a 409 AlreadyExists as a
+        create that may have been its own and decides from the stored object."""
         self._fence()
-        return self._stored(self.api.create(self._rc_path(), body))
+        return self._stored(self.api.create(self._rc_path(), body, retry=True))
 
     def update_rc(self, name, mutate, what, current=None):
         """Read-modify-write with the resourceVersion guard, again on conflict. ``mutate(obj)``
@@ -190,7 +192,9 @@ class ControllerRequests:
         name = name_of(rc)
         self._fence()
         try:
-            stored = self.api.patch(self._rc_path(name), fence_tests(rc) + ops, content_type=JSON_PATCH)
+            # Fenced: a repeat after a lost answer fails the fence and is decided again below.
+            stored = self.api.patch(self._rc_path(name), fence_tests(rc) + ops, content_type=JSON_PATCH,
+                                    retry=True)
         except ApiError as e:
             if not (e.is_conflict or (e.status == 422 and e.reason == 'Invalid')):
                 raise
@@ -234,13 +238,17 @@ class ControllerRequests:
         body = fence_tests(rc) + [{'op': op, 'path': '/spec/replicas', 'value': replicas}]
         self._fence()
         try:
-            stored = self.api.patch(self._rc_path(name), body, content_type=JSON_PATCH)
+            # Fenced by the replica count it changes: a repeat after a lost answer fails the fence.
+            stored = self.api.patch(self._rc_path(name), body, content_type=JSON_PATCH, retry=True)
         except ApiError as e:
             if not (e.is_conflict or (e.status == 422 and e.reason == 'Invalid')):
                 raise
             fresh = self.get_rc(name)
             if fresh is None:
                 raise self.disappeared(name)
+            if fenced_fields(fresh) == fenced_fields(rc) and replicas_of(fresh) == replicas:
+                # The scale is in place: this write's (its answer lost) or an identical one.
+                return self.scaled(name, current, replicas, action, other)
             if fenced_fields(fresh) != fenced_fields(rc):
                 raise UpdateError('ReplicationController "%s" was changed by someone else while this run '
                                   'was deciding to scale it to %d (its uid, selector or update annotations '

@@ -34,6 +34,12 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import 
     target_matches,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.steps import check_fenceposts
+from ansible_collections.kubeops.rollout.plugins.module_utils.validation import (
+    SUBDOMAIN_MAX,
+    subdomain_problem,
+)
+
+DERIVED_SUFFIX = 33  # "-" and the 32 hex digits of the deployment label's hash
 
 CLEANUP_DELETE = 'delete'
 CLEANUP_PRESERVE = 'preserve'
@@ -59,6 +65,27 @@ class Options:
         are checked by AnsibleModule before this runs)."""
         if not self.deployment_label_key:
             raise UpdateError('deployment_label_key cannot be empty')
+        # Every name before the first write: a new RC the API server would refuse must not be
+        # found out after the old one was changed.
+        names = [('name', self.name), ('new_name', self.new_name)]
+        if isinstance(self.new_controller, dict):
+            meta = self.new_controller.get('metadata')
+            if meta is not None and not isinstance(meta, dict):
+                raise UpdateError('new_controller.metadata must be a mapping')
+            if (meta or {}).get('name') is not None:
+                names.append(('new_controller.metadata.name', meta['name']))
+        for field, value in names:
+            problem = None if value is None else subdomain_problem(value)
+            if problem:
+                raise UpdateError('%s %s' % (field, problem))
+        if self.image and not self.explicit_new_name and not self.rollback \
+                and len(self.name or '') + DERIVED_SUFFIX > SUBDOMAIN_MAX:
+            raise UpdateError('name "%s..." is too long for the name of the new ReplicationController '
+                              'derived from it (the name, "-" and 32 hex digits, at most %d characters): '
+                              'give new_name'
+                              % (self.name[:40], SUBDOMAIN_MAX))
+        if self.image is not None and (not self.image.strip() or self.image != self.image.strip()):
+            raise UpdateError('image "%s" is empty or has leading or trailing whitespace' % self.image)
         if self.rollback:
             if self.image or self.new_controller:
                 raise UpdateError("don't set image or new_controller with rollback: true")

@@ -301,10 +301,26 @@ def test_long_arguments_are_redacted_from_stderr_but_flags_are_not(tmp_path):
         sys.stderr.write('bad key %s given with --service-account-key-file\\n' % sys.argv[2])
         sys.exit(1)
     ''')
-    provider = ExecCredentialProvider(config(script, args=['--service-account-key-file', key]))
+    provider = ExecCredentialProvider(config(script, args=['--service-account-key-file', key,
+                                                           '--cluster-name', 'production-cluster-eu']))
     error = failure(provider)
     assert error.message.endswith('its stderr: bad key ******** given with --service-account-key-file')
     assert key in provider.secrets and '--service-account-key-file' not in provider.secrets
+    # A setting is no secret: a result that names the cluster is not hidden.
+    assert 'production-cluster-eu' not in provider.secrets
+
+
+def test_only_credential_settings_are_secrets(tmp_path):
+    script = plugin(tmp_path, 'sys.exit(1)')
+    env = [{'name': 'AWS_SECRET_ACCESS_KEY', 'value': 'secret-value-0123456789'},
+           {'name': 'VAULT_TOKEN', 'value': 'token-value-0123456789'},
+           {'name': 'AWS_REGION', 'value': 'eu-central-1'},
+           {'name': 'TARGET_NAMESPACE', 'value': 'default'},
+           {'name': 'IMAGE', 'value': 'registry.example/app:2.0.1'}]
+    provider = ExecCredentialProvider(config(script, env=env, args=['--token=arg-token-0123456789',
+                                                                    'get-token']))
+    assert sorted(provider.secrets) == ['arg-token-0123456789', 'secret-value-0123456789',
+                                        'token-value-0123456789']
 
 
 def test_long_stderr_is_trimmed_to_its_end(tmp_path):

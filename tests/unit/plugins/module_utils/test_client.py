@@ -63,18 +63,63 @@ def test_kubeconfig_context_option_and_unknown_context(tmp_path):
         load_connection({'kubeconfig': kc, 'context': 'nope'}, env={})
 
 
+PEM = '-----BEGIN CERTIFICATE-----\nQ0EgUEVN\n-----END CERTIFICATE-----\n'
+
+
 def test_kubeconfig_cert_data_and_insecure_and_proxy(tmp_path):
     b64 = lambda s: base64.b64encode(s.encode()).decode()  # noqa: E731
     kc = write_kubeconfig(tmp_path / 'config', clusters=[{'name': 'c1', 'cluster': {
-        'server': 'https://k:6443', 'insecure-skip-tls-verify': True, 'proxy-url': 'http://proxy:3128',
-        'certificate-authority-data': b64('CA PEM'), 'tls-server-name': 'kube.internal'}}],
+        'server': 'https://k:6443', 'proxy-url': 'http://proxy:3128',
+        'certificate-authority-data': b64(PEM), 'tls-server-name': 'kube.internal'}}],
         users=[{'name': 'u1', 'user': {'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY'),
                                        'as': 'jane', 'as-groups': ['devs']}}])
     conn = load_connection({'kubeconfig': kc}, env={})
-    assert conn.verify is False and conn.proxy == 'http://proxy:3128'
-    assert conn.ca_data == 'CA PEM' and conn.tls_server_name == 'kube.internal'
+    assert conn.verify is True and conn.proxy == 'http://proxy:3128'
+    assert conn.ca_data == PEM and conn.tls_server_name == 'kube.internal'
     assert (conn.cert_data, conn.key_data) == (b'CERT', b'KEY')
     assert (conn.impersonate_user, conn.impersonate_groups) == ('jane', ['devs'])
+    kc = write_kubeconfig(tmp_path / 'insecure', clusters=[{'name': 'c1', 'cluster': {
+        'server': 'https://k:6443', 'insecure-skip-tls-verify': True}}])
+    assert load_connection({'kubeconfig': kc}, env={}).verify is False
+
+
+@pytest.mark.parametrize('cluster, words', [
+    ({'certificate-authority-data': ''}, 'certificate-authority-data of cluster "c1" in kubeconfig'),
+    ({'certificate-authority-data': '  '}, 'is empty'),
+    ({'certificate-authority-data': 'not base64!'}, 'is not valid base64'),
+    ({'certificate-authority-data': base64.b64encode(b'just text').decode()}, 'holds no PEM certificate'),
+    ({'certificate-authority-data': base64.b64encode(PEM.encode()).decode(),
+      'insecure-skip-tls-verify': True}, 'insecure-skip-tls-verify: true, which kubectl refuses too'),
+    ({'certificate-authority': 'ca.crt', 'insecure-skip-tls-verify': True}, 'kubectl refuses too'),
+])
+def test_kubeconfig_ca_problems_are_errors(tmp_path, cluster, words):
+    kc = write_kubeconfig(tmp_path / 'config', clusters=[{'name': 'c1', 'cluster': dict(
+        {'server': 'https://k:6443'}, **cluster)}])
+    with pytest.raises(ConfigError) as err:
+        load_connection({'kubeconfig': kc}, env={})
+    assert words in str(err.value)
+
+
+@pytest.mark.parametrize('section, field, value, kind', [
+    ('cluster', 'server', 6443, 'a number'),
+    ('user', 'token', 12345678901234567890, 'a number'),
+    ('context', 'namespace', ['a', 'b'], 'a list'),
+    ('user', 'username', {'a': 1}, 'a mapping'),
+    ('cluster', 'proxy-url', True, 'a boolean'),
+    ('user', 'exec', 'aws', 'a str'),
+])
+def test_kubeconfig_fields_of_the_wrong_type_are_named(tmp_path, section, field, value, kind):
+    clusters = [{'name': 'c1', 'cluster': {'server': 'https://k:6443'}}]
+    users = [{'name': 'u1', 'user': {'token': 'abcdefgh'}}]
+    contexts = [{'name': 'main', 'context': {'cluster': 'c1', 'user': 'u1'}}]
+    entry = {'cluster': clusters, 'user': users, 'context': contexts}[section][0][section]
+    entry[field] = value
+    kc = write_kubeconfig(tmp_path / 'config', clusters=clusters, users=users, contexts=contexts)
+    with pytest.raises(ConfigError) as err:
+        load_connection({'kubeconfig': kc}, env={})
+    assert 'kubeconfig field %s of %s' % (field, section) in str(err.value)
+    assert kind in str(err.value)
+    assert str(value) not in str(err.value) or isinstance(value, bool)  # the value may be a credential
 
 
 def test_token_file_is_read_and_refreshable(tmp_path):
@@ -178,23 +223,40 @@ def test_no_configuration_at_all_is_a_clear_error(tmp_path):
         load_connection({'kubeconfig': str(tmp_path / 'bad')}, env={})
 
 
-def test_auth_provider_user_falls_back_to_kubernetes_library(tmp_path, monkeypatch):
-    calls = {}
+def _jwt(claims):
+    part = lambda d: base64.urlsafe_b64encode(json.dumps(d).encode()).decode().rstrip('=')  # noqa: E731
+    return '%s.%s.c2lnbmF0dXJl' % (part({'alg': 'RS256'}), part(claims))
 
-    import kubernetes.config
 
-    def fake_load(config_dict, context=None, client_configuration=None, **_):
-        calls['context'] = context
-        calls['user'] = config_dict['users'][0]['user']
-        client_configuration.api_key = {'authorization': 'Bearer from-exec'}
-
-    monkeypatch.setattr(kubernetes.config, 'load_kube_config_from_dict', fake_load)
+def test_oidc_auth_provider_token_through_the_kubernetes_library(tmp_path):
+    """The real library reads the kubeconfig; its id-token becomes the bearer token."""
+    token = _jwt({'sub': 'dev', 'exp': 4102444800})
+    (tmp_path / 'ca.crt').write_text('')  # the library checks that the file exists
     kc = write_kubeconfig(tmp_path / 'config', users=[{'name': 'u1', 'user': {
-        'auth-provider': {'name': 'oidc', 'config': {'id-token': 'x' * 20}}}}])
+        'auth-provider': {'name': 'oidc', 'config': {'id-token': token, 'client-id': 'k8s',
+                                                     'idp-issuer-url': 'https://issuer.invalid'}}}}])
     conn = load_connection({'kubeconfig': kc}, env={})
-    assert conn.token == 'from-exec'
-    assert calls['context'] == 'main' and 'auth-provider' in calls['user']
-    assert conn.refresh() == 'from-exec'
+    assert conn.token == token
+    assert conn.refresh() == token
+    assert token in conn.secrets()
+
+
+@pytest.mark.parametrize('provider, words', [
+    ({'name': 'gcp', 'config': {'access-token': 'ya29.x'}}, ['gcp auth-provider', 'gke-gcloud-auth-plugin']),
+    ({'name': 'azure', 'config': {'access-token': 'x'}}, ['azure auth-provider', 'kubelogin']),
+    ({'name': 'openstack'}, ['"openstack", which is not supported']),
+    ({'name': 'oidc', 'config': {'client-id': 'k8s'}}, ['has no id-token']),
+    ({'name': 'oidc', 'config': {'id-token': 'not-a-jwt'}}, ['gave no token', 'not a JWT']),
+    ('oidc', ['auth-provider of user "u1"', 'must be a mapping']),
+])
+def test_auth_providers_that_cannot_authenticate_are_refused(tmp_path, provider, words):
+    (tmp_path / 'ca.crt').write_text('')
+    kc = write_kubeconfig(tmp_path / 'config', users=[{'name': 'u1', 'user': {'auth-provider': provider}}])
+    with pytest.raises(ConfigError) as err:
+        load_connection({'kubeconfig': kc}, env={})
+    for word in words:
+        assert word in str(err.value)
+    assert 'user "u1"' in str(err.value)
 
 
 def test_native_auth_does_not_import_kubernetes(tmp_path):
