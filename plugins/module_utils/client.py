@@ -383,8 +383,7 @@ class ApiClient:
             query['labelSelector'] = label_selector
         started = time.monotonic()
         resp = self.request('GET', path, query=query, stream=True, read_timeout=timeout_seconds + 5)
-        for event in self._stream_events(resp, path):
-            yield event
+        yield from self._stream_events(resp, path)
         if time.monotonic() - started < QUICK_WATCH_SECONDS:
             # The server ended the watch at once (empty, or after an event or two: a server or proxy
             # that ends every watch early), long before its timeoutSeconds: pause before the caller

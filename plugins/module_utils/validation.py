@@ -69,8 +69,8 @@ def image_problems(images):
             out.append('a container name is empty')
             continue
         if image is None or isinstance(image, (dict, list, bool)):
-            out.append('container "%s" has no image (got %s)' % (container, 'null' if image is None
-                                                                   else type(image).__name__))
+            got = 'null' if image is None else type(image).__name__
+            out.append('container "%s" has no image (got %s)' % (container, got))
         elif not str(image).strip():
             out.append('container "%s" has an empty image' % container)
         elif str(image) != str(image).strip():
