@@ -249,9 +249,16 @@ def controller_revision_undo_patch(workload, controller_revision):
     tests = [spec_guard(meta)]
     changes = [{'op': 'replace', 'path': '/spec/template',
                 'value': controller_revision_template(controller_revision)}]
-    have = annotations.get(CHANGE_CAUSE_ANNOTATION)
     after = controller_revision_undo_annotations(annotations, controller_revision)
-    wanted = after.get(CHANGE_CAUSE_ANNOTATION)
+    _change_cause_ops(meta, after.get(CHANGE_CAUSE_ANNOTATION), after, tests, changes)
+    return _guarded(tests, changes)
+
+
+def _change_cause_ops(meta, wanted, after, tests, changes):
+    """Append the guarded ops that make the change-cause annotation ``wanted`` (None: absent);
+    ``after``: the annotations as they will be, written whole when the object has none."""
+    annotations = meta.get('annotations') or {}
+    have = annotations.get(CHANGE_CAUSE_ANNOTATION)
     pointer = json_pointer('metadata', 'annotations', CHANGE_CAUSE_ANNOTATION)
     if have is not None and have != wanted:
         tests.append(_test(pointer, have))
@@ -261,7 +268,6 @@ def controller_revision_undo_patch(workload, controller_revision):
         tests.append(annotations_guard(meta))
         changes.append({'op': 'add', 'path': pointer, 'value': wanted} if annotations
                        else {'op': 'add', 'path': '/metadata/annotations', 'value': after})
-    return _guarded(tests, changes)
 
 
 def template_restore_patch(workload, template, change_cause):
@@ -276,17 +282,8 @@ def template_restore_patch(workload, template, change_cause):
     annotations = meta.get('annotations') or {}
     tests = [spec_guard(meta)]
     changes = [{'op': 'replace', 'path': '/spec/template', 'value': template}]
-    have = annotations.get(CHANGE_CAUSE_ANNOTATION)
-    pointer = json_pointer('metadata', 'annotations', CHANGE_CAUSE_ANNOTATION)
-    if have is not None and have != change_cause:
-        tests.append(_test(pointer, have))
-        changes.append({'op': 'remove', 'path': pointer} if change_cause is None
-                       else {'op': 'replace', 'path': pointer, 'value': change_cause})
-    elif have is None and change_cause is not None:
-        tests.append(annotations_guard(meta))
-        after = dict(annotations, **{CHANGE_CAUSE_ANNOTATION: change_cause})
-        changes.append({'op': 'add', 'path': pointer, 'value': change_cause} if annotations
-                       else {'op': 'add', 'path': '/metadata/annotations', 'value': after})
+    after = dict(annotations, **{CHANGE_CAUSE_ANNOTATION: change_cause})
+    _change_cause_ops(meta, change_cause, after, tests, changes)
     return _guarded(tests, changes)
 
 

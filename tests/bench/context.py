@@ -75,13 +75,15 @@ class Context:
         os.makedirs(out)
         return out
 
-    def kubectl(self, args, cache_dir, timeout=180):
-        start = self.sim.log.offset()
+    def kubectl(self, args, cache_dir, timeout=180, sim=None):
+        """kubectl against ``sim`` (default: this context's kubesim), timed, with its requests."""
+        sim = sim or self.sim
+        start = sim.log.offset()
         t0 = time.monotonic()
-        proc = subprocess.run([KUBECTL, '--kubeconfig', self.kubeconfig, '--cache-dir', cache_dir, *args],
+        proc = subprocess.run([KUBECTL, '--kubeconfig', sim.kubeconfig, '--cache-dir', cache_dir, *args],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
         seconds = time.monotonic() - t0
-        return KubectlRun(proc.returncode, seconds, self.sim.log.between(start), proc.stderr.strip())
+        return KubectlRun(proc.returncode, seconds, sim.log.between(start), proc.stderr.strip())
 
     def playbook(self, tasks, label, environment=None, require_tasks=True, extra_env=None):
         """Run one play of ``tasks`` on localhost; tasks' requests come from kubesim's log."""

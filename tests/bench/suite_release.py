@@ -30,7 +30,7 @@ def _names(tool):
     return [f'rel-{tool}-{i}' for i in range(1, COUNT + 1)]
 
 
-def _role_play(ctx, sim, names, image):
+def _role_play(sim, names, image):
     workloads = [
         {'kind': 'Deployment', 'name': n, 'namespace': fx.NAMESPACE, 'images': {fx.CONTAINER: image}}
         for n in names
@@ -53,41 +53,17 @@ def _role_play(ctx, sim, names, image):
 
 
 def _kubectl_sequence(ctx, sim, names, image, cache_dir):
+    """kubectl set image for each, then rollout status for each: (seconds, all ok, errors)."""
+    commands = [['set', 'image', f'deployment/{n}', f'{fx.CONTAINER}={image}'] for n in names]
+    commands += [['rollout', 'status', f'deployment/{n}', '--timeout=120s'] for n in names]
     t0 = time.monotonic()
-    runs = []
-    for n in names:
-        runs.append(
-            _kubectl(
-                sim,
-                ['-n', fx.NAMESPACE, 'set', 'image', f'deployment/{n}', f'{fx.CONTAINER}={image}'],
-                cache_dir,
-            )
-        )
-    for n in names:
-        runs.append(
-            _kubectl(
-                sim, ['-n', fx.NAMESPACE, 'rollout', 'status', f'deployment/{n}', '--timeout=120s'], cache_dir
-            )
-        )
+    runs = [ctx.kubectl(['-n', fx.NAMESPACE, *c], cache_dir, sim=sim) for c in commands]
+    seconds = time.monotonic() - t0
     return (
-        time.monotonic() - t0,
-        all(rc == 0 for rc, _err in runs),
-        '; '.join(e for rc, e in runs if rc)[:300],
+        seconds,
+        all(r.returncode == 0 for r in runs),
+        '; '.join(r.stderr for r in runs if r.returncode)[:300],
     )
-
-
-def _kubectl(sim, args, cache_dir):
-    import subprocess
-    from .context import KUBECTL
-
-    proc = subprocess.run(
-        [KUBECTL, '--kubeconfig', sim.kubeconfig, '--cache-dir', cache_dir, *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        timeout=180,
-    )
-    return proc.returncode, proc.stderr.strip()
 
 
 def run(ctx, reps):
@@ -106,7 +82,7 @@ def run(ctx, reps):
         )
         cache_dir = ctx.fresh_dir('kubectl-cache', 'release')
         # Untimed: kubectl's discovery cache filled, as on an operator's machine.
-        _kubectl(sim, ['-n', fx.NAMESPACE, 'get', 'deployments'], cache_dir)
+        ctx.kubectl(['-n', fx.NAMESPACE, 'get', 'deployments'], cache_dir, sim=sim)
         samples = {'role': [], 'kubectl': []}
         for r in range(reps):
             image = fx.IMAGE.format(r + 2)
@@ -119,7 +95,7 @@ def run(ctx, reps):
                         {'seconds': seconds, 'ok': ok, 'msg': msg, 'processes': 2 * COUNT}
                     )
                     continue
-                run_ = ctx.playbook(_role_play(ctx, sim, names, image), f'release-{r}')
+                run_ = ctx.playbook(_role_play(sim, names, image), f'release-{r}')
                 # The include and every task of the role; the ones it ran (not skipped) are counted.
                 ran = [t for t in run_.tasks if ' : ' in t.name and t.status not in ('skipped', 'missing')]
                 samples['role'].append(

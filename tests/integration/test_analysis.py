@@ -30,18 +30,19 @@ def stack(tmp_path_factory):
         metrics.stop()
 
 
-def check(name, query, **bounds):
-    return dict({'name': name, 'prometheus': {'url': STACK_URL[0], 'query': query}}, **bounds)
+@pytest.fixture
+def check(stack):
+    """``check(name, query, min=..., max=...)``: a check of the file's Prometheus."""
+    _metrics, prom = stack
 
+    def make(name, query, **bounds):
+        return dict({'name': name, 'prometheus': {'url': prom.url, 'query': query}}, **bounds)
 
-STACK_URL = []
+    return make
 
 
 @pytest.fixture
-def analysis_of(stack):
-    metrics, prom = stack
-    STACK_URL[:] = [prom.url]
-
+def analysis_of():
     def make(*checks, **options):
         return dict({'interval': 1, 'checks': list(checks)}, **options)
 
@@ -55,7 +56,9 @@ def rolled_out(kubesim_factory, *names):
     return sim, kube
 
 
-def test_rollout_status_judges_by_prometheus_and_http_checks(kubesim_factory, play, stack, analysis_of):
+def test_rollout_status_judges_by_prometheus_and_http_checks(
+    kubesim_factory, play, stack, analysis_of, check
+):
     metrics, prom = stack
     sim, _kube = rolled_out(kubesim_factory, 'web')
     smoke = {'name': 'smoke', 'http': {'url': metrics.url + '/healthz', 'body_regex': '^ok$'}}
@@ -149,7 +152,7 @@ def test_rollout_status_judges_by_prometheus_and_http_checks(kubesim_factory, pl
 
 
 def test_bad_analysis_options_are_refused_before_any_request(
-    kubesim_factory, play, stack, analysis_of, tmp_path
+    kubesim_factory, play, stack, analysis_of, check, tmp_path
 ):
     metrics, _prom = stack
     log = tmp_path / 'requests.jsonl'
@@ -234,7 +237,7 @@ def test_credentials_reach_the_endpoint_and_never_the_output(kubesim_factory, pl
         server.stop()
 
 
-def test_a_release_failing_its_analysis_is_put_back(kubesim_factory, play, analysis_of):
+def test_a_release_failing_its_analysis_is_put_back(kubesim_factory, play, analysis_of, check):
     sim, kube = rolled_out(kubesim_factory, 'web', 'api')
     images = [{'kind': 'Deployment', 'name': n, 'images': {'app': 'app:2'}} for n in ('web', 'api')]
     res = play(
@@ -271,7 +274,7 @@ def test_a_release_failing_its_analysis_is_put_back(kubesim_factory, play, analy
     assert res.ok('kubeops.rollout.rollout_upgrade : Release the new images')['analysis']['passed'] is True
 
 
-def test_a_canary_judged_by_its_error_rate(kubesim_factory, play, stack, analysis_of):
+def test_a_canary_judged_by_its_error_rate(kubesim_factory, play, stack, analysis_of, check):
     """docs/analysis.md's worked example: the canary is paused with its first new pods, judged by the
     error rate during the soak, and rolled back when the rate is over its bound."""
     sim, kube = rolled_out(kubesim_factory, 'web')
