@@ -89,6 +89,25 @@ def test_check_mode_asks_the_api_server(kubesim_factory, play):
     assert 'diff' not in check and check['changed'] is False
 
 
+def test_check_mode_gets_the_api_servers_refusal(kubesim_factory, play):
+    sim = kubesim_factory(ready_delay=0.05)
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web')])
+    # A change-cause over the API server's 256 KiB limit for annotations: only the server says no.
+    cause = 'x' * (256 * 1024 + 1)
+    res = play(sim, [
+        task('huge cause check', 'rollout_image', kind='Deployment', name='web', images={'app': 'nginx:2'},
+             change_cause=cause, check_mode=True, diff=True),
+        task('huge cause', 'rollout_image', kind='Deployment', name='web', images={'app': 'nginx:2'},
+             change_cause=cause),
+    ])
+    check, real = res.failed('huge cause check'), res.failed('huge cause')
+    assert '422' in check['msg'] and 'metadata.annotations' in check['msg'], check['msg'][:500]
+    assert check['msg'] == real['msg']
+    assert 'diff' not in check and check['changed'] is False
+    assert image_of(kube.get('Deployment', 'web')) != 'nginx:2'
+
+
 def test_return_values_kinds_counts_and_one_diff_shape(kubesim_factory, play):
     sim = kubesim_factory(ready_delay=0.05)
     kube = Kube(sim.kubeconfig)

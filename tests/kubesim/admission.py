@@ -405,6 +405,19 @@ def validate_labels(errs, labels, field):
             errs.invalid(field, value, LABEL_VALUE_MSG)
 
 
+# ValidateAnnotationsSize (apimachinery's objectmeta validation): keys and values together.
+TOTAL_ANNOTATION_SIZE = 256 * 1024
+
+
+def validate_annotations_size(errs, annotations):
+    if not isinstance(annotations, dict):
+        return
+    total = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())
+    if total > TOTAL_ANNOTATION_SIZE:
+        errs.causes.append(('metadata.annotations', 'FieldValueTooLong',
+                            f'Too long: may not be more than {TOTAL_ANNOTATION_SIZE} bytes'))
+
+
 def validate_pod_spec(errs, spec, path):
     if not isinstance(spec, dict):
         errs.required(path)
@@ -794,6 +807,7 @@ def admit(strategy, obj, old):
     if old is None:
         validate_name(errs, obj)
     validate_labels(errs, (obj.get('metadata') or {}).get('labels'), 'metadata.labels')
+    validate_annotations_size(errs, (obj.get('metadata') or {}).get('annotations'))
     strategy.validator(obj, old, errs)
     errs.raise_if_any(strategy, obj)
     if strategy.after_admit is not None:

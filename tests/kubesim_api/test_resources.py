@@ -427,3 +427,15 @@ def test_initial_namespaces(http):
     names = [i['metadata']['name'] for i in body['items']]
     assert {'default', 'kube-system', 'kube-public'} <= set(names)
     assert all(i['status']['phase'] == 'Active' for i in body['items'])
+
+
+def test_annotations_over_256_kib_in_all_are_invalid(http):
+    assert http.post(DEPLOYS, deployment(replicas=0))[0] == 201
+    at_limit = {'a': 'x' * (256 * 1024 - 1)}
+    merge = 'application/merge-patch+json'
+    assert http.patch(f'{DEPLOYS}/web', {'metadata': {'annotations': at_limit}}, content_type=merge)[0] == 200
+    over = {'metadata': {'annotations': {'a': None, 'bb': 'x' * (256 * 1024 - 1)}}}
+    status, _, body = http.patch(f'{DEPLOYS}/web', over, content_type=merge)
+    assert status == 422 and is_status(body, 422, 'Invalid')
+    assert body['details']['causes'] == [{'reason': 'FieldValueTooLong', 'field': 'metadata.annotations',
+                                          'message': 'Too long: may not be more than 262144 bytes'}]
