@@ -7,7 +7,7 @@
 
 Every request and response body is plain JSON (dicts and lists), never a typed client model, so a
 field the client library does not know survives a read-modify-write. Where the API is and how to
-authenticate comes from ``connection.py``; the bytes go through ``transport.py``.
+authenticate comes from the ``connection`` package; the bytes go through ``transport.py``.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -26,7 +26,9 @@ try:
 except ImportError:  # pragma: no cover - Python 2 is not supported, this keeps sanity's import test quiet
     quote = urlencode = None
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.connection import load_connection
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection.certificates import ssl_context
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection.options import load_connection
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection.tokens import auth_headers
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (
     ApiError,
     ConnectionFailure,
@@ -40,8 +42,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.transport import (
     RequestTimeout,
     ResponseTooLarge,
     Transport,
-    basic_auth,
-    ssl_context,
 )
 
 USER_AGENT = 'kubeops.rollout'
@@ -120,19 +120,7 @@ class ApiClient:
             if credential is not self._credential:
                 self._use_credential(credential)
             token = credential.token
-        if token:
-            headers.append(('Authorization', 'Bearer ' + token))
-        elif conn.username and conn.password is not None:
-            headers.append(('Authorization', basic_auth('%s:%s' % (conn.username, conn.password))))
-        if conn.impersonate_user:
-            headers.append(('Impersonate-User', conn.impersonate_user))
-        for group in conn.impersonate_groups or []:
-            headers.append(('Impersonate-Group', group))
-        if conn.impersonate_uid:
-            headers.append(('Impersonate-Uid', conn.impersonate_uid))
-        for key, values in sorted((conn.impersonate_extra or {}).items()):
-            for value in values:
-                headers.append(('Impersonate-Extra-' + quote(key, safe=''), value))
+        headers.extend(auth_headers(conn, token))
         return headers
 
     def _reauthenticate(self):

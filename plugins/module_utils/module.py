@@ -21,7 +21,7 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient
-from ansible_collections.kubeops.rollout.plugins.module_utils.connection import (
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection.options import (
     CONNECTION_ARG_SPEC,
     load_connection,
     param_secrets,

@@ -3,20 +3,17 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""HTTP(S) to one API server on the standard library (``http.client`` and ``ssl``): the TLS
-context from a ``Connection``, HTTP proxies (forwarding and CONNECT tunnels), keep-alive pooling
-and streaming responses. Knows nothing of Kubernetes: ``client.py`` sends the requests."""
+"""HTTP(S) to one API server on the standard library (``http.client`` and ``ssl``), with the TLS
+context ``connection/certificates.py`` builds: HTTP proxies (forwarding and CONNECT tunnels),
+keep-alive pooling and streaming responses. Knows nothing of Kubernetes: ``client.py`` sends the requests."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import base64
 import http.client
-import os
 import select
 import socket
-import ssl
 import threading
 import time
 
@@ -25,7 +22,8 @@ try:
 except ImportError:  # pragma: no cover - Python 2 is not supported, this keeps sanity's import test quiet
     urlsplit = None
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.connection import proxy_userinfo
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection.settings import proxy_userinfo
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection.tokens import basic_auth
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConfigError, redact
 
 CONNECT_TIMEOUT = 10.0
@@ -100,10 +98,6 @@ def _no_proxy_matches(host, no_proxy, port=None):
     return False
 
 
-def basic_auth(credentials):
-    return 'Basic ' + base64.b64encode(credentials.encode('latin-1')).decode('ascii')
-
-
 def proxy_header_list(proxy_headers):
     """The ``proxy_headers`` option as HTTP headers for the proxy (kubernetes.core's names)."""
     headers = []
@@ -117,60 +111,6 @@ def proxy_header_list(proxy_headers):
         elif key == 'user_agent':
             headers.append(('User-Agent', value))
     return headers
-
-
-def ssl_context(conn):
-    """The TLS context for ``conn``: its CA (or the system's), client certificate, verification."""
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    if conn.verify:
-        try:
-            if conn.ca_file:
-                ctx.load_verify_locations(cafile=conn.ca_file)
-            elif conn.ca_data:
-                ctx.load_verify_locations(cadata=conn.ca_data)
-            else:
-                ctx.load_default_certs()
-        except (IOError, OSError, ssl.SSLError) as e:
-            raise ConfigError('cannot load the CA certificate %s: %s'
-                              % (conn.ca_file or '(certificate-authority-data)',
-                                 getattr(e, 'strerror', None) or e))
-    else:
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
-    if conn.cert_file or conn.cert_data:
-        _load_client_cert(conn, ctx)
-    return ctx
-
-
-def _load_client_cert(conn, ctx):
-    tmpdir = None
-    try:
-        cert, key = conn.cert_file, conn.key_file
-        if conn.cert_data or conn.key_data:
-            import shutil
-            import tempfile
-            # ssl only loads certificates from files: write them to a private directory and
-            # delete them as soon as they are loaded (the context keeps them in memory).
-            tmpdir = tempfile.mkdtemp(prefix='kubeops-rollout-')
-            if conn.cert_data:
-                cert = os.path.join(tmpdir, 'client.crt')
-                with os.fdopen(os.open(cert, os.O_WRONLY | os.O_CREAT, 0o600), 'wb') as f:
-                    f.write(conn.cert_data)
-            if conn.key_data:
-                key = os.path.join(tmpdir, 'client.key')
-                with os.fdopen(os.open(key, os.O_WRONLY | os.O_CREAT, 0o600), 'wb') as f:
-                    f.write(conn.key_data)
-        if not key:
-            raise ConfigError('a client certificate needs a client key '
-                              '(client_key or the kubeconfig client-key)')
-        ctx.load_cert_chain(cert, key)
-    except (IOError, OSError, ssl.SSLError) as e:
-        raise ConfigError('cannot load the client certificate/key (%s, %s): %s'
-                          % (conn.cert_file or 'client-certificate-data',
-                             conn.key_file or 'client-key-data', getattr(e, 'strerror', None) or e))
-    finally:
-        if tmpdir:
-            shutil.rmtree(tmpdir, ignore_errors=True)
 
 
 class ConnectFailed(Exception):

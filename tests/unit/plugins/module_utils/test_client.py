@@ -8,10 +8,11 @@ import pytest
 import yaml
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import client as client_mod
-from ansible_collections.kubeops.rollout.plugins.module_utils import connection as connection_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection import tokens as tokens_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils import transport as transport_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient
-from ansible_collections.kubeops.rollout.plugins.module_utils.connection import Connection, load_connection
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection.options import load_connection
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection.settings import Connection
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (
     ApiError,
     ConfigError,
@@ -206,7 +207,7 @@ def test_in_cluster_service_account_when_nothing_else(tmp_path, monkeypatch):
     (sa / 'token').write_text('sa-token\n')
     (sa / 'ca.crt').write_text('pem')
     (sa / 'namespace').write_text('apps')
-    monkeypatch.setattr(connection_mod, 'SERVICE_ACCOUNT_DIR', str(sa))
+    monkeypatch.setattr(tokens_mod, 'SERVICE_ACCOUNT_DIR', str(sa))
     env = {'KUBERNETES_SERVICE_HOST': '10.96.0.1', 'KUBERNETES_SERVICE_PORT': '443'}
     conn = load_connection({}, env=env)
     assert (conn.server, conn.token, conn.namespace) == ('https://10.96.0.1:443', 'sa-token', 'apps')
@@ -265,7 +266,7 @@ def test_native_auth_does_not_import_kubernetes(tmp_path):
     kc = write_kubeconfig(tmp_path / 'config')
     collections = client_mod.__file__.split('/ansible_collections/')[0]
     code = ('import sys; sys.path.insert(0, %r)\n'
-            'from ansible_collections.kubeops.rollout.plugins.module_utils.connection import '
+            'from ansible_collections.kubeops.rollout.plugins.module_utils.connection.options import '
             'load_connection\n'
             'load_connection({"kubeconfig": %r}, env={})\n'
             'print("kubernetes" in sys.modules)') % (collections, kc)

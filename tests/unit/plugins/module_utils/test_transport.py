@@ -17,7 +17,7 @@ import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import client as client_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient
-from ansible_collections.kubeops.rollout.plugins.module_utils.connection import Connection
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection.settings import Connection
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConnectionFailure
 from tests.kubesim.tls import Certificates
 

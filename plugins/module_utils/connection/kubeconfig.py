@@ -4,47 +4,28 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 """Kubeconfig files: reading and merging them as kubectl does (``read_kubeconfig``) and the
-``Connection`` of one context (``load_kubeconfig``).
+``Connection`` of one context (``load_kubeconfig``), its fields type-checked; the user's
+credentials are read by ``tokens.py``, ``certificates.py``, ``auth_providers.py`` or
+``exec_plugin.py``.
 
-PyYAML is imported only when a kubeconfig file is read; only auth-providers (oidc and the old
-gcp/azure ones) fall back to the ``kubernetes`` library (imported only then: the import alone costs
-about half a second).
+PyYAML is imported only when a kubeconfig file is read.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import base64
 import os
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConfigError, redact
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection import (
+    auth_providers,
+    certificates,
+    tokens,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection.settings import Connection
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConfigError
 
 DEFAULT_KUBECONFIG = '~/.kube/config'
-
-
-def _b64decode(value, what):
-    try:
-        return base64.b64decode(value)
-    except (TypeError, ValueError):
-        raise ConfigError('kubeconfig field %s is not valid base64' % what)
-
-
-def _ca_data(value, where):
-    """certificate-authority-data as PEM text; empty, not base64 or no certificate is an error
-    (never a silent fallback to the system's CAs)."""
-    if not value.strip():
-        raise ConfigError('kubeconfig field certificate-authority-data of %s is empty: set it to the '
-                          'base64 of the CA certificate (PEM), or remove it to use the system\'s CAs' % where)
-    try:
-        pem = base64.b64decode(''.join(value.split()), validate=True).decode('utf-8')
-    except (TypeError, ValueError):
-        raise ConfigError('kubeconfig field certificate-authority-data of %s is not valid base64' % where)
-    if '-----BEGIN CERTIFICATE-----' not in pem:
-        raise ConfigError('kubeconfig field certificate-authority-data of %s holds no PEM certificate '
-                          '(-----BEGIN CERTIFICATE-----): it must be the base64 of the CA certificate'
-                          % where)
-    return pem
 
 
 # Kubeconfig fields that are strings (or absent), per section; a number or a list there is an error
@@ -104,14 +85,6 @@ def _shown(value):
     return text if len(text) <= 40 else text[:37] + '...'
 
 
-def _read_text(path, what):
-    try:
-        with open(path) as f:
-            return f.read()
-    except (IOError, OSError) as e:
-        raise ConfigError('cannot read %s file %s: %s' % (what, path, e.strerror or e))
-
-
 def kubeconfig_paths(source):
     """The files of a kubeconfig option: one path, a path list (``a:b``, as ``KUBECONFIG`` takes), or
     a list of paths. (paths, explicit): one file named alone must exist; in a list, as kubectl does
@@ -132,7 +105,7 @@ def kubeconfig_paths(source):
     return paths, len(paths) == 1 and not isinstance(source, (list, tuple))
 
 
-def _default_kubeconfig_paths(env):
+def default_kubeconfig_paths(env):
     value = env.get('KUBECONFIG')
     if value:
         return [os.path.expanduser(p) for p in value.split(os.pathsep) if p]
@@ -172,7 +145,7 @@ def read_kubeconfig(source, env=None):
         docs = [(source, os.getcwd())]
         description = 'the kubeconfig option (inline)'
     else:
-        paths, explicit = kubeconfig_paths(source) if source else (_default_kubeconfig_paths(env), False)
+        paths, explicit = kubeconfig_paths(source) if source else (default_kubeconfig_paths(env), False)
         docs = []
         for path in paths:
             if not os.path.exists(path):
@@ -244,9 +217,6 @@ def load_kubeconfig(source, context=None, env=None):
                           % (ctx.get('cluster'), name, description))
     user = config['users'].get(ctx.get('user')) or {}
 
-    # Imported here: connection.py imports this module.
-    from ansible_collections.kubeops.rollout.plugins.module_utils.connection import Connection
-
     _check_types('context', name, ctx, description)
     _check_types('cluster', ctx.get('cluster'), cluster, description)
     _check_types('user', ctx.get('user'), user, description)
@@ -255,56 +225,25 @@ def load_kubeconfig(source, context=None, env=None):
     conn.source = '%s (context "%s")' % (description, name)
     conn.namespace = ctx.get('namespace') or None
     conn.server = (cluster.get('server') or '').rstrip('/') or None
-    conn.verify = not _kubeconfig_bool(cluster, 'insecure-skip-tls-verify',
-                                       'cluster "%s"' % ctx.get('cluster'))
-    conn.tls_server_name = cluster.get('tls-server-name') or None
     conn.proxy = cluster.get('proxy-url') or None
-    where = 'cluster "%s" in %s' % (ctx.get('cluster'), description)
-    has_ca = cluster.get('certificate-authority-data') is not None \
-        or bool(cluster.get('certificate-authority'))
-    if has_ca and not conn.verify:
-        raise ConfigError('%s sets both a CA (certificate-authority or certificate-authority-data) and '
-                          'insecure-skip-tls-verify: true, which kubectl refuses too: remove one of them'
-                          % where)
-    if cluster.get('certificate-authority-data') is not None:
-        conn.ca_data = _ca_data(cluster['certificate-authority-data'], where)
-    elif cluster.get('certificate-authority'):
-        conn.ca_file = cluster['certificate-authority']
+    insecure = _kubeconfig_bool(cluster, 'insecure-skip-tls-verify', 'cluster "%s"' % ctx.get('cluster'))
+    certificates.from_cluster(conn, cluster, insecure,
+                              'cluster "%s" in %s' % (ctx.get('cluster'), description))
 
     static = any(user.get(field) for field in _STATIC_AUTH_FIELDS)
     if user.get('auth-provider') and not static:
-        _check_auth_provider(user['auth-provider'], ctx.get('user'))
-        _load_with_kubernetes_library(conn, config, name, ['auth-provider'])
-        if not conn.token:
-            raise ConfigError(
-                'the oidc auth-provider of kubeconfig user "%s" gave no token: its id-token is missing, '
-                'not a JWT (three base64url parts) or expired without a refresh (check idp-issuer-url, '
-                'client-id and refresh-token). Log in again to get a new id-token, or use an exec '
-                'credential plugin such as kubelogin (int128/kubelogin) instead' % ctx.get('user'))
+        auth_providers.load(conn, config, name, ctx.get('user'))
     elif user.get('exec') and not static:
-        from ansible_collections.kubeops.rollout.plugins.module_utils.exec_credential import (
+        # Imported only for an exec plugin (most kubeconfigs have none).
+        from ansible_collections.kubeops.rollout.plugins.module_utils.connection.exec_plugin import (
             ExecCredentialProvider,
         )
         conn.exec_provider = ExecCredentialProvider(
             user['exec'], cluster=cluster, base_dir=config['user-dirs'].get(ctx.get('user')),
             user=ctx.get('user'), environ=env)
     else:
-        if user.get('token'):
-            conn.token = user['token']
-        elif user.get('tokenFile'):
-            path = user['tokenFile']
-            conn.token = _read_text(path, 'token').strip()
-            conn.refresh = lambda: _read_text(path, 'token').strip()
-        if user.get('client-certificate-data'):
-            conn.cert_data = _b64decode(user['client-certificate-data'], 'client-certificate-data')
-        elif user.get('client-certificate'):
-            conn.cert_file = user['client-certificate']
-        if user.get('client-key-data'):
-            conn.key_data = _b64decode(user['client-key-data'], 'client-key-data')
-        elif user.get('client-key'):
-            conn.key_file = user['client-key']
-        conn.username = user.get('username') or None
-        conn.password = user.get('password') or None
+        tokens.from_user(conn, user)
+        certificates.from_user(conn, user)
     conn.impersonate_user = user.get('as') or None
     conn.impersonate_groups = list(user.get('as-groups') or []) or None
     conn.impersonate_uid = user.get('as-uid') or None
@@ -315,81 +254,3 @@ def load_kubeconfig(source, context=None, env=None):
     conn.impersonate_extra = {str(k): [str(v) for v in (vals if isinstance(vals, list) else [vals])]
                               for k, vals in extra.items()} or None
     return conn
-
-
-# The auth-providers client-go removed (1.26) and the exec credential plugins that replaced them.
-REMOVED_AUTH_PROVIDERS = {
-    'gcp': ('gke-gcloud-auth-plugin', 'install it (gcloud components install gke-gcloud-auth-plugin) and '
-            'run gcloud container clusters get-credentials again'),
-    'azure': ('kubelogin (github.com/Azure/kubelogin)', 'install it and run kubelogin convert-kubeconfig'),
-}
-
-
-def _check_auth_provider(provider, user):
-    """Refuse an auth-provider that cannot authenticate: only ``oidc`` still exists."""
-    if not isinstance(provider, dict) or not isinstance(provider.get('name'), str):
-        raise ConfigError('kubeconfig field auth-provider of user "%s" must be a mapping with a name'
-                          % user)
-    name = provider['name']
-    if name in REMOVED_AUTH_PROVIDERS:
-        plugin, how = REMOVED_AUTH_PROVIDERS[name]
-        raise ConfigError(
-            'kubeconfig user "%s" uses the %s auth-provider, which Kubernetes clients no longer '
-            'support: it was replaced by the exec credential plugin %s; %s, so that the user has an '
-            'exec section instead' % (user, name, plugin, how))
-    if name != 'oidc':
-        raise ConfigError('kubeconfig user "%s" uses the auth-provider "%s", which is not supported (only '
-                          'oidc is); use an exec credential plugin instead' % (user, name))
-    config = provider.get('config')
-    if not isinstance(config, dict) or not isinstance(config.get('id-token'), str) \
-            or not config.get('id-token'):
-        raise ConfigError('the oidc auth-provider of kubeconfig user "%s" has no id-token (config.id-token): '
-                          'log in again to get one' % user)
-
-
-def _load_with_kubernetes_library(conn, config, context, fields):
-    """Authenticate through the kubernetes library (exec plugins, auth-providers, ...)."""
-    try:
-        import kubernetes.client
-        import kubernetes.config
-    except ImportError:
-        raise ConfigError(
-            'the kubeconfig user of context "%s" authenticates with %s, which needs the Python '
-            'library "kubernetes" on the managed node (pip install kubernetes)'
-            % (context, ', '.join(fields)))
-    raw = {
-        'apiVersion': 'v1', 'kind': 'Config', 'current-context': context,
-        'clusters': [{'name': k, 'cluster': v} for k, v in config['clusters'].items()],
-        'users': [{'name': k, 'user': v} for k, v in config['users'].items()],
-        'contexts': [{'name': k, 'context': v} for k, v in config['contexts'].items()],
-    }
-    cfg = kubernetes.client.Configuration()
-    try:
-        kubernetes.config.load_kube_config_from_dict(raw, context=context, client_configuration=cfg)
-    except Exception as e:  # the library raises many types; all mean "cannot authenticate"
-        raise ConfigError('cannot load credentials of context "%s" (%s): %s'
-                          % (context, ', '.join(fields), redact(e, [])))
-
-    def token_of(configuration):
-        # The library keeps the token under "BearerToken" (older versions: "authorization").
-        keys = configuration.api_key or {}
-        value = keys.get('BearerToken') or keys.get('authorization') or ''
-        if not isinstance(value, str):
-            return None
-        return value[len('Bearer '):] if value.startswith('Bearer ') else (value or None)
-
-    conn.token = token_of(cfg)
-    if cfg.cert_file:
-        conn.cert_file = cfg.cert_file
-    if cfg.key_file:
-        conn.key_file = cfg.key_file
-    if cfg.ssl_ca_cert and not (conn.ca_file or conn.ca_data):
-        conn.ca_file = cfg.ssl_ca_cert
-
-    def refresh():
-        hook = getattr(cfg, 'refresh_api_key_hook', None)
-        if hook:
-            hook(cfg)
-        return token_of(cfg)
-
-    conn.refresh = refresh

@@ -1,4 +1,4 @@
-"""exec_credential with real plugin programs: small scripts written to tmp_path and run for real.
+"""exec_plugin with real plugin programs: small scripts written to tmp_path and run for real.
 
 Each plugin is an executable Python script; what it saw (argv, environment, stdin) it writes to a
 JSON file beside it so the test can check what the provider really passed.
@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import exec_credential as ec
-from ansible_collections.kubeops.rollout.plugins.module_utils.exec_credential import (
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection import exec_plugin as ec
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection.exec_plugin import (
     ExecConfigError,
     ExecCredentialError,
     ExecCredentialProvider,
