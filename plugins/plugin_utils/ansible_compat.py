@@ -1,0 +1,79 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The one place that touches ansible-core's private internals (underscored names, ``ansible._internal``).
+
+The action plugins run a module's code in the controller process (``controller.py``); for that they
+need a few things ansible-core keeps private: what an argument-spec validation found besides its
+errors (the ``no_log`` values, deprecations and alias warnings), the environment a module would
+run in, the cleanup of a module path's remote temporary directory, and ansible-core 2.19's
+normalization of a failed module result. Each is one function here, so an ansible-core release
+that moves one of them breaks this file only; ``tests/compat`` runs a playbook through every
+supported ansible-core (``requires_ansible`` in meta/runtime.yml) to catch it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.errors import UnsupportedError
+
+try:  # ansible-core 2.19+: module failures carry a captured error summary (shown as "Module failed: ...")
+    from ansible._internal._errors._captured import AnsibleModuleCapturedError
+except ImportError:  # older ansible-core: module results are used as they are
+    AnsibleModuleCapturedError = None
+
+
+class Validation:
+    """The outcome of validating a module's arguments as AnsibleModule does: ``params`` (coerced,
+    defaults filled in), ``no_log_values``, ``deprecations`` (dicts with msg and version or date),
+    ``alias_warnings`` ((option, alias) pairs set together), ``error`` (the message, or None) and
+    ``unsupported`` (whether the error is about unknown options)."""
+
+    def __init__(self, params, no_log_values, deprecations, alias_warnings, error, unsupported):
+        self.params = params
+        self.no_log_values = no_log_values
+        self.deprecations = deprecations
+        self.alias_warnings = alias_warnings
+        self.error = error
+        self.unsupported = unsupported
+
+
+def validate_arguments(argument_spec, params, mutually_exclusive=None, required_together=None,
+                       required_one_of=None, required_if=None, required_by=None):
+    validator = ArgumentSpecValidator(argument_spec, mutually_exclusive, required_together,
+                                      required_one_of, required_if, required_by)
+    result = validator.validate(params)
+    errors = result.errors
+    return Validation(
+        params=result.validated_parameters,
+        no_log_values=set(result._no_log_values),
+        deprecations=[dict(d) for d in result._deprecations],
+        alias_warnings=[(w['option'], w['alias']) for w in result._warnings],
+        error=errors.msg if errors.errors else None,
+        unsupported=bool(errors.errors) and isinstance(errors[0], UnsupportedError),
+    )
+
+
+def task_environment(action):
+    """The environment variables a task's ``environment:`` sets, templated, as ansible-core
+    computes them for a module run by the action plugin ``action``."""
+    environment = {}
+    action._compute_environment_string(environment)
+    return environment
+
+
+def remove_remote_tmp(action):
+    """Remove the temporary directory a module path run left on the target, as ansible-core's own
+    module action does."""
+    action._remove_tmp_path(action._connection._shell.tmpdir)
+
+
+def normalize_failed_result(result):
+    """ansible-core 2.19+ shows a failed module result through its captured-error summary; older
+    versions use the result as it is."""
+    if AnsibleModuleCapturedError is not None:
+        AnsibleModuleCapturedError.normalize_result_exception(result)
