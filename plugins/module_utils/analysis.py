@@ -33,7 +33,6 @@ except ImportError:  # pragma: no cover - Python 2 is not supported, this keeps 
     from urllib import urlencode  # noqa: F401
     from urlparse import urlsplit, urlunsplit  # noqa: F401
 
-from ansible.module_utils.urls import open_url
 
 # The TLS and credential options of an endpoint, as for the API server's connection.
 _ENDPOINT_OPTIONS = {
@@ -365,6 +364,9 @@ def open_endpoint(
     client_key=None,
 ):
     """(status, body) of one request; any status is an answer (only a lost connection raises)."""
+    # Imported only when a check runs: it brings in cryptography, a tenth of a task's start.
+    from ansible.module_utils.urls import open_url
+
     try:
         response = open_url(
             url,

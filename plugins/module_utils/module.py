@@ -122,7 +122,8 @@ class AnsibleRuntime(AnsibleModule):
     ``runtime(argument_spec=..., supports_check_mode=..., mutually_exclusive=..., ...)``, it offers
     ``params`` (validated), ``check_mode``, ``diff``, ``env`` (the environment to read ``K8S_AUTH_*``
     and ``KUBECONFIG`` from), ``no_log_values`` (a set: every value in it is removed from the
-    result), ``warn``, ``deprecate``, ``progress`` (a live progress line) and ``exit_json`` /
+    result), ``warn``, ``deprecate``, ``progress`` (a live progress line, at -v), ``show`` (lines of
+    the task's output at every verbosity, such as a release's summary) and ``exit_json`` /
     ``fail_json``, which do not return. Secrets inside option values (an inline kubeconfig's keys
     and tokens, credentials in proxy URLs) join ``no_log_values`` as soon as the options are read,
     so no output, not even a failure of option validation, shows them.
@@ -142,6 +143,9 @@ class AnsibleRuntime(AnsibleModule):
 
     def progress(self, line):
         """A module process cannot print while it runs: its progress is its result."""
+
+    def show(self, lines):
+        """A module process cannot print: what it would show is in its result."""
 
 
 class KubeModule:

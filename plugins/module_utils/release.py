@@ -46,6 +46,7 @@ UNCHANGED = 'unchanged'
 ROLLED_BACK = 'rolled_back'
 ROLLBACK_FAILED = 'rollback_failed'
 UNTOUCHED = 'untouched'
+OUTCOMES = (UPGRADED, UNCHANGED, ROLLED_BACK, ROLLBACK_FAILED, UNTOUCHED)
 
 HELM_MANAGED_BY = ('app.kubernetes.io/managed-by', 'Helm')
 HELM_RELEASE_ANNOTATION = 'meta.helm.sh/release-name'
@@ -73,16 +74,20 @@ class Target:
         self.cause = None
         self.deleted_pods = []
         self.rollback = None  # what the put-back did
+        # A canary's record of what the workload had before it started (canary.py), or None.
+        self.record = None
 
     def label(self):
         return '%s %s/%s' % (self.kind.kind, self.namespace, self.name)
 
     @property
     def original_template(self):
-        return self.workload.template
+        return self.record['template'] if self.record else self.workload.template
 
     @property
     def original_cause(self):
+        if self.record:
+            return self.record.get('changeCause')
         return self.workload.annotations.get(CHANGE_CAUSE_ANNOTATION)
 
     def entry(self):
@@ -116,8 +121,11 @@ class Target:
 
 class ReleaseOptions:
     def __init__(
-        self, atomic=True, timeout=300, rollback_timeout=None, gates=None, check_mode=False, rollback=True
+        self, atomic=True, timeout=300, rollback_timeout=None, gates=None, check_mode=False, rollback=True,
+        canary=None, canary_ordinals=1,
     ):
+        self.canary = canary  # None, or the phase of a canary (canary.py)
+        self.canary_ordinals = canary_ordinals
         self.atomic = atomic
         self.rollback = rollback
         self.timeout = timeout
@@ -261,23 +269,12 @@ class Release:
                     'release through %s instead, or expect the change to be undone'
                     % (t.label(), manager, manager.split(' (')[0])
                 )
-            if w.paused:
-                problems.append(
-                    '%s is paused: a paused Deployment does not roll out; resume it first '
-                    '(rollout_pause with state=resumed)' % t.label()
-                )
-                continue
-            if w.kind == 'DaemonSet' and w.strategy_type() == 'OnDelete':
-                problems.append(
-                    '%s uses the OnDelete update strategy: its pods would keep the old images; '
-                    'switch it to RollingUpdate' % t.label()
-                )
+            problem = self._refusal(t)
+            if problem:
+                problems.append(problem)
                 continue
             try:
-                # The change-cause is written with new images only: a workload that has its images
-                # already is left as it is.
-                if w.image_patch(t.images) is not None:
-                    t.patch = w.image_patch(t.images, t.change_cause)
+                t.patch = self._patch_of(t)
             except UnknownContainer as e:
                 problems.append('%s: %s' % (t.label(), e))
                 continue
@@ -296,6 +293,24 @@ class Release:
                     '%s: the API server refused the change in a dry run: %s' % (t.label(), _text(e))
                 )
         return problems
+
+    def _refusal(self, t):
+        """Why ``t`` (as read) cannot be released, or None."""
+        w = t.workload
+        if w.paused:
+            return ('%s is paused: a paused Deployment does not roll out; resume it first '
+                    '(rollout_pause with state=resumed)' % t.label())
+        if w.kind == 'DaemonSet' and w.strategy_type() == 'OnDelete':
+            return ('%s uses the OnDelete update strategy: its pods would keep the old images; '
+                    'switch it to RollingUpdate' % t.label())
+        return None
+
+    def _patch_of(self, t):
+        """The write of ``t``: (content type, body), or None when it has its images already. The
+        change-cause is written with new images only."""
+        if t.workload.image_patch(t.images) is None:
+            return None
+        return t.workload.image_patch(t.images, t.change_cause)
 
     # -- 2. write
     def write_all(self):
@@ -459,8 +474,9 @@ class Release:
             current = self.client.get(t.workload.path)
             meta = current.get('metadata') or {}
             same_template = revisions.templates_equal((current.get('spec') or {}).get('template'), original)
-            if same_template and (meta.get('annotations') or {}).get(CHANGE_CAUSE_ANNOTATION) == cause:
-                if attempt == 0 and t.written is None:
+            if same_template and (meta.get('annotations') or {}).get(CHANGE_CAUSE_ANNOTATION) == cause \
+                    and self._restored(current):
+                if attempt == 0 and t.written is None and t.record is None:
                     return None  # the refused write did not apply: nothing to put back
                 written = current  # back already: an earlier attempt's answer was lost
                 break
@@ -472,7 +488,7 @@ class Release:
                     'not put back: its template was changed by someone else since this release '
                     'wrote it (generation %s)' % meta.get('generation')
                 )
-            body = patches.template_restore_patch(current, original, cause)
+            body = self._restore_patch(t, current)
             try:
                 written = self.client.patch(t.workload.path, body, patches.JSON_PATCH, retry=True)
                 break
@@ -492,6 +508,14 @@ class Release:
         if not result.done:
             return False, 'put back, but its rollout did not complete: %s' % result.message
         return True, 'put back to the template it had before the release'
+
+    def _restore_patch(self, t, current):
+        """The guarded JSON patch that puts ``t`` back, from ``current`` (as just read)."""
+        return patches.template_restore_patch(current, t.original_template, t.original_cause)
+
+    def _restored(self, current):
+        """Whether ``current``, whose template and change-cause are back, needs nothing more."""
+        return True
 
     def _replace_stuck(self, t, written):
         """A StatefulSet stuck on the broken revision: replace its stuck pods, then wait again."""
@@ -515,12 +539,15 @@ class Release:
             return status_mod.RolloutStatus(False, outcome.error, 'StuckPods', failed=True)
         return self._wait_one(t, self.client.get(t.workload.path), self.options.rollback_timeout)
 
-    def put_back(self, failed):
-        chosen = [
-            t
-            for t in self.targets
-            if (t.write_sent or t.deleted_pods) and (self.options.atomic or t in failed)
-        ]
+    def put_back(self, failed, chosen=None):
+        """Put back the workloads this run changed (all of them when atomic, else the ``failed``),
+        or the ``chosen`` ones."""
+        if chosen is None:
+            chosen = [
+                t
+                for t in self.targets
+                if (t.write_sent or t.deleted_pods) and (self.options.atomic or t in failed)
+            ]
         if not chosen:
             return
         self.progress('putting back %s' % ', '.join(t.label() for t in chosen))
@@ -560,16 +587,7 @@ class Release:
     def _run(self):
         problems = self.preflight()
         if problems:
-            for t in self.targets:
-                t.outcome = UNTOUCHED
-            lines = ['preflight failed, nothing was changed:'] + ['  %s' % p for p in problems]
-            return ReleaseResult(
-                self.targets,
-                True,
-                ' '.join(['release refused before any write:'] + [p + ';' for p in problems]).rstrip(';'),
-                lines,
-                self.warnings,
-            )
+            return self._refused(problems)
         if self.options.check_mode:
             for t in self.targets:
                 t.outcome = UPGRADED if t.patch else UNCHANGED
@@ -598,6 +616,29 @@ class Release:
                     t.cause = 'not changed: the release stopped before writing it'
         return self._summary()
 
+    def _refused(self, problems):
+        """The result of a failed preflight: nothing was written."""
+        for t in self.targets:
+            t.outcome = UNTOUCHED
+        lines = ['preflight failed, nothing was changed:'] + ['  %s' % p for p in problems]
+        return ReleaseResult(
+            self.targets,
+            True,
+            ' '.join(['release refused before any write:'] + [p + ';' for p in problems]).rstrip(';'),
+            lines,
+            self.warnings,
+        )
+
+    def _words(self):
+        """How the summary names each outcome."""
+        return {
+            UPGRADED: 'Would upgrade' if self.options.check_mode else 'Upgraded',
+            UNCHANGED: 'Already up to date',
+            ROLLED_BACK: 'ROLLED BACK',
+            ROLLBACK_FAILED: 'ROLLBACK FAILED',
+            UNTOUCHED: 'Not changed',
+        }
+
     def _summary(self, interrupted=False):
         if interrupted:
             for t in self.targets:
@@ -605,16 +646,10 @@ class Release:
                     t.outcome = UPGRADED if t.write_sent else UNTOUCHED
                     t.cause = 'interrupted before the release was judged'
         failed = interrupted or any(t.cause is not None for t in self.targets)
-        verb = 'Would upgrade' if self.options.check_mode else 'Upgraded'
+        words = self._words()
         lines = []
         for t in self.targets:
-            text = {
-                UPGRADED: verb,
-                UNCHANGED: 'Already up to date',
-                ROLLED_BACK: 'ROLLED BACK',
-                ROLLBACK_FAILED: 'ROLLBACK FAILED',
-                UNTOUCHED: 'Not changed',
-            }[t.outcome]
+            text = words[t.outcome]
             if t.cause and t.outcome in (UPGRADED, UNCHANGED):
                 text = 'FAILED, left as it is'
             line = '%s: %s' % (text, t.label())
@@ -652,31 +687,18 @@ def diff_of(t):
     )
 
 
-def result_fact(entries, summary, failed):
-    """The release as the roles keep it (``rollout_upgrade_result``): entries, lines and the labels
-    grouped by outcome."""
-    out = {
-        'workloads': [],
-        'summary': list(summary),
-        'failed': bool(failed),
-        'changed': [],
-        'unchanged': [],
-        'rolled_back': [],
-        'rollback_failed': [],
-        'untouched': [],
-    }
-    groups = {
-        UPGRADED: 'changed',
-        UNCHANGED: 'unchanged',
-        ROLLED_BACK: 'rolled_back',
-        ROLLBACK_FAILED: 'rollback_failed',
-        UNTOUCHED: 'untouched',
-    }
+def result_fields(entries, summary):
+    """The release's result (the module's, which the roles register as their result fact): the
+    entries, each with its label C(workload) (``Kind namespace/name``), the summary lines, and the
+    labels grouped by outcome (``upgraded``: written and kept)."""
+    out = {'workloads': [], 'summary': list(summary)}
+    for outcome in OUTCOMES:
+        out[outcome] = []
     for entry in entries:
         label = '%s %s/%s' % (entry['kind'], entry['namespace'], entry['name'])
         out['workloads'].append(dict(entry, workload=label))
         if entry['outcome'] == UPGRADED and not entry['changed']:
-            out['unchanged'].append(label)  # OnDelete pods replaced only: no new template
+            out[UNCHANGED].append(label)  # OnDelete pods replaced only: no new template
         else:
-            out[groups[entry['outcome']]].append(label)
+            out[entry['outcome']].append(label)
     return out

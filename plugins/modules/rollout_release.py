@@ -42,6 +42,18 @@ description:
     reports what would change; with C(--diff), the template diff per workload. Nothing persists.
   - SIGINT or SIGTERM during the wait ends the task at once, reporting what was written; nothing is
     left running.
+  - "B(Canary), with I(canary): the same transaction in three calls, your verification between them.
+    V(start) writes the new images together with a record of what each workload had (the
+    C(kubeops.rollout/canary) annotation); a StatefulSet gets a partition so that only its
+    I(canary_ordinals) highest ordinals update, a Deployment is paused as soon as the controller has
+    started the new ReplicaSet; the task returns once the canary pods are Ready. V(promote) releases
+    the rest (Deployment resumed, partition back to what it was), waits, runs the health gate, and
+    removes the record. V(abort) puts back every workload that has a record, exactly as it was. Any
+    failure in V(start) or V(promote) puts back what the call changed, as above. The record lives on
+    the workload, so promote and abort can run in another play or job; each phase repeated changes
+    nothing. DaemonSets and C(OnDelete) StatefulSets have no canary."
+  - On the controller (the C(local) connection, without C(become)), the summary lines are printed as
+    the task's output; elsewhere they are in C(summary).
 author:
   - kubeops.rollout contributors (!UNKNOWN)
 options:
@@ -107,6 +119,19 @@ options:
         it, and only reports.
     type: bool
     default: true
+  canary:
+    description:
+      - The phase of a canary release - V(start), V(promote) or V(abort) (see the description). Unset,
+        the whole release in one call.
+    type: str
+    choices: [start, promote, abort]
+  canary_ordinals:
+    description:
+      - With I(canary=start), how many of a StatefulSet's highest ordinals run the new images while the
+        canary is verified (its partition becomes C(replicas - canary_ordinals), or stays higher if it
+        already was).
+    type: int
+    default: 1
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
@@ -147,6 +172,40 @@ EXAMPLES = r'''
 - name: Show what happened to each workload
   ansible.builtin.debug:
     msg: "{{ release.workloads | map(attribute='outcome') | list }}"
+
+- name: Start a canary of web 2.5.0 (one pod of the new ReplicaSet, then paused)
+  kubeops.rollout.rollout_release:
+    namespace: shop
+    canary: start
+    workloads: &canary
+      - kind: Deployment
+        name: web
+        images: {web: registry.example.com/shop/web:2.5.0}
+
+- name: Judge the canary, then promote it or abort it
+  block:
+    - name: The canary's error rate stays low for a minute
+      kubeops.rollout.rollout_analysis:
+        duration: 60
+        analysis:
+          prometheus:
+            url: http://prometheus.monitoring:9090
+          checks:
+            - name: error-rate
+              query: sum(rate(http_requests_total{app="web",code=~"5.."}[1m]))
+              max: 0.5
+    - name: Promote the canary
+      kubeops.rollout.rollout_release:
+        namespace: shop
+        canary: promote
+        workloads: *canary
+        soak_seconds: 30
+  rescue:
+    - name: Abort the canary
+      kubeops.rollout.rollout_release:
+        namespace: shop
+        canary: abort
+        workloads: *canary
 '''
 
 RETURN = r'''
@@ -212,6 +271,10 @@ workloads:
     namespace:
       description: Namespace.
       type: str
+    workload:
+      description: C(Kind namespace/name), as the lists by outcome name it.
+      type: str
+      sample: Deployment shop/web
     outcome:
       description:
         - C(upgraded) (new images, healthy; in check mode, would be), C(unchanged) (had the images
@@ -248,14 +311,35 @@ workloads:
       description: What the put-back did, in words.
       type: str
       returned: when the workload was put back or its put-back failed
-release:
+upgraded:
   description:
-    - The same in the shape the roles keep as their result fact - C(workloads) (as above, each with
-      C(workload), C(Kind namespace/name)), C(summary), C(failed) (whether the release failed) and, as
-      lists of C(Kind namespace/name), C(changed) (written and kept), C(unchanged), C(rolled_back),
-      C(rollback_failed) and C(untouched).
+    - Labels (C(Kind namespace/name)) of the workloads written and kept (with I(canary), started or
+      promoted); the lists below group the others by outcome, so that a role can register this result
+      as its result fact.
   returned: always
-  type: dict
+  type: list
+  elements: str
+  sample: ['Deployment shop/web']
+unchanged:
+  description: Labels of the workloads that had the images already (or no canary to abort).
+  returned: always
+  type: list
+  elements: str
+rolled_back:
+  description: Labels of the workloads changed and put back (with I(canary=abort), the aborted ones).
+  returned: always
+  type: list
+  elements: str
+rollback_failed:
+  description: Labels of the workloads changed and not put back.
+  returned: always
+  type: list
+  elements: str
+untouched:
+  description: Labels of the workloads not changed (a failed preflight, or the release stopped before them).
+  returned: always
+  type: list
+  elements: str
 summary:
   description: One line per workload.
   returned: always
@@ -298,6 +382,8 @@ ARGUMENT_SPEC = {
     'timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT},
     'rollback_timeout': {'type': 'int'},
     'rollback': {'type': 'bool', 'default': True},
+    'canary': {'type': 'str', 'choices': ['start', 'promote', 'abort']},
+    'canary_ordinals': {'type': 'int', 'default': 1},
 }
 ARGUMENT_SPEC.update(GATE_ARG_SPEC)
 ARGUMENT_SPEC.update(ANALYSIS_ARG_SPEC)
@@ -315,9 +401,12 @@ def main(runtime=None):
             module.fail('%s must be greater than 0 (got %s)' % (name, params[name]))
     if not params['workloads']:
         module.fail('workloads is empty: give at least one workload to release')
+    if params['canary_ordinals'] < 1:
+        module.fail('canary_ordinals must be 1 or more (got %d)' % params['canary_ordinals'])
     try:
         options = release.ReleaseOptions(params['atomic'], params['timeout'], params['rollback_timeout'],
-                                         module.gate_options(), module.module.check_mode, params['rollback'])
+                                         module.gate_options(), module.module.check_mode, params['rollback'],
+                                         params['canary'], params['canary_ordinals'])
         namespace = params['workload_namespace'] or module.namespace
         targets = release.build_targets(params['workloads'], namespace, params['change_cause'])
         previous = None
@@ -326,23 +415,27 @@ def main(runtime=None):
         except ValueError:  # not the main thread: no handler, SIGTERM ends the process as usual
             pass
         try:
-            result = release.Release(module.client, targets, options, progress=module.module.progress).run()
+            kind = release.Release
+            if options.canary:
+                from ansible_collections.kubeops.rollout.plugins.module_utils.canary import CanaryRelease
+                kind = CanaryRelease
+            result = kind(module.client, targets, options, progress=module.module.progress).run()
         finally:
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
     except release.PreflightFailed as e:
         summary = ['preflight failed, nothing was changed:'] + list(e.args[0])
+        module.module.show(summary)
         module.fail('release refused before any write: %s' % '; '.join(e.args[0]), changed=False,
-                    workloads=[], summary=summary, release=release.result_fact([], summary, True))
+                    **release.result_fields([], summary))
     except ConnectionFailure as e:
         module.fail(e.message)
     except KubeError as e:
         module.fail(describe_error(e, 'release', module._connection))
     for warning in result.warnings:
         module.module.warn(warning)
-    entries = [t.entry() for t in result.targets]
-    out = {'changed': result.changed, 'workloads': entries, 'summary': result.lines,
-           'release': release.result_fact(entries, result.lines, result.failed)}
+    out = dict(release.result_fields([t.entry() for t in result.targets], result.lines),
+               changed=result.changed)
     if options.gates.analysis is not None and options.gates.analysis.measurements:
         out['analysis'] = options.gates.analysis.result()
     if module.module.diff:
@@ -354,6 +447,7 @@ def main(runtime=None):
                               'after_header': t.label()})
         if diffs:
             out['diff'] = diffs
+    module.module.show(result.lines)
     if result.failed:
         module.fail(result.message, **out)
     module.module.exit_json(msg=result.message, **out)

@@ -118,6 +118,10 @@ class ControllerRuntime:
     def progress(self, line):
         display.verbose(line, host=self._context.host, caplevel=PROGRESS_VERBOSITY - 1)
 
+    def show(self, lines):
+        for line in lines:
+            display.display(remove_values(line, self.no_log_values))
+
     def exit_json(self, **result):
         raise ModuleExit(self._formatted(result))
 

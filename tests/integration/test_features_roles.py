@@ -62,7 +62,8 @@ def test_statefulset_canary_accepted(kubesim, play, tmp_path):
     check = play(kubesim, [upgrade(verify), show('rollout_upgrade_result')], check=True, diff=True)
     assert check.rc == 0, check.stdout[-3000:]
     planned = check.ok('show rollout_upgrade_result')['rollout_upgrade_result']
-    assert planned['changed'] == ['StatefulSet default/db']
+    assert planned['upgraded'] == ['StatefulSet default/db'], planned
+    assert planned['changed'] is True
     assert kube.get('StatefulSet', 'db')['metadata']['generation'] == generation, 'check mode wrote'
     assert '"image": "nginx:1.26"' in check.stdout  # the --diff of the template
 
@@ -72,8 +73,8 @@ def test_statefulset_canary_accepted(kubesim, play, tmp_path):
     assert res.ok('show canary_seen')['canary_seen'] == {
         'db-0': 'nginx:1.25', 'db-1': 'nginx:1.25', 'db-2': 'nginx:1.26'}
     result = res.ok('show rollout_upgrade_result')['rollout_upgrade_result']
-    assert result == {'changed': ['StatefulSet default/db'], 'unchanged': [], 'failed': [],
-                      'not_attempted': []}
+    assert result['upgraded'] == ['StatefulSet default/db'] and result['failed'] is False, result
+    assert result['summary'] == ['Promoted: StatefulSet default/db']
     kube.rolled_out('StatefulSet', 'db')
     assert images(kube) == {'db-0': 'nginx:1.26', 'db-1': 'nginx:1.26', 'db-2': 'nginx:1.26'}
     assert partition(kube) == 0
@@ -96,14 +97,16 @@ def test_statefulset_canary_rejected_is_rolled_back_before_the_partition_is_rele
     res = play(kubesim, [{'name': 'upgrade, then show', 'block': [upgrade(verify)],
                           'always': [show('rollout_upgrade_result'), show('canary_seen')]}])
     assert res.rc != 0
-    # The role's last task fails the play with its summary.
-    final = [name for name in res.results if name.endswith('Fail the play when a rollout failed')]
-    assert len(final) == 1 and 'did not roll out' in res.failed(final[0])['msg']
+    # The role's last task fails the play, naming the verification task that rejected the canary.
+    final = [name for name in res.results if name.endswith('Canary | fail the play')]
+    msg = res.failed(final[0])['msg']
+    assert len(final) == 1 and 'canary rejected at "the canary is bad": error rate too high' in msg, msg
     assert res.ok('show canary_seen')['canary_seen'] == {
         'db-0': 'nginx:1.25', 'db-1': 'nginx:1.25', 'db-2': 'nginx:1.26'}
-    failed = res.ok('show rollout_upgrade_result')['rollout_upgrade_result']['failed']
-    assert len(failed) == 1 and 'error rate too high' in failed[0]['message']
-    assert failed[0]['rollback'] == 'rolled back to revision 1'
+    aborted = res.ok('show rollout_upgrade_result')['rollout_upgrade_result']
+    assert aborted['rolled_back'] == ['StatefulSet default/db'], aborted
+    assert aborted['summary'] == ['Canary aborted: StatefulSet default/db']
+    assert aborted['workloads'][0]['rollback'] == 'put back to the template it had before the release'
     kube.rolled_out('StatefulSet', 'db')
     # The lower ordinals never ran the rejected image, and the partition is released.
     assert images(kube) == {'db-0': 'nginx:1.25', 'db-1': 'nginx:1.25', 'db-2': 'nginx:1.25'}

@@ -87,13 +87,14 @@ def test_helm_and_argo_cd_owners_are_found_from_labels_annotations_and_managed_f
     assert release.managers({'metadata': {'labels': {'app.kubernetes.io/instance': 'web'}}}) == []
 
 
-def test_the_result_fact_groups_labels_by_outcome():
+def test_the_result_groups_labels_by_outcome():
     entries = [
         {'kind': 'Deployment', 'namespace': 'a', 'name': 'x', 'outcome': 'upgraded', 'changed': True},
         {'kind': 'Deployment', 'namespace': 'a', 'name': 'y', 'outcome': 'rolled_back', 'changed': True},
         {'kind': 'StatefulSet', 'namespace': 'a', 'name': 'z', 'outcome': 'unchanged', 'changed': False},
     ]
-    fact = release.result_fact(entries, ['line'], True)
-    assert fact['changed'] == ['Deployment a/x'] and fact['rolled_back'] == ['Deployment a/y']
-    assert fact['unchanged'] == ['StatefulSet a/z'] and fact['failed'] is True
+    fact = release.result_fields(entries, ['line'])
+    assert fact['upgraded'] == ['Deployment a/x'] and fact['rolled_back'] == ['Deployment a/y']
+    assert fact['unchanged'] == ['StatefulSet a/z'] and fact['summary'] == ['line']
+    assert fact['rollback_failed'] == [] and fact['untouched'] == []
     assert fact['workloads'][0]['workload'] == 'Deployment a/x'
