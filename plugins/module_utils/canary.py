@@ -174,7 +174,8 @@ class CanaryRelease(release.Release):
                     t, obj, self.options.timeout,
                     status_mod.after_change(t.kind(obj).rollout_status, t.workload.obj, t.written)
                     if t.written is not None else
-                    (_canary_deployment if t.workload.kind == 'Deployment' else None)))
+                    (_canary_deployment if t.workload.kind == 'Deployment' and t.record is not None
+                     else None)))
         for t, result in zip(self.targets, self._parallel(calls)):
             t.status = result
             if not result.done:
@@ -254,6 +255,7 @@ class CanaryRelease(release.Release):
             return self._summary()
         self.put_back([], chosen=with_record)
         for t in with_record:
+            t.write_sent = t.outcome in (release.ROLLED_BACK, release.ROLLBACK_FAILED)
             if t.outcome == release.ROLLED_BACK:
                 t.cause = None  # put back as asked: not a failure
         return self._summary()

@@ -251,10 +251,11 @@ def test_a_release_failing_its_analysis_is_put_back(kubesim_factory, play, analy
             )
         ],
     )
-    failure = res.failed('kubeops.rollout.rollout_upgrade : Fail the play when the release failed')
+    failure = res.failed('kubeops.rollout.rollout_upgrade : Release the new images')
     assert 'analysis failed: check "error-rate": value 2.5' in failure['msg']
-    summary = res.ok('kubeops.rollout.rollout_upgrade : Show the summary')['msg']
+    summary = failure['summary']
     assert [ln for ln in summary if ln.startswith('ROLLED BACK: Deployment default/web')], summary
+    assert 'ROLLED BACK: Deployment default/web' in res.stdout
     for name in ('web', 'api'):
         assert kube.get('Deployment', name)['spec']['template']['spec']['containers'][0]['image'] == 'app:1'
 
@@ -269,7 +270,7 @@ def test_a_release_failing_its_analysis_is_put_back(kubesim_factory, play, analy
             )
         ],
     )
-    summary = res.ok('kubeops.rollout.rollout_upgrade : Show the summary')['msg']
+    summary = res.ok('kubeops.rollout.rollout_upgrade : Release the new images')['summary']
     assert [ln for ln in summary if ln.startswith('Upgraded: Deployment default/web')], summary
     assert res.ok('kubeops.rollout.rollout_upgrade : Release the new images')['analysis']['passed'] is True
 
@@ -297,13 +298,17 @@ def test_a_canary_judged_by_its_error_rate(kubesim_factory, play, stack, analysi
             )
         ],
     )
-    failure = res.failed('kubeops.rollout.rollout_upgrade : Fail the play when a rollout failed')
+    failure = res.failed('kubeops.rollout.rollout_upgrade : Canary | fail the play')
     assert 'canary rejected at "Canary | judge the canary by the analysis checks"' in failure['msg'], failure[
         'msg'
     ]
     assert 'value 2.5 of errors_ratio{app="bad"' in failure['msg']
     assert '(2 failed measurements, failure_limit 1)' in failure['msg']
-    assert kube.get('Deployment', 'web')['spec']['template']['spec']['containers'][0]['image'] == 'app:1'
+    web = kube.get('Deployment', 'web')
+    assert web['spec']['template']['spec']['containers'][0]['image'] == 'app:1'
+    assert not web['spec'].get('paused'), web['spec']
+    aborted = res.ok('kubeops.rollout.rollout_upgrade : Canary | abort')
+    assert aborted['rolled_back'] == ['Deployment default/web'], aborted
 
     res = play(
         sim,

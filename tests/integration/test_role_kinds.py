@@ -57,7 +57,7 @@ def test_upgrade_role_canaries_a_statefulset_by_partition_whatever_the_spelling(
     verify.write_text(
         '- name: The canary is known as a StatefulSet\n'
         '  ansible.builtin.assert:\n'
-        '    that: rollout_upgrade_canary_workload.kind == "StatefulSet"\n')
+        '    that: rollout_upgrade_result.workloads[0].kind == "StatefulSet"\n')
 
     res = play(sim, caught(include(
         'rollout_upgrade', rollout_upgrade_canary=True, rollout_upgrade_canary_verify_tasks=str(verify),
@@ -65,11 +65,11 @@ def test_upgrade_role_canaries_a_statefulset_by_partition_whatever_the_spelling(
             {'kind': sts, 'name': 'db', 'images': {'app': 'db:2'}}]), 'rollout_upgrade_result'))
 
     result = res.ok('show')['rollout_upgrade_result']
-    assert result == {'changed': ['StatefulSet default/db'], 'unchanged': [], 'not_attempted': [],
-                      'failed': []}, result
+    assert result['upgraded'] == ['StatefulSet default/db'] and result['failed'] is False, result
     # The StatefulSet path of the canary ran (a partition), not the Deployment's (a pause).
-    partitioned = res.ok(f'{ROLE} : Canary | set the new images on the highest ordinals only')
-    assert partitioned['changed'] is True
+    started = res.ok(f'{ROLE} : Canary | start')
+    assert started['changed'] is True and started['workloads'][0]['status']['reason'] != 'CanaryReady'
+    assert 'partitioned roll out complete' in started['workloads'][0]['status']['message'], started
     db = kube.rolled_out('StatefulSet', 'db')
     assert image_of(db) == 'db:2'
     assert db['spec']['updateStrategy'].get('rollingUpdate', {}).get('partition', 0) == 0, db['spec']
@@ -85,8 +85,9 @@ def test_upgrade_role_refuses_a_daemonset_canary_whatever_the_spelling(kubesim_f
     res = play(sim, caught(include('rollout_upgrade', rollout_upgrade_canary=True, rollout_upgrade_workloads=[
         {'kind': ds, 'name': 'agent', 'images': {'app': 'agent:2'}}]), 'rollout_upgrade_result'))
 
-    refused = res.failed(f'{ROLE} : Check that canary mode is asked only of Deployments and StatefulSets')
-    assert 'upgrade DaemonSet default/agent in a separate run' in refused['msg'], refused['msg']
+    refused = res.failed(f'{ROLE} : Canary | start')
+    assert 'DaemonSet default/agent: a canary needs a Deployment' in refused['msg'], refused['msg']
+    assert 'release it without canary' in refused['msg'] and refused['changed'] is False
     assert image_of(kube.get('DaemonSet', 'agent')) == 'agent:1'
 
 

@@ -1,5 +1,5 @@
-"""What the upgrade and rollback role READMEs promise: a second upgrade run changes nothing, a canary
-run that stops lists the workloads it never attempted, and a re-run of a rollback does what the
+"""What the upgrade and rollback role READMEs promise: a second upgrade run changes nothing, a
+rejected canary puts every workload back as it was, and a re-run of a rollback does what the
 rollback README says for each kind."""
 
 import pytest
@@ -18,24 +18,29 @@ def test_upgrade_twice_changes_nothing_the_second_time(kubesim_factory, play):
         {'kind': 'StatefulSet', 'name': 'db', 'images': {'app': 'nginx:2'}}])
     first = play(sim, caught(upgrade, 'rollout_upgrade_result'))
     second = play(sim, caught(upgrade, 'rollout_upgrade_result'))
-    assert first.ok('show')['rollout_upgrade_result']['changed'] == ['Deployment default/web',
-                                                                     'StatefulSet default/db']
+    assert first.ok('show')['rollout_upgrade_result']['upgraded'] == ['Deployment default/web',
+                                                                      'StatefulSet default/db']
     again = second.ok('show')['rollout_upgrade_result']
-    assert (again['changed'], again['unchanged'], again['failed']) == (
-        [], ['Deployment default/web', 'StatefulSet default/db'], False), again
+    assert (again['upgraded'], again['unchanged'], again['failed'], again['changed']) == (
+        [], ['Deployment default/web', 'StatefulSet default/db'], False, False), again
     assert [w['outcome'] for w in again['workloads']] == ['unchanged', 'unchanged']
     assert 'changed=0' in second.stdout.split('PLAY RECAP')[-1]
 
 
-def test_a_rejected_canary_leaves_the_rest_not_attempted(kubesim_factory, play, tmp_path):
+def test_a_rejected_canary_puts_every_workload_back(kubesim_factory, play, tmp_path):
     sim = kubesim_factory(ready_delay=0.05)
     kube = Kube(sim.kubeconfig)
     kube.create_rolled_out([workload('Deployment', name) for name in ('a', 'b', 'c')])
     kube.patch('Deployment', 'c', {'spec': {'template': {'spec': {'containers': [
         {'name': 'app', 'image': 'nginx:2'}]}}}})
     kube.rolled_out('Deployment', 'c')
+    before = {name: kube.get('Deployment', name)['spec']['template'] for name in ('a', 'b')}
     verify = tmp_path / 'verify.yml'
-    verify.write_text('- name: Reject every canary\n  ansible.builtin.fail:\n    msg: not approved\n')
+    verify.write_text(
+        '- name: The canary is held with its new pods\n'
+        '  ansible.builtin.assert:\n'
+        '    that: rollout_upgrade_result.upgraded == ["Deployment default/a", "Deployment default/b"]\n'
+        '- name: Reject the canary\n  ansible.builtin.fail:\n    msg: not approved\n')
     res = play(sim, caught(include(
         'rollout_upgrade', rollout_upgrade_canary=True, rollout_upgrade_canary_verify_tasks=str(verify),
         rollout_upgrade_timeout=60, rollout_upgrade_workloads=[
@@ -43,13 +48,15 @@ def test_a_rejected_canary_leaves_the_rest_not_attempted(kubesim_factory, play, 
         'rollout_upgrade_result'))
     res.ok('failed')
     result = res.ok('show')['rollout_upgrade_result']
-    assert result['not_attempted'] == ['Deployment default/b', 'Deployment default/c'], result
-    assert result['unchanged'] == [], result  # c already runs nginx:2, but nobody looked: not "up to date"
-    assert [f['workload'] for f in result['failed']] == ['Deployment default/a']
-    summary = next(line for line in res.stdout.splitlines() if 'Not attempted' in line)
-    assert 'Deployment default/b, Deployment default/c' in summary
-    assert image_of(kube.get('Deployment', 'a')) == 'nginx:1.25'
-    assert image_of(kube.get('Deployment', 'b')) == 'nginx:1.25'
+    assert result['rolled_back'] == ['Deployment default/a', 'Deployment default/b'], result
+    assert result['unchanged'] == ['Deployment default/c'], result
+    assert result['summary'][:2] == ['Canary aborted: Deployment default/a',
+                                     'Canary aborted: Deployment default/b']
+    for name in ('a', 'b'):
+        back = kube.rolled_out('Deployment', name)
+        assert back['spec']['template'] == before[name] and not back['spec'].get('paused'), back['spec']
+        assert 'kubeops.rollout/canary' not in back['metadata'].get('annotations', {})
+    assert image_of(kube.get('Deployment', 'c')) == 'nginx:2'
 
 
 @pytest.mark.parametrize('kind, name, second_run_fails', [

@@ -43,8 +43,8 @@ def test_roles_act_in_the_kubeconfig_context_namespace(kubesim_factory, play, tm
     ])
     assert res.rc == 0, res.stdout[-3000:]
     upgraded = res.ok('show rollout_upgrade_result')['rollout_upgrade_result']
-    assert (upgraded['changed'], upgraded['unchanged'], upgraded['failed']) == (
-        [f'Deployment {NS}/web', f'StatefulSet {NS}/db'], [], False), upgraded
+    assert (upgraded['upgraded'], upgraded['unchanged'], upgraded['failed'], upgraded['changed']) == (
+        [f'Deployment {NS}/web', f'StatefulSet {NS}/db'], [], False, True), upgraded
     restarted = res.ok('show rollout_restart_result')['rollout_restart_result']
     assert sorted(restarted['restarted']) == [f'Deployment {NS}/web', f'StatefulSet {NS}/db']
     assert restarted['failed'] == []

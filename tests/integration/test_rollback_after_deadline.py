@@ -37,7 +37,7 @@ def test_upgrade_role_rolls_back_a_deployment_past_its_progress_deadline(kubesim
             {'kind': 'Deployment', 'name': 'web', 'images': {'app': 'broken/app:2'}}]},
         'ansible.builtin.include_role': {'name': 'kubeops.rollout.rollout_upgrade'}}])
 
-    summary = res.ok('kubeops.rollout.rollout_upgrade : Show the summary')['msg']
+    summary = res.failed('kubeops.rollout.rollout_upgrade : Release the new images')['summary']
     failed = [ln for ln in summary if ln.startswith('ROLLED BACK: Deployment default/web')]
     assert len(failed) == 1, summary
     # The upgrade failed on its deadline, for the cause the pods show; the rollback succeeded.

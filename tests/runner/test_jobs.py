@@ -188,13 +188,14 @@ def test_broken_upgrade_job_rolls_back_and_fails(run_job, estate):
         'rollout_timeout': 60,
     })
     assert job.status == 'failed' and job.rc != 0, job
-    (release,) = job.task_events('Release the new images', 'runner_on_ok')
+    (release,) = job.task_events('Release the new images', 'runner_on_failed')
     outcomes = {w['name']: w['outcome'] for w in release['event_data']['res']['workloads']}
     # Atomic: the agent, healthy, is put back with the broken web.
     assert outcomes == {'web': 'rolled_back', 'agent': 'rolled_back'}, job
     assert release['event_data']['res']['changed'] is True
+    # The release task fails the play itself, with its summary.
     fatal = job.failed_events()
-    assert [e['event_data']['task'] for e in fatal] == ['Fail the play when the release failed'], job
+    assert [e['event_data']['task'] for e in fatal] == ['Release the new images'], job
     msg = fatal[0]['event_data']['res']['msg']
     assert 'ROLLED BACK: Deployment demo/web' in msg and 'ImagePullBackOff' in msg, msg
     assert 'ROLLED BACK: DaemonSet demo/agent' in msg, msg
@@ -216,7 +217,7 @@ def test_upgrade_job_judged_by_analysis_checks_from_the_survey(run_job, estate):
                                           soak_seconds=1, analysis=analysis))
         assert job.status == 'failed' and job.rc != 0, job
         fatal = job.failed_events()
-        assert [e['event_data']['task'] for e in fatal] == ['Fail the play when the release failed'], job
+        assert [e['event_data']['task'] for e in fatal] == ['Release the new images'], job
         msg = fatal[0]['event_data']['res']['msg']
         assert 'ROLLED BACK: Deployment demo/web' in msg, msg
         assert 'check "smoke": GET %s/healthz answered 503, expected 200' % server.url in msg, msg
@@ -233,15 +234,15 @@ def test_canary_job_approved_by_verification_is_resumed_and_finished(run_job, es
         '- name: Would pausing change anything (no, when paused)\n'
         '  kubeops.rollout.rollout_pause:\n'
         '    kind: Deployment\n'
-        '    name: "{{ rollout_upgrade_canary_workload.name }}"\n'
-        '    namespace: "{{ rollout_upgrade_canary_workload.namespace }}"\n'
+        '    name: "{{ rollout_upgrade_result.workloads[0].name }}"\n'
+        '    namespace: "{{ rollout_upgrade_result.workloads[0].namespace }}"\n'
         '  check_mode: true\n'
         '  register: canary_pause\n'
         '- name: Read the paused canary\n'
         '  kubeops.rollout.rollout_history:\n'
         '    kind: Deployment\n'
-        '    name: "{{ rollout_upgrade_canary_workload.name }}"\n'
-        '    namespace: "{{ rollout_upgrade_canary_workload.namespace }}"\n'
+        '    name: "{{ rollout_upgrade_result.workloads[0].name }}"\n'
+        '    namespace: "{{ rollout_upgrade_result.workloads[0].namespace }}"\n'
         '  register: canary_history\n'
         '- name: The canary runs the new image\n'
         '  ansible.builtin.assert:\n'
@@ -256,12 +257,9 @@ def test_canary_job_approved_by_verification_is_resumed_and_finished(run_job, es
     assert job.failed_events() == [], job
     done = [e['event_data']['task'] for e in job.events
             if e.get('event') in ('runner_on_ok', 'runner_on_failed') and e['event_data'].get('task')]
-    order = ['Canary | set the new images', 'Canary | wait for the first pods of the new revision',
-             'Canary | pause the rollout', 'The canary runs the new image', 'Canary | resume the rollout',
-             'Canary | wait for the rollout to finish']
+    order = ['Canary | start', 'The canary runs the new image', 'Canary | promote']
     assert [t for t in done if t in order] == order, done
-    assert 'Canary | note why the canary was rejected' not in done
-    assert not any(t.startswith('Roll back') for t in done), done
+    assert 'Canary | abort' not in done, done
     assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.1'
     proc = estate.kubectl('-n', 'demo', 'get', 'deployment/web', '-o', 'json', check=True)
     web = json.loads(proc.stdout)
@@ -275,24 +273,22 @@ def test_canary_job_rejected_by_verification_is_rolled_back(run_job, estate, tmp
     verify.write_text(
         '- name: The canary runs an approved image\n'
         '  ansible.builtin.assert:\n'
-        '    that: "\'-rc\' not in (rollout_upgrade_canary_workload.images.values() | join(\',\'))"\n'
+        '    that: "\'-rc\' not in (rollout_upgrade_result.workloads[0].images.values() | join(\',\'))"\n'
         '    fail_msg: release candidates are not approved\n')
     job = run_job('upgrade.yml', dict(UPGRADE_WEB, image='registry.example.com/shop/web:1.1-rc1', canary=True,
                                       canary_verify_tasks=str(verify)))
     assert job.status == 'failed', job
     done = [e['event_data']['task'] for e in job.events
             if e.get('event') in ('runner_on_ok', 'runner_on_failed') and e['event_data'].get('task')]
-    # Paused once the new pods existed, verified (and rejected), resumed only to be rolled back.
-    order = ['Canary | set the new images', 'Canary | wait for the first pods of the new revision',
-             'Canary | pause the rollout', 'The canary runs an approved image',
-             'Canary | note why the canary was rejected', 'Canary | resume the rollout',
-             'Roll back each failed workload to the revision it had before the upgrade']
+    # Held once the new pods were Ready, verified (and rejected), aborted: put back, resumed.
+    order = ['Canary | start', 'The canary runs an approved image', 'Canary | abort']
     assert [t for t in done if t in order] == order, done
     fatal = job.failed_events()
     assert [e['event_data']['task'] for e in fatal] == ['The canary runs an approved image',
-                                                          'Fail the play when a rollout failed'], job
+                                                          'Canary | fail the play'], job
     assert 'release candidates are not approved' in fatal[-1]['event_data']['res']['msg']
-    assert 'rolled back to revision 1' in fatal[-1]['event_data']['res']['msg']
+    (aborted,) = job.task_events('Canary | abort', 'runner_on_ok')
+    assert aborted['event_data']['res']['rolled_back'] == ['Deployment demo/web'], aborted
     assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
     proc = estate.kubectl('-n', 'demo', 'get', 'deployment/web', '-o', 'jsonpath={.spec.paused}', check=True)
     assert proc.stdout.strip() in ('', 'false'), 'the rejected canary was left paused'
