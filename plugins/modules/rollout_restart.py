@@ -317,9 +317,69 @@ diff:
   elements: dict
 '''
 
+import re  # noqa: E402
+
 from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.causes import parse_time  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.validation import subdomain_problem  # noqa: E402
+
+RFC3339 = re.compile(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$')
+
+
+def check_since(module):
+    """The ``since`` option as an aware datetime (None when unset); anything else fails the task."""
+    text = module.params['since']
+    if text is None or not text.strip():
+        return None
+    when = parse_time(text) if RFC3339.match(text.strip()) else None
+    if when is None:
+        module.fail('since must be an RFC 3339 time such as 2026-01-02T03:04:05Z, not "%s"' % text)
+    return when
+
+
+def config_reason(entry, changed):
+    """Why a restart tied to configuration restarted a workload or left it alone, in one line."""
+    if entry.get('recorded_only'):
+        return 'configuration digest recorded, no restart'
+    if changed:
+        return entry.get('restart_reason')
+    if entry.get('config_objects'):
+        return 'configuration digest unchanged'
+    return 'no ConfigMap or Secret to tie the restart to'
+
+
+def summarize(tied_to_config, since, check_mode):
+    """The restart's own lists and lines in ``outcome``: restarted, recorded, skipped, unchanged, reasons."""
+    def add(outcome, entries):
+        restarted, recorded, skipped, unchanged, reasons = [], [], [], [], {}
+        for done in outcome['done']:
+            label, entry = done['workload'], entries[done['workload']]
+            if entry.get('skipped'):
+                skipped.append(label)
+            elif entry.get('recorded_only'):
+                recorded.append(label)
+            elif done['changed']:
+                restarted.append(label)
+            else:
+                unchanged.append(label)
+            if tied_to_config:
+                reasons[label] = config_reason(entry, done['changed'])
+
+        def named(labels):
+            return ', '.join('%s (%s)' % (w, reasons[w]) if w in reasons else w for w in labels)
+
+        lines = [('Would restart: ' if check_mode else 'Restarted: ') + (named(restarted) or 'none')]
+        if recorded:
+            lines.append('%s the configuration digest, no restart: %s' % (
+                'Would record' if check_mode else 'Recorded', named(recorded)))
+        if skipped:
+            lines.append('Already restarted since %s: %s' % (since, ', '.join(skipped)))
+        if unchanged:
+            lines.append('Unchanged: ' + named(unchanged))
+        outcome.update(restarted=restarted, recorded=recorded, skipped=skipped, unchanged=unchanged,
+                       reasons=reasons, lines=lines)
+    return add
 
 
 def main(runtime=None):
@@ -328,39 +388,59 @@ def main(runtime=None):
                             'config_from_template': {'type': 'bool', 'default': False},
                             'first_run': {'type': 'str', 'default': verbs.FIRST_RUN_RESTART,
                                           'choices': [verbs.FIRST_RUN_RESTART, verbs.FIRST_RUN_RECORD]},
-                            'read_revisions': {'type': 'bool', 'default': False}},
-                           wait=False, runtime=runtime)
-    check_mode, wait = module.module.check_mode, module.params['wait']
+                            'read_revisions': {'type': 'bool', 'default': False},
+                            'since': {'type': 'str'}},
+                           wait=False, runtime=runtime, entry_options={}, serial=True)
+    check_mode, wait = module.module.check_mode, module.params['wait'] or module.params['serial']
     config_maps, secrets = module.params['config_maps'] or [], module.params['secrets'] or []
     from_template = module.params['config_from_template']
+    tied_to_config = bool(config_maps or secrets or from_template)
     for option, names in (('config_maps', config_maps), ('secrets', secrets)):
         for name in names:
             problem = subdomain_problem(name)
             if problem:
                 module.fail('%s: %s; every entry must name a %s' % (
                     option, problem, 'ConfigMap' if option == 'config_maps' else 'Secret'))
-    if not (config_maps or secrets or from_template):
+    since = check_since(module)
+    if since is not None and tied_to_config:
+        module.fail('since cannot be combined with config_maps, secrets or config_from_template: give either '
+                    'the time or the configuration that decides which workloads to restart')
+    add_summary = summarize(tied_to_config, (module.params['since'] or '').strip(), check_mode)
+    if not tied_to_config:
         if module.params['first_run'] == verbs.FIRST_RUN_RECORD:
             module.fail('first_run=record applies to a restart tied to configuration: give config_maps, '
                         'secrets or config_from_template=true, or leave first_run unset')
         read_revisions = module.params['read_revisions']
-        module.run(lambda client, workload: verbs.restart(client, workload, check_mode,
-                                                          read_revisions=read_revisions),
-                   precheck=lambda workload: verbs.check_restart(workload, wait))
+        replaced = {}  # uid -> when the pods were last replaced, when since is given and it is after it
+
+        def precheck(workload):
+            if since is not None:
+                last = verbs.last_replaced(module.client, workload)
+                if last is not None and last >= since:
+                    replaced[workload.uid] = last
+                    return  # left alone: nothing to refuse
+            verbs.check_restart(workload, wait)
+
+        def restart(client, workload):
+            if workload.uid in replaced:
+                return verbs.restarted_since(workload, replaced[workload.uid], module.params['since'].strip())
+            return verbs.restart(client, workload, check_mode, read_revisions=read_revisions)
+
+        module.run(restart, precheck=precheck, summarize=add_summary)
         return
     cache = {}  # each ConfigMap / Secret is read once per task, however many workloads use it
 
-    def restart(client, workload):
+    def config_restart(client, workload):
         return verbs.config_restart(client, workload, config_maps, secrets, from_template, check_mode, cache,
                                     first_run=module.params['first_run'])
 
-    def precheck(workload):
+    def config_precheck(workload):
         # A missing required object fails the task before the first workload is restarted.
         verbs.config_references(module.client, workload, config_maps, secrets, from_template, cache)
         if wait:
             workload.check_waitable()
 
-    module.run(restart, precheck=precheck)
+    module.run(config_restart, precheck=config_precheck, summarize=add_summary)
 
 
 if __name__ == '__main__':

@@ -309,8 +309,10 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.analysis import AN
 
 
 def main(runtime=None):
-    module = RolloutModule(argument_spec=ANALYSIS_ARG_SPEC, wait=True, runtime=runtime)
-    module.run(verbs.status, status_inline=True)
+    module = RolloutModule(argument_spec=ANALYSIS_ARG_SPEC, wait=True, runtime=runtime, entry_options={})
+    # each_alone: an entry of workloads naming a missing workload is reported (failures, outcome) and
+    # the others are still waited for.
+    module.run(verbs.status, status_inline=True, each_alone=True, report=True)
 
 
 if __name__ == '__main__':

@@ -281,17 +281,33 @@ from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # no
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
 
 
+def summarize(check_mode):
+    """One line per workload rolled back or left alone: ``Kind ns/name: rolled back (revision 4 -> 2)``."""
+    def add(outcome, entries):
+        lines = []
+        for done in outcome['done']:
+            entry = entries[done['workload']]
+            lines.append('%s: %s%s (revision %s -> %s)' % (
+                done['workload'], 'would be ' if check_mode and done['changed'] else '', entry.get('message'),
+                entry.get('from_revision'), entry.get('to_revision')))
+        outcome['lines'] = lines
+    return add
+
+
 def main(runtime=None):
     module = RolloutModule({'to_revision': {'type': 'int', 'default': 0},
                             'replace_stuck_pods': {'type': 'bool', 'default': False}},
-                           wait=False, runtime=runtime)
+                           wait=False, runtime=runtime, entry_options={'to_revision': {'type': 'int'}})
     params, check_mode = module.params, module.module.check_mode
-    module.run(lambda client, workload: verbs.undo(client, workload, params['to_revision'], check_mode,
-                                                   params['replace_stuck_pods'], params['wait_timeout']),
-               precheck=lambda workload: verbs.check_undo(module.client, workload, params['to_revision'],
-                                                          params['wait']),
-               each_alone=True)
 
+    def undo(client, workload):
+        return verbs.undo(client, workload, module.option(workload, 'to_revision'), check_mode,
+                          params['replace_stuck_pods'], params['wait_timeout'])
+
+    def precheck(workload):
+        verbs.check_undo(module.client, workload, module.option(workload, 'to_revision'), params['wait'])
+
+    module.run(undo, precheck=precheck, each_alone=True, summarize=summarize(check_mode))
 
 if __name__ == '__main__':
     main()
