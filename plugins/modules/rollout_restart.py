@@ -74,6 +74,26 @@ options:
     type: str
     choices: [restart, record]
     default: restart
+  serial:
+    description:
+      - One workload at a time - restart it, wait for its rollout (I(wait_timeout)), then the next, in
+        the order of the targets; the first workload that is refused or does not roll out stops it,
+        and the rest are left alone (C(outcome.not_reached)). Implies waiting, whatever I(wait) says.
+      - Every target is still read and checked before the first restart.
+      - In check mode nothing rolls out, so every workload is reported as the other mode would.
+    type: bool
+    default: false
+  since:
+    description:
+      - An RFC 3339 time such as C(2026-01-02T03:04:05Z) or C(2026-01-02T04:04:05.5+01:00). Only the
+        workloads whose pods were not replaced since then are restarted - the later of the template's
+        C(kubectl.kubernetes.io/restartedAt) and the creation of the workload's current revision (its
+        ReplicaSet or ControllerRevision, one list request per workload) is before it. The others are
+        left alone (C(changed=false), C(skipped=true)), so a second run with the same time changes
+        nothing, for example "restart everything not restarted since the certificate was renewed".
+      - Any other text fails the task before any request. Cannot be combined with I(config_maps),
+        I(secrets) or I(config_from_template).
+    type: str
   read_revisions:
     description:
       - Also list the ControllerRevisions of a StatefulSet or DaemonSet to return C(revision_before) and
@@ -92,6 +112,7 @@ extends_documentation_fragment:
   - kubeops.rollout.connection
   - kubeops.rollout.gates
   - kubeops.rollout.target
+  - kubeops.rollout.workloads
   - kubeops.rollout.wait
 attributes:
   check_mode:
@@ -164,6 +185,28 @@ EXAMPLES = r'''
     label_selectors:
       - app.kubernetes.io/part-of=shop
 
+- name: Restart two workloads one at a time, each rolled out before the next (stops at the first failure)
+  kubeops.rollout.rollout_restart:
+    namespace: shop
+    workloads:
+      - {kind: Deployment, name: web}
+      - {kind: StatefulSet, label_selectors: [app=db]}
+    serial: true
+    wait_timeout: 600
+  register: restart
+
+- name: Show what was done
+  ansible.builtin.debug:
+    msg: "{{ restart.outcome.lines }}"
+
+- name: Restart only what was not restarted since the certificate renewal (a re-run changes nothing)
+  kubeops.rollout.rollout_restart:
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
+    since: '2026-03-01T12:00:00Z'
+    wait: true
+
 - name: Restart every Deployment, StatefulSet and DaemonSet of the application (kind omitted)
   kubeops.rollout.rollout_restart:
     namespace: shop
@@ -222,6 +265,21 @@ workloads:
       returned: when tied to configuration
       type: str
       sample: ConfigMap/web-settings changed
+    skipped:
+      description: True when the workload was left alone because its pods were replaced after I(since).
+      returned: with I(since), when the workload was left alone
+      type: bool
+      sample: true
+    last_replaced:
+      description: When the pods of a workload left alone by I(since) were last replaced (RFC 3339).
+      returned: with I(since), when the workload was left alone
+      type: str
+      sample: '2026-01-02T05:00:00Z'
+    message:
+      description: Why a workload was left alone by I(since).
+      returned: with I(since), when the workload was left alone
+      type: str
+      sample: restarted or rolled out since 2026-01-02T03:04:05Z
     recorded_only:
       description: True when the digest was recorded on the workload without a restart (a first run
         with I(first_run=record)).
@@ -306,6 +364,64 @@ workloads:
           description: What could not be read (the rest is still reported); empty when every read succeeded.
           type: list
           elements: str
+outcome:
+  description:
+    - What happened to each workload, for a caller that reports on many (the collection's roles keep
+      it as their result fact).
+  returned: always, once the workloads were read
+  type: dict
+  contains:
+    done:
+      description:
+        - The workloads the task completed (restarted, left alone, or recorded; rolled out when waited for),
+          each with C(kind), C(name), C(namespace), C(workload) (C(Deployment shop/web)) and C(changed).
+      type: list
+      elements: dict
+    failed:
+      description:
+        - The workloads that failed (refused, or the restart did not roll out), each with C(kind), C(name),
+          C(namespace), C(workload),
+          C(msg) (the failure, naming the workload), C(message) (the same without the name), C(reason)
+          (the rollout status reason, such as V(ProgressDeadlineExceeded) or V(Timeout), else null),
+          C(causes) (one line per cause when the rollout was diagnosed, else empty) and C(diagnosis)
+          (as in C(workloads), else null).
+      type: list
+      elements: dict
+    not_reached:
+      description:
+        - With I(serial=true), the workloads not restarted because an earlier one failed, each with
+          C(kind), C(name), C(namespace) and C(workload).
+      type: list
+      elements: dict
+    lines:
+      description:
+        - "A readable summary - C(Restarted: ...) (C(Would restart: ...) in check mode) with each reason
+          when tied to configuration, C(Already restarted since ...), C(Unchanged: ...), then one
+          C(FAILED ...) line per failure and the workloads not reached."
+      type: list
+      elements: str
+    restarted:
+      description: The workloads restarted (would be, in check mode), as C(Kind namespace/name).
+      type: list
+      elements: str
+    recorded:
+      description: The workloads whose configuration digest was recorded without a restart
+        (I(first_run=record)).
+      type: list
+      elements: str
+    skipped:
+      description: The workloads left alone because their pods were replaced after I(since).
+      type: list
+      elements: str
+    unchanged:
+      description: The workloads left alone because their configuration did not change.
+      type: list
+      elements: str
+    reasons:
+      description: Tied to configuration, why each workload was restarted or left alone, by
+        C(Kind namespace/name).
+      type: dict
+      sample: {"Deployment shop/web": "ConfigMap/web-settings changed"}
 changed:
   description: True when at least one workload was restarted.
   returned: always
