@@ -562,4 +562,5 @@ def status(client, workload):
 
 
 __all__ = ['Outcome', 'history', 'pause', 'restart', 'config_restart', 'config_references', 'read_configs',
-           'image', 'undo', 'status', 'NotSupported', 'Refused', 'CURRENT', 'PREVIOUS']
+           'image', 'undo', 'status', 'last_replaced', 'restarted_since', 'NotSupported', 'Refused',
+           'CURRENT', 'PREVIOUS']
