@@ -189,8 +189,8 @@ EXAMPLES = r'''
   kubeops.rollout.rollout_restart:
     namespace: shop
     workloads:
-      - {kind: Deployment, name: web}
-      - {kind: StatefulSet, label_selectors: [app=db]}
+      - {kind: StatefulSet, name: orders}
+      - {kind: sts, label_selectors: [app=carts]}
     serial: true
     wait_timeout: 600
   register: restart

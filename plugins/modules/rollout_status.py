@@ -124,13 +124,13 @@ EXAMPLES = r'''
       - app.kubernetes.io/part-of=shop
     require_match: true
 
-- name: Wait for several workloads at once, each named (kubectl rollout status deploy/web sts/db)
+- name: Wait for several workloads at once, each named (kubectl rollout status deploy/cart sts/orders)
   kubeops.rollout.rollout_status:
     namespace: shop
     workloads:
-      - {kind: Deployment, name: web}
-      - {kind: StatefulSet, name: db}
-      - {kind: DaemonSet, name: agent, namespace: kube-system}
+      - {kind: Deployment, name: cart}
+      - {kind: StatefulSet, name: orders}
+      - {kind: DaemonSet, name: node-exporter, namespace: kube-system}
   register: rollouts
   ignore_errors: true
 

@@ -151,12 +151,12 @@ EXAMPLES = r'''
     name: web
     wait: true
 
-- name: Roll back a Deployment to revision 3 and a StatefulSet to its previous revision, both waited for
+- name: Roll back a Deployment to revision 1 and a DaemonSet to its previous revision, both waited for
   kubeops.rollout.rollout_undo:
     namespace: shop
     workloads:
-      - {kind: Deployment, name: web, to_revision: 3}
-      - {kind: sts, name: db}
+      - {kind: Deployment, name: cart, to_revision: 1}
+      - {kind: ds, name: agent}
     wait: true
 
 - name: Roll a Deployment back to revision 1 (a second run changes nothing)
