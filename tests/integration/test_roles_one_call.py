@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from .conftest import Kube, caught, include, read_log, workload
+from .conftest import Kube, caught, include, read_log, task, workload
 
 pytestmark = pytest.mark.integration
 
@@ -179,3 +179,39 @@ def test_rollback_role_check_mode_writes_nothing_and_a_rerun_changes_nothing(kub
     assert role_tasks(second, 'rollout_rollback') == [
         'Fail when a rollback was refused or did not roll out', 'Roll back the workloads',
         'Show what was rolled back', 'Sum up the rollback']
+
+
+def test_workloads_entries_resolve_once_and_refuse_before_any_write(kubesim_factory, play, tmp_path):
+    log = tmp_path / 'requests.jsonl'
+    sim = kubesim_factory(request_log=str(log), ready_delay=0.05)
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web', image='app:1', labels={'tier': 'front'})])
+    kube.patch('Deployment', 'web', {'spec': {'template': {'spec': {'containers': [
+        {'name': 'app', 'image': 'app:2'}]}}}})
+    kube.rolled_out('Deployment', 'web')
+    log.write_text('')
+    res = play(sim, [
+        # The same workload by name and by label, with different revisions: refused, nothing written.
+        task('disagree', 'rollout_undo', workloads=[{'kind': 'Deployment', 'name': 'web', 'to_revision': 1},
+                                                    {'kind': 'deploy', 'label_selectors': ['tier=front'],
+                                                     'to_revision': 2}]),
+        # An entry whose selector matches nothing, with require_match: refused before any write.
+        task('no match', 'rollout_restart', require_match=True,
+             workloads=[{'kind': 'Deployment', 'name': 'web'}, {'label_selectors': ['tier=nothing']}]),
+    ])
+    disagree = res.failed('disagree')['msg']
+    assert disagree == ('workloads[0] (web) and workloads[1] (tier=front) both list Deployment default/web, '
+                        'with different to_revision: list it once'), disagree
+    no_match = res.failed('no match')['msg']
+    assert no_match.startswith('workloads[1] (tier=nothing): label_selectors "tier=nothing" matched no '
+                               'Deployment, StatefulSet or DaemonSet'), no_match
+    assert writes(log) == []
+    # Listed twice alike: rolled back once (an undo to the previous revision twice would flip back).
+    res = play(sim, [task('twice', 'rollout_undo', wait=True, wait_timeout=60,
+                          workloads=[{'kind': 'Deployment', 'name': 'web'},
+                                     {'kind': 'deploy', 'label_selectors': ['tier=front']}])])
+    twice = res.ok('twice')
+    assert [(w['name'], w['from_revision'], w['to_revision']) for w in twice['workloads']] == [('web', 2, 1)]
+    assert twice['outcome']['lines'] == ['Deployment default/web: rolled back (revision 2 -> 1)']
+    back = kube.rolled_out('Deployment', 'web')
+    assert back['spec']['template']['spec']['containers'][0]['image'] == 'app:1'
