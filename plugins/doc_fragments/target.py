@@ -26,7 +26,8 @@ options:
     description:
       - Name of the workload.
       - A workload of that name that does not exist is a failure.
-      - Exactly one of I(name) and I(label_selectors) is required.
+      - Exactly one of I(name) and I(label_selectors) is required (or I(workloads), in the modules that
+        take it).
     type: str
   label_selectors:
     description:

@@ -66,6 +66,39 @@ TARGET_ARG_SPEC = {
 }
 
 
+# The keys every entry of the ``workloads`` option takes (a module adds its own per-entry fields).
+ENTRY_ARG_SPEC = {
+    'kind': {'type': 'list', 'elements': 'str'},
+    'name': {'type': 'str'},
+    'label_selectors': {'type': 'list', 'elements': 'str'},
+    'namespace': {'type': 'str'},
+}
+
+
+def workloads_arg_spec(entry_options=None):
+    """The ``workloads`` option: several targets in one task, each by name or by label selectors,
+    like ``kubectl rollout undo deploy/a sts/b``; ``entry_options`` are the module's per-entry fields."""
+    options = dict(ENTRY_ARG_SPEC)
+    options.update(entry_options or {})
+    return {'workloads': {'type': 'list', 'elements': 'dict', 'options': options}}
+
+
+class Entry:
+    """One entry of the ``workloads`` option, checked: ``kinds`` (Workload classes), ``name`` or
+    ``selectors``, ``namespace`` (None: the task's), ``fields`` (the module's per-entry fields)."""
+
+    def __init__(self, index, kinds, name, selectors, namespace, fields):
+        self.index = index
+        self.kinds = kinds
+        self.name = name
+        self.selectors = selectors
+        self.namespace = namespace
+        self.fields = fields
+
+    def where(self):
+        return 'workloads[%d] (%s)' % (self.index, self.name or ','.join(self.selectors or []))
+
+
 def wait_arg_spec(default):
     spec = {
         'wait': {'type': 'bool', 'default': default},
@@ -260,20 +293,35 @@ class RolloutModule(KubeModule):
     """The rollout modules' options and behaviour: targets by name or label selectors, the verb
     applied to each, waiting, results and diffs."""
 
-    def __init__(self, argument_spec=None, wait=None, runtime=None, **kwargs):
+    def __init__(self, argument_spec=None, wait=None, runtime=None, entry_options=None, serial=False,
+                 **kwargs):
+        """``entry_options`` (a dict, possibly empty): the module takes the ``workloads`` option, with
+        these per-entry fields besides kind, name, label_selectors and namespace; each defaults to the
+        module option of the same name. ``serial``: the module takes the ``serial`` option."""
         spec = dict(TARGET_ARG_SPEC)
+        targets = ('name', 'label_selectors')
+        if entry_options is not None:
+            spec.update(workloads_arg_spec(entry_options))
+            targets += ('workloads',)
+        if serial:
+            spec['serial'] = {'type': 'bool', 'default': False}
         if wait is not None:
             spec.update(wait_arg_spec(wait))
         spec.update(argument_spec or {})
+        self._entry_fields = sorted(entry_options or {})
         super(RolloutModule, self).__init__(
             spec, runtime,
-            mutually_exclusive=[('name', 'label_selectors')] + kwargs.pop('mutually_exclusive', []),
-            required_one_of=[('name', 'label_selectors')] + kwargs.pop('required_one_of', []),
+            mutually_exclusive=[targets] + kwargs.pop('mutually_exclusive', []),
+            required_one_of=[targets] + kwargs.pop('required_one_of', []),
             **kwargs)
         self.kinds = self._kinds()
         self.kind = self.kinds[0]  # the kind of a task by name (exactly one)
         self._kind_of = {}  # uid -> kind of each target, for progress lines
         self._status_inline = False
+        self.entries = None  # the checked ``workloads`` entries, when the task gives them
+        self._entry_of = {}  # uid -> the Entry a target came from
+        self.missing = []  # (identity, message) of the entries naming a workload that does not exist
+        self._failed = {}  # id(outcome or workload) -> failure of this task, for ``outcome``
         self._check_target()
 
     def _kinds(self):
@@ -297,6 +345,9 @@ class RolloutModule(KubeModule):
     def _check_target(self):
         """Refuse targets that would act on something else than meant, before any request: an empty
         selection would match every workload of the namespace."""
+        if self.params.get('workloads') is not None:
+            self.entries = self._check_entries(self.params['workloads'])
+            return
         name, selectors = self.params.get('name'), self.params.get('label_selectors')
         if name is not None:
             if not name.strip():
@@ -310,9 +361,90 @@ class RolloutModule(KubeModule):
                           'in the namespace. Give at least one non-empty selector (e.g. app=web), or name'
                           % (selectors, _kind_names(self.kinds)))
 
+    def _check_entries(self, raw):
+        """The ``workloads`` entries as ``Entry`` objects; every entry that cannot be read as a target
+        fails the task before any request, all of them named in one message."""
+        if not raw:
+            self.fail('workloads is empty: give at least one workload (kind and name or label_selectors)')
+        entries, problems = [], []
+        for i, item in enumerate(raw):
+            where = 'workloads[%d]' % i
+            name, selectors = item.get('name'), item.get('label_selectors')
+            if name is not None and selectors is not None:
+                problems.append('%s (%s): give name or label_selectors, not both' % (where, name))
+                continue
+            if name is None and selectors is None:
+                problems.append('%s: give name or label_selectors' % where)
+                continue
+            where = '%s (%s)' % (where, name if name is not None else ','.join(str(s) for s in selectors))
+            spellings = item.get('kind') or self.params.get('kind')
+            try:
+                kinds = rollout_kinds(spellings) if spellings else list(ROLLOUT_KINDS.values())
+            except UnknownKind as e:
+                problems.append('%s: %s' % (where, e))
+                continue
+            if name is not None:
+                if not spellings:
+                    problems.append('%s: kind is required with name (Deployment, StatefulSet or DaemonSet)'
+                                    % where)
+                    continue
+                if len(kinds) > 1:
+                    problems.append('%s: name names one workload, but kind lists %s'
+                                    % (where, _kind_names(kinds)))
+                    continue
+                problem = 'name is empty' if not name.strip() else subdomain_problem(name)
+                if problem and name.strip():
+                    problem = 'name ' + problem
+                if problem:
+                    problems.append('%s: %s' % (where, problem))
+                    continue
+            elif not selectors or not all(isinstance(s, str) and s.strip() for s in selectors):
+                problems.append('%s: label_selectors has an empty selector, which would match every %s in '
+                                'the namespace' % (where, _kind_names(kinds)))
+                continue
+            namespace = item.get('namespace') or None  # empty: the task's, as for the namespace option
+            if namespace is not None:
+                problem = label_problem(namespace)
+                if problem:
+                    problems.append('%s: namespace %s' % (where, problem))
+                    continue
+            fields = {}
+            for field in self._entry_fields:
+                value = item.get(field)
+                fields[field] = self.params.get(field) if value is None else value
+            problem = self.check_entry_fields(fields)
+            if problem:
+                problems.append('%s: %s' % (where, problem))
+                continue
+            entries.append(Entry(i, kinds, name, selectors, namespace, fields))
+        if problems:
+            self.fail('workloads: %s. Nothing was done.' % '; '.join(problems), changed=False, workloads=[])
+        return entries
+
+    def check_entry_fields(self, fields):
+        """A problem with an entry's per-entry fields (None: none); the module's numeric bounds apply."""
+        for name, value in fields.items():
+            if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+                return '%s must be 0 or more (got %s)' % (name, value)
+        return None
+
+    def option(self, workload, name):
+        """The value of a per-entry field for ``workload``: its entry's, else the module option."""
+        entry = self._entry_of.get(workload.uid)
+        if entry is not None and name in entry.fields:
+            return entry.fields[name]
+        return self.params.get(name)
+
     # -- targets
-    def targets(self):
-        """The workloads named (GET) or selected (LIST); a missing name fails, an empty selection is []."""
+    def targets(self, each_alone=False):
+        """The workloads named (GET) or selected (LIST); a missing name fails, an empty selection is [].
+
+        With ``workloads`` entries, every entry is resolved before anything is changed; with
+        ``each_alone`` an entry naming a missing workload is set aside in ``missing`` instead of failing
+        the task. A workload listed by several entries is acted on once (entries that disagree on
+        its per-entry fields fail the task)."""
+        if self.entries is not None:
+            return self._entry_targets(each_alone)
         kind, ns = self.kind, self.namespace
         if self.params.get('name'):
             name = self.params['name']
@@ -323,8 +455,44 @@ class RolloutModule(KubeModule):
                     self.fail('%s %s/%s not found' % (kind.kind, ns, name))
                 raise _Context(e, 'reading %s %s/%s' % (kind.kind, ns, name))
         selector = ','.join(s.strip() for s in self.params['label_selectors'])
+        return self._select(self.kinds, ns, selector)
+
+    def _entry_targets(self, each_alone):
+        out, seen = [], {}
+        for entry in self.entries:
+            ns = entry.namespace or self.namespace
+            if entry.name is not None:
+                kind = entry.kinds[0]
+                try:
+                    found = [kind(self.client.get(kind.object_path(ns, entry.name)))]
+                except ApiError as e:
+                    if e.status != 404:
+                        raise _Context(e, 'reading %s %s/%s' % (kind.kind, ns, entry.name))
+                    text = '%s %s/%s not found' % (kind.kind, ns, entry.name)
+                    if not each_alone:
+                        self.fail(text, changed=False, workloads=[])
+                    self.missing.append(({'kind': kind.kind, 'namespace': ns, 'name': entry.name}, text))
+                    continue
+            else:
+                found = self._select(entry.kinds, ns, ','.join(s.strip() for s in entry.selectors),
+                                     '%s: ' % entry.where())
+            for workload in found:
+                key = (workload.kind, workload.namespace, workload.name)
+                if key in seen:
+                    if seen[key].fields != entry.fields:
+                        self.fail('%s and %s both list %s, with different %s: list it once' % (
+                            seen[key].where(), entry.where(), workload.label(),
+                            ', '.join(self._entry_fields)), changed=False, workloads=[])
+                    continue
+                seen[key] = entry
+                self._entry_of[workload.uid] = entry
+                out.append(workload)
+        return out
+
+    def _select(self, kinds, ns, selector, where=''):
+        """Every workload of ``kinds`` in ``ns`` matching ``selector`` (one LIST per kind)."""
         out = []
-        for kind in self.kinds:  # one LIST per kind, in the order given
+        for kind in kinds:  # one LIST per kind, in the order given
             try:
                 items = self.client.list(kind.collection_path(ns), label_selector=selector).get('items') or []
             except ApiError as e:
@@ -335,8 +503,8 @@ class RolloutModule(KubeModule):
                 item.setdefault('metadata', {}).setdefault('namespace', ns)
             out.extend(kind(item) for item in items)
         if not out:
-            text = 'label_selectors "%s" matched no %s in namespace "%s"' % (
-                selector, _kind_names(self.kinds), ns)
+            text = '%slabel_selectors "%s" matched no %s in namespace "%s"' % (
+                where, selector, _kind_names(kinds), ns)
             if self.params.get('require_match'):
                 self.fail('%s, and require_match is true: check the labels and the namespace' % text,
                           changed=False, workloads=[])
@@ -344,7 +512,8 @@ class RolloutModule(KubeModule):
         return out
 
     # -- results
-    def run(self, verb, wait_predicate=None, status_inline=False, precheck=None, each_alone=False):
+    def run(self, verb, wait_predicate=None, status_inline=False, precheck=None, each_alone=False,
+            report=False, summarize=None):
         """Apply ``verb(client, workload) -> Outcome`` to every target, wait if asked, exit.
 
         ``precheck(workload)``: raises one of USER_ERRORS for a workload the verb would refuse, judged
@@ -357,10 +526,16 @@ class RolloutModule(KubeModule):
         module (default: the kind's rollout status); a waited-for rollout that did not finish fails
         the task. ``status_inline``: put the wait's done/message/reason in the entry itself
         (rollout_status) instead of under ``status``.
+
+        With the ``serial`` option (outside check mode), one workload at a time: the verb, then its
+        wait, then the next; the first failure stops it and the rest are ``not_reached``.
+
+        ``report``: the result has ``outcome`` (``done``, ``failed``, ``not_reached``, ``lines``);
+        ``summarize(outcome, entries)`` (entries by ``Kind namespace/name``) may add to it.
         """
         self._status_inline = status_inline
         try:
-            self._run(verb, wait_predicate, precheck, each_alone)
+            self._run(verb, wait_predicate, precheck, each_alone, report or summarize is not None, summarize)
         except _Context as c:
             self.fail(describe_error(c.error, c.action, self._connection))
         except ConnectionFailure as e:
@@ -372,16 +547,20 @@ class RolloutModule(KubeModule):
             self.module.fail_json(msg='unexpected error: %s: %s' % (type(e).__name__, redact(e, secrets)),
                                   exception=traceback.format_exc())
 
-    def _run(self, verb, wait_predicate, precheck=None, each_alone=False):
+    def _run(self, verb, wait_predicate, precheck=None, each_alone=False, report=False, summarize=None):
         outcomes, errors = [], []
         failures = []  # the workloads left unchanged by an error, with it
-        workloads = self.targets()
+        refused = []  # (identity, message) of the workloads the verb was not applied to
+        workloads = self.targets(each_alone)
         self._kind_of = {w.uid: w.kind for w in workloads}
 
-        def failed(workload, text):
+        def failed(identity, text):
             errors.append(text)
-            failures.append(dict(workload.identity(), msg=text))
+            failures.append(dict(identity, msg=text))
+            refused.append((identity, text))
 
+        for identity, text in self.missing:
+            failed(identity, text)
         if precheck:
             accepted = []
             for workload in workloads:
@@ -389,28 +568,42 @@ class RolloutModule(KubeModule):
                     precheck(workload)
                     accepted.append(workload)
                 except USER_ERRORS as e:
-                    failed(workload, _user_error(workload, e))
-            if errors and not each_alone:
-                self.fail('; '.join(errors), changed=False, workloads=[])
+                    failed(workload.identity(), _user_error(workload, e))
+            if errors and not each_alone:  # nothing was changed
+                extra = {'outcome': self._outcome([], [], refused, [], summarize)} if report else {}
+                self.fail('; '.join(errors), changed=False, workloads=[], **extra)
             workloads = accepted
-        for workload in workloads:
+        check_mode = self.module.check_mode
+        serial = self.params.get('serial') and not check_mode
+        entries, not_reached = [], []
+        for i, workload in enumerate(workloads):
+            if serial and errors:  # one at a time stops at the first failure
+                not_reached = workloads[i:]
+                break
             try:
-                outcomes.append(verb(self.client, workload))
+                outcome = verb(self.client, workload)
             except USER_ERRORS as e:
-                failed(workload, _user_error(workload, e))
+                failed(workload.identity(), _user_error(workload, e))
+                continue
             except ConnectionFailure:
                 raise
             except KubeError as e:
-                failed(workload, describe_error(e, workload.label(), self._connection))
-        for warning in (w for o in outcomes for w in o.warnings):
-            self.module.warn(warning)
-        entries = [o.entry() for o in outcomes]
-        for o, entry in zip(outcomes, entries):
-            if o.error:
-                errors.append(self._explained(o.error, o, entry, o.fields.get('reason')))
-        pending = [(o, e) for o, e in zip(outcomes, entries) if not o.error]
-        wait = self.params.get('wait') and not self.module.check_mode
-        if wait and pending:
+                failed(workload.identity(), describe_error(e, workload.label(), self._connection))
+                continue
+            for warning in outcome.warnings:
+                self.module.warn(warning)
+            entry = outcome.entry()
+            outcomes.append(outcome)
+            entries.append(entry)
+            if outcome.error:
+                text = self._explained(outcome.error, outcome, entry, outcome.fields.get('reason'))
+                errors.append(text)
+                self._failed[id(outcome)] = (text, outcome.fields.get('reason'))
+            elif serial and getattr(outcome, 'waits', True):
+                errors.extend(self._wait([(outcome, entry)], wait_predicate))
+        pending = [(o, e) for o, e in zip(outcomes, entries) if not o.error and getattr(o, 'waits', True)]
+        wait = self.params.get('wait') and not check_mode
+        if wait and pending and not serial:
             errors.extend(self._wait(pending, wait_predicate))
         result = {'changed': any(o.changed for o in outcomes), 'workloads': entries}
         if self.analysis_result is not None:
@@ -421,9 +614,35 @@ class RolloutModule(KubeModule):
             result['diff'] = diffs
         if each_alone and failures:
             result['failures'] = failures
+        if report:
+            result['outcome'] = self._outcome(outcomes, entries, refused, not_reached, summarize)
         if errors:
             self.fail('; '.join(errors), **result)
         self.module.exit_json(**result)
+
+    def _outcome(self, outcomes, entries, refused, not_reached, summarize):
+        """What happened to each workload, for a caller that reports on many (the roles)."""
+        done, failed = [], []
+        for identity, text in refused:
+            failed.append(_failure(identity, text))
+        for o, entry in zip(outcomes, entries):
+            identity = o.workload.identity()
+            if id(o) in self._failed:
+                text, reason = self._failed[id(o)]
+                failed.append(_failure(identity, text, reason, entry))
+            else:
+                done.append(dict(identity, workload=o.workload.label(), changed=o.changed))
+        out = {'done': done, 'failed': failed,
+               'not_reached': [dict(w.identity(), workload=w.label()) for w in not_reached]}
+        by_label = {o.workload.label(): e for o, e in zip(outcomes, entries)}
+        out['lines'] = ['%s: %s' % (d['workload'], _what(by_label[d['workload']])) for d in done]
+        if summarize is not None:
+            summarize(out, by_label)
+        out['lines'] += ['FAILED %s' % f['msg'] for f in failed]
+        if out['not_reached']:
+            out['lines'].append('Not reached (one at a time stops at the first failure): %s'
+                                % ', '.join(w['workload'] for w in out['not_reached']))
+        return out
 
     def _wait(self, pending, wait_predicate):
         outcomes = [o for o, _e in pending]
@@ -454,6 +673,7 @@ class RolloutModule(KubeModule):
         for o, entry, res, obj in zip(outcomes, entries, results, last):
             if isinstance(res, KubeError):
                 errors.append(describe_error(res, 'waiting for %s' % o.workload.label(), self._connection))
+                self._failed[id(o)] = (errors[-1], None)
                 continue
             self.record_status(entry, res)
             if res.diagnosis is not None:
@@ -463,6 +683,7 @@ class RolloutModule(KubeModule):
                 error = res.message if label in res.message else '%s: %s' % (label, res.message)
                 # A custom wait (e.g. a pause being observed) is not explained by the pods.
                 errors.append(error if wait_predicate else self._explained(error, o, entry, res.reason, obj))
+                self._failed[id(o)] = (errors[-1], res.reason)
         return errors
 
     def _soak(self, outcomes, results, last, options):
@@ -511,6 +732,22 @@ class RolloutModule(KubeModule):
             entry.update(result.as_dict())
         else:
             entry['status'] = result.as_dict()
+
+
+def _failure(identity, text, reason=None, entry=None):
+    """One failed workload of ``outcome``: ``msg`` names it, ``message`` is the same without its name."""
+    label = '%s %s/%s' % (identity['kind'], identity['namespace'], identity['name'])
+    message = text[len(label) + 2:] if text.startswith(label + ': ') else text
+    diagnosis = (entry or {}).get('diagnosis')
+    return dict(identity, workload=label, msg=text, message=message, reason=reason,
+                causes=list(diagnosis.get('lines') or []) if diagnosis else [], diagnosis=diagnosis)
+
+
+def _what(entry):
+    """What a task did to one workload, in a few words, from its result entry."""
+    status = entry.get('status') or {}
+    return (entry.get('message') or status.get('message')
+            or ('changed' if entry.get('changed') else 'unchanged'))
 
 
 def _kind_names(kinds):

@@ -265,6 +265,27 @@ def restart(client, workload, check_mode=False, now=patches.rfc3339_now, sleep=t
     return _decide_and_write(client, workload, attempt)
 
 
+def last_replaced(client, workload):
+    """When the workload's pods were last replaced: the later of its template's ``restartedAt`` and the
+    creation of its current revision (one LIST); None when neither is known."""
+    from ansible_collections.kubeops.rollout.plugins.module_utils.causes import parse_time
+    annotations = (_template_of(workload.obj).get('metadata') or {}).get('annotations') or {}
+    current = revisions.current(workload.history(client), workload.template)
+    times = [t for t in (parse_time(annotations.get(patches.RESTARTED_AT_ANNOTATION)),
+                         parse_time(current.created if current else None)) if t is not None]
+    return max(times) if times else None
+
+
+def restarted_since(workload, last, since_text):
+    """The unchanged outcome of a workload whose pods were replaced at ``last``, after ``since``."""
+    outcome = Outcome(workload, False, {'restarted_at': None, 'revision_before': None, 'revision_after': None,
+                                        'skipped': True,
+                                        'last_replaced': last.isoformat().replace('+00:00', 'Z'),
+                                        'message': 'restarted or rolled out since %s' % since_text})
+    outcome.waits = False  # nothing was asked of it: not waited for
+    return outcome
+
+
 # ---- restart on configuration change ---------------------------------------------------------
 
 _CONFIG_PATHS = {config_digest.CONFIG_MAP: 'configmaps', config_digest.SECRET: 'secrets'}
@@ -541,4 +562,5 @@ def status(client, workload):
 
 
 __all__ = ['Outcome', 'history', 'pause', 'restart', 'config_restart', 'config_references', 'read_configs',
-           'image', 'undo', 'status', 'NotSupported', 'Refused', 'CURRENT', 'PREVIOUS']
+           'image', 'undo', 'status', 'last_replaced', 'restarted_since', 'NotSupported', 'Refused',
+           'CURRENT', 'PREVIOUS']

@@ -329,6 +329,17 @@ msg:
   returned: always
   type: str
   sample: rolling updated "frontend" to "frontend-5b3f..." in 6 scale steps then renamed back to "frontend"
+lines:
+  description:
+    - A readable summary - C(msg), then one line per scale step of C(steps) (C(action), C(controller),
+      replicas before and after), as the C(kubeops.rollout.rc_upgrade) role shows it.
+  returned: always
+  type: list
+  elements: str
+  sample:
+    - rolling updated "frontend" to "frontend-5b3f..." in 2 scale steps then renamed back to "frontend"
+    - '  scale up frontend-5b3f: 0 -> 1'
+    - '  scale down frontend: 1 -> 0'
 diff:
   description: The pod template of the old RC (before) and the new one (after).
   returned: in diff mode, when changed
@@ -424,6 +435,11 @@ ARGUMENT_SPEC = {
 }
 
 
+def summary_lines(msg, steps):
+    """``msg``, then one line per scale step (``  scale up frontend-5b3f: 0 -> 1``), for a summary."""
+    return [msg] + ['  %s %s: %s -> %s' % (s['action'], s['controller'], s['from'], s['to']) for s in steps]
+
+
 def main(runtime=None):
     module = KubeModule(ARGUMENT_SPEC, runtime, mutually_exclusive=[('image', 'new_controller')])
     params = module.params
@@ -456,10 +472,12 @@ def main(runtime=None):
                                        % opts.name) + '.')
         for warning in updater.warnings:
             module.module.warn(warning)
-        module.fail(message, changed=updater.changed, steps=[step_dict(s) for s in updater.steps],
-                    new_name=updater.new_name, **details)
+        steps = [step_dict(s) for s in updater.steps]
+        module.fail(message, changed=updater.changed, steps=steps, new_name=updater.new_name,
+                    lines=summary_lines(message, steps), **details)
     for warning in updater.warnings:
         module.module.warn(warning)
+    result['lines'] = summary_lines(result.get('msg'), result.get('steps') or [])
     if module.module.diff and updater.diff and result['changed']:
         result['diff'] = updater.diff
     module.module.exit_json(**result)

@@ -50,6 +50,7 @@ extends_documentation_fragment:
   - kubeops.rollout.attributes
   - kubeops.rollout.connection
   - kubeops.rollout.target
+  - kubeops.rollout.workloads
 attributes:
   check_mode:
     support: full
@@ -123,6 +124,12 @@ EXAMPLES = r'''
     kind: StatefulSet
     name: db
     compare_to: 3
+
+- name: History of a Deployment and a StatefulSet in one task
+  kubeops.rollout.rollout_history:
+    workloads:
+      - {kind: Deployment, name: web}
+      - {kind: StatefulSet, name: db}
 
 - name: History of every DaemonSet labelled tier=node
   kubeops.rollout.rollout_history:
@@ -249,7 +256,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.module import Roll
 
 def main(runtime=None):
     module = RolloutModule({'revision': {'type': 'int'}, 'compare_to': {'type': 'raw'}},
-                           runtime=runtime)
+                           runtime=runtime, entry_options={})
     revision = module.params['revision']
     compare_to = _revision_or_current(module, module.params['compare_to'])
     module.run(lambda client, workload: verbs.history(client, workload, revision, compare_to))

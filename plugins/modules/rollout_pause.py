@@ -49,6 +49,7 @@ extends_documentation_fragment:
   - kubeops.rollout.connection
   - kubeops.rollout.gates
   - kubeops.rollout.target
+  - kubeops.rollout.workloads
   - kubeops.rollout.wait
 attributes:
   check_mode:
@@ -78,6 +79,12 @@ EXAMPLES = r'''
     state: resumed
     wait: true
     wait_timeout: 600
+
+- name: Pause two Deployments named in one task (kubectl rollout pause deploy/web deploy/api)
+  kubeops.rollout.rollout_pause:
+    workloads:
+      - {name: web}
+      - {name: api}
 
 - name: Pause every Deployment of the shop
   kubeops.rollout.rollout_pause:
@@ -142,7 +149,7 @@ def observed(workload):
 def main(runtime=None):
     module = RolloutModule({'kind': {'type': 'list', 'elements': 'str', 'default': ['Deployment']},
                             'state': {'type': 'str', 'default': 'paused', 'choices': ['paused', 'resumed']}},
-                           wait=False, runtime=runtime)
+                           wait=False, runtime=runtime, entry_options={})
     paused = module.params['state'] == 'paused'
     wait_for = observed if paused else None
     module.run(lambda client, workload: verbs.pause(client, workload, paused, module.module.check_mode),

@@ -74,6 +74,26 @@ options:
     type: str
     choices: [restart, record]
     default: restart
+  serial:
+    description:
+      - One workload at a time - restart it, wait for its rollout (I(wait_timeout)), then the next, in
+        the order of the targets; the first workload that is refused or does not roll out stops it,
+        and the rest are left alone (C(outcome.not_reached)). Implies waiting, whatever I(wait) says.
+      - Every target is still read and checked before the first restart.
+      - In check mode nothing rolls out, so every workload is reported as the other mode would.
+    type: bool
+    default: false
+  since:
+    description:
+      - An RFC 3339 time such as C(2026-01-02T03:04:05Z) or C(2026-01-02T04:04:05.5+01:00). Only the
+        workloads whose pods were not replaced since then are restarted - the later of the template's
+        C(kubectl.kubernetes.io/restartedAt) and the creation of the workload's current revision (its
+        ReplicaSet or ControllerRevision, one list request per workload) is before it. The others are
+        left alone (C(changed=false), C(skipped=true)), so a second run with the same time changes
+        nothing, for example "restart everything not restarted since the certificate was renewed".
+      - Any other text fails the task before any request. Cannot be combined with I(config_maps),
+        I(secrets) or I(config_from_template).
+    type: str
   read_revisions:
     description:
       - Also list the ControllerRevisions of a StatefulSet or DaemonSet to return C(revision_before) and
@@ -92,6 +112,7 @@ extends_documentation_fragment:
   - kubeops.rollout.connection
   - kubeops.rollout.gates
   - kubeops.rollout.target
+  - kubeops.rollout.workloads
   - kubeops.rollout.wait
 attributes:
   check_mode:
@@ -164,6 +185,28 @@ EXAMPLES = r'''
     label_selectors:
       - app.kubernetes.io/part-of=shop
 
+- name: Restart two workloads one at a time, each rolled out before the next (stops at the first failure)
+  kubeops.rollout.rollout_restart:
+    namespace: shop
+    workloads:
+      - {kind: StatefulSet, name: orders}
+      - {kind: sts, label_selectors: [app=carts]}
+    serial: true
+    wait_timeout: 600
+  register: restart
+
+- name: Show what was done
+  ansible.builtin.debug:
+    msg: "{{ restart.outcome.lines }}"
+
+- name: Restart only what was not restarted since the certificate renewal (a re-run changes nothing)
+  kubeops.rollout.rollout_restart:
+    namespace: shop
+    label_selectors:
+      - app.kubernetes.io/part-of=shop
+    since: '2026-03-01T12:00:00Z'
+    wait: true
+
 - name: Restart every Deployment, StatefulSet and DaemonSet of the application (kind omitted)
   kubeops.rollout.rollout_restart:
     namespace: shop
@@ -222,6 +265,21 @@ workloads:
       returned: when tied to configuration
       type: str
       sample: ConfigMap/web-settings changed
+    skipped:
+      description: True when the workload was left alone because its pods were replaced after I(since).
+      returned: with I(since), when the workload was left alone
+      type: bool
+      sample: true
+    last_replaced:
+      description: When the pods of a workload left alone by I(since) were last replaced (RFC 3339).
+      returned: with I(since), when the workload was left alone
+      type: str
+      sample: '2026-01-02T05:00:00Z'
+    message:
+      description: Why a workload was left alone by I(since).
+      returned: with I(since), when the workload was left alone
+      type: str
+      sample: restarted or rolled out since 2026-01-02T03:04:05Z
     recorded_only:
       description: True when the digest was recorded on the workload without a restart (a first run
         with I(first_run=record)).
@@ -306,6 +364,64 @@ workloads:
           description: What could not be read (the rest is still reported); empty when every read succeeded.
           type: list
           elements: str
+outcome:
+  description:
+    - What happened to each workload, for a caller that reports on many (the collection's roles keep
+      it as their result fact).
+  returned: always, once the workloads were read
+  type: dict
+  contains:
+    done:
+      description:
+        - The workloads the task completed (restarted, left alone, or recorded; rolled out when waited for),
+          each with C(kind), C(name), C(namespace), C(workload) (C(Deployment shop/web)) and C(changed).
+      type: list
+      elements: dict
+    failed:
+      description:
+        - The workloads that failed (refused, or the restart did not roll out), each with C(kind), C(name),
+          C(namespace), C(workload),
+          C(msg) (the failure, naming the workload), C(message) (the same without the name), C(reason)
+          (the rollout status reason, such as V(ProgressDeadlineExceeded) or V(Timeout), else null),
+          C(causes) (one line per cause when the rollout was diagnosed, else empty) and C(diagnosis)
+          (as in C(workloads), else null).
+      type: list
+      elements: dict
+    not_reached:
+      description:
+        - With I(serial=true), the workloads not restarted because an earlier one failed, each with
+          C(kind), C(name), C(namespace) and C(workload).
+      type: list
+      elements: dict
+    lines:
+      description:
+        - "A readable summary - C(Restarted: ...) (C(Would restart: ...) in check mode) with each reason
+          when tied to configuration, C(Already restarted since ...), C(Unchanged: ...), then one
+          C(FAILED ...) line per failure and the workloads not reached."
+      type: list
+      elements: str
+    restarted:
+      description: The workloads restarted (would be, in check mode), as C(Kind namespace/name).
+      type: list
+      elements: str
+    recorded:
+      description: The workloads whose configuration digest was recorded without a restart
+        (I(first_run=record)).
+      type: list
+      elements: str
+    skipped:
+      description: The workloads left alone because their pods were replaced after I(since).
+      type: list
+      elements: str
+    unchanged:
+      description: The workloads left alone because their configuration did not change.
+      type: list
+      elements: str
+    reasons:
+      description: Tied to configuration, why each workload was restarted or left alone, by
+        C(Kind namespace/name).
+      type: dict
+      sample: {"Deployment shop/web": "ConfigMap/web-settings changed"}
 changed:
   description: True when at least one workload was restarted.
   returned: always
@@ -317,9 +433,69 @@ diff:
   elements: dict
 '''
 
+import re  # noqa: E402
+
 from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.causes import parse_time  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.validation import subdomain_problem  # noqa: E402
+
+RFC3339 = re.compile(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$')
+
+
+def check_since(module):
+    """The ``since`` option as an aware datetime (None when unset); anything else fails the task."""
+    text = module.params['since']
+    if text is None or not text.strip():
+        return None
+    when = parse_time(text) if RFC3339.match(text.strip()) else None
+    if when is None:
+        module.fail('since must be an RFC 3339 time such as 2026-01-02T03:04:05Z, not "%s"' % text)
+    return when
+
+
+def config_reason(entry, changed):
+    """Why a restart tied to configuration restarted a workload or left it alone, in one line."""
+    if entry.get('recorded_only'):
+        return 'configuration digest recorded, no restart'
+    if changed:
+        return entry.get('restart_reason')
+    if entry.get('config_objects'):
+        return 'configuration digest unchanged'
+    return 'no ConfigMap or Secret to tie the restart to'
+
+
+def summarize(tied_to_config, since, check_mode):
+    """The restart's own lists and lines in ``outcome``: restarted, recorded, skipped, unchanged, reasons."""
+    def add(outcome, entries):
+        restarted, recorded, skipped, unchanged, reasons = [], [], [], [], {}
+        for done in outcome['done']:
+            label, entry = done['workload'], entries[done['workload']]
+            if entry.get('skipped'):
+                skipped.append(label)
+            elif entry.get('recorded_only'):
+                recorded.append(label)
+            elif done['changed']:
+                restarted.append(label)
+            else:
+                unchanged.append(label)
+            if tied_to_config:
+                reasons[label] = config_reason(entry, done['changed'])
+
+        def named(labels):
+            return ', '.join('%s (%s)' % (w, reasons[w]) if w in reasons else w for w in labels)
+
+        lines = [('Would restart: ' if check_mode else 'Restarted: ') + (named(restarted) or 'none')]
+        if recorded:
+            lines.append('%s the configuration digest, no restart: %s' % (
+                'Would record' if check_mode else 'Recorded', named(recorded)))
+        if skipped:
+            lines.append('Already restarted since %s: %s' % (since, ', '.join(skipped)))
+        if unchanged:
+            lines.append('Unchanged: ' + named(unchanged))
+        outcome.update(restarted=restarted, recorded=recorded, skipped=skipped, unchanged=unchanged,
+                       reasons=reasons, lines=lines)
+    return add
 
 
 def main(runtime=None):
@@ -328,39 +504,59 @@ def main(runtime=None):
                             'config_from_template': {'type': 'bool', 'default': False},
                             'first_run': {'type': 'str', 'default': verbs.FIRST_RUN_RESTART,
                                           'choices': [verbs.FIRST_RUN_RESTART, verbs.FIRST_RUN_RECORD]},
-                            'read_revisions': {'type': 'bool', 'default': False}},
-                           wait=False, runtime=runtime)
-    check_mode, wait = module.module.check_mode, module.params['wait']
+                            'read_revisions': {'type': 'bool', 'default': False},
+                            'since': {'type': 'str'}},
+                           wait=False, runtime=runtime, entry_options={}, serial=True)
+    check_mode, wait = module.module.check_mode, module.params['wait'] or module.params['serial']
     config_maps, secrets = module.params['config_maps'] or [], module.params['secrets'] or []
     from_template = module.params['config_from_template']
+    tied_to_config = bool(config_maps or secrets or from_template)
     for option, names in (('config_maps', config_maps), ('secrets', secrets)):
         for name in names:
             problem = subdomain_problem(name)
             if problem:
                 module.fail('%s: %s; every entry must name a %s' % (
                     option, problem, 'ConfigMap' if option == 'config_maps' else 'Secret'))
-    if not (config_maps or secrets or from_template):
+    since = check_since(module)
+    if since is not None and tied_to_config:
+        module.fail('since cannot be combined with config_maps, secrets or config_from_template: give either '
+                    'the time or the configuration that decides which workloads to restart')
+    add_summary = summarize(tied_to_config, (module.params['since'] or '').strip(), check_mode)
+    if not tied_to_config:
         if module.params['first_run'] == verbs.FIRST_RUN_RECORD:
             module.fail('first_run=record applies to a restart tied to configuration: give config_maps, '
                         'secrets or config_from_template=true, or leave first_run unset')
         read_revisions = module.params['read_revisions']
-        module.run(lambda client, workload: verbs.restart(client, workload, check_mode,
-                                                          read_revisions=read_revisions),
-                   precheck=lambda workload: verbs.check_restart(workload, wait))
+        replaced = {}  # uid -> when the pods were last replaced, when since is given and it is after it
+
+        def precheck(workload):
+            if since is not None:
+                last = verbs.last_replaced(module.client, workload)
+                if last is not None and last >= since:
+                    replaced[workload.uid] = last
+                    return  # left alone: nothing to refuse
+            verbs.check_restart(workload, wait)
+
+        def restart(client, workload):
+            if workload.uid in replaced:
+                return verbs.restarted_since(workload, replaced[workload.uid], module.params['since'].strip())
+            return verbs.restart(client, workload, check_mode, read_revisions=read_revisions)
+
+        module.run(restart, precheck=precheck, summarize=add_summary)
         return
     cache = {}  # each ConfigMap / Secret is read once per task, however many workloads use it
 
-    def restart(client, workload):
+    def config_restart(client, workload):
         return verbs.config_restart(client, workload, config_maps, secrets, from_template, check_mode, cache,
                                     first_run=module.params['first_run'])
 
-    def precheck(workload):
+    def config_precheck(workload):
         # A missing required object fails the task before the first workload is restarted.
         verbs.config_references(module.client, workload, config_maps, secrets, from_template, cache)
         if wait:
             workload.check_waitable()
 
-    module.run(restart, precheck=precheck)
+    module.run(config_restart, precheck=config_precheck, summarize=add_summary)
 
 
 if __name__ == '__main__':

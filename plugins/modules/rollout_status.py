@@ -61,6 +61,7 @@ extends_documentation_fragment:
   - kubeops.rollout.gates
   - kubeops.rollout.analysis
   - kubeops.rollout.target
+  - kubeops.rollout.workloads
 attributes:
   check_mode:
     support: full
@@ -122,6 +123,20 @@ EXAMPLES = r'''
     label_selectors:
       - app.kubernetes.io/part-of=shop
     require_match: true
+
+- name: Wait for several workloads at once, each named (kubectl rollout status deploy/cart sts/orders)
+  kubeops.rollout.rollout_status:
+    namespace: shop
+    workloads:
+      - {kind: Deployment, name: cart}
+      - {kind: StatefulSet, name: orders}
+      - {kind: DaemonSet, name: node-exporter, namespace: kube-system}
+  register: rollouts
+  ignore_errors: true
+
+- name: List the rollouts that did not complete
+  ansible.builtin.debug:
+    msg: "{{ rollouts.outcome.failed | map(attribute='msg') | list }}"
 
 - name: Report every Deployment, StatefulSet and DaemonSet of the shop (kind omitted - all three)
   kubeops.rollout.rollout_status:
@@ -297,6 +312,46 @@ workloads:
           description: What could not be read (the rest is still reported); empty when every read succeeded.
           type: list
           elements: str
+outcome:
+  description:
+    - What happened to each workload, for a caller that reports on many (the collection's roles keep
+      it as their result fact).
+  returned: always, once the workloads were read
+  type: dict
+  contains:
+    done:
+      description:
+        - The workloads the task completed (rolled out; with I(wait=false), every workload read), each with
+          C(kind), C(name), C(namespace), C(workload) (C(Deployment shop/web)) and C(changed).
+      type: list
+      elements: dict
+    failed:
+      description:
+        - The workloads that failed (the rollout failed or did not finish in time, or the workload of an entry
+          does not exist), each with C(kind), C(name), C(namespace), C(workload),
+          C(msg) (the failure, naming the workload), C(message) (the same without the name), C(reason)
+          (the rollout status reason, such as V(ProgressDeadlineExceeded) or V(Timeout), else null),
+          C(causes) (one line per cause when the rollout was diagnosed, else empty) and C(diagnosis)
+          (as in C(workloads), else null).
+      type: list
+      elements: dict
+    not_reached:
+      description: Always empty (the rollouts are waited for together).
+      type: list
+      elements: dict
+    lines:
+      description: A readable summary, one line per workload, then one C(FAILED ...) line per failure.
+      type: list
+      elements: str
+failures:
+  description:
+    - With I(workloads), the entries naming a workload that does not exist, each with C(kind), C(name),
+      C(namespace) and C(msg); the other workloads are still waited for, and the task fails.
+  returned: when an entry of I(workloads) names a missing workload
+  type: list
+  elements: dict
+  sample: [{"kind": "Deployment", "name": "cart", "namespace": "shop",
+            "msg": "Deployment shop/cart not found"}]
 changed:
   description: Always false.
   returned: always
@@ -309,8 +364,10 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.analysis import AN
 
 
 def main(runtime=None):
-    module = RolloutModule(argument_spec=ANALYSIS_ARG_SPEC, wait=True, runtime=runtime)
-    module.run(verbs.status, status_inline=True)
+    module = RolloutModule(argument_spec=ANALYSIS_ARG_SPEC, wait=True, runtime=runtime, entry_options={})
+    # each_alone: an entry of workloads naming a missing workload is reported (failures, outcome) and
+    # the others are still waited for.
+    module.run(verbs.status, status_inline=True, each_alone=True, report=True)
 
 
 if __name__ == '__main__':

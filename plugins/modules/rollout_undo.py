@@ -58,6 +58,42 @@ options:
         revisions that exist.
     type: int
     default: 0
+  workloads:
+    description:
+      - Several targets in one task, like C(kubectl rollout undo deploy/a sts/b) - each entry names one
+        workload (I(kind) and I(name)) or selects some (I(label_selectors), with one or more kinds,
+        every rollout kind when it gives none), with its own I(to_revision). Exclusive with I(name)
+        and I(label_selectors).
+      - Every entry is checked before any request (kind, name, selectors, namespace, revision);
+        entries that cannot be read fail the task, each named as C(workloads[i] (name)). All entries
+        are resolved before the first write; as for several workloads selected by labels, a
+        workload that is refused or does not exist does not stop the others, and the task fails at
+        the end listing each (C(failures)).
+      - I(kind), I(namespace) and I(to_revision) are those of the entries that give none (an empty
+        namespace counts as none). A workload listed by several entries is rolled back once (entries
+        that disagree on its revision fail the task).
+    type: list
+    elements: dict
+    suboptions:
+      kind:
+        description:
+          - Kind of the workload, or kinds with I(label_selectors), in any of C(kubectl)'s spellings.
+            Default the task's I(kind).
+        type: list
+        elements: str
+      name:
+        description: Name of the workload. Exclusive with I(label_selectors); one of the two is required.
+        type: str
+      label_selectors:
+        description: Label selectors (all must match).
+        type: list
+        elements: str
+      namespace:
+        description: Namespace of the entry. Default the task's I(namespace).
+        type: str
+      to_revision:
+        description: The revision to roll back to (V(0), the previous one). Default the task's I(to_revision).
+        type: int
   replace_stuck_pods:
     description:
       - StatefulSets only (ignored for other kinds) - the "forced rollback" of the Kubernetes
@@ -113,6 +149,14 @@ EXAMPLES = r'''
   kubeops.rollout.rollout_undo:
     kind: Deployment
     name: web
+    wait: true
+
+- name: Roll back a Deployment to revision 1 and a DaemonSet to its previous revision, both waited for
+  kubeops.rollout.rollout_undo:
+    namespace: shop
+    workloads:
+      - {kind: Deployment, name: cart, to_revision: 1}
+      - {kind: ds, name: agent}
     wait: true
 
 - name: Roll a Deployment back to revision 1 (a second run changes nothing)
@@ -255,6 +299,40 @@ workloads:
           description: What could not be read (the rest is still reported); empty when every read succeeded.
           type: list
           elements: str
+outcome:
+  description:
+    - What happened to each workload, for a caller that reports on many (the collection's roles keep
+      it as their result fact).
+  returned: always, once the workloads were read
+  type: dict
+  contains:
+    done:
+      description:
+        - The workloads the task completed (rolled back, or already on the revision asked for; rolled out
+          when waited for), each with C(kind), C(name), C(namespace), C(workload) (C(Deployment shop/web))
+          and C(changed).
+      type: list
+      elements: dict
+    failed:
+      description:
+        - The workloads that failed (refused, not found, or the rollback did not roll out), each with C(kind),
+          C(name), C(namespace), C(workload),
+          C(msg) (the failure, naming the workload), C(message) (the same without the name), C(reason)
+          (the rollout status reason, such as V(ProgressDeadlineExceeded) or V(Timeout), else null),
+          C(causes) (one line per cause when the rollout was diagnosed, else empty) and C(diagnosis)
+          (as in C(workloads), else null).
+      type: list
+      elements: dict
+    not_reached:
+      description: Always empty (every workload is tried).
+      type: list
+      elements: dict
+    lines:
+      description:
+        - "A readable summary, one line per workload (C(Deployment shop/web: rolled back (revision 4 -> 2)),
+          C(would be rolled back) in check mode), then one C(FAILED ...) line per failure."
+      type: list
+      elements: str
 failures:
   description:
     - The workloads that could not be rolled back (the others were), each with C(kind), C(name),
@@ -281,16 +359,33 @@ from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # no
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
 
 
+def summarize(check_mode):
+    """One line per workload rolled back or left alone: ``Kind ns/name: rolled back (revision 4 -> 2)``."""
+    def add(outcome, entries):
+        lines = []
+        for done in outcome['done']:
+            entry = entries[done['workload']]
+            lines.append('%s: %s%s (revision %s -> %s)' % (
+                done['workload'], 'would be ' if check_mode and done['changed'] else '', entry.get('message'),
+                entry.get('from_revision'), entry.get('to_revision')))
+        outcome['lines'] = lines
+    return add
+
+
 def main(runtime=None):
     module = RolloutModule({'to_revision': {'type': 'int', 'default': 0},
                             'replace_stuck_pods': {'type': 'bool', 'default': False}},
-                           wait=False, runtime=runtime)
+                           wait=False, runtime=runtime, entry_options={'to_revision': {'type': 'int'}})
     params, check_mode = module.params, module.module.check_mode
-    module.run(lambda client, workload: verbs.undo(client, workload, params['to_revision'], check_mode,
-                                                   params['replace_stuck_pods'], params['wait_timeout']),
-               precheck=lambda workload: verbs.check_undo(module.client, workload, params['to_revision'],
-                                                          params['wait']),
-               each_alone=True)
+
+    def undo(client, workload):
+        return verbs.undo(client, workload, module.option(workload, 'to_revision'), check_mode,
+                          params['replace_stuck_pods'], params['wait_timeout'])
+
+    def precheck(workload):
+        verbs.check_undo(module.client, workload, module.option(workload, 'to_revision'), params['wait'])
+
+    module.run(undo, precheck=precheck, each_alone=True, summarize=summarize(check_mode))
 
 
 if __name__ == '__main__':

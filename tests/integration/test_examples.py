@@ -68,6 +68,7 @@ def image_setup(kube):
 
 def pause_setup(kube):
     with_revisions(kube, 'Deployment', 'web', count=1)
+    with_revisions(kube, 'Deployment', 'api', count=1)
 
 
 def restart_setup(kube):

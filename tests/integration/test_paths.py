@@ -193,7 +193,7 @@ def test_forced_module_path_async_and_progress(kubesim_factory, tmp_path):
 
 
 @pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM], ids=['ctrl-c', 'awx-cancel'])
-@pytest.mark.parametrize('what', ['module', 'role'])
+@pytest.mark.parametrize('what', ['module', 'role', 'wait-role'])
 def test_cancel_leaves_nothing_running(kubesim_factory, tmp_path, signum, what):
     log = tmp_path / 'requests.log'
     sim = kubesim_factory(request_log=log, fail_image='nginx:broken')
@@ -205,6 +205,13 @@ def test_cancel_leaves_nothing_running(kubesim_factory, tmp_path, signum, what):
         tasks = [{'kubeops.rollout.rollout_image': {'kubeconfig': str(sim.kubeconfig), 'kind': 'Deployment',
                                                     'name': 'web', 'images': {'app': 'nginx:broken'},
                                                     'wait': True}}]
+    elif what == 'wait-role':
+        # A rollout that cannot finish, watched by the wait role (early stop is the module's: the
+        # cancel comes long before it).
+        kube.patch('Deployment', 'web', {'spec': {'template': {'spec': {'containers': [
+            {'name': 'app', 'image': 'nginx:broken'}]}}}})
+        tasks = [{'ansible.builtin.include_role': {'name': 'kubeops.rollout.rollout_wait'},
+                  'vars': {'rollout_wait_workloads': [{'kind': 'Deployment', 'name': 'web'}]}}]
     else:
         # The release role: early stop off, so that the cancel comes during its wait.
         tasks = [{'ansible.builtin.include_role': {'name': 'kubeops.rollout.rollout_upgrade'},

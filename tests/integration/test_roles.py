@@ -69,7 +69,7 @@ def test_roles_act_in_the_kubeconfig_context_namespace(kubesim_factory, play, tm
     rolled_back = res.ok('show rollout_rollback_result')['rollout_rollback_result']
     assert [(w['namespace'], w['name']) for w in rolled_back['rolled_back']] == [(NS, 'web')], rolled_back
     waited = res.ok('show rollout_wait_result')['rollout_wait_result']
-    assert waited == {'done': [{'kind': 'StatefulSet', 'name': 'db', 'namespace': NS,
+    assert waited == {'done': [{'kind': 'StatefulSet', 'name': 'db', 'namespace': NS, 'changed': False,
                                 'workload': f'StatefulSet {NS}/db'}], 'failed': []}
     report = res.ok('show history_report_result')['history_report_result']
     assert [(w['namespace'], w['name']) for w in report] == [(NS, 'web')]

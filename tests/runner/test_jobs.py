@@ -312,8 +312,10 @@ def test_restart_job_serial_by_label(run_job, estate):
                                   'workload_namespace': 'demo', 'one_at_a_time': True})
     assert job.status == 'successful', job
     assert job.failed_events() == [], job
-    restarted = job.task_events('Restart one workload and wait for its rollout', 'runner_on_ok')
+    restarted = job.task_events('Restart the workloads', 'runner_on_ok')
     assert len(restarted) == 1 and restarted[0]['event_data']['res']['changed'] is True, job
+    outcome = restarted[0]['event_data']['res']['outcome']
+    assert outcome['restarted'] == ['StatefulSet demo/db'] and outcome['failed'] == [], outcome
     assert estate.annotation('statefulset/db', 'kubectl.kubernetes.io/restartedAt')
     assert estate.annotation('deployment/web', 'kubectl.kubernetes.io/restartedAt') is None
 
@@ -330,8 +332,9 @@ def test_rollback_and_history_jobs(run_job, estate):
                                         'workload_namespace': 'demo', 'to_revision': 1})
     assert rollback.status == 'successful', rollback
     assert rollback.failed_events() == [], rollback
-    undo = rollback.task_events('Wait until every rollback has rolled out', 'runner_on_ok')
+    undo = rollback.task_events('Roll back the workloads', 'runner_on_ok')
     assert undo and undo[0]['event_data']['res']['changed'] is True, rollback
+    assert undo[0]['event_data']['res']['workloads'][0]['status']['reason'] == 'Complete', rollback
     assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
     # The rollback job ends with the history: revision 1 reused as 3, the upgrade kept as 2.
     assert 'Deployment demo/web: 2 revision(s), current 3' in rollback.stdout, rollback
