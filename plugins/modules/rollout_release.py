@@ -173,39 +173,35 @@ EXAMPLES = r'''
   ansible.builtin.debug:
     msg: "{{ release.workloads | map(attribute='outcome') | list }}"
 
-- name: Start a canary of web 2.5.0 (one pod of the new ReplicaSet, then paused)
+- name: Start a canary of web 2.5.0 (a few pods of the new ReplicaSet, then paused)
   kubeops.rollout.rollout_release:
     namespace: shop
     canary: start
-    workloads: &canary
+    workloads:
       - kind: Deployment
         name: web
         images: {web: registry.example.com/shop/web:2.5.0}
 
-- name: Judge the canary, then promote it or abort it
-  block:
-    - name: The canary's error rate stays low for a minute
-      kubeops.rollout.rollout_analysis:
-        duration: 60
-        analysis:
-          prometheus:
-            url: http://prometheus.monitoring:9090
-          checks:
-            - name: error-rate
-              query: sum(rate(http_requests_total{app="web",code=~"5.."}[1m]))
-              max: 0.5
-    - name: Promote the canary
-      kubeops.rollout.rollout_release:
-        namespace: shop
-        canary: promote
-        workloads: *canary
-        soak_seconds: 30
-  rescue:
-    - name: Abort the canary
-      kubeops.rollout.rollout_release:
-        namespace: shop
-        canary: abort
-        workloads: *canary
+# Here your verification: tests against the canary, kubeops.rollout.rollout_analysis, an approval.
+
+- name: Promote the canary once it is verified (the rest of the rollout, a soak, the record removed)
+  kubeops.rollout.rollout_release:
+    namespace: shop
+    canary: promote
+    soak_seconds: 5
+    workloads:
+      - kind: Deployment
+        name: web
+        images: {web: registry.example.com/shop/web:2.5.0}
+
+- name: Or abort it when the verification rejected it (put back as it was; no canary, no change)
+  kubeops.rollout.rollout_release:
+    namespace: shop
+    canary: abort
+    workloads:
+      - kind: Deployment
+        name: web
+        images: {web: registry.example.com/shop/web:2.5.0}
 '''
 
 RETURN = r'''
