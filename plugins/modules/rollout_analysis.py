@@ -79,6 +79,7 @@ analysis:
   returned: always
   type: dict
   contains:
+    # shared: analysis_measurements
     passed:
       description: Whether every check stayed within its I(failure_limit).
       type: bool
@@ -100,6 +101,7 @@ analysis:
         C(value), C(message), C(at) in epoch seconds).
       type: list
       elements: dict
+    # end: analysis_measurements
   sample:
     passed: true
     measured: 1

@@ -152,6 +152,7 @@ workloads:
   type: list
   elements: dict
   contains:
+    # shared: workload_identity
     kind:
       description: Kind of the workload.
       type: str
@@ -164,6 +165,7 @@ workloads:
       description: Namespace of the workload.
       type: str
       sample: default
+    # end: workload_identity
     changed:
       description: Always false.
       type: bool

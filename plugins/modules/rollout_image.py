@@ -146,6 +146,7 @@ workloads:
   type: list
   elements: dict
   contains:
+    # shared: workload_identity
     kind:
       description: Kind of the workload.
       type: str
@@ -158,6 +159,7 @@ workloads:
       description: Namespace of the workload.
       type: str
       sample: default
+    # end: workload_identity
     changed:
       description: Whether an image or the change-cause was changed.
       type: bool
@@ -179,12 +181,14 @@ workloads:
       returned: when I(partition) is given
       type: int
       sample: 2
+    # shared: revision_before
     revision_before:
       description:
         - The revision current before the task (null when the controller has recorded none yet).
         - Null for a StatefulSet or DaemonSet unless I(read_revisions=true).
       type: int
       sample: 4
+    # end: revision_before
     revision_after:
       description:
         - The revision of the new template - the highest revision + 1, as the controller numbers it
@@ -198,6 +202,7 @@ workloads:
       description: The result of waiting (C(done), C(message), C(reason)).
       returned: when I(wait=true)
       type: dict
+    # shared: diagnosis
     diagnosis:
       description:
         - Why the rollout did not finish, read once the wait ended without success (progress
@@ -259,6 +264,7 @@ workloads:
           description: What could not be read (the rest is still reported); empty when every read succeeded.
           type: list
           elements: str
+    # end: diagnosis
 changed:
   description: Whether any workload changed.
   returned: always

@@ -211,6 +211,7 @@ analysis:
   returned: when I(analysis) was given and measured
   type: dict
   contains:
+    # shared: analysis_measurements
     passed:
       description: Whether every check stayed within its I(failure_limit).
       type: bool
@@ -232,6 +233,7 @@ analysis:
         C(value), C(message), C(at) in epoch seconds).
       type: list
       elements: dict
+    # end: analysis_measurements
   sample:
     passed: false
     measured: 2

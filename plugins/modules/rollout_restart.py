@@ -222,6 +222,7 @@ workloads:
   type: list
   elements: dict
   contains:
+    # shared: workload_identity
     kind:
       description: Kind of the workload.
       type: str
@@ -234,6 +235,7 @@ workloads:
       description: Namespace of the workload.
       type: str
       sample: default
+    # end: workload_identity
     changed:
       description: Whether the workload was restarted (always true unless tied to configuration).
       type: bool
@@ -286,12 +288,14 @@ workloads:
       returned: when tied to configuration
       type: bool
       sample: false
+    # shared: revision_before
     revision_before:
       description:
         - The revision current before the task (null when the controller has recorded none yet).
         - Null for a StatefulSet or DaemonSet unless I(read_revisions=true).
       type: int
       sample: 4
+    # end: revision_before
     revision_after:
       description:
         - The revision of the restarted template - the highest revision + 1, as the controller numbers
@@ -303,6 +307,7 @@ workloads:
       description: The result of waiting (C(done), C(message), C(reason)).
       returned: when I(wait=true)
       type: dict
+    # shared: diagnosis
     diagnosis:
       description:
         - Why the rollout did not finish, read once the wait ended without success (progress
@@ -364,6 +369,7 @@ workloads:
           description: What could not be read (the rest is still reported); empty when every read succeeded.
           type: list
           elements: str
+    # end: diagnosis
 outcome:
   description:
     - What happened to each workload, for a caller that reports on many (the collection's roles keep

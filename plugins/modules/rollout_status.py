@@ -153,6 +153,7 @@ analysis:
   returned: when I(analysis) was given and measured
   type: dict
   contains:
+    # shared: analysis_measurements
     passed:
       description: Whether every check stayed within its I(failure_limit).
       type: bool
@@ -174,6 +175,7 @@ analysis:
         C(value), C(message), C(at) in epoch seconds).
       type: list
       elements: dict
+    # end: analysis_measurements
   sample:
     passed: false
     measured: 2
@@ -201,6 +203,7 @@ workloads:
   type: list
   elements: dict
   contains:
+    # shared: workload_identity
     kind:
       description: Kind of the workload.
       type: str
@@ -213,6 +216,7 @@ workloads:
       description: Namespace of the workload.
       type: str
       sample: default
+    # end: workload_identity
     changed:
       description: Always false.
       type: bool
@@ -251,6 +255,7 @@ workloads:
       description: Available replicas (pods) - ready for at least C(minReadySeconds).
       type: int
       sample: 3
+    # shared: diagnosis
     diagnosis:
       description:
         - Why the rollout did not finish, read once the wait ended without success (progress
@@ -259,7 +264,7 @@ workloads:
           update revision's, the DaemonSet's newest revision's), read with at most three requests
           (the workload's ReplicaSets or ControllerRevisions, those pods, the namespace's Warning
           events).
-      returned: when the rollout failed (progress deadline exceeded) or the wait timed out
+      returned: when a waited-for rollout failed or timed out
       type: dict
       contains:
         kind:
@@ -312,6 +317,7 @@ workloads:
           description: What could not be read (the rest is still reported); empty when every read succeeded.
           type: list
           elements: str
+    # end: diagnosis
 outcome:
   description:
     - What happened to each workload, for a caller that reports on many (the collection's roles keep

@@ -187,6 +187,7 @@ workloads:
   type: list
   elements: dict
   contains:
+    # shared: workload_identity
     kind:
       description: Kind of the workload.
       type: str
@@ -199,6 +200,7 @@ workloads:
       description: Namespace of the workload.
       type: str
       sample: default
+    # end: workload_identity
     changed:
       description: Whether the template was rolled back.
       type: bool
@@ -238,6 +240,7 @@ workloads:
       description: The result of waiting (C(done), C(message), C(reason)).
       returned: when I(wait=true)
       type: dict
+    # shared: diagnosis
     diagnosis:
       description:
         - Why the rollout did not finish, read once the wait ended without success (progress
@@ -299,6 +302,7 @@ workloads:
           description: What could not be read (the rest is still reported); empty when every read succeeded.
           type: list
           elements: str
+    # end: diagnosis
 outcome:
   description:
     - What happened to each workload, for a caller that reports on many (the collection's roles keep
