@@ -31,6 +31,7 @@ import json
 from ansible_collections.kubeops.rollout.plugins.module_utils import patches, release, revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils import status as status_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, KubeError
+from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import observed
 
 CANARY_ANNOTATION = 'kubeops.rollout/canary'
 PHASES = ('start', 'promote', 'abort')
@@ -65,8 +66,7 @@ def _canary_deployment(obj):
     """A paused Deployment's canary: the controller has seen the pause, the new ReplicaSet has pods,
     and every pod is available."""
     spec, st = obj.get('spec') or {}, obj.get('status') or {}
-    meta = obj.get('metadata') or {}
-    if not spec.get('paused') or (st.get('observedGeneration') or 0) < (meta.get('generation') or 0):
+    if not spec.get('paused') or not observed(obj):
         return status_mod.RolloutStatus(False, 'Waiting for the pause to be observed...', 'SpecNotObserved')
     updated, unavailable = st.get('updatedReplicas') or 0, st.get('unavailableReplicas') or 0
     if updated < 1 or unavailable > 0:

@@ -17,7 +17,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import datetime
-import re
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.times import parse_datetime
 
 # Waiting reasons that only say "not started yet": reported when a pod shows nothing better.
 TRANSIENT_WAITING = frozenset(['ContainerCreating', 'PodInitializing'])
@@ -43,21 +44,6 @@ def _condition(obj, type_):
         if c.get('type') == type_:
             return c
     return None
-
-
-def parse_time(value):
-    """An RFC 3339 timestamp as the API writes it -> aware datetime, or None."""
-    if not value or not isinstance(value, str):
-        return None
-    text = value.strip().replace('Z', '+00:00')
-    m = re.match(r'^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?([+-]\d\d:\d\d)$', text)
-    if not m:
-        return None
-    fraction = (m.group(2) or '')[:7]  # microseconds at most (MicroTime has 6 digits)
-    try:
-        return datetime.datetime.fromisoformat(m.group(1) + fraction + m.group(3))
-    except ValueError:
-        return None
 
 
 # ---- one pod -> its causes -------------------------------------------------------------------
@@ -96,7 +82,7 @@ def _recent_crashes(statuses, now):
     out = []
     for cs in statuses:
         last = (cs.get('lastState') or {}).get('terminated') or {}
-        finished = parse_time(last.get('finishedAt'))
+        finished = parse_datetime(last.get('finishedAt'))
         if not (cs.get('restartCount') and last.get('exitCode') and finished and now):
             continue
         if (now - finished).total_seconds() <= RECENT_CRASH_SECONDS:
@@ -131,7 +117,7 @@ def pod_causes(pod, now):
         return specific
     if phase == 'Running':
         cause = {'category': 'readiness', 'reason': NOT_READY, 'message': None}
-        since = parse_time((ready or {}).get('lastTransitionTime'))
+        since = parse_datetime((ready or {}).get('lastTransitionTime'))
         if since is not None and now is not None:
             cause['not_ready_seconds'] = max(0, int((now - since).total_seconds()))
         return [cause]
@@ -146,7 +132,7 @@ def event_time(event):
     series = event.get('series') or {}
     for value in (event.get('lastTimestamp'), series.get('lastObservedTime'), event.get('eventTime'),
                   event.get('firstTimestamp'), _meta(event).get('creationTimestamp')):
-        t = parse_time(value)
+        t = parse_datetime(value)
         if t is not None:
             return t
     return None

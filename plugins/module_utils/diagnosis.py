@@ -97,20 +97,19 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.causes import (
     _event_count,
     _meta,
     event_time,
-    parse_time,
     pod_causes,
     relevant_events,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import KubeError, redact
 from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import (
+    CONTROLLER_REVISION_HASH_LABEL,
     POD_TEMPLATE_HASH_LABEL,
     controlled_by,
     templates_equal,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.times import parse_datetime
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import selector_string
-
-CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash'
 
 MAX_MESSAGE = 240  # characters of one message
 MAX_LINES = 8
@@ -130,7 +129,7 @@ def _now(now):
     if now is None:
         return datetime.datetime.now(datetime.timezone.utc)
     if isinstance(now, str):
-        return parse_time(now)
+        return parse_datetime(now)
     return now
 
 

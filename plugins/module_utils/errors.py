@@ -20,6 +20,9 @@ MIN_SECRET_LENGTH = 4
 PATCH_NOT_APPLIED = 'the server rejected our request due to an error in our request'
 
 
+# What a secret is replaced with, in every output.
+REDACTED = '********'
+
 class KubeError(Exception):
     """Anything that stops a request; ``message`` is safe to show (no secrets)."""
 
@@ -105,8 +108,8 @@ def redact(text, secrets):
     for secret in secrets:
         values.update(secret_forms(secret))
     for secret in sorted(values, key=len, reverse=True):
-        text = text.replace(secret, '********')
-    return re.sub(r'(\w+://)[^/@\s]+@', r'\1********@', text)
+        text = text.replace(secret, REDACTED)
+    return re.sub(r'(\w+://)[^/@\s]+@', r'\1' + REDACTED + '@', text)
 
 
 class UpdateError(Exception):

@@ -13,8 +13,10 @@ __metaclass__ = type
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError
+from ansible_collections.kubeops.rollout.plugins.module_utils.status import DEFAULT_TIMEOUT
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
     POD_REVISION_LABEL,
+    observed,
     pod_ready,
     stuck_pods,
 )
@@ -26,17 +28,15 @@ def _observed_revision(revision_name):
     from ansible_collections.kubeops.rollout.plugins.module_utils import status as status_mod
 
     def predicate(obj):
-        meta, st = obj.get('metadata') or {}, obj.get('status') or {}
-        if (st.get('observedGeneration') or 0) >= (meta.get('generation') or 0) \
-                and st.get('updateRevision') == revision_name:
+        if observed(obj) and (obj.get('status') or {}).get('updateRevision') == revision_name:
             return status_mod.RolloutStatus(True, 'revision %s observed' % revision_name, status_mod.OBSERVED)
         return status_mod.RolloutStatus(False, 'waiting for the controller to adopt revision %s'
                                         % revision_name, status_mod.SPEC_NOT_OBSERVED)
     return predicate
 
 
-def replace_stuck(client, outcome, revision_name, check_mode=False, timeout=300, clock=time.monotonic,
-                  sleep=time.sleep):
+def replace_stuck(client, outcome, revision_name, check_mode=False, timeout=DEFAULT_TIMEOUT,
+                  clock=time.monotonic, sleep=time.sleep):
     """The forced rollback of the Kubernetes StatefulSet documentation: after the template is back,
     delete the pods still stuck on another revision (not Ready, or in an image/crash back-off), which
     an OrderedReady StatefulSet would wait for forever.

@@ -37,6 +37,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (
 from ansible_collections.kubeops.rollout.plugins.module_utils.health import GATE_ARG_SPEC, check_gate_params
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import UnknownContainer
 from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import RevisionNotFound
+from ansible_collections.kubeops.rollout.plugins.module_utils.status import DEFAULT_TIMEOUT
 from ansible_collections.kubeops.rollout.plugins.module_utils.validation import (
     INT32_MAX,
     INT64_MAX,
@@ -53,7 +54,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
 )
 
 DEFAULT_NAMESPACE = 'default'
-DEFAULT_TIMEOUT = 300  # seconds, for every wait (kubectl: 5m)
 
 TARGET_ARG_SPEC = {
     # One kind or several (a list, or kubectl's "deploy,sts"), in any of kubectl's spellings

@@ -24,6 +24,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.status import (
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
     POD_REVISION_LABEL,
     StatefulSet,
+    observed,
     pod_ordinal,
     pod_ready,
 )
@@ -40,10 +41,7 @@ def on_delete(obj):
 
 
 def _observed(obj):
-    meta, status = obj.get('metadata') or {}, obj.get('status') or {}
-    return (status.get('observedGeneration') or 0) >= (meta.get('generation') or 0) and status.get(
-        'updateRevision'
-    )
+    return observed(obj) and (obj.get('status') or {}).get('updateRevision')
 
 
 def _revision(pod):

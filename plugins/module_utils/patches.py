@@ -11,7 +11,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
-import datetime
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import (
     ANNOTATIONS_TO_SKIP,
@@ -37,13 +36,6 @@ class UnknownContainer(Exception):
             'unable to find container%s named %s (containers: %s)' % (
                 's' if len(missing) > 1 else '', ', '.join('"%s"' % m for m in missing),
                 ', '.join(existing) or 'none'))
-
-
-def rfc3339_now(now=None):
-    """Local time with offset, seconds precision, as Go's time.RFC3339 formats it (``Z`` for UTC)."""
-    now = now or datetime.datetime.now().astimezone()
-    text = now.replace(microsecond=0).isoformat()
-    return text[:-6] + 'Z' if text.endswith('+00:00') else text
 
 
 # ---- pause / resume --------------------------------------------------------------------------
@@ -300,7 +292,7 @@ def annotated(annotations, patch):
 
 __all__ = [
     'STRATEGIC_MERGE', 'JSON_PATCH', 'MERGE_PATCH', 'RESTARTED_AT_ANNOTATION', 'POD_TEMPLATE_HASH_LABEL',
-    'UnknownContainer', 'rfc3339_now', 'pause_patch', 'restart_patch', 'restarted_template',
+    'UnknownContainer', 'pause_patch', 'restart_patch', 'restarted_template',
     'resolve_images', 'image_patch', 'imaged_template', 'update_partition', 'partition_patch',
     'deployment_undo_annotations', 'deployment_undo_patch', 'json_pointer', 'spec_guard', 'annotations_guard',
     'controller_revision_undo_annotations', 'controller_revision_undo_patch', 'annotated',

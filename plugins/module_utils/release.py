@@ -121,8 +121,8 @@ class Target:
 
 class ReleaseOptions:
     def __init__(
-        self, atomic=True, timeout=300, rollback_timeout=None, gates=None, check_mode=False, rollback=True,
-        canary=None, canary_ordinals=1,
+        self, atomic=True, timeout=status_mod.DEFAULT_TIMEOUT, rollback_timeout=None, gates=None,
+        check_mode=False, rollback=True, canary=None, canary_ordinals=1,
     ):
         self.canary = canary  # None, or the phase of a canary (canary.py)
         self.canary_ordinals = canary_ordinals

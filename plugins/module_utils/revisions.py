@@ -17,6 +17,8 @@ __metaclass__ = type
 import copy
 
 POD_TEMPLATE_HASH_LABEL = 'pod-template-hash'
+# The label a StatefulSet's or DaemonSet's pods and ControllerRevisions carry: the revision's hash.
+CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash'
 REVISION_ANNOTATION = 'deployment.kubernetes.io/revision'
 REVISION_HISTORY_ANNOTATION = 'deployment.kubernetes.io/revision-history'
 DEPLOYMENT_DESIRED_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/desired-replicas'
@@ -244,7 +246,7 @@ def current(revisions, template):
 # ---- comparing two templates -----------------------------------------------------------------
 
 # Labels a controller adds to pod templates or pods; never part of what a user changed.
-CONTROLLER_MANAGED_LABELS = frozenset([POD_TEMPLATE_HASH_LABEL, 'controller-revision-hash'])
+CONTROLLER_MANAGED_LABELS = frozenset([POD_TEMPLATE_HASH_LABEL, CONTROLLER_REVISION_HASH_LABEL])
 
 
 def comparable(template):

@@ -30,6 +30,9 @@ TIMEOUT = 'Timeout'
 DELETED = 'Deleted'
 OBSERVED = 'Observed'
 
+# Seconds every wait may take unless told otherwise (kubectl's 5m): the modules' and roles' default,
+# documented from here (tests/unit/test_defaults.py checks every documented default against it).
+DEFAULT_TIMEOUT = 300
 # Server-side timeout of one watch request; the waiter re-watches until its own deadline.
 WATCH_CHUNK_SECONDS = 290
 
@@ -90,9 +93,8 @@ def _daemon_counts(_spec, status):
 
 
 def _observed(obj):
-    meta = obj.get('metadata') or {}
-    status = obj.get('status') or {}
-    return _num(meta.get('generation')) <= _num(status.get('observedGeneration'))
+    from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import observed
+    return observed(obj)
 
 
 @_counted(_replica_counts)

@@ -17,8 +17,9 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import config_digest, patches, revisions
+from ansible_collections.kubeops.rollout.plugins.module_utils import config_digest, patches, revisions, times
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote, retry_on_conflict
+from ansible_collections.kubeops.rollout.plugins.module_utils.status import DEFAULT_TIMEOUT
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError
 from ansible_collections.kubeops.rollout.plugins.module_utils.forced_rollback import replace_stuck
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import NotSupported, Refused
@@ -222,7 +223,7 @@ def pause(client, workload, paused, check_mode=False):
 
 # ---- restart ---------------------------------------------------------------------------------
 
-def restart(client, workload, check_mode=False, now=patches.rfc3339_now, sleep=time.sleep,
+def restart(client, workload, check_mode=False, now=times.rfc3339_now, sleep=time.sleep,
             read_revisions=False):
     """Always a change (like a service restart); refuses a paused Deployment. ``read_revisions``: list
     a StatefulSet's or DaemonSet's revisions for ``revision_before``/``revision_after`` (one more
@@ -268,12 +269,11 @@ def restart(client, workload, check_mode=False, now=patches.rfc3339_now, sleep=t
 def last_replaced(client, workload):
     """When the workload's pods were last replaced: the later of its template's ``restartedAt`` and the
     creation of its current revision (one LIST); None when neither is known."""
-    from ansible_collections.kubeops.rollout.plugins.module_utils.causes import parse_time
     annotations = (_template_of(workload.obj).get('metadata') or {}).get('annotations') or {}
     current = revisions.current(workload.history(client), workload.template)
-    times = [t for t in (parse_time(annotations.get(patches.RESTARTED_AT_ANNOTATION)),
-                         parse_time(current.created if current else None)) if t is not None]
-    return max(times) if times else None
+    found = [t for t in (times.parse_datetime(annotations.get(patches.RESTARTED_AT_ANNOTATION)),
+                         times.parse_datetime(current.created if current else None)) if t is not None]
+    return max(found) if found else None
 
 
 def restarted_since(workload, last, since_text):
@@ -328,7 +328,7 @@ FIRST_RUN_RECORD = 'record'
 
 
 def config_restart(client, workload, config_maps=(), secrets=(), from_template=False, check_mode=False,
-                   cache=None, now=patches.rfc3339_now, first_run=FIRST_RUN_RESTART):
+                   cache=None, now=times.rfc3339_now, first_run=FIRST_RUN_RESTART):
     """Restart only when the digest of the configuration differs from the one recorded in the pod
     template; the digest (never the content) is recorded in the same patch as the restart stamp.
 
@@ -488,7 +488,8 @@ def _undone_view(workload, target):
     return _view(after['spec']['template'], after['metadata']['annotations'])
 
 
-def undo(client, workload, to_revision=0, check_mode=False, replace_stuck_pods=False, timeout=300):
+def undo(client, workload, to_revision=0, check_mode=False, replace_stuck_pods=False,
+         timeout=DEFAULT_TIMEOUT):
     """Roll back to ``to_revision`` (0: kubectl's previous, the second highest revision).
 
     The write is guarded by what the decision was made from: the workload's generation (any spec

@@ -55,19 +55,32 @@ def selector_string(selector):
 
 # ---- pods (a StatefulSet's forced rollback) ----------------------------------------------------
 
-# The label a StatefulSet (and DaemonSet) controller puts on each pod: the name of the
-# ControllerRevision the pod was created from.
-POD_REVISION_LABEL = 'controller-revision-hash'
+# The label a StatefulSet (and DaemonSet) controller puts on each pod: the hash of the
+# ControllerRevision the pod was created from (defined with the revisions).
+POD_REVISION_LABEL = revisions.CONTROLLER_REVISION_HASH_LABEL
 # Container waiting reasons of a pod that will not start without being replaced.
 BACK_OFF_REASONS = frozenset(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'CrashLoopBackOff',
                               'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError'])
 
 
-def pod_ready(pod):
+def ready_condition(pod):
+    """The pod's ``Ready`` condition (a dict), or None."""
     for cond in (pod.get('status') or {}).get('conditions') or []:
         if cond.get('type') == 'Ready':
-            return cond.get('status') == 'True'
-    return False
+            return cond
+    return None
+
+
+def pod_ready(pod):
+    return (ready_condition(pod) or {}).get('status') == 'True'
+
+
+def observed(obj):
+    """Whether the controller has seen the object's current spec (``status.observedGeneration`` at
+    least ``metadata.generation``)."""
+    meta, status = obj.get('metadata') or {}, obj.get('status') or {}
+    generation, seen = meta.get('generation'), status.get('observedGeneration')
+    return (seen if isinstance(seen, int) else 0) >= (generation if isinstance(generation, int) else 0)
 
 
 def pod_backing_off(pod):

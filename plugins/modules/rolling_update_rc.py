@@ -400,13 +400,13 @@ diagnosis:
 
 import traceback  # noqa: E402
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.status import DEFAULT_TIMEOUT  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (  # noqa: E402
     ApiError,
     KubeError,
     UpdateError,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import (  # noqa: E402
-    DEFAULT_TIMEOUT,
     KubeModule,
     describe_error,
 )

@@ -354,9 +354,9 @@ diff:
 import signal  # noqa: E402
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import release  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.status import DEFAULT_TIMEOUT  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConnectionFailure, KubeError  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import (  # noqa: E402
-    DEFAULT_TIMEOUT,
     KubeModule,
     describe_error,
 )

@@ -439,14 +439,12 @@ diff:
   elements: dict
 '''
 
-import re  # noqa: E402
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.causes import parse_time  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.times import parse_datetime  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.validation import subdomain_problem  # noqa: E402
 
-RFC3339 = re.compile(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$')
 
 
 def check_since(module):
@@ -454,7 +452,7 @@ def check_since(module):
     text = module.params['since']
     if text is None or not text.strip():
         return None
-    when = parse_time(text) if RFC3339.match(text.strip()) else None
+    when = parse_datetime(text)
     if when is None:
         module.fail('since must be an RFC 3339 time such as 2026-01-02T03:04:05Z, not "%s"' % text)
     return when

@@ -29,7 +29,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import base64
-import calendar
 import json
 import os
 import re
@@ -40,7 +39,13 @@ import subprocess
 import threading
 import time
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConfigError, secret_name
+from ansible_collections.kubeops.rollout.plugins.module_utils import times
+from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (
+    REDACTED,
+    ConfigError,
+    redact,
+    secret_name,
+)
 
 GROUP = 'client.authentication.k8s.io'
 API_VERSIONS = (GROUP + '/v1', GROUP + '/v1beta1')
@@ -54,7 +59,6 @@ DEFAULT_TIMEOUT = 60.0  # seconds for one plugin run; cloud CLIs take a few seco
 MAX_OUTPUT = 1024 * 1024  # bytes of stdout (and of stderr) kept before the plugin is stopped
 STDERR_SHOWN = 1000  # characters of the plugin's stderr quoted in an error message
 MIN_SECRET_LENGTH = 4
-REDACTED = '********'
 
 INSTALL_HELP = (
     'It looks like you are trying to use a client-go credential plugin that is not installed on the '
@@ -96,35 +100,12 @@ def _secret_parts(value):
 
 
 def redact_text(text, secrets):
-    """``text`` with every known secret and anything shaped like a credential replaced."""
-    text = str(text)
-    for secret in sorted({s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
+    """``text`` with every known secret (``errors.redact``) and anything shaped like a credential
+    replaced."""
+    text = redact(text, [s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH])
     for pattern, kept in _SECRET_PATTERNS:
         text = pattern.sub(lambda m, kept=kept: (m.group(kept) if kept else '') + REDACTED, text)
     return text
-
-
-def _parse_timestamp(value):
-    """RFC 3339 (``2026-01-02T03:04:05Z``, fractions and offsets allowed) -> seconds since the epoch."""
-    match = re.match(r'^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$',
-                     value.strip()) if isinstance(value, str) else None
-    if not match:
-        return None
-    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
-    try:
-        seconds = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
-    except (OverflowError, ValueError):
-        return None
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 61):
-        return None
-    if match.group(7):
-        seconds += float(match.group(7))
-    zone = match.group(8)
-    if zone not in ('Z', 'z'):
-        sign = 1 if zone[0] == '+' else -1
-        seconds -= sign * (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60)
-    return seconds
 
 
 class Credential:
@@ -465,7 +446,7 @@ class ExecCredentialProvider:
         expires_at = None
         raw_expiry = status.get('expirationTimestamp')
         if raw_expiry:
-            expires_at = _parse_timestamp(raw_expiry)
+            expires_at = times.parse(raw_expiry)
             if expires_at is None:
                 raise self._fail('decoding stdout: status.expirationTimestamp of the exec plugin %s is '
                                  'not an RFC 3339 time' % self.command)

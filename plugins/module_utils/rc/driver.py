@@ -34,11 +34,11 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import 
     replicas_of,
     source_id,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.patches import json_pointer
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.plan import CheckModePlan
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.requests import (
     RC_WRITE_ATTEMPTS,
     ControllerRequests,
-    pointer_escape,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.rollback import Rollback
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.state import (
@@ -302,7 +302,7 @@ class RollingUpdate(CheckModePlan, Rollback, ControllerRequests):
             rc['spec'].setdefault('selector', dict(selector))[key] = value
         # A JSON patch fenced by the fields that matter: the status the RC controller writes while
         # the pods were labelled does not make it conflict, as a PUT with the resourceVersion would.
-        add = {'op': 'add', 'path': '/spec/selector/' + pointer_escape(key), 'value': value}
+        add = {'op': 'add', 'path': json_pointer('spec', 'selector', key), 'value': value}
         return self.patch_rc(old, [add], select, 'added %s=%s to the selector of %s' % (key, value, name))
 
     def scale_loop(self, src_name, dst_name):

@@ -11,7 +11,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import binascii
-import calendar
 import copy
 import hashlib
 import os
@@ -19,6 +18,7 @@ import socket
 import threading
 import time
 
+from ansible_collections.kubeops.rollout.plugins.module_utils import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, KubeError, UpdateError
 
@@ -38,20 +38,6 @@ def lease_name(rc_name):
 def holder_identity():
     """Who runs this update: host, process id and a random part (two runs of one process differ)."""
     return '%s/%d/%s' % (socket.gethostname(), os.getpid(), binascii.hexlify(os.urandom(4)).decode('ascii'))
-
-
-def micro_time(t):
-    """A ``MicroTime`` (RFC 3339 with microseconds), as Leases store times."""
-    return time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(t)) + '.%06dZ' % int((t % 1) * 1000000)
-
-
-def parse_time(text):
-    try:
-        main, _dot, frac = text.rstrip('Z').partition('.')
-        seconds = calendar.timegm(time.strptime(main, '%Y-%m-%dT%H:%M:%S'))
-        return seconds + (float('0.' + frac) if frac else 0.0)
-    except (AttributeError, ValueError):
-        return None
 
 
 class UpdateLease:
@@ -103,7 +89,8 @@ class UpdateLease:
         if previous is not None and spec.get('holderIdentity') not in (None, '', self.identity):
             transitions += 1
         spec.update(holderIdentity=self.identity, leaseDurationSeconds=self.duration,
-                    acquireTime=micro_time(now), renewTime=micro_time(now), leaseTransitions=transitions)
+                    acquireTime=times.micro_time(now), renewTime=times.micro_time(now),
+                    leaseTransitions=transitions)
         return spec
 
     def describe(self, lease):
@@ -118,7 +105,7 @@ class UpdateLease:
         if not spec.get('holderIdentity'):
             return True
         duration = float(spec.get('leaseDurationSeconds') or self.duration)
-        renewed = parse_time(spec.get('renewTime') or spec.get('acquireTime'))
+        renewed = times.parse(spec.get('renewTime') or spec.get('acquireTime'))
         now = self.clock()
         return (renewed is not None and renewed + duration < now) or seen_since + duration < now
 
@@ -201,7 +188,7 @@ class UpdateLease:
         now = self.clock()
         with self._lock:
             body = copy.deepcopy(self.obj)
-        body['spec']['renewTime'] = micro_time(now)
+        body['spec']['renewTime'] = times.micro_time(now)
         try:
             stored = self.api.replace(self.path, body)
         except ApiError as e:

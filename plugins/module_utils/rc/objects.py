@@ -10,15 +10,17 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import calendar
 import copy
 import hashlib
 import json
-import time
 from collections import namedtuple
 
+from ansible_collections.kubeops.rollout.plugins.module_utils import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import UpdateError
-from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import selector_string
+from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
+    ready_condition,
+    selector_string,
+)
 
 # ---- kubectl's annotations, labels and defaults -------------------------------------------------
 ANNOTATION_PREFIX = 'kubectl.kubernetes.io/'
@@ -280,26 +282,17 @@ def container_image(rc, container=None):
 
 
 # ---- pods ------------------------------------------------------------------------------------------
-def _parse_time(text):
-    try:
-        return calendar.timegm(time.strptime(text.split('.')[0].rstrip('Z'), '%Y-%m-%dT%H:%M:%S'))
-    except (AttributeError, ValueError):
-        return None
-
-
 def pod_available(pod, min_ready_seconds, now):
     """Ready for at least ``min_ready_seconds`` and not being deleted (kubectl's readyPods)."""
     if (pod.get('metadata') or {}).get('deletionTimestamp'):
         return False
-    for cond in (pod.get('status') or {}).get('conditions') or []:
-        if cond.get('type') == 'Ready':
-            if cond.get('status') != 'True':
-                return False
-            if not min_ready_seconds:
-                return True
-            since = _parse_time(cond.get('lastTransitionTime'))
-            return since is None or since + min_ready_seconds <= now
-    return False
+    cond = ready_condition(pod)
+    if cond is None or cond.get('status') != 'True':
+        return False
+    if not min_ready_seconds:
+        return True
+    since = times.parse(cond.get('lastTransitionTime'))
+    return since is None or since + min_ready_seconds <= now
 
 
 def controller_ref(obj):

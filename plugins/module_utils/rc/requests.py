@@ -16,7 +16,11 @@ import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote, retry_on_conflict
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, UpdateError
-from ansible_collections.kubeops.rollout.plugins.module_utils.patches import JSON_PATCH, MERGE_PATCH
+from ansible_collections.kubeops.rollout.plugins.module_utils.patches import (
+    JSON_PATCH,
+    MERGE_PATCH,
+    json_pointer,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import (
     UPDATE_ANNOTATIONS,
     annotations_of,
@@ -44,11 +48,6 @@ class FenceFailed(ApiError):
         super(FenceFailed, self).__init__(409, 'Conflict', message)
 
 
-def pointer_escape(key):
-    """A map key as one JSON-pointer segment (RFC 6901)."""
-    return key.replace('~', '~0').replace('/', '~1')
-
-
 def fence_tests(rc):
     """JSON-patch ``test`` operations of what a scale decision rests on: the RC's identity (uid),
     replicas, selector and kubectl's update annotations. Any of them changed means another run or
@@ -62,7 +61,7 @@ def fence_tests(rc):
     annotations = annotations_of(rc)
     for key in UPDATE_ANNOTATIONS:
         if key in annotations:
-            pointer = '/metadata/annotations/' + pointer_escape(key)
+            pointer = json_pointer('metadata', 'annotations', key)
             ops.append({'op': 'test', 'path': pointer, 'value': annotations[key]})
     return ops
 

@@ -12,9 +12,9 @@ __metaclass__ = type
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError
+from ansible_collections.kubeops.rollout.plugins.module_utils.status import WATCH_CHUNK_SECONDS
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import name_of
 
-WATCH_CHUNK_SECONDS = 290  # one watch request lasts at most this long (the rollout modules' rule)
 
 
 class ControllerWatch:

@@ -8,7 +8,7 @@ import time
 import pytest
 import yaml
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import causes as causes_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils import causes as causes_mod, times
 from ansible_collections.kubeops.rollout.plugins.module_utils import diagnosis as d
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient
 
@@ -299,7 +299,7 @@ def _ready_pod(restarts, exit_code, finished):
 
 
 def test_a_ready_pod_that_just_crashed_is_a_crash_loop_between_two_crashes():
-    now = causes_mod.parse_time('2026-01-01T10:00:00Z')
+    now = times.parse_datetime('2026-01-01T10:00:00Z')
     causes = causes_mod.pod_causes(_ready_pod(4, 1, '2026-01-01T09:59:58Z'), now)
     assert [(c['reason'], c['restarts'], c['last_termination']) for c in causes] == [
         ('CrashLoopBackOff', 4, {'reason': 'Error', 'exit_code': 1})]

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.modules.rolling_update_rc import ARGUMENT_SPEC
-from ansible_collections.kubeops.rollout.plugins.module_utils import errors
+from ansible_collections.kubeops.rollout.plugins.module_utils import errors, times
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc import objects
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc import state as rc_state
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc import steps as step_math
@@ -455,7 +455,7 @@ def test_orphans_for_picks_released_pods():
 def test_pod_available_honours_min_ready_seconds():
     pod = {'metadata': {}, 'status': {'conditions': [
         {'type': 'Ready', 'status': 'True', 'lastTransitionTime': '2026-01-01T00:00:00Z'}]}}
-    t0 = objects._parse_time('2026-01-01T00:00:00Z')
+    t0 = times.parse('2026-01-01T00:00:00Z')
     assert objects.pod_available(pod, 0, t0)
     assert not objects.pod_available(pod, 10, t0 + 5)
     assert objects.pod_available(pod, 10, t0 + 10)
@@ -494,9 +494,6 @@ def test_lease_names_and_times():
     assert rc_lease.lease_name('web') == 'rolling-update-rc-web'
     long_name = rc_lease.lease_name('x' * 253)
     assert len(long_name) <= 253 and long_name != rc_lease.lease_name('x' * 252)
-    assert abs(rc_lease.parse_time(rc_lease.micro_time(1700000000.25)) - 1700000000.25) < 1e-5
-    whole = rc_lease.parse_time('2026-01-02T03:04:05Z')
-    assert whole == rc_lease.parse_time('2026-01-02T03:04:05.000000Z')
     host, pid, random_part = rc_lease.holder_identity().split('/')
     assert host and int(pid) > 0 and len(random_part) == 8
 
@@ -511,7 +508,7 @@ def test_lease_expiry(spec, seen_ago, expired):
     from ansible_collections.kubeops.rollout.plugins.module_utils.rc import lease as rc_lease
     now = 1700000000.0
     spec = dict(spec, leaseDurationSeconds=10,
-                renewTime=rc_lease.micro_time(now + float(spec['renewTime'][3:])))
+                renewTime=times.micro_time(now + float(spec['renewTime'][3:])))
     lease = rc_lease.UpdateLease(None, 'default', 'web', 10, clock=lambda: now)
     # unchanged for as long as this run has been looking at it counts too (holder clocks may differ)
     assert lease.expired({'spec': spec}, now - seen_ago) is expired

@@ -497,17 +497,6 @@ def test_unreadable_certificate_authority_for_cluster_info(tmp_path):
 
 # ---- pure helpers ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize('text, expected', [
-    ('2026-03-04T05:06:07Z', 1772600767.0),
-    ('2026-03-04T05:06:07.250Z', 1772600767.25),
-    ('2026-03-04T07:06:07+02:00', 1772600767.0),
-    ('2026-03-04T05:06:07', None),
-    ('2026-13-04T05:06:07Z', None),
-    ('soon', None),
-    (1772600767, None),
-])
-def test_parse_timestamp(text, expected):
-    assert ec._parse_timestamp(text) == expected
 
 
 def test_redact_text_hides_known_values_and_credential_shapes():
