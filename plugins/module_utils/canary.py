@@ -35,7 +35,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import o
 
 CANARY_ANNOTATION = 'kubeops.rollout/canary'
 PHASES = ('start', 'promote', 'abort')
-KINDS = ('Deployment', 'StatefulSet')
 
 
 def record_of(obj):
@@ -57,7 +56,7 @@ def _record_text(t):
         'template': w.template,
         'changeCause': w.annotations.get(release.CHANGE_CAUSE_ANNOTATION),
     }
-    if w.kind == 'StatefulSet':
+    if w.canary_hold == 'partition':
         record['partition'] = w.partition
     return json.dumps(record, sort_keys=True, separators=(',', ':'))
 
@@ -105,10 +104,10 @@ class CanaryRelease(release.Release):
     # -- preflight
     def _refusal(self, t):
         w = t.workload
-        if w.kind not in KINDS:
+        if w.canary_hold is None:
             return ('%s: a canary needs a Deployment (paused while it is verified) or a StatefulSet '
                     '(partitioned); release it without canary' % t.label())
-        if w.kind == 'StatefulSet' and w.partition is None:
+        if w.canary_hold == 'partition' and w.partition is None:
             return ('%s uses the OnDelete update strategy, which has no partition for a canary; '
                     'switch it to RollingUpdate or release it without canary' % t.label())
         t.record = record_of(w.obj)
@@ -140,20 +139,20 @@ class CanaryRelease(release.Release):
             if t.record is not None:
                 return None  # started already: a repeat changes nothing
             partition = None
-            if w.kind == 'StatefulSet':
+            if w.canary_hold == 'partition':
                 partition = max(w.partition, (w.replicas if w.replicas is not None else 1)
                                 - self.options.canary_ordinals)
             if w.image_patch(t.images) is None:
                 return None  # the images are there already: nothing to try
             content_type, body = w.image_patch(t.images, t.change_cause, partition=partition) \
-                if w.kind == 'StatefulSet' else w.image_patch(t.images, t.change_cause)
+                if w.canary_hold == 'partition' else w.image_patch(t.images, t.change_cause)
             body.setdefault('metadata', {}).setdefault('annotations', {})[CANARY_ANNOTATION] = _record_text(t)
             return content_type, body
         if self.phase == 'promote':
             if t.record is None:
                 # Check mode (no start was written) or promoted already: what a release would do.
                 return None if not self.options.check_mode else super(CanaryRelease, self)._patch_of(t)
-            if w.kind == 'StatefulSet':
+            if w.canary_hold == 'partition':
                 if w.partition == (t.record.get('partition') or 0):
                     return None
                 return patches.STRATEGIC_MERGE, patches.partition_patch(t.record.get('partition') or 0)
@@ -166,7 +165,7 @@ class CanaryRelease(release.Release):
             return super(CanaryRelease, self).wait_all()
         calls = []
         for t in self.targets:
-            if t.workload.kind == 'Deployment' and t.written is not None:
+            if t.workload.canary_hold == 'pause' and t.written is not None:
                 calls.append(lambda t=t: self._start_deployment(t))
             else:
                 obj = t.written or t.workload.obj
@@ -174,7 +173,7 @@ class CanaryRelease(release.Release):
                     t, obj, self.options.timeout,
                     status_mod.after_change(t.kind(obj).rollout_status, t.workload.obj, t.written)
                     if t.written is not None else
-                    (_canary_deployment if t.workload.kind == 'Deployment' and t.record is not None
+                    (_canary_deployment if t.workload.canary_hold == 'pause' and t.record is not None
                      else None)))
         for t, result in zip(self.targets, self._parallel(calls)):
             t.status = result
@@ -199,7 +198,7 @@ class CanaryRelease(release.Release):
         meta = current.get('metadata') or {}
         if current.get('spec', {}).get('paused'):
             body.append({'op': 'replace', 'path': '/spec/paused', 'value': False})
-        if t.kind.kind == 'StatefulSet' and t.record is not None:
+        if t.kind.canary_hold == 'partition' and t.record is not None:
             wanted = t.record.get('partition') or 0
             if patches.update_partition(current.get('spec')) != wanted:
                 body.append({'op': 'add', 'path': '/spec/updateStrategy/rollingUpdate/partition',

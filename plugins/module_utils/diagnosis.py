@@ -102,14 +102,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.causes import (
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import KubeError, redact
-from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import (
-    CONTROLLER_REVISION_HASH_LABEL,
-    POD_TEMPLATE_HASH_LABEL,
-    controlled_by,
-    templates_equal,
-)
 from ansible_collections.kubeops.rollout.plugins.module_utils.times import parse_datetime
-from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import selector_string
+from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import KINDS
 
 MAX_MESSAGE = 240  # characters of one message
 MAX_LINES = 8
@@ -154,89 +148,30 @@ def truncate(text, limit=MAX_MESSAGE):
 
 # ---- the revision being rolled out -----------------------------------------------------------
 
-def deployment_new_replica_set(deployment, replica_sets):
-    """The ReplicaSet the Deployment controls whose template equals the Deployment's, or None."""
-    uid = _meta(deployment).get('uid')
-    template = (deployment.get('spec') or {}).get('template')
-    matches = [rs for rs in replica_sets or [] if controlled_by(rs, uid)
-               and templates_equal((rs.get('spec') or {}).get('template'), template)]
-    if not matches:
-        return None
-    # Equal templates in two ReplicaSets only after a hash collision: the oldest is the one in use.
-    return sorted(matches, key=lambda rs: _meta(rs).get('creationTimestamp') or '')[0]
-
-
-def daemonset_update_revision(daemonset, controller_revisions):
-    """The ControllerRevision of the DaemonSet's current template: the highest ``.revision`` it controls."""
-    uid = _meta(daemonset).get('uid')
-    owned = [cr for cr in controller_revisions or [] if controlled_by(cr, uid)]
-    if not owned:
-        return None
-    return max(owned, key=lambda cr: int(cr.get('revision') or 0))
+def _workload(obj):
+    """The kind's class (workloads.KINDS) around a raw object, or None for another kind."""
+    cls = KINDS.get(obj.get('kind'))
+    return cls(obj) if cls is not None else None
 
 
 def revision_of(workload, history_items=None):
     """``{"kind", "name", "hash", "object"}`` of the revision being rolled out, or None (for a
-    Deployment also ``replica_sets``: the names of all its ReplicaSets, whose events count too).
-
-    ``history_items``: the Deployment's ReplicaSets or the DaemonSet's ControllerRevisions (unused
-    for StatefulSets, whose status names the update revision, and ReplicationControllers)."""
-    kind = workload.get('kind')
-    if kind == 'Deployment':
-        rs = deployment_new_replica_set(workload, history_items)
-        if rs is None:
-            return None
-        uid = _meta(workload).get('uid')
-        return {'kind': 'ReplicaSet', 'name': _meta(rs).get('name'),
-                'hash': (_meta(rs).get('labels') or {}).get(POD_TEMPLATE_HASH_LABEL), 'object': rs,
-                'replica_sets': [_meta(o).get('name') for o in history_items if controlled_by(o, uid)]}
-    if kind == 'StatefulSet':
-        name = ((workload.get('status') or {}).get('updateRevision'))
-        if not name:
-            return None
-        return {'kind': 'ControllerRevision', 'name': name, 'hash': name, 'object': None}
-    if kind == 'DaemonSet':
-        cr = daemonset_update_revision(workload, history_items)
-        if cr is None:
-            return None
-        return {'kind': 'ControllerRevision', 'name': _meta(cr).get('name'),
-                'hash': (_meta(cr).get('labels') or {}).get(CONTROLLER_REVISION_HASH_LABEL), 'object': cr}
-    if kind == 'ReplicationController':
-        return {'kind': 'ReplicationController', 'name': _meta(workload).get('name'), 'hash': None,
-                'object': workload}
-    return None
+    Deployment also ``replica_sets``: the names of all its ReplicaSets, whose events count too):
+    the kind's ``rolled_out_revision``. ``history_items``: the workload's history objects when its
+    kind needs them (``revision_needs_history``)."""
+    w = _workload(workload)
+    return w.rolled_out_revision(history_items) if w is not None else None
 
 
 def pod_label_selector(workload, revision):
     """The label selector of the pods of ``revision`` (None when they cannot be told apart)."""
-    spec = workload.get('spec') or {}
-    kind = workload.get('kind')
-    if kind == 'ReplicationController':
-        return selector_string(spec.get('selector')) or None
-    if revision is None or not revision.get('hash'):
-        return None
-    base = selector_string(spec.get('selector'))
-    label = POD_TEMPLATE_HASH_LABEL if kind == 'Deployment' else CONTROLLER_REVISION_HASH_LABEL
-    return ','.join(p for p in (base, '%s=%s' % (label, revision['hash'])) if p)
+    w = _workload(workload)
+    return w.revision_pod_selector(revision) if w is not None else None
 
 
 def desired_at_revision(workload, revision):
-    spec = workload.get('spec') or {}
-    status = workload.get('status') or {}
-    kind = workload.get('kind')
-    if kind == 'Deployment':
-        if revision is None:
-            return None
-        return int(((revision.get('object') or {}).get('spec') or {}).get('replicas', 1))
-    if kind == 'StatefulSet':
-        replicas = int(spec.get('replicas', 1))
-        rolling = (spec.get('updateStrategy') or {}).get('rollingUpdate') or {}
-        return max(0, replicas - int(rolling.get('partition') or 0))
-    if kind == 'DaemonSet':
-        return status.get('desiredNumberScheduled')
-    if kind == 'ReplicationController':
-        return int(spec.get('replicas', 1))
-    return None
+    w = _workload(workload)
+    return w.desired_at(revision) if w is not None else None
 
 
 # ---- grouping and lines ----------------------------------------------------------------------
@@ -352,8 +287,8 @@ def diagnose(workload, revision, pods, events, now=None, secrets=(), errors=()):
     objects.update(('Pod', n) for n in pod_names)
     if revision and revision.get('kind') in ('ReplicaSet', 'ReplicationController'):
         objects.add((revision['kind'], revision['name']))
-    if kind == 'Deployment':
-        objects.update(('ReplicaSet', n) for n in (revision or {}).get('replica_sets') or ())
+    # A Deployment's revision names all its ReplicaSets: their events count too.
+    objects.update(('ReplicaSet', n) for n in (revision or {}).get('replica_sets') or ())
     warnings = relevant_events(events, objects)
 
     groups = {}
@@ -425,10 +360,7 @@ def diagnose(workload, revision, pods, events, now=None, secrets=(), errors=()):
 
 PODS_PATH = '/api/v1/namespaces/%s/pods'
 EVENTS_PATH = '/api/v1/namespaces/%s/events'
-HISTORY_PATHS = {'Deployment': '/apis/apps/v1/namespaces/%s/replicasets',
-                 'DaemonSet': '/apis/apps/v1/namespaces/%s/controllerrevisions'}
 WARNING_EVENTS = 'type=Warning'
-ROLLOUT_KINDS = ('Deployment', 'StatefulSet', 'DaemonSet')
 
 
 def _error_text(exc):
@@ -441,9 +373,9 @@ def read_diagnosis(client, workload, history_items=None, now=None):
     ``history_items``: the Deployment's ReplicaSets / the DaemonSet's ControllerRevisions when the
     caller has them (saves a LIST). Never raises for a failed read: ``errors`` says what was missed.
     """
-    kind = workload.get('kind')
-    namespace = _meta(workload).get('namespace')
-    ns = path_quote(namespace or 'default')
+    w = _workload(workload)
+    namespace = _meta(workload).get('namespace') or 'default'
+    ns = path_quote(namespace)
     errors = []
 
     def read(what, path, **selectors):
@@ -453,19 +385,18 @@ def read_diagnosis(client, workload, history_items=None, now=None):
             errors.append('could not list %s: %s' % (what, _error_text(e)))
         return None
 
-    if history_items is None and kind in HISTORY_PATHS:
-        what = 'ReplicaSets' if kind == 'Deployment' else 'ControllerRevisions'
-        history_items = read(what, HISTORY_PATHS[kind] % ns,
-                             label_selector=selector_string((workload.get('spec') or {}).get('selector')))
+    if history_items is None and w is not None and w.revision_needs_history:
+        history_items = read(w.history_kind + 's', w.history_path(namespace), label_selector=w.selector)
     revision = revision_of(workload, history_items)
 
     pods = []
     selector = pod_label_selector(workload, revision)
     if selector:
         pods = read('pods', PODS_PATH % ns, label_selector=selector) or []
-    elif revision is None and kind in ROLLOUT_KINDS and (history_items is not None or kind == 'StatefulSet'):
+    elif revision is None and w is not None and w.history_kind and (
+            history_items is not None or not w.revision_needs_history):
         errors.append('the revision being rolled out was not found (no %s for the current template yet)'
-                      % ('ReplicaSet' if kind == 'Deployment' else 'ControllerRevision'))
+                      % w.history_kind)
     events = read('events', EVENTS_PATH % ns, field_selector=WARNING_EVENTS) or []
     secrets = client.connection.secrets() if getattr(client, 'connection', None) is not None else ()
     return diagnose(workload, revision, pods, events, now=now, secrets=secrets, errors=errors)

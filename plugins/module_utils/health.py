@@ -232,25 +232,15 @@ class Soak:
         from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import ROLLOUT_KINDS
 
         meta = target.obj.get('metadata') or {}
-        kind = target.obj.get('kind')
-        obj = target.obj = dict(
-            self.client.get(ROLLOUT_KINDS[kind].object_path(meta.get('namespace'), meta.get('name'))),
-            kind=kind,
-        )
-        ns = path_quote((obj.get('metadata') or {}).get('namespace') or 'default')
+        cls = ROLLOUT_KINDS[target.obj.get('kind')]
+        obj = target.obj = dict(self.client.get(cls.object_path(meta.get('namespace'), meta.get('name'))),
+                                kind=cls.kind)
+        w = cls(obj)
         history = None
-        if obj.get('kind') in diagnosis.HISTORY_PATHS:
-            from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import selector_string
-
-            history = (
-                self.client.list(
-                    diagnosis.HISTORY_PATHS[obj['kind']] % ns,
-                    label_selector=selector_string((obj.get('spec') or {}).get('selector')),
-                ).get('items')
-                or []
-            )
-        revision = diagnosis.revision_of(obj, history)
-        target.selector = diagnosis.pod_label_selector(obj, revision)
+        if w.revision_needs_history:
+            history = self.client.list(w.history_path(w.namespace or 'default'),
+                                       label_selector=w.selector).get('items') or []
+        target.selector = w.revision_pod_selector(w.rolled_out_revision(history))
 
     def _look(self, target):
         """A failed RolloutStatus when a pod of the new revision is not Ready or restarted too often."""

@@ -658,7 +658,7 @@ class RolloutModule(KubeModule):
             if o.changed and o.obj is not o.workload.obj:  # this task wrote: judge its own rollout
                 predicate = status_mod.after_change(predicate, o.workload.obj, o.obj)
             terminating = self.params.get('wait_for_terminating') and not wait_predicate
-            if terminating and o.workload.kind == 'Deployment':
+            if terminating and o.workload.counts_terminating:
                 predicate = status_mod.until_terminated(predicate)
             jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, _seen(predicate, last, i)))
             # A custom wait (a pause being observed) has no pods to look at.

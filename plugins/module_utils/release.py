@@ -300,7 +300,7 @@ class Release:
         if w.paused:
             return ('%s is paused: a paused Deployment does not roll out; resume it first '
                     '(rollout_pause with state=resumed)' % t.label())
-        if w.kind == 'DaemonSet' and w.strategy_type() == 'OnDelete':
+        if w.strategy_type() == 'OnDelete' and not w.rolls_out_on_delete:
             return ('%s uses the OnDelete update strategy: its pods would keep the old images; '
                     'switch it to RollingUpdate' % t.label())
         return None

@@ -58,6 +58,9 @@ def selector_string(selector):
 # The label a StatefulSet (and DaemonSet) controller puts on each pod: the hash of the
 # ControllerRevision the pod was created from (defined with the revisions).
 POD_REVISION_LABEL = revisions.CONTROLLER_REVISION_HASH_LABEL
+# The same for class bodies, where a method named ``revisions`` hides the module.
+_REVISION_HASH_LABEL = revisions.CONTROLLER_REVISION_HASH_LABEL
+_TEMPLATE_HASH_LABEL = revisions.POD_TEMPLATE_HASH_LABEL
 # Container waiting reasons of a pod that will not start without being replaced.
 BACK_OFF_REASONS = frozenset(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'CrashLoopBackOff',
                               'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError'])
@@ -263,6 +266,12 @@ class Workload:
 
     # A forced rollback (replacing pods stuck on another revision) applies to this kind.
     replaces_stuck_pods = False
+    # A release rolls out its OnDelete strategy itself (deleting pods, ondelete.py).
+    rolls_out_on_delete = False
+    # How a canary holds the rollout while it is verified (canary.py): "pause", "partition" or None.
+    canary_hold = None
+    # Its status counts terminating pods (``wait_for_terminating``).
+    counts_terminating = False
     # Revisions already read by a check before the verb (verbs.check_undo), used by the verb once.
     preread_history = None
 
@@ -289,6 +298,26 @@ class Workload:
     # -- status
     def rollout_status(self, obj=None):
         raise NotSupported('no status viewer has been implemented for %s' % self.kind)
+
+    # -- the revision being rolled out, and its pods (diagnosis.py, health.py)
+    history_kind = None  # what one revision is: ReplicaSet or ControllerRevision
+    revision_label = None  # the label naming a pod's revision (its value: the revision's hash)
+    revision_needs_history = False  # finding it takes the LIST of the history objects
+
+    def rolled_out_revision(self, history_items=None):
+        """``{"kind", "name", "hash", "object"}`` of the revision being rolled out, or None;
+        ``history_items``: the workload's history objects, when ``revision_needs_history``."""
+        return None
+
+    def revision_pod_selector(self, revision):
+        """The label selector of the pods of ``revision`` (None when they cannot be told apart)."""
+        if revision is None or not revision.get('hash') or not self.revision_label:
+            return None
+        return ','.join(p for p in (self.selector, '%s=%s' % (self.revision_label, revision['hash'])) if p)
+
+    def desired_at(self, revision):
+        """Pods wanted at ``revision`` now (None when unknown)."""
+        return None
 
 
 class Deployment(Workload):
@@ -344,9 +373,42 @@ class Deployment(Workload):
     def rollout_status(self, obj=None):
         return _status().deployment_status(obj or self.obj)
 
+    canary_hold = 'pause'
+    counts_terminating = True
+    history_kind = 'ReplicaSet'
+    revision_label = _TEMPLATE_HASH_LABEL
+    revision_needs_history = True
+
+    def new_replica_set(self, replica_sets):
+        """The ReplicaSet it controls whose template equals its own, or None (the oldest of equal
+        ones: two only after a hash collision)."""
+        matches = [rs for rs in replica_sets or [] if revisions.controlled_by(rs, self.uid)
+                   and revisions.templates_equal((rs.get('spec') or {}).get('template'), self.template)]
+        if not matches:
+            return None
+        return sorted(matches, key=lambda rs: (rs.get('metadata') or {}).get('creationTimestamp') or '')[0]
+
+    def rolled_out_revision(self, history_items=None):
+        rs = self.new_replica_set(history_items)
+        if rs is None:
+            return None
+        meta = rs.get('metadata') or {}
+        return {'kind': 'ReplicaSet', 'name': meta.get('name'),
+                'hash': (meta.get('labels') or {}).get(self.revision_label), 'object': rs,
+                # whose events count too
+                'replica_sets': [(o.get('metadata') or {}).get('name') for o in history_items
+                                 if revisions.controlled_by(o, self.uid)]}
+
+    def desired_at(self, revision):
+        if revision is None:
+            return None
+        return int(((revision.get('object') or {}).get('spec') or {}).get('replicas', 1))
+
 
 class _ControllerRevisionWorkload(Workload):
     history_plural = 'controllerrevisions'
+    history_kind = 'ControllerRevision'
+    revision_label = _REVISION_HASH_LABEL
 
     def revisions(self, history_items):
         return revisions.controller_revisions(history_items, self.uid)
@@ -365,6 +427,8 @@ class StatefulSet(_ControllerRevisionWorkload):
     kind = 'StatefulSet'
     plural = 'statefulsets'
     replaces_stuck_pods = True
+    rolls_out_on_delete = True
+    canary_hold = 'partition'
 
     def pods(self, client):
         """The pods this StatefulSet controls (one LIST by its selector)."""
@@ -393,6 +457,17 @@ class StatefulSet(_ControllerRevisionWorkload):
     def rollout_status(self, obj=None):
         return _status().statefulset_status(obj or self.obj)
 
+    def rolled_out_revision(self, history_items=None):
+        """Named by its status (``updateRevision``): no history needed."""
+        name = (self.obj.get('status') or {}).get('updateRevision')
+        if not name:
+            return None
+        return {'kind': 'ControllerRevision', 'name': name, 'hash': name, 'object': None}
+
+    def desired_at(self, revision):
+        rolling = (self.spec.get('updateStrategy') or {}).get('rollingUpdate') or {}
+        return max(0, int(self.spec.get('replicas', 1)) - int(rolling.get('partition') or 0))
+
 
 class DaemonSet(_ControllerRevisionWorkload):
     kind = 'DaemonSet'
@@ -400,6 +475,21 @@ class DaemonSet(_ControllerRevisionWorkload):
 
     def rollout_status(self, obj=None):
         return _status().daemonset_status(obj or self.obj)
+
+    revision_needs_history = True
+
+    def rolled_out_revision(self, history_items=None):
+        """Its newest ControllerRevision (the highest ``.revision`` it controls)."""
+        owned = [cr for cr in history_items or [] if revisions.controlled_by(cr, self.uid)]
+        if not owned:
+            return None
+        cr = max(owned, key=lambda o: int(o.get('revision') or 0))
+        meta = cr.get('metadata') or {}
+        return {'kind': 'ControllerRevision', 'name': meta.get('name'),
+                'hash': (meta.get('labels') or {}).get(self.revision_label), 'object': cr}
+
+    def desired_at(self, revision):
+        return (self.obj.get('status') or {}).get('desiredNumberScheduled')
 
 
 class ReplicationController(Workload):
@@ -410,6 +500,20 @@ class ReplicationController(Workload):
     api_prefix = '/api/v1'
     plural = 'replicationcontrollers'
     group = ''
+
+    def rolled_out_revision(self, history_items=None):
+        """The RC itself: its pods are its revision."""
+        return {'kind': 'ReplicationController', 'name': self.name, 'hash': None, 'object': self.obj}
+
+    def revision_pod_selector(self, revision):
+        return self.selector or None
+
+    def desired_at(self, revision):
+        return int(self.spec.get('replicas', 1))
+
+
+# Every kind a diagnosis knows, by kind.
+KINDS = {cls.kind: cls for cls in (Deployment, StatefulSet, DaemonSet, ReplicationController)}
 
 
 # The kinds the rollout modules accept (kubectl rollout's).
