@@ -19,6 +19,7 @@ import fcntl
 import itertools
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -50,6 +51,33 @@ FOLDER_MARKERS = {
 }
 
 
+# The marker of each verb, and the words that tie a test to it: in its file's path, its name or its
+# code (the module, role or core function it calls). `pytest -m undo` runs everything about undo.
+VERB_MARKERS = {
+    'history': ('rollout_history', 'history'),
+    'undo': ('rollout_undo', 'rollout_rollback', 'undo', 'rollback', 'forced_rollback'),
+    'pause': ('rollout_pause', 'pause', 'resume'),
+    'restart': ('rollout_restart', 'restart', 'config_digest'),
+    'image': ('rollout_image', 'image_patch', 'set image', 'verbs.image', 'check_image'),
+    'status': ('rollout_status', 'rollout_wait', 'wait_for', 'wait_all', 'status_mod', 'rollout status'),
+    'release': ('rollout_release', 'rollout_upgrade', 'release', 'canary'),
+    'rc': ('rolling_update_rc', 'rc_upgrade', 'module_utils.rc', '/rc/'),
+}
+
+
+def _verb_markers(item):
+    import inspect
+    text = str(item.path) + ' ' + item.name
+    try:
+        text += ' ' + inspect.getsource(item.function)
+    except (AttributeError, OSError, TypeError):
+        pass
+    text = text.lower()
+    words = set(re.findall(r'[a-z_]+', text))
+    return [verb for verb, keys in VERB_MARKERS.items()
+            if any((key in words) if key.isidentifier() else (key in text) for key in keys)]
+
+
 def pytest_collection_modifyitems(items):
     tests = ROOT / 'tests'
     for item in items:
@@ -60,6 +88,8 @@ def pytest_collection_modifyitems(items):
         marker = FOLDER_MARKERS.get(folder)
         if marker and item.get_closest_marker(marker) is None:
             item.add_marker(marker)
+        for verb in _verb_markers(item):
+            item.add_marker(verb)
 
 
 class RealCluster:

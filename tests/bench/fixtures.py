@@ -11,6 +11,7 @@ import json
 import time
 
 from .kube import ApiClient
+from tests.support import manifests
 
 NAMESPACE = 'bench'
 # kubernetes.core's k8s_rollback lists revisions by the selector's label *keys* only (it joins the
@@ -52,20 +53,10 @@ def _template(app, image, extra_labels=None):
 
 def workload(kind, name, replicas=2, image=None, labels=None, history_limit=None, ns=NAMESPACE):
     """A Deployment, StatefulSet, DaemonSet or ReplicationController selecting ``app=<name>``."""
-    image = image or IMAGE.format(1)
-    meta = {'name': name, 'namespace': ns, 'labels': {'app': name, **(labels or {})}}
-    template = _template(name, image)
-    if kind == 'ReplicationController':
-        return {'apiVersion': 'v1', 'kind': kind, 'metadata': meta,
-                'spec': {'replicas': replicas, 'selector': {'app': name}, 'template': template}}
-    spec = {'selector': {'matchLabels': {'app': name}}, 'template': template}
-    if kind != 'DaemonSet':
-        spec['replicas'] = replicas
-    if kind == 'StatefulSet':
-        spec['serviceName'] = name
-    if history_limit is not None:
-        spec['revisionHistoryLimit'] = history_limit
-    return {'apiVersion': 'apps/v1', 'kind': kind, 'metadata': meta, 'spec': spec}
+    extra = {'revisionHistoryLimit': history_limit} if history_limit is not None else {}
+    return manifests.workload(kind, name, image or IMAGE.format(1), replicas, namespace=ns,
+                              labels={'app': name, **(labels or {})}, container=CONTAINER,
+                              template_spec={'terminationGracePeriodSeconds': 0}, **extra)
 
 
 def namespace(api, name=NAMESPACE):

@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from tests.conftest import REAL_CLUSTER_ENV, RealCluster, previous_kubectl
+from tests.support import manifests
 
 FAIL_IMAGE_PREFIX = 'registry.invalid/'
 TIME_SCALE = 10
@@ -120,20 +121,7 @@ def kube(request, cluster, kubectl, kubectl_binary):
 
 
 def workload(kind, name, image, replicas=3, **spec):
-    labels = {'app': name}
-    body = {
-        'selector': {'matchLabels': dict(labels)},
-        'template': {
-            'metadata': {'labels': dict(labels)},
-            'spec': {'containers': [{'name': 'app', 'image': image}]},
-        },
-    }
-    if kind != 'DaemonSet':
-        body['replicas'] = replicas
-    if kind == 'StatefulSet':
-        body['serviceName'] = name
-    body.update(spec)
-    return {'apiVersion': 'apps/v1', 'kind': kind, 'metadata': {'name': name}, 'spec': body}
+    return manifests.workload(kind, name, image, replicas, **spec)
 
 
 def image_of(obj):

@@ -21,6 +21,7 @@ import urllib.request
 
 import pytest
 import yaml
+from tests.support import manifests
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(sys.executable).parent
@@ -277,17 +278,9 @@ def workload(kind, name, image='nginx:1.25', labels=None, replicas=2, ns='defaul
     """A small workload manifest: one container ``app`` (labels app=<name> unless given)."""
     labels = dict(labels or {})
     labels.setdefault('app', name)
-    template = {'metadata': {'labels': {'app': name}},
-                'spec': {'containers': [{'name': 'app', 'image': image}]}}
+    obj = manifests.workload(kind, name, image, replicas, namespace=ns, labels=labels)
     if extra_template:
-        template = _merge(template, extra_template)
-    obj = {'apiVersion': 'apps/v1', 'kind': kind,
-           'metadata': {'name': name, 'namespace': ns, 'labels': labels},
-           'spec': {'selector': {'matchLabels': {'app': name}}, 'template': template}}
-    if kind != 'DaemonSet':
-        obj['spec']['replicas'] = replicas
-    if kind == 'StatefulSet':
-        obj['spec']['serviceName'] = name
+        obj['spec']['template'] = _merge(obj['spec']['template'], extra_template)
     return obj
 
 

@@ -7,6 +7,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+from tests.support import manifests
 
 
 class Http:
@@ -62,16 +63,7 @@ def http(kubesim):
 
 def deployment(name='web', replicas=2, image='nginx:1.25', labels=None):
     labels = labels or {'app': name}
-    return {
-        'apiVersion': 'apps/v1', 'kind': 'Deployment',
-        'metadata': {'name': name, 'labels': dict(labels)},
-        'spec': {
-            'replicas': replicas,
-            'selector': {'matchLabels': dict(labels)},
-            'template': {'metadata': {'labels': dict(labels)},
-                         'spec': {'containers': [{'name': 'app', 'image': image}]}},
-        },
-    }
+    return manifests.workload('Deployment', name, image, replicas, labels=labels, pod_labels=labels)
 
 
 def watch_events(url, path, *, count=None, timeout=5.0, token=None, ca_pem=None, until=None):

@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import KUBECTL
 
 from .conftest import wait_for
+from tests.support import manifests
 
 DS = '/apis/apps/v1/namespaces/default/daemonsets'
 STS = '/apis/apps/v1/namespaces/default/statefulsets'
@@ -19,11 +20,8 @@ SAFE = 'bcdfghjklmnpqrstvwxz2456789'
 
 
 def workload(kind, name, **spec):
-    body = {'selector': {'matchLabels': {'app': name}},
-            'template': {'metadata': {'labels': {'app': name}},
-                         'spec': {'containers': [{'name': 'app', 'image': 'nginx:1.25'}]}}}
-    body.update(spec)
-    return {'apiVersion': 'apps/v1', 'kind': kind, 'metadata': {'name': name}, 'spec': body}
+    spec.setdefault('replicas', None)  # the API server's default unless given
+    return manifests.workload(kind, name, service_name=False, **spec)
 
 
 def test_version_is_the_venv_kubectls(http, kubesim):

@@ -8,6 +8,7 @@ import time
 from tests.kubesim import resources
 from tests.kubesim.controllers import ControllerManager
 from tests.kubesim.store import Store
+from tests.support import manifests
 
 
 class Harness:
@@ -73,36 +74,15 @@ def simulate(scenario, **options):
 
 
 def deployment(name='web', replicas=3, image='nginx:1.25', namespace='default', **spec):
-    labels = {'app': name}
-    body = {
-        'replicas': replicas,
-        'selector': {'matchLabels': dict(labels)},
-        'template': {
-            'metadata': {'labels': dict(labels)},
-            'spec': {'containers': [{'name': 'app', 'image': image}]},
-        },
-    }
-    body.update(spec)
-    return {
-        'apiVersion': 'apps/v1',
-        'kind': 'Deployment',
-        'metadata': {'name': name, 'namespace': namespace},
-        'spec': body,
-    }
+    return manifests.workload('Deployment', name, image, replicas, namespace=namespace, **spec)
 
 
 def statefulset(name='db', replicas=3, image='redis:7', namespace='default', **spec):
-    obj = deployment(name, replicas, image, namespace, **spec)
-    obj['kind'] = 'StatefulSet'
-    obj['spec'].setdefault('serviceName', name)
-    return obj
+    return manifests.workload('StatefulSet', name, image, replicas, namespace=namespace, **spec)
 
 
 def daemonset(name='agent', image='fluentd:1', namespace='default', **spec):
-    obj = deployment(name, 0, image, namespace, **spec)
-    obj['kind'] = 'DaemonSet'
-    del obj['spec']['replicas']
-    return obj
+    return manifests.workload('DaemonSet', name, image, namespace=namespace, **spec)
 
 
 def set_image(image, container=0):

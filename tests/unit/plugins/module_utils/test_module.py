@@ -12,8 +12,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import D
 from ansible_collections.kubeops.rollout.plugins.modules import rollout_restart, rollout_status, rollout_undo
 from ansible_collections.kubeops.rollout.plugins.plugin_utils.controller import ModuleExit, TaskContext
 
-from .module_utils.fixtures import deployment, replica_set
-from .module_utils.test_verbs import ScriptedClient
+from .fixtures import deployment, replica_set
+from .test_verbs import ScriptedClient
 
 pytestmark = pytest.mark.unit
 

@@ -1,4 +1,4 @@
-"""Unit tests of the rollout diagnosis: recorded failures (fixtures/diagnosis/) in, causes and lines out;
+"""Unit tests of the rollout diagnosis: recorded failures (diagnosis_fixtures/) in, causes and lines out;
 and the reads it costs, against kubesim over a socket."""
 
 import copy
@@ -14,7 +14,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiC
 
 pytestmark = pytest.mark.unit
 
-FIXTURES = pathlib.Path(__file__).parent / 'fixtures' / 'diagnosis'
+FIXTURES = pathlib.Path(__file__).parent / 'diagnosis_fixtures'
 
 
 def load(name):

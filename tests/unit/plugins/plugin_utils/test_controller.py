@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-ACTION_DIR = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'plugins', 'action')
+ACTION_DIR = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'plugins', 'action')
 PLUGINS = sorted(f[:-3] for f in os.listdir(ACTION_DIR) if f.endswith('.py') and f != '__init__.py')
 PREFIX = 'ansible_collections.kubeops.rollout.plugins'
 
