@@ -23,6 +23,7 @@ PATCH_NOT_APPLIED = 'the server rejected our request due to an error in our requ
 # What a secret is replaced with, in every output.
 REDACTED = '********'
 
+
 class KubeError(Exception):
     """Anything that stops a request; ``message`` is safe to show (no secrets)."""
 

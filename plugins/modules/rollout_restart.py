@@ -446,7 +446,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.module import Roll
 from ansible_collections.kubeops.rollout.plugins.module_utils.validation import subdomain_problem  # noqa: E402
 
 
-
 def check_since(module):
     """The ``since`` option as an aware datetime (None when unset); anything else fails the task."""
     text = module.params['since']

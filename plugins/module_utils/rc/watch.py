@@ -16,7 +16,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.status import WATC
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import name_of
 
 
-
 class ControllerWatch:
     """The RCs of one namespace, kept current by a single WATCH (re-opened when the server ends it,
     listed again after 410 Gone), so waits for replicas and pods cost no polling."""
