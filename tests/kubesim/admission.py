@@ -577,6 +577,8 @@ def validate_statefulset(obj, old, errs):
             errs.invalid('metadata.name', name, LABEL_MSG)
     validate_non_negative(errs, spec, 'replicas')
     validate_non_negative(errs, spec, 'minReadySeconds')
+    if isinstance(spec.get('ordinals'), dict):
+        validate_non_negative(errs, spec['ordinals'], 'start', 'spec.ordinals.start')
     validate_selector(errs, obj, 'statefulset')
     validate_template(errs, obj)
     policy = spec.get('podManagementPolicy')
