@@ -106,7 +106,7 @@ RESOURCES = [
              field_labels=('status.phase',)),
     Resource('', 'v1', 'nodes', 'Node', namespaced=False, short_names=('no',), subresources=('status',),
              generation=False, columns=tuple(tables.NODE), field_labels=('spec.unschedulable',)),
-    Resource('', 'v1', 'pods', 'Pod', short_names=('po',), categories=('all',), subresources=('status',),
+    Resource('', 'v1', 'pods', 'Pod', short_names=('po',), categories=('all',), subresources=('resize', 'status'),
              defaulter=admission.default_pod, validator=admission.validate_pod_object,
              columns=tuple(tables.POD), status_keeps=('ownerReferences',),
              initial_status=admission.pod_initial_status,

@@ -19,7 +19,7 @@ from urllib.parse import unquote
 import yaml
 from aiohttp import web
 
-from . import discovery, fieldmanager, gotypes, openapi_v2, patch, protobuf, resources, tables, typed
+from . import admission, discovery, fieldmanager, gotypes, openapi_v2, patch, protobuf, resources, tables, typed
 from .admission import go_repr
 from .store import now_rfc3339
 from .errors import ApiError
@@ -674,6 +674,8 @@ class ApiServer:
         obj, warnings = self._typed(request, route, obj)
         current = self.store.must_get(res.key, route.namespace, route.name)
         self._check_uid(route, obj, current)
+        if route.subresource == 'resize':
+            obj = admission.resize_pod(current, res.stored(obj))
         updated = self.store.update(res.key, res.stored(obj), subresource=route.subresource, dry_run=dry_run,
                                     manager=self._manager(request, route),
                                    whole_object=True)
@@ -782,6 +784,9 @@ class ApiServer:
         patched = self._check_body(route, patched, name_required=True)
         patched, warnings = self._typed(request, route, patched, patch_type=ctype, patch_body=body)
         self._check_uid(route, patched, current)
+        if route.subresource == 'resize':
+            patched = admission.resize_pod(self.store.must_get(res.key, route.namespace, route.name),
+                                           res.stored(patched))
         updated = self.store.update(res.key, res.stored(patched), subresource=route.subresource,
                                     manager=self._manager(request, route),
                                     dry_run=dry_run, whole_object=True)
