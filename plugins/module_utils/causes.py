@@ -97,7 +97,7 @@ def _resource_view(resources):
     """A container's cpu and memory requests and limits, requests defaulted from limits as the API
     server defaults a pod's (and not a pod template's)."""
     resources = resources or {}
-    limits = dict((k, v) for k, v in (resources.get('limits') or {}).items() if k in RESIZABLE)
+    limits = {k: v for k, v in (resources.get('limits') or {}).items() if k in RESIZABLE}
     requests = dict(limits)
     requests.update((k, v) for k, v in (resources.get('requests') or {}).items() if k in RESIZABLE)
     return {'limits': limits, 'requests': requests}
@@ -110,8 +110,8 @@ def resized_containers(pod, template):
     template."""
     if not template:
         return frozenset()
-    wanted = dict((c.get('name'), _resource_view(c.get('resources')))
-                  for c in (template.get('spec') or {}).get('containers') or [])
+    wanted = {c.get('name'): _resource_view(c.get('resources'))
+                  for c in (template.get('spec') or {}).get('containers') or []}
     return frozenset(
         c.get('name') for c in (pod.get('spec') or {}).get('containers') or []
         if c.get('name') in wanted and _resource_view(c.get('resources')) != wanted[c.get('name')]

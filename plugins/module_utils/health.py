@@ -176,10 +176,10 @@ def stuck_status(found, stuck, seconds):
 
 def _restarts(pod):
     """Container name -> restartCount."""
-    return dict(
-        (cs.get('name'), int(cs.get('restartCount') or 0))
+    return {
+        cs.get('name'): int(cs.get('restartCount') or 0)
         for cs in (pod.get('status') or {}).get('containerStatuses') or []
-    )
+    }
 
 
 def _resources(pod):
@@ -277,10 +277,10 @@ class Soak:
                 # A container already resized in place (it differs from the template) has restarted
                 # for its resize policy: those restarts are not counted, even in a fresh pod.
                 resized = resized_containers(pod, (obj.get('spec') or {}).get('template'))
-                baseline = target.baseline[uid] = dict(
-                    (name, count if (not target.fresh or name in resized) else 0)
+                baseline = target.baseline[uid] = {
+                    name: count if (not target.fresh or name in resized) else 0
                     for name, count in restarts.items()
-                )
+                }
             seen = target.resources.get(uid) or {}
             for name, count in restarts.items():
                 if name in seen and resources.get(name) != seen[name]:

@@ -30,7 +30,8 @@ def soak_looks(log):
     return out
 
 
-def test_a_resize_restart_during_the_soak_is_no_crash_and_no_revision(kubesim_factory, play, kubectl, tmp_path):
+def test_a_resize_restart_during_the_soak_is_no_crash_and_no_revision(kubesim_factory, play, kubectl,
+                                                                      tmp_path):
     log = tmp_path / 'requests.jsonl'
     sim = kubesim_factory(ready_delay=0.05, request_log=log)
     kube = Kube(sim.kubeconfig)

@@ -47,7 +47,8 @@ def test_partition_counts_from_start_and_status_matches_kubectl(kubesim_factory,
         'db-3': 'nginx:1.25', 'db-4': 'nginx:1.25', 'db-5': NEW}
     assert status['done'] is True
     out = kubectl.using(sim)('rollout', 'status', 'statefulset/db', '--timeout=60s', check=True)
-    assert out.stdout.strip() == status['message'] == 'partitioned roll out complete: 1 new pods have been updated...'
+    assert out.stdout.strip() == status['message'] == (
+        'partitioned roll out complete: 1 new pods have been updated...')
 
     # Releasing the canary: the status waits for all three, as kubectl's.
     res = play(sim, [task('release', 'rollout_image', kind='StatefulSet', name='db', images={'app': NEW},
@@ -87,7 +88,8 @@ def test_undo_replaces_the_stuck_pods_of_a_set_numbered_from_start(kubesim_facto
     kube.wait('StatefulSet', 'db', lambda o: o['status'].get('observedGeneration') == 2)
     for name in ('db-5', 'db-4'):
         kube.request('DELETE', kube.path('Pod', name))
-    kube.wait('StatefulSet', 'db', lambda o: sum(pod_image(p) == 'broken:1' for p in pods(kube, 'db').values()) == 2)
+    kube.wait('StatefulSet', 'db',
+              lambda o: sum(pod_image(p) == 'broken:1' for p in pods(kube, 'db').values()) == 2)
 
     res = play(sim, [task('undo', 'rollout_undo', kind='StatefulSet', name='db', replace_stuck_pods=True,
                           wait_timeout=60)])

@@ -834,7 +834,8 @@ def resize_pod(old, new):
             continue
         resources = copy.deepcopy(given.get('resources') or {})
         if _without_resizable(resources) != _without_resizable(container.get('resources')):
-            causes.append(('spec', 'FieldValueForbidden', 'Forbidden: only cpu and memory resources are mutable'))
+            causes.append(('spec', 'FieldValueForbidden',
+                           'Forbidden: only cpu and memory resources are mutable'))
             break
         container['resources'] = resources
         if given.get('resizePolicy') is not None:

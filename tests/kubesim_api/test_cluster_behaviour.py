@@ -270,8 +270,11 @@ def test_pod_resize_subresource_resizes_in_place_and_restarts_only_as_the_policy
         {'resourceName': 'cpu', 'restartPolicy': 'NotRequired'},
         {'resourceName': 'memory', 'restartPolicy': 'RestartContainer'}]
     assert http.post(f'{NS}/pods', body)[0] == 201
-    ready = wait_for(lambda: (lambda p: p if condition(p, 'Ready') and condition(p, 'Ready')['status'] == 'True'
-                                        else None)(http.get(f'{NS}/pods/sized')[2]), what='Ready')
+    def ready_pod():
+        got = http.get(f'{NS}/pods/sized')[2]
+        return got if (condition(got, 'Ready') or {}).get('status') == 'True' else None
+
+    ready = wait_for(ready_pod, what='Ready')
     cs = ready['status']['containerStatuses'][0]
     assert cs['resources'] == {'limits': {'cpu': '500m', 'memory': '128Mi'},
                                'requests': {'cpu': '500m', 'memory': '128Mi'}}
@@ -299,13 +302,15 @@ def test_pod_resize_subresource_resizes_in_place_and_restarts_only_as_the_policy
     got = wait_for(lambda: actual({'cpu': '1', 'memory': '256Mi'}), what='the memory resize')
     cs = got['status']['containerStatuses'][0]
     assert got['metadata']['uid'] == uid and cs['restartCount'] == 1 and cs['ready'] is True
-    assert (cs['lastState']['terminated']['exitCode'], cs['lastState']['terminated']['reason']) == (0, 'Completed')
+    last = cs['lastState']['terminated']
+    assert (last['exitCode'], last['reason']) == (0, 'Completed')
 
     # Only cpu and memory may change; anything else the resize subresource drops.
     status, _, err = resize({'limits': {'cpu': '1', 'memory': '256Mi', 'ephemeral-storage': '1Gi'}})
     assert status == 422 and err['message'] == (
         'Pod "sized" is invalid: spec: Forbidden: only cpu and memory resources are mutable'), err
-    status, _, got = http.patch(f'{NS}/pods/sized/resize', {'metadata': {'labels': {'x': 'y'}},
-                                                            'spec': {'containers': [{'name': 'app', 'image': 'other:1'}]}})
+    other = {'metadata': {'labels': {'x': 'y'}},
+             'spec': {'containers': [{'name': 'app', 'image': 'other:1'}]}}
+    status, _, got = http.patch(f'{NS}/pods/sized/resize', other)
     assert status == 200 and 'x' not in (got['metadata'].get('labels') or {})
     assert got['spec']['containers'][0]['image'] == 'nginx:1.25'

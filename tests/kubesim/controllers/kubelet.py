@@ -282,11 +282,12 @@ class Kubelet:
                 used['pods'] += 1
                 for name, value in pod_requests(pod).items():
                     used[name] += value
-        live = set()
+        live = {uid_of(pod) for pod in pods}
         for pod in pods:
-            live.add(uid_of(pod))
             if self._settled(pod):
                 continue
+            if self.mgr.out_of_time():
+                break  # the rest on the next pass
             try:
                 self._sync_pod(copy.deepcopy(pod), nodes, load, all_nodes)
             except ApiError:
@@ -377,8 +378,9 @@ class Kubelet:
                           for p in container.get('resizePolicy') or [])
             if restart:
                 started = cs['state']['running'].get('startedAt', stamp)
-                cs['lastState'] = {'terminated': {'exitCode': 0, 'reason': 'Completed', 'startedAt': started,
-                                                  'finishedAt': stamp, 'containerID': cs.get('containerID', '')}}
+                cs['lastState'] = {'terminated': {
+                    'exitCode': 0, 'reason': 'Completed', 'startedAt': started, 'finishedAt': stamp,
+                    'containerID': cs.get('containerID', '')}}
                 cs['restartCount'] = cs.get('restartCount', 0) + 1
                 cs['state'] = {'running': {'startedAt': stamp}}
         return status

@@ -1,7 +1,8 @@
 """The StatefulSet controller (pkg/controller/statefulset in Kubernetes).
 
 Pods are `<set>-<ordinal>`, ordinals `start .. start + replicas - 1` (`spec.ordinals.start`, 0 when
-unset); the controller works on indexes `ordinal - start`, and the partition is such an index. OrderedReady creates them one at a time in ordinal order, each waiting
+unset); the controller works on indexes `ordinal - start`, and the partition is such an index.
+OrderedReady creates them one at a time in ordinal order, each waiting
 for its predecessors to be Running and Ready, and removes surplus ones from the highest ordinal
 down; Parallel does both at once. RollingUpdate replaces pods from the highest ordinal down to
 `partition`, one at a time, waiting for each to be available again; OnDelete replaces a pod only
@@ -52,8 +53,9 @@ class StatefulSetController:
         self.mgr = mgr
         self.store = mgr.store
 
-    def sync_all(self):
-        for sts in self.mgr.index.list(self.resource):
+    def sync_all(self, objects=None):
+        """Sync ``objects`` (the ones that changed), or every StatefulSet."""
+        for sts in self.mgr.index.list(self.resource) if objects is None else objects:
             self.mgr.guard('StatefulSet', sts, self.sync, sts)
 
     # ---- helpers --------------------------------------------------------------------------------

@@ -279,7 +279,8 @@ def test_max_unavailable_replaces_that_many_pods_at_once_highest_first_above_the
                 replicas=5,
                 ordinals={'start': 2},
                 podManagementPolicy='Parallel',
-                updateStrategy={'type': 'RollingUpdate', 'rollingUpdate': {'partition': 1, 'maxUnavailable': 2}},
+                updateStrategy={'type': 'RollingUpdate',
+                                'rollingUpdate': {'partition': 1, 'maxUnavailable': 2}},
             ),
         )
         await h.wait_for(lambda: settled(h), 'five pods')
@@ -306,7 +307,8 @@ def test_max_unavailable_one_keeps_the_update_one_pod_at_a_time():
     async def scenario(h):
         h.create(
             STS,
-            statefulset(replicas=3, updateStrategy={'type': 'RollingUpdate', 'rollingUpdate': {'maxUnavailable': 1}}),
+            statefulset(replicas=3,
+                        updateStrategy={'type': 'RollingUpdate', 'rollingUpdate': {'maxUnavailable': 1}}),
         )
         await h.wait_for(lambda: settled(h), 'three pods')
         start = h.mgr.clock()

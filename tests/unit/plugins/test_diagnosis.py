@@ -319,7 +319,8 @@ def test_a_restart_of_a_container_resized_in_place_is_not_a_crash():
     assert causes_mod.resized_containers(pod, template) == frozenset()
     assert [c['reason'] for c in causes_mod.pod_causes(pod, now, template)] == ['CrashLoopBackOff']
     # Resized through the resize subresource (memory, RestartContainer): the restart is the resize's.
-    pod['spec']['containers'][0]['resources'] = {'limits': {'memory': '256Mi'}, 'requests': {'memory': '256Mi'}}
+    resized = {'limits': {'memory': '256Mi'}, 'requests': {'memory': '256Mi'}}
+    pod['spec']['containers'][0]['resources'] = resized
     assert causes_mod.resized_containers(pod, template) == frozenset(['app'])
     assert causes_mod.pod_causes(pod, now, template) == []
     # Without the template nothing tells the two apart: a crash, as before.

@@ -156,8 +156,13 @@ def test_restarts_within_the_budget_pass():
 
 def with_spec(p, **memory):
     """``p`` with a pod spec whose containers ask for ``memory`` (container name -> limit)."""
-    p['spec'] = {'containers': [dict({'name': name}, **({'resources': {'limits': {'memory': value}}} if value else {}))
-                                for name, value in memory.items()]}
+    containers = []
+    for name, value in memory.items():
+        container = {'name': name}
+        if value:
+            container['resources'] = {'limits': {'memory': value}}
+        containers.append(container)
+    p['spec'] = {'containers': containers}
     return p
 
 
