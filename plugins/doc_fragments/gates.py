@@ -23,6 +23,9 @@ options:
         at once, for every kind, however long I(wait_timeout) and the progress deadline are. The
         message names the cause, the pods and what to do, and C(diagnosis) has the details (reason
         C(RolloutStuck)).
+      - A Ready pod whose container restarted because it was resized in place (its cpu or memory
+        changed through the C(resize) subresource, Kubernetes 1.33 and later, so that they differ from
+        the pod template) is not taken for a crash loop.
       - V(0) turns early stop off (for registries that heal themselves).
     type: int
     default: 30
@@ -34,8 +37,11 @@ options:
         looked at once a second.
       - After a change made by the task, every restart of the new pods counts; without one (for
         example M(kubeops.rollout.rollout_status)), only restarts during the soak.
-      - A container restart that comes with a change of its resources (an in-place resize) is not
-        counted.
+      - A container restart that comes with an in-place resize is not counted, nor is the resize a new
+        revision - the container's resources changed during the soak, or its cpu or memory already
+        differ from the pod template at the first look (resized through the C(resize) subresource,
+        Kubernetes 1.33 and later, with a C(resizePolicy) of C(RestartContainer)). Restarts of the
+        pod's other containers still count.
       - V(0) (the default) ends the wait when the rollout is complete.
     type: int
     default: 0

@@ -76,11 +76,40 @@ def _container_causes(pod, statuses, init):
 
 
 RECENT_CRASH_SECONDS = 300
+RESIZABLE = ('cpu', 'memory')
 
 
-def _recent_crashes(statuses, now):
+def _resource_view(resources):
+    """A container's cpu and memory requests and limits, requests defaulted from limits as the API
+    server defaults a pod's (and not a pod template's)."""
+    resources = resources or {}
+    limits = {k: v for k, v in (resources.get('limits') or {}).items() if k in RESIZABLE}
+    requests = dict(limits)
+    requests.update((k, v) for k, v in (resources.get('requests') or {}).items() if k in RESIZABLE)
+    return {'limits': limits, 'requests': requests}
+
+
+def resized_containers(pod, template):
+    """The names of the containers of ``pod`` whose cpu or memory differ from the pod template it was
+    made from (``template``: the workload's ``spec.template``): resized in place (the ``resize``
+    subresource, Kubernetes 1.33+), which changes the pod and not the template. Empty without a
+    template."""
+    if not template:
+        return frozenset()
+    wanted = {c.get('name'): _resource_view(c.get('resources'))
+                  for c in (template.get('spec') or {}).get('containers') or []}
+    return frozenset(
+        c.get('name') for c in (pod.get('spec') or {}).get('containers') or []
+        if c.get('name') in wanted and _resource_view(c.get('resources')) != wanted[c.get('name')]
+    )
+
+
+def _recent_crashes(statuses, now, resized=frozenset()):
     out = []
     for cs in statuses:
+        if cs.get('name') in resized:
+            # A container resized in place restarts when its resize policy says so: not a crash.
+            continue
         last = (cs.get('lastState') or {}).get('terminated') or {}
         finished = parse_datetime(last.get('finishedAt'))
         if not (cs.get('restartCount') and last.get('exitCode') and finished and now):
@@ -94,14 +123,17 @@ def _recent_crashes(statuses, now):
     return out
 
 
-def pod_causes(pod, now):
-    """Why one pod is not Ready: a list of cause dicts (not yet grouped), empty when it is Ready."""
+def pod_causes(pod, now, template=None):
+    """Why one pod is not Ready: a list of cause dicts (not yet grouped), empty when it is Ready.
+    ``template``: the pod template the pod was made from, which tells an in-place resize's restart
+    from a crash."""
     status = pod.get('status') or {}
     ready = _condition(pod, 'Ready')
     if ready and ready.get('status') == 'True':
         # Ready this instant, but a container that just crashed and restarted is a crash loop caught
-        # between two crashes: that is why the rollout did not finish.
-        return _recent_crashes(status.get('containerStatuses') or [], now)
+        # between two crashes: that is why the rollout did not finish. A container resized in place
+        # restarted because of its resize policy instead.
+        return _recent_crashes(status.get('containerStatuses') or [], now, resized_containers(pod, template))
     phase = status.get('phase')
     if phase == 'Failed':
         return [{'category': 'pod', 'reason': status.get('reason') or 'Failed',

@@ -294,7 +294,7 @@ def diagnose(workload, revision, pods, events, now=None, secrets=(), errors=()):
     groups = {}
     ready = 0
     for pod in sorted(live, key=lambda p: _meta(p).get('name') or ''):
-        causes = pod_causes(pod, now)
+        causes = pod_causes(pod, now, (workload.get('spec') or {}).get('template'))
         if not causes:
             ready += 1
             continue

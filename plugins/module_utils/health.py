@@ -17,7 +17,8 @@ Two gates, used by every wait (the modules' ``wait: true``, ``rollout_status`` a
 - **Soak** (``Soak``): once the rollout is complete, for ``soak_seconds`` the pods of the new
   revision must stay Ready and restart at most ``max_restarts`` times (all containers of one pod
   together); the analysis checks, when given, are measured during the same window. A container
-  restart that comes with a change of its resources (an in-place resize) is not counted.
+  restart that comes with a change of its resources (an in-place resize: seen changing during the
+  soak, or already differing from the pod template at the first look) is not counted.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -31,6 +32,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.causes import (
     CRASH_LOOP,
     UNSCHEDULABLE,
     FAILED_CREATE,
+    resized_containers,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import KubeError
@@ -173,16 +175,22 @@ def stuck_status(found, stuck, seconds):
 
 
 def _restarts(pod):
-    return sum(
-        int(cs.get('restartCount') or 0) for cs in (pod.get('status') or {}).get('containerStatuses') or []
-    )
+    """Container name -> restartCount."""
+    return {
+        cs.get('name'): int(cs.get('restartCount') or 0)
+        for cs in (pod.get('status') or {}).get('containerStatuses') or []
+    }
 
 
 def _resources(pod):
-    """The resources each container runs with as the kubelet reports them (changed by a resize)."""
+    """Container name -> the resources it asks for (the pod's spec, which the ``resize`` subresource
+    changes) and runs with (as the kubelet reports them): a change is an in-place resize."""
     out = {}
+    for c in (pod.get('spec') or {}).get('containers') or []:
+        out[c.get('name')] = [c.get('resources'), None, None]
     for cs in (pod.get('status') or {}).get('containerStatuses') or []:
-        out[cs.get('name')] = (cs.get('resources'), cs.get('allocatedResources'))
+        view = out.setdefault(cs.get('name'), [None, None, None])
+        view[1], view[2] = cs.get('resources'), cs.get('allocatedResources')
     return out
 
 
@@ -207,8 +215,8 @@ class _SoakTarget:
         self.obj = obj
         self.fresh = fresh  # its new pods were created by this run's change: every restart counts
         self.selector = None
-        self.baseline = {}  # pod uid -> restarts not counted
-        self.resources = {}  # pod uid -> container resources last seen
+        self.baseline = {}  # pod uid -> {container: restarts not counted}
+        self.resources = {}  # pod uid -> {container: resources last seen}
         self.pods = 0
 
 
@@ -254,13 +262,22 @@ class Soak:
             uid = meta.get('uid')
             restarts = _restarts(pod)
             resources = _resources(pod)
-            if uid not in target.baseline:
-                target.baseline[uid] = 0 if target.fresh else restarts
-            elif resources != target.resources.get(uid):
-                # Restarts that come with new resources are an in-place resize, not a crash.
-                target.baseline[uid] = max(target.baseline[uid], restarts)
+            baseline = target.baseline.get(uid)
+            if baseline is None:
+                # A container already resized in place (it differs from the template) has restarted
+                # for its resize policy: those restarts are not counted, even in a fresh pod.
+                resized = resized_containers(pod, (obj.get('spec') or {}).get('template'))
+                baseline = target.baseline[uid] = {
+                    name: count if (not target.fresh or name in resized) else 0
+                    for name, count in restarts.items()
+                }
+            seen = target.resources.get(uid) or {}
+            for name, count in restarts.items():
+                if name in seen and resources.get(name) != seen[name]:
+                    # Restarts that come with new resources are an in-place resize, not a crash.
+                    baseline[name] = max(baseline.get(name, 0), count)
             target.resources[uid] = resources
-            counted = restarts - target.baseline[uid]
+            counted = sum(max(0, count - baseline.get(name, 0)) for name, count in restarts.items())
             if counted > self.options.max_restarts:
                 state = _last_state(pod)
                 return RolloutStatus(

@@ -21,7 +21,7 @@ description:
   - Idempotent - when every image (and the change-cause and partition, if given) is already as
     requested, nothing is sent and C(changed=false).
   - For a StatefulSet, I(partition) sets C(spec.updateStrategy.rollingUpdate.partition) in the same
-    request, so a canary (only the pods with an ordinal >= partition take the new template) starts
+    request, so a canary (only the highest C(replicas - partition) pods take the new template) starts
     without a moment in which every pod would be updated.
 author:
   - kubeops.rollout contributors (!UNKNOWN)
@@ -48,6 +48,10 @@ options:
       - StatefulSets only - the rolling update partition, C(spec.updateStrategy.rollingUpdate.partition),
         set in the same patch as the images. Only pods with an ordinal >= I(partition) are updated;
         with 3 replicas, V(2) updates the highest ordinal only (a canary) and V(0) updates them all.
+      - The partition counts from the set's first ordinal - with C(spec.ordinals.start) (Kubernetes
+        1.27 and later; the pods are numbered C(start) to C(start + replicas - 1)) the pods updated are
+        those with C(ordinal - start >= partition), as the StatefulSet controller does. So V(2) is the
+        highest pod of 3 replicas whatever C(start) is - C(db-5) when C(start) is 3, not C(db-2).
       - With I(wait=true), waiting ends when the pods at or above the partition are updated and
         every pod is ready (C(kubectl rollout status)'s partitioned rule).
       - A Deployment or DaemonSet, or a StatefulSet with the C(OnDelete) update strategy, is refused.
@@ -102,6 +106,15 @@ EXAMPLES = r'''
     wait: true
 
 - name: Canary - update only the highest ordinal of a 3-replica StatefulSet, and wait for it
+  kubeops.rollout.rollout_image:
+    kind: StatefulSet
+    name: db
+    images:
+      db: registry.example.com/db:16.4
+    partition: 2
+    wait: true
+
+- name: Canary on a StatefulSet numbered from spec.ordinals.start 3 (pods db-3, db-4, db-5) - updates db-5
   kubeops.rollout.rollout_image:
     kind: StatefulSet
     name: db

@@ -19,7 +19,10 @@ description:
     and available with no old replica left; fails at once when the C(Progressing) condition says
     C(ProgressDeadlineExceeded), and when the Deployment is paused (it would never finish).
   - StatefulSet - done when every replica is ready and the updated replicas reach
-    C(replicas - partition). DaemonSet - done when every scheduled pod is updated and available.
+    C(replicas - partition). The partition counts from the set's first ordinal
+    (C(spec.ordinals.start)), so it is the same rule whatever the pods are numbered from; with
+    C(rollingUpdate.maxUnavailable) (Kubernetes 1.35 and later) the controller replaces that many pods
+    at once and the rule does not change. DaemonSet - done when every scheduled pod is updated and available.
     Both only with the C(RollingUpdate) update strategy, as in kubectl.
   - Waiting follows the workload with a watch (no polling); several workloads are waited for at
     the same time, so the task takes as long as the slowest one.

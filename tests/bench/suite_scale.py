@@ -89,7 +89,14 @@ def fleet(ctx, sizes):
                 task(f'warmup|{verb}', {MODULE + f'rollout_{verb}': warmup}, check_mode=True),
                 task(f'fleet|{verb}|{n}|one',
                      {MODULE + f'rollout_{verb}': dict(args, label_selectors=[f'fleet=g{n}'])}),
-                # Restart stamps have one-second precision: the loop must not restart within it.
+                # Untimed: both measured tasks start from a settled cluster, not one still rolling
+                # out what the task before started (the simulated controllers share kubesim's CPU
+                # with its API); restart stamps have one-second precision, so the loop must not
+                # restart within the same second either.
+                task('gap|settle', {MODULE + 'rollout_status': dict(
+                    {k: v for k, v in kubeops_task('status', 'Deployment', 'x', ctx.kubeconfig)[
+                        MODULE + 'rollout_status'].items() if k != 'name'},
+                    label_selectors=[f'fleet=g{n}'], wait_timeout=300)}),
                 task('gap|pause', {'ansible.builtin.pause': {'seconds': 1}}),
                 task(f'fleet|{verb}|{n}|loop', {MODULE + f'rollout_{verb}': single}, loop=names),
             ]

@@ -10,6 +10,7 @@ template, StatefulSet/DaemonSet template vs. ControllerRevision data).
 
 import base64
 import binascii
+import copy
 import json
 import re
 
@@ -590,6 +591,8 @@ def validate_statefulset(obj, old, errs):
             errs.invalid('metadata.name', name, LABEL_MSG)
     validate_non_negative(errs, spec, 'replicas')
     validate_non_negative(errs, spec, 'minReadySeconds')
+    if isinstance(spec.get('ordinals'), dict):
+        validate_non_negative(errs, spec['ordinals'], 'start', 'spec.ordinals.start')
     validate_selector(errs, obj, 'statefulset')
     validate_template(errs, obj)
     policy = spec.get('podManagementPolicy')
@@ -812,3 +815,49 @@ def admit(strategy, obj, old):
     errs.raise_if_any(strategy, obj)
     if strategy.after_admit is not None:
         strategy.after_admit(obj, old)
+
+
+# ---- pods/resize -------------------------------------------------------------------------------
+RESIZABLE = ('cpu', 'memory')
+
+
+def _without_resizable(resources):
+    """A container's resources less the cpu and memory requests and limits."""
+    out = copy.deepcopy(resources or {})
+    for key in ('requests', 'limits'):
+        rest = {k: v for k, v in (out.get(key) or {}).items() if k not in RESIZABLE}
+        if rest:
+            out[key] = rest
+        else:
+            out.pop(key, None)
+    return out
+
+
+def resize_pod(old, new):
+    """A write through `pods/{name}/resize` (Kubernetes 1.33+, the ResizeStrategy): the live pod
+    with only its containers' `resources` and `resizePolicy` taken from ``new`` (matched by name;
+    every other change is dropped), validated as ValidatePodResize does: only the cpu and memory
+    requests and limits may change."""
+    out = copy.deepcopy(old)
+    wanted = {c.get('name'): c for c in ((new or {}).get('spec') or {}).get('containers') or []
+              if isinstance(c, dict)}
+    causes = []
+    for container in (out.get('spec') or {}).get('containers') or []:
+        given = wanted.get(container.get('name'))
+        if given is None:
+            continue
+        resources = copy.deepcopy(given.get('resources') or {})
+        if _without_resizable(resources) != _without_resizable(container.get('resources')):
+            causes.append(('spec', 'FieldValueForbidden',
+                           'Forbidden: only cpu and memory resources are mutable'))
+            break
+        container['resources'] = resources
+        if given.get('resizePolicy') is not None:
+            container['resizePolicy'] = copy.deepcopy(given['resizePolicy'])
+    if causes:
+        raise ApiError.invalid('/pods', old['metadata']['name'], causes)
+    # A resourceVersion the client sent still guards the write.
+    given_rv = ((new or {}).get('metadata') or {}).get('resourceVersion')
+    if given_rv:
+        out['metadata']['resourceVersion'] = given_rv
+    return out

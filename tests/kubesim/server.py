@@ -19,7 +19,8 @@ from urllib.parse import unquote
 import yaml
 from aiohttp import web
 
-from . import discovery, fieldmanager, gotypes, openapi_v2, patch, protobuf, resources, tables, typed
+from . import (admission, discovery, fieldmanager, gotypes, openapi_v2, patch, protobuf, resources, tables,
+               typed)
 from .admission import go_repr
 from .store import now_rfc3339
 from .errors import ApiError
@@ -279,6 +280,8 @@ class ApiServer:
         self.faults = faults
         self.server_address = '127.0.0.1:0'
         self.watch_tasks = set()
+        self._answering = 0  # requests being answered (watches aside)
+        self._answered = 0.0  # monotonic time the last one was answered
 
     def make_app(self):
         app = web.Application(client_max_size=64 * 1024 * 1024)
@@ -302,7 +305,24 @@ class ApiServer:
         self.request_log.flush()
 
     # ---- entry point ---------------------------------------------------------------------
+    def quiet_seconds(self):
+        """Seconds since the last request (watches aside) was answered; 0 while one is being answered."""
+        if self._answering:
+            return 0.0
+        return time.monotonic() - self._answered
+
     async def handle(self, request):
+        watch = '/watch/' in request.path or _is_true(request.query.get('watch'))
+        if watch:
+            return await self._handle_safely(request)
+        self._answering += 1
+        try:
+            return await self._handle_safely(request)
+        finally:
+            self._answering -= 1
+            self._answered = time.monotonic()
+
+    async def _handle_safely(self, request):
         try:
             return self._negotiate(request, await self._handle(request))
         except ApiError as e:
@@ -674,6 +694,8 @@ class ApiServer:
         obj, warnings = self._typed(request, route, obj)
         current = self.store.must_get(res.key, route.namespace, route.name)
         self._check_uid(route, obj, current)
+        if route.subresource == 'resize':
+            obj = admission.resize_pod(current, res.stored(obj))
         updated = self.store.update(res.key, res.stored(obj), subresource=route.subresource, dry_run=dry_run,
                                     manager=self._manager(request, route),
                                    whole_object=True)
@@ -782,6 +804,9 @@ class ApiServer:
         patched = self._check_body(route, patched, name_required=True)
         patched, warnings = self._typed(request, route, patched, patch_type=ctype, patch_body=body)
         self._check_uid(route, patched, current)
+        if route.subresource == 'resize':
+            patched = admission.resize_pod(self.store.must_get(res.key, route.namespace, route.name),
+                                           res.stored(patched))
         updated = self.store.update(res.key, res.stored(patched), subresource=route.subresource,
                                     manager=self._manager(request, route),
                                     dry_run=dry_run, whole_object=True)

@@ -92,6 +92,7 @@ class KubeSim:
         self.api.server_address = f'{self.host}:{port}'
         self.url = f'{"https" if self.tls else "http"}://{self.host}:{port}'
         self.controllers = ControllerManager(store, **self.controller_options)
+        self.controllers.api_quiet = self.api.quiet_seconds  # API requests go first
         self._controller_task = asyncio.get_running_loop().create_task(self._run_controllers())
 
     async def _run_controllers(self):

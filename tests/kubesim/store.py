@@ -19,6 +19,22 @@ from .errors import ApiError
 from .resources import strategy
 from .selectors import matches_fields, matches_labels
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _copy(value):
+    """A deep copy of stored objects (JSON data), several times faster than copy.deepcopy; anything
+    else falls back to it."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    if kind is list:
+        return [_copy(v) for v in value]
+    if kind in _SCALARS:
+        return value
+    return copy.deepcopy(value)
+
+
 # Metadata an update can never change.
 SERVER_OWNED = ('uid', 'creationTimestamp', 'generation', 'deletionTimestamp', 'deletionGracePeriodSeconds')
 # The garbage collector's finalizers (metav1.FinalizerOrphanDependents, FinalizerDeleteDependents).
@@ -143,7 +159,7 @@ class Store:
     # ---- reads ---------------------------------------------------------------------------
     def get(self, resource, namespace, name):
         obj = self.objects.get((resource, namespace or '', name))
-        return copy.deepcopy(obj) if obj is not None else None
+        return _copy(obj) if obj is not None else None
 
     def must_get(self, resource, namespace, name):
         obj = self.get(resource, namespace, name)
@@ -161,7 +177,7 @@ class Store:
                 continue
             if not matches_fields(field_selector, obj):
                 continue
-            out.append(copy.deepcopy(obj))
+            out.append(_copy(obj))
         return out
 
     # ---- writes --------------------------------------------------------------------------
@@ -175,7 +191,7 @@ class Store:
         return (resource, ns or '', meta['name'])
 
     def create(self, resource, obj, dry_run=False, manager=None):
-        obj = copy.deepcopy(obj)
+        obj = _copy(obj)
         meta = obj.setdefault('metadata', {})
         if not meta.get('name'):
             if meta.get('generateName'):
@@ -219,7 +235,7 @@ class Store:
         meta['resourceVersion'] = self._next_rv()
         self.objects[key] = obj
         self._emit('ADDED', resource, obj)
-        return copy.deepcopy(obj)
+        return _copy(obj)
 
     def update(self, resource, obj, subresource=None, dry_run=False, check_rv=True, whole_object=False,
                manager=None):
@@ -232,7 +248,7 @@ class Store:
         namespaces and nodes behave that way in Kubernetes too for the workload kinds).
         A stale ``metadata.resourceVersion`` is a 409 Conflict when ``check_rv`` is set.
         """
-        obj = copy.deepcopy(obj)
+        obj = _copy(obj)
         key = self._key(resource, obj)
         old = self.objects.get(key)
         if old is None:
@@ -241,7 +257,7 @@ class Store:
         if check_rv and given_rv and given_rv != old['metadata']['resourceVersion']:
             raise ApiError.conflict(resource, obj['metadata']['name'])
         if subresource == 'status':
-            new = copy.deepcopy(old)
+            new = _copy(old)
             new['status'] = obj.get('status', {})
             if whole_object:
                 # The status strategies reset spec only (and a few metadata fields per kind):
@@ -249,13 +265,13 @@ class Store:
                 new['metadata'] = obj['metadata']
                 for field in SERVER_OWNED + strategy(resource).status_keeps:
                     if field in old['metadata']:
-                        new['metadata'][field] = copy.deepcopy(old['metadata'][field])
+                        new['metadata'][field] = _copy(old['metadata'][field])
                     else:
                         new['metadata'].pop(field, None)
         else:
             new = obj
             if 'status' in old or 'status' in new:
-                new['status'] = copy.deepcopy(old.get('status', {}))
+                new['status'] = _copy(old.get('status', {}))
             # Fields the server owns.
             for field in SERVER_OWNED:
                 if field in old['metadata']:
@@ -283,7 +299,7 @@ class Store:
             new = self.encoder(resource, new)
         if new == old:
             # A no-op write stores nothing and keeps the resourceVersion, as in Kubernetes.
-            return copy.deepcopy(old)
+            return _copy(old)
         if dry_run:
             return new
         new['metadata']['resourceVersion'] = self._next_rv()
@@ -295,7 +311,7 @@ class Store:
             # The registry's update deletes an object being deleted once its last finalizer is
             # gone (shouldDeleteDuringUpdate).
             self.defer(self.remove, resource, key[1], key[2])
-        return copy.deepcopy(new)
+        return _copy(new)
 
     def _check_preconditions(self, resource, name, old, preconditions):
         if preconditions:
@@ -316,7 +332,7 @@ class Store:
         if old is None:
             raise ApiError.not_found(resource, name)
         self._check_preconditions(resource, name, old, preconditions)
-        new = copy.deepcopy(old)
+        new = _copy(old)
         meta = new['metadata']
         meta.setdefault('deletionTimestamp', now_rfc3339())
         if grace_seconds is not None:
@@ -327,7 +343,7 @@ class Store:
         if status:
             new.setdefault('status', {}).update(status)
         if new == old:
-            return copy.deepcopy(old)
+            return _copy(old)
         return self._replace(resource, key, new, old)
 
     def _replace(self, resource, key, new, old):
@@ -336,7 +352,7 @@ class Store:
         new['metadata']['resourceVersion'] = self._next_rv()
         self.objects[key] = new
         self._emit('MODIFIED', resource, new, old)
-        return copy.deepcopy(new)
+        return _copy(new)
 
     def delete(self, resource, namespace, name, propagation=None, dry_run=False, preconditions=None,
                grace_seconds=None):
@@ -371,7 +387,7 @@ class Store:
             raise ApiError.not_found(resource, name)
         self._check_preconditions(resource, name, old, preconditions)
         row = strategy(resource)
-        new = copy.deepcopy(old)
+        new = _copy(old)
         meta = new['metadata']
         deleting = bool(meta.get('deletionTimestamp'))
         now = datetime.datetime.now(datetime.timezone.utc)
@@ -407,7 +423,7 @@ class Store:
                     meta['generation'] += 1
 
         if pending:
-            return copy.deepcopy(old), False
+            return _copy(old), False
         finalizers = [f for f in meta.get('finalizers') or [] if f not in (ORPHAN, FOREGROUND)]
         orphan, foreground = _gc_finalizers(propagation, old, row)
         if orphan:
@@ -428,12 +444,12 @@ class Store:
         if graceful or meta.get('finalizers'):
             if dry_run:
                 return new, False
-            marked = self._replace(resource, key, new, old) if new != old else copy.deepcopy(old)
+            marked = self._replace(resource, key, new, old) if new != old else _copy(old)
             if not graceful:
                 self.defer(self.collect_garbage, resource, key[1], key[2])
             return marked, False
         if dry_run:
-            return copy.deepcopy(old), True
+            return _copy(old), True
         return self.remove(resource, key[1], key[2]), True
 
     def remove(self, resource, namespace, name):
@@ -443,7 +459,7 @@ class Store:
         old = self.objects.pop(key, None)
         if old is None:
             return None
-        gone = copy.deepcopy(old)
+        gone = _copy(old)
         gone['metadata']['resourceVersion'] = self._next_rv()
         self._emit('DELETED', resource, gone)
         self.defer(self._collect_dependents, old['metadata']['uid'])
@@ -518,7 +534,7 @@ class Store:
         obj = self.objects.get(key)
         if obj is None:
             return
-        new = copy.deepcopy(obj)
+        new = _copy(obj)
         new['metadata']['finalizers'] = [f for f in new['metadata'].get('finalizers') or [] if f != finalizer]
         if not new['metadata']['finalizers']:
             del new['metadata']['finalizers']
@@ -528,7 +544,7 @@ class Store:
 
     def _orphan_dependents(self, owner_uid):
         for key, obj in list(self._dependents(owner_uid)):
-            new = copy.deepcopy(obj)
+            new = _copy(obj)
             refs = [r for r in new['metadata']['ownerReferences'] if r.get('uid') != owner_uid]
             if refs:
                 new['metadata']['ownerReferences'] = refs
@@ -546,7 +562,7 @@ class Store:
             others = [r for r in current['metadata'].get('ownerReferences') or []
                       if r.get('uid') != owner_uid]
             if any(self._owner_exists(r, key[1]) for r in others):
-                new = copy.deepcopy(current)
+                new = _copy(current)
                 new['metadata']['ownerReferences'] = others
                 self._replace(key[0], key, new, current)
                 continue
@@ -591,19 +607,19 @@ class Store:
             for ev_rv, res, typ, obj, old in self.history:
                 seen = w.event_for(typ, res, obj, old) if ev_rv > rv else None
                 if seen:
-                    w.queue.put_nowait((seen, copy.deepcopy(obj)))
+                    w.queue.put_nowait((seen, _copy(obj)))
         self.watches.append(w)
         return w
 
     def _emit(self, typ, resource, obj, old=None):
         self.history.append((int(obj['metadata']['resourceVersion']), resource, typ,
-                             copy.deepcopy(obj), copy.deepcopy(old)))
+                             _copy(obj), _copy(old)))
         if len(self.history) > EVENT_HISTORY:
             del self.history[: len(self.history) - EVENT_HISTORY]
         for w in list(self.watches):
             seen = w.event_for(typ, resource, obj, old)
             if seen:
-                w.queue.put_nowait((seen, copy.deepcopy(obj)))
+                w.queue.put_nowait((seen, _copy(obj)))
         self._notifying += 1
         try:
             for listener in list(self.listeners):

@@ -260,3 +260,57 @@ def test_invalid_status_names_kind_and_group_as_the_api_server_does(http):
     assert err['message'].startswith('Deployment.apps "" is invalid: metadata.name: Required value')
     status, _, err = http.post(f'{NS}/pods', {'metadata': {'name': 'p'}, 'spec': {'containers': []}})
     assert status == 422 and err['details']['kind'] == 'Pod' and 'group' not in err['details']
+
+
+# ---- in-place resize ---------------------------------------------------------------------------
+def test_pod_resize_subresource_resizes_in_place_and_restarts_only_as_the_policy_says(kubesim, http):
+    body = pod('sized')
+    body['spec']['containers'][0]['resources'] = {'limits': {'cpu': '500m', 'memory': '128Mi'}}
+    body['spec']['containers'][0]['resizePolicy'] = [
+        {'resourceName': 'cpu', 'restartPolicy': 'NotRequired'},
+        {'resourceName': 'memory', 'restartPolicy': 'RestartContainer'}]
+    assert http.post(f'{NS}/pods', body)[0] == 201
+    def ready_pod():
+        got = http.get(f'{NS}/pods/sized')[2]
+        return got if (condition(got, 'Ready') or {}).get('status') == 'True' else None
+
+    ready = wait_for(ready_pod, what='Ready')
+    cs = ready['status']['containerStatuses'][0]
+    assert cs['resources'] == {'limits': {'cpu': '500m', 'memory': '128Mi'},
+                               'requests': {'cpu': '500m', 'memory': '128Mi'}}
+    uid, generation = ready['metadata']['uid'], ready['metadata']['generation']
+    assert {d['name'] for d in http.get('/api/v1')[2]['resources']} >= {'pods/resize', 'pods/status'}
+
+    def resize(resources):
+        return http.patch(f'{NS}/pods/sized/resize', {'spec': {'containers': [
+            {'name': 'app', 'resources': resources}]}})
+
+    def actual(want):
+        got = http.get(f'{NS}/pods/sized')[2]
+        cs = got['status']['containerStatuses'][0]
+        return got if cs.get('resources', {}).get('limits') == want else None
+
+    # cpu: NotRequired - new resources, no restart.
+    status, _, got = resize({'limits': {'cpu': '1', 'memory': '128Mi'}, 'requests': {'cpu': '1'}})
+    assert status == 200, got
+    assert got['spec']['containers'][0]['resources']['limits']['cpu'] == '1'
+    assert got['metadata']['generation'] == generation + 1
+    got = wait_for(lambda: actual({'cpu': '1', 'memory': '128Mi'}), what='the cpu resize')
+    assert got['status']['containerStatuses'][0]['restartCount'] == 0
+    # memory: RestartContainer - the container restarts once, cleanly; the pod stays (same uid).
+    assert resize({'limits': {'cpu': '1', 'memory': '256Mi'}, 'requests': {'memory': '256Mi'}})[0] == 200
+    got = wait_for(lambda: actual({'cpu': '1', 'memory': '256Mi'}), what='the memory resize')
+    cs = got['status']['containerStatuses'][0]
+    assert got['metadata']['uid'] == uid and cs['restartCount'] == 1 and cs['ready'] is True
+    last = cs['lastState']['terminated']
+    assert (last['exitCode'], last['reason']) == (0, 'Completed')
+
+    # Only cpu and memory may change; anything else the resize subresource drops.
+    status, _, err = resize({'limits': {'cpu': '1', 'memory': '256Mi', 'ephemeral-storage': '1Gi'}})
+    assert status == 422 and err['message'] == (
+        'Pod "sized" is invalid: spec: Forbidden: only cpu and memory resources are mutable'), err
+    other = {'metadata': {'labels': {'x': 'y'}},
+             'spec': {'containers': [{'name': 'app', 'image': 'other:1'}]}}
+    status, _, got = http.patch(f'{NS}/pods/sized/resize', other)
+    assert status == 200 and 'x' not in (got['metadata'].get('labels') or {})
+    assert got['spec']['containers'][0]['image'] == 'nginx:1.25'

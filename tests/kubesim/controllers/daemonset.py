@@ -78,9 +78,10 @@ class DaemonSetController:
         self.mgr = mgr
         self.store = mgr.store
 
-    def sync_all(self):
+    def sync_all(self, objects=None):
+        """Sync ``objects`` (the ones that changed), or every DaemonSet."""
         nodes = self.mgr.index.list('/nodes')
-        for ds in self.mgr.index.list(self.resource):
+        for ds in self.mgr.index.list(self.resource) if objects is None else objects:
             self.mgr.guard('DaemonSet', ds, self.sync, ds, nodes)
 
     # ---- helpers --------------------------------------------------------------------------------

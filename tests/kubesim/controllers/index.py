@@ -85,6 +85,11 @@ class ObjectIndex:
             out.extend(scope.objects[name] for name in sorted(scope.objects))
         return out
 
+    def stored(self, resource, namespace, name):
+        """The stored object itself (never change it), or None."""
+        scope = self._scopes.get((resource, namespace or ''))
+        return scope.objects.get(name) if scope else None
+
     def get(self, resource, namespace, name):
         scope = self._scopes.get((resource, namespace or ''))
         obj = scope.objects.get(name) if scope else None

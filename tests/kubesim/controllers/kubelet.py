@@ -205,6 +205,28 @@ def _set_readiness(status, now):
     status['conditions'] = conditions
 
 
+def running_resources(container):
+    """The cpu and memory a running container is given (its status `resources`): what its spec asks."""
+    out = {}
+    for key in ('requests', 'limits'):
+        values = {k: v for k, v in ((container.get('resources') or {}).get(key) or {}).items()
+                  if k in ('cpu', 'memory')}
+        if values:
+            out[key] = values
+    return out
+
+
+def resize_pending(pod):
+    """A running container of ``pod`` asks for other cpu or memory than it runs with."""
+    spec = {c.get('name'): c for c in (pod.get('spec') or {}).get('containers') or []}
+    for cs in (pod.get('status') or {}).get('containerStatuses') or []:
+        container = spec.get(cs.get('name'))
+        if (container is not None and 'running' in (cs.get('state') or {})
+                and running_resources(container) != (cs.get('resources') or {})):
+            return True
+    return False
+
+
 class Kubelet:
     def __init__(self, mgr):
         self.mgr = mgr
@@ -260,11 +282,12 @@ class Kubelet:
                 used['pods'] += 1
                 for name, value in pod_requests(pod).items():
                     used[name] += value
-        live = set()
+        live = {uid_of(pod) for pod in pods}
         for pod in pods:
-            live.add(uid_of(pod))
             if self._settled(pod):
                 continue
+            if self.mgr.out_of_time():
+                break  # the rest on the next pass
             try:
                 self._sync_pod(copy.deepcopy(pod), nodes, load, all_nodes)
             except ApiError:
@@ -287,7 +310,7 @@ class Kubelet:
         if self.programs(pod):
             return False
         if status.get('phase') == 'Running':
-            return True
+            return not resize_pending(pod)
         return status.get('phase') == 'Pending' and bool(status.get('containerStatuses'))
 
     def _sync_pod(self, pod, nodes, load, all_nodes):
@@ -323,6 +346,44 @@ class Kubelet:
             self._sync_programs(pod, node, programs)
         elif pod_phase(pod) != 'Running':
             self._set_status(pod, self._running_status(pod, node))
+        elif resize_pending(pod):
+            self._set_status(pod, self._resized_status(pod))
+
+    # ---- in-place resize ---------------------------------------------------------------------------
+    def _resized_status(self, pod):
+        """Actuate an in-place resize (the pod's spec resources changed through `pods/resize`): each
+        running container whose cpu or memory differ from what it runs with takes them at once; when
+        its `resizePolicy` says `RestartContainer` for a resource that changed, the container is
+        restarted (stopped cleanly: `lastState.terminated` exit 0 `Completed`, `restartCount` + 1)
+        and Ready again at once, as no back-off applies to it. No new pod, no new revision."""
+        status = copy.deepcopy(pod.get('status') or {})
+        stamp = now_rfc3339()
+        spec = {c.get('name'): c for c in (pod.get('spec') or {}).get('containers') or []}
+        for cs in status.get('containerStatuses') or []:
+            container = spec.get(cs.get('name'))
+            if container is None or 'running' not in (cs.get('state') or {}):
+                continue
+            wanted = running_resources(container)
+            have = cs.get('resources') or {}
+            if wanted == have:
+                continue
+            changed = {name for key in ('requests', 'limits')
+                       for name in set((wanted.get(key) or {})) | set((have.get(key) or {}))
+                       if (wanted.get(key) or {}).get(name) != (have.get(key) or {}).get(name)}
+            if wanted:
+                cs['resources'] = wanted
+            else:
+                cs.pop('resources', None)
+            restart = any(p.get('resourceName') in changed and p.get('restartPolicy') == 'RestartContainer'
+                          for p in container.get('resizePolicy') or [])
+            if restart:
+                started = cs['state']['running'].get('startedAt', stamp)
+                cs['lastState'] = {'terminated': {
+                    'exitCode': 0, 'reason': 'Completed', 'startedAt': started, 'finishedAt': stamp,
+                    'containerID': cs.get('containerID', '')}}
+                cs['restartCount'] = cs.get('restartCount', 0) + 1
+                cs['state'] = {'running': {'startedAt': stamp}}
+        return status
 
     # ---- termination -----------------------------------------------------------------------------
     def _terminate(self, pod):
@@ -635,9 +696,13 @@ class Kubelet:
 
     def _container_running(self, container, now):
         image_id, container_id = self._ids(container)
-        return {'name': container['name'], 'image': container.get('image', ''), 'imageID': image_id,
-                'containerID': container_id, 'ready': True, 'started': True, 'restartCount': 0,
-                'state': {'running': {'startedAt': now}}, 'lastState': {}}
+        status = {'name': container['name'], 'image': container.get('image', ''), 'imageID': image_id,
+                  'containerID': container_id, 'ready': True, 'started': True, 'restartCount': 0,
+                  'state': {'running': {'startedAt': now}}, 'lastState': {}}
+        resources = running_resources(container)
+        if resources:
+            status['resources'] = resources
+        return status
 
     def _container_completed(self, container, now):
         image_id, container_id = self._ids(container)

@@ -43,8 +43,9 @@ class ReplicaSetController:
     def selector(self, owner):
         return selector_from_label_selector_object((owner.get('spec') or {}).get('selector'))
 
-    def sync_all(self):
-        for owner in self.mgr.index.list(self.resource):
+    def sync_all(self, objects=None):
+        """Sync ``objects`` (the ones that changed), or every owner."""
+        for owner in self.mgr.index.list(self.resource) if objects is None else objects:
             self.mgr.guard(self.kind, owner, self.sync, owner)
 
     def sync(self, owner):

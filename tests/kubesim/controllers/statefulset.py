@@ -1,6 +1,8 @@
 """The StatefulSet controller (pkg/controller/statefulset in Kubernetes).
 
-Pods are `<set>-<ordinal>`. OrderedReady creates them one at a time in ordinal order, each waiting
+Pods are `<set>-<ordinal>`, ordinals `start .. start + replicas - 1` (`spec.ordinals.start`, 0 when
+unset); the controller works on indexes `ordinal - start`, and the partition is such an index.
+OrderedReady creates them one at a time in ordinal order, each waiting
 for its predecessors to be Running and Ready, and removes surplus ones from the highest ordinal
 down; Parallel does both at once. RollingUpdate replaces pods from the highest ordinal down to
 `partition`, one at a time, waiting for each to be available again; OnDelete replaces a pod only
@@ -26,6 +28,11 @@ def ordinal_of(pod):
     return int(m.group(2)) if m else -1
 
 
+def start_ordinal(sts):
+    """getStartOrdinal: `spec.ordinals.start` (GA, its gate locked on), else 0."""
+    return int((sts['spec'].get('ordinals') or {}).get('start') or 0)
+
+
 def parent_name(pod):
     m = _ORDINAL_RE.match(name_of(pod))
     return m.group(1) if m else ''
@@ -46,8 +53,9 @@ class StatefulSetController:
         self.mgr = mgr
         self.store = mgr.store
 
-    def sync_all(self):
-        for sts in self.mgr.index.list(self.resource):
+    def sync_all(self, objects=None):
+        """Sync ``objects`` (the ones that changed), or every StatefulSet."""
+        for sts in self.mgr.index.list(self.resource) if objects is None else objects:
             self.mgr.guard('StatefulSet', sts, self.sync, sts)
 
     # ---- helpers --------------------------------------------------------------------------------
@@ -142,25 +150,28 @@ class StatefulSetController:
         current_set = history.apply_revision(sts, current)
         update_set = history.apply_revision(sts, update)
         count = spec.get('replicas', 1)
+        start = start_ordinal(sts)
+        # replicas[i] is the pod of ordinal start + i; pods outside that range are condemned.
         replicas = [None] * count
         condemned = []
         for pod in pods:
             ordinal = ordinal_of(pod)
-            if 0 <= ordinal < count:
-                replicas[ordinal] = pod
+            if start <= ordinal < start + count:
+                replicas[ordinal - start] = pod
             elif ordinal >= 0:
                 condemned.append(pod)
         strategy = spec.get('updateStrategy') or {}
         rolling = strategy.get('rollingUpdate')
+        # The partition is an index counted from start, as every index here.
         partition = (rolling or {}).get('partition', 0) or 0
-        for ordinal in range(count):
-            if replicas[ordinal] is None:
+        for index in range(count):
+            if replicas[index] is None:
                 # Below the partition a recreated pod keeps the current revision.
                 if strategy.get('type', 'RollingUpdate') == 'RollingUpdate' and rolling is not None \
-                        and ordinal < partition:
-                    replicas[ordinal] = self.new_pod(sts, current_set, ordinal, name_of(current))
+                        and index < partition:
+                    replicas[index] = self.new_pod(sts, current_set, start + index, name_of(current))
                 else:
-                    replicas[ordinal] = self.new_pod(sts, update_set, ordinal, name_of(update))
+                    replicas[index] = self.new_pod(sts, update_set, start + index, name_of(update))
         condemned.sort(key=ordinal_of, reverse=True)
 
         def unavailable(pod):

@@ -216,3 +216,105 @@ def test_scale_down_removes_the_highest_ordinals_first():
         assert deleted == ['db-3', 'db-2', 'db-1']
 
     simulate(scenario)
+
+
+def test_ordinals_start_numbers_pods_from_it_and_the_partition_counts_from_it():
+    async def scenario(h):
+        h.create(
+            STS,
+            statefulset(
+                replicas=3,
+                ordinals={'start': 3},
+                updateStrategy={'type': 'RollingUpdate', 'rollingUpdate': {'partition': 2}},
+            ),
+        )
+        await h.wait_for(lambda: settled(h), 'three pods from ordinal 3')
+        log = [(e['event'], e['pod']) for e in h.mgr.readiness_log if e['owner_name'] == 'db']
+        assert [pod for event, pod in log if event == 'created'] == ['db-3', 'db-4', 'db-5']
+        indexes = {p['metadata']['name']: p['metadata']['labels']['apps.kubernetes.io/pod-index']
+                   for p in h.list('/pods')}
+        assert indexes == {'db-3': '3', 'db-4': '4', 'db-5': '5'}
+        old = sts_status(h)['currentRevision']
+        h.mutate(STS, 'db', set_image('redis:8'))
+        await h.wait_for(
+            lambda: sts_status(h).get('updatedReplicas') == 1 and sts_status(h).get('readyReplicas') == 3,
+            'the highest pod updated',
+        )
+        await h.settle(0.15)
+        new = sts_status(h)['updateRevision']
+        # partition 2 is an index from start: only index 2, ordinal 5, takes the update.
+        assert pod_revisions(h) == {'db-3': old, 'db-4': old, 'db-5': new}
+
+        def scale_down(obj):
+            obj['spec']['replicas'] = 2
+            obj['spec']['updateStrategy']['rollingUpdate']['partition'] = 0
+
+        h.mutate(STS, 'db', scale_down)
+        await h.wait_for(lambda: settled(h), 'two pods at the new revision')
+        assert sorted(pod_revisions(h)) == ['db-3', 'db-4']
+        assert set(pod_revisions(h).values()) == {new}
+
+    simulate(scenario)
+
+
+def test_moving_ordinals_start_replaces_pods_outside_the_new_range():
+    async def scenario(h):
+        h.create(STS, statefulset(replicas=2))
+        await h.wait_for(lambda: settled(h), 'db-0 and db-1')
+
+        def move(obj):
+            obj['spec']['ordinals'] = {'start': 1}
+
+        h.mutate(STS, 'db', move)
+        await h.wait_for(lambda: settled(h) and sorted(pod_revisions(h)) == ['db-1', 'db-2'], 'db-1 and db-2')
+
+    simulate(scenario)
+
+
+def test_max_unavailable_replaces_that_many_pods_at_once_highest_first_above_the_partition():
+    async def scenario(h):
+        h.create(
+            STS,
+            statefulset(
+                replicas=5,
+                ordinals={'start': 2},
+                podManagementPolicy='Parallel',
+                updateStrategy={'type': 'RollingUpdate',
+                                'rollingUpdate': {'partition': 1, 'maxUnavailable': 2}},
+            ),
+        )
+        await h.wait_for(lambda: settled(h), 'five pods')
+        old = sts_status(h)['currentRevision']
+        start = h.mgr.clock()
+        h.mutate(STS, 'db', set_image('redis:8'))
+        await h.wait_for(
+            lambda: sts_status(h).get('updatedReplicas') == 4 and sts_status(h).get('readyReplicas') == 5,
+            'the four pods above the partition',
+        )
+        await h.settle(0.15)
+        new = sts_status(h)['updateRevision']
+        assert pod_revisions(h) == {'db-2': old, 'db-3': new, 'db-4': new, 'db-5': new, 'db-6': new}
+        deleted = [e['pod'] for e in h.mgr.readiness_log if e['t'] >= start and e['event'] == 'deleted']
+        # Two at a time, from the highest ordinal down; index 0 (ordinal 2) is below the partition.
+        assert sorted(deleted[:2]) == ['db-5', 'db-6'] and sorted(deleted[2:]) == ['db-3', 'db-4']
+        timeline = workload_timeline(h.mgr.readiness_log, 'default', 'StatefulSet', 'db', since=start)
+        assert min(a for _t, _p, a in timeline) == 3
+
+    simulate(scenario)
+
+
+def test_max_unavailable_one_keeps_the_update_one_pod_at_a_time():
+    async def scenario(h):
+        h.create(
+            STS,
+            statefulset(replicas=3,
+                        updateStrategy={'type': 'RollingUpdate', 'rollingUpdate': {'maxUnavailable': 1}}),
+        )
+        await h.wait_for(lambda: settled(h), 'three pods')
+        start = h.mgr.clock()
+        h.mutate(STS, 'db', set_image('redis:8'))
+        await h.wait_for(lambda: settled(h) and sts_status(h).get('updatedReplicas') == 3, 'the update')
+        timeline = workload_timeline(h.mgr.readiness_log, 'default', 'StatefulSet', 'db', since=start)
+        assert min(a for _t, _p, a in timeline) == 2
+
+    simulate(scenario)

@@ -29,14 +29,16 @@ class DeploymentController(SyncMixin, RollingMixin, RecreateMixin, ProgressMixin
         # change, so progress deadlines are measured on the (scaled) controller clock.
         self._progress_clock = {}
 
-    def sync_all(self):
+    def sync_all(self, objects=None):
+        """Sync ``objects`` (the ones that changed), or every Deployment."""
         seen = set()
-        for d in self.mgr.index.list(self.resource):
+        for d in self.mgr.index.list(self.resource) if objects is None else objects:
             seen.add(uid_of(d))
             self.mgr.guard('Deployment', d, self.sync, d)
-        for uid in list(self._progress_clock):
-            if uid not in seen:
-                del self._progress_clock[uid]
+        if objects is None:
+            for uid in list(self._progress_clock):
+                if uid not in seen:
+                    del self._progress_clock[uid]
 
     # ---- sync entry point --------------------------------------------------------------------
     def sync(self, d):

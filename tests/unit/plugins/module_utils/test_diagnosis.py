@@ -306,3 +306,22 @@ def test_a_ready_pod_that_just_crashed_is_a_crash_loop_between_two_crashes():
     # A crash long ago, or a clean exit, says nothing about this rollout.
     assert causes_mod.pod_causes(_ready_pod(4, 1, '2026-01-01T09:00:00Z'), now) == []
     assert causes_mod.pod_causes(_ready_pod(1, 0, '2026-01-01T09:59:58Z'), now) == []
+
+
+def test_a_restart_of_a_container_resized_in_place_is_not_a_crash():
+    now = times.parse_datetime('2026-01-01T10:00:00Z')
+    template = {'spec': {'containers': [{'name': 'app', 'image': 'crash/app:2',
+                                         'resources': {'limits': {'memory': '128Mi'}}}]}}
+    pod = _ready_pod(1, 137, '2026-01-01T09:59:58Z')
+    # Made from the template: the API server defaulted the requests from the limits; not resized.
+    pod['spec'] = {'containers': [{'name': 'app', 'image': 'crash/app:2', 'resources': {
+        'limits': {'memory': '128Mi'}, 'requests': {'memory': '128Mi'}}}]}
+    assert causes_mod.resized_containers(pod, template) == frozenset()
+    assert [c['reason'] for c in causes_mod.pod_causes(pod, now, template)] == ['CrashLoopBackOff']
+    # Resized through the resize subresource (memory, RestartContainer): the restart is the resize's.
+    resized = {'limits': {'memory': '256Mi'}, 'requests': {'memory': '256Mi'}}
+    pod['spec']['containers'][0]['resources'] = resized
+    assert causes_mod.resized_containers(pod, template) == frozenset(['app'])
+    assert causes_mod.pod_causes(pod, now, template) == []
+    # Without the template nothing tells the two apart: a crash, as before.
+    assert [c['reason'] for c in causes_mod.pod_causes(pod, now)] == ['CrashLoopBackOff']

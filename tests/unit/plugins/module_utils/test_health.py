@@ -68,16 +68,20 @@ def test_negative_gate_options_are_refused():
 class Pods:
     """A client answering the soak's reads from a list of pod lists, one per look."""
 
-    def __init__(self, looks):
+    def __init__(self, looks, template=None):
         self.looks = iter(looks)
+        self.template = template
 
     def get(self, path):
-        return {
+        obj = {
             'kind': 'StatefulSet',
             'metadata': {'name': 'db', 'namespace': 'default'},
             'spec': {'selector': {'matchLabels': {'app': 'db'}}},
             'status': {'updateRevision': 'db-1'},
         }
+        if self.template is not None:
+            obj['spec']['template'] = self.template
+        return obj
 
     def list(self, path, label_selector=None, field_selector=None):
         return {'items': next(self.looks)}
@@ -100,7 +104,7 @@ def pod(name, restarts=0, ready=True, resources=None):
     }
 
 
-def soak(looks, fresh=True, max_restarts=0, seconds=2):
+def soak(looks, fresh=True, max_restarts=0, seconds=2, template=None):
     clock = Clock()
 
     def sleep(s):
@@ -108,7 +112,7 @@ def soak(looks, fresh=True, max_restarts=0, seconds=2):
 
     options = health.GateOptions(soak_seconds=seconds, max_restarts=max_restarts)
     target = {'kind': 'StatefulSet', 'metadata': {'name': 'db', 'namespace': 'default'}}
-    return health.Soak(Pods(looks), options, clock=clock, sleep=sleep).run([(target, fresh)])
+    return health.Soak(Pods(looks, template), options, clock=clock, sleep=sleep).run([(target, fresh)])
 
 
 def test_the_soak_counts_every_restart_of_fresh_pods_and_names_the_pod():
@@ -148,3 +152,43 @@ def test_a_pod_not_ready_during_the_soak_fails_it():
 def test_restarts_within_the_budget_pass():
     (verdict,), _ = soak([[pod('db-0', restarts=1)]] * 3, max_restarts=1)
     assert verdict is None
+
+
+def with_spec(p, **memory):
+    """``p`` with a pod spec whose containers ask for ``memory`` (container name -> limit)."""
+    containers = []
+    for name, value in memory.items():
+        container = {'name': name}
+        if value:
+            container['resources'] = {'limits': {'memory': value}}
+        containers.append(container)
+    p['spec'] = {'containers': containers}
+    return p
+
+
+def two_containers(name, app, sidecar):
+    p = pod(name, restarts=app)
+    p['status']['containerStatuses'].append(dict(p['status']['containerStatuses'][0], name='sidecar',
+                                                 restartCount=sidecar))
+    return p
+
+
+def test_a_fresh_pod_already_resized_at_the_first_look_has_its_resize_restart_not_counted():
+    template = {'spec': {'containers': [{'name': 'app', 'resources': {'limits': {'memory': '128Mi'}}}]}}
+    (verdict,), _ = soak([[with_spec(pod('db-0', restarts=1), app='256Mi')]] * 3, template=template)
+    assert verdict is None
+    # As the template asks: that restart is a crash.
+    (verdict,), _ = soak([[with_spec(pod('db-0', restarts=1), app='128Mi')]], template=template)
+    assert verdict.reason == health.SOAK_RESTARTS
+
+
+def test_a_resize_excuses_the_restarts_of_the_resized_container_only():
+    template = {'spec': {'containers': [{'name': 'app', 'resources': {'limits': {'memory': '128Mi'}}},
+                                        {'name': 'sidecar'}]}}
+    first = with_spec(two_containers('db-0', 0, 0), app='128Mi', sidecar=None)
+    resized = with_spec(two_containers('db-0', 1, 0), app='256Mi', sidecar=None)
+    crashed = with_spec(two_containers('db-0', 1, 1), app='256Mi', sidecar=None)
+    (verdict,), _ = soak([[first], [resized], [resized]], template=template)
+    assert verdict is None
+    (verdict,), _ = soak([[first], [resized], [crashed]], template=template)
+    assert verdict.reason == health.SOAK_RESTARTS and 'restarted 1 time' in verdict.message
