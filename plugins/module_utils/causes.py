@@ -96,8 +96,8 @@ def resized_containers(pod, template):
     template."""
     if not template:
         return frozenset()
-    wanted = {c.get('name'): _resource_view(c.get('resources'))
-                  for c in (template.get('spec') or {}).get('containers') or []}
+    containers = (template.get('spec') or {}).get('containers') or []
+    wanted = {c.get('name'): _resource_view(c.get('resources')) for c in containers}
     return frozenset(
         c.get('name') for c in (pod.get('spec') or {}).get('containers') or []
         if c.get('name') in wanted and _resource_view(c.get('resources')) != wanted[c.get('name')]
