@@ -901,6 +901,9 @@ class ApiServer:
             timeout = min(timeout, self.max_watch_seconds)
         initial = send_initial or rv in (None, '', '0')
         as_table = tables.wants_table(request.headers.get('Accept'))
+        # A client asking for protobuf first gets the protobuf stream (kinds the type table has).
+        as_protobuf = not as_table and _first_accept(request) == protobuf.CONTENT_TYPE and \
+            gotypes.type_for(res.group, res.version, res.kind) is not None
 
         error = None
         try:
@@ -916,7 +919,8 @@ class ApiServer:
             if watch and initial else []
         snapshot_rv = str(self.store.resource_version)
 
-        response = web.StreamResponse(status=200, headers={'Content-Type': JSON,
+        content_type = protobuf.STREAM_CONTENT_TYPE if as_protobuf else JSON
+        response = web.StreamResponse(status=200, headers={'Content-Type': content_type,
                                                            'Cache-Control': 'no-cache, private'})
         response.enable_chunked_encoding()
         task = asyncio.current_task()
@@ -924,15 +928,16 @@ class ApiServer:
         try:
             await response.prepare(request)
             if error is not None:
-                await self._send(response, 'ERROR', error.status())
+                await self._send(response, 'ERROR', error.status(), as_protobuf=as_protobuf)
                 return response
             for obj in snapshot:
-                await self._send(response, 'ADDED', obj, as_table and res.columns)
+                await self._send(response, 'ADDED', obj, as_table and res.columns, as_protobuf)
             if send_initial and bookmarks:
                 await self._send(response, 'BOOKMARK', {
                     'kind': res.kind, 'apiVersion': res.group_version,
                     'metadata': {'resourceVersion': snapshot_rv,
-                                 'annotations': {'k8s.io/initial-events-end': 'true'}}})
+                                 'annotations': {'k8s.io/initial-events-end': 'true'}}},
+                    as_protobuf=as_protobuf)
             deadline = asyncio.get_running_loop().time() + timeout
             while True:
                 remaining = deadline - asyncio.get_running_loop().time()
@@ -947,7 +952,7 @@ class ApiServer:
                 if event is None:  # server shutting down
                     break
                 typ, obj = event
-                await self._send(response, typ, res.shown(obj), as_table and res.columns)
+                await self._send(response, typ, res.shown(obj), as_table and res.columns, as_protobuf)
             await response.write_eof()
         except (ConnectionResetError, BrokenPipeError):
             pass
@@ -958,8 +963,12 @@ class ApiServer:
         return response
 
     @staticmethod
-    async def _send(response, typ, obj, table_of=None):
-        """Write one watch event; ``table_of`` (a resource's columns) sends the object as a one-row Table."""
+    async def _send(response, typ, obj, table_of=None, as_protobuf=False):
+        """Write one watch event; ``table_of`` (a resource's columns) sends the object as a one-row
+        Table, ``as_protobuf`` as a frame of the protobuf stream."""
+        if as_protobuf:
+            await response.write(protobuf.watch_frame(typ, obj))
+            return
         if table_of:
             obj = tables.table(table_of, [obj], {'resourceVersion': obj['metadata']['resourceVersion']})
         await response.write(json.dumps({'type': typ, 'object': obj}, separators=(',', ':')).encode()
@@ -969,6 +978,11 @@ class ApiServer:
         """End every open watch stream (at shutdown)."""
         for w in list(self.store.watches):
             w.queue.put_nowait(None)
+
+
+def _first_accept(request):
+    """The media type (without parameters) of the first entry of the Accept header."""
+    return request.headers.get('Accept', '').split(',')[0].split(';')[0].strip().lower()
 
 
 def _created_target(route, response):
