@@ -6,6 +6,7 @@ import math
 import random
 
 from ..errors import ApiError
+from ..fieldmanager import CONTROLLER_MANAGER, recorder
 from ..selectors import matches_labels
 
 # Kubernetes' alphabet for generated name suffixes and encoded hashes (no vowels, no look-alikes).
@@ -247,7 +248,7 @@ def create_with_random_name(store, pod, prefix):
     for _ in range(10):
         pod['metadata']['name'] = prefix + random_suffix()
         try:
-            return store.create('/pods', pod)
+            return store.create('/pods', pod, manager=recorder('/pods', CONTROLLER_MANAGER))
         except ApiError as err:
             if err.code != 409:
                 raise

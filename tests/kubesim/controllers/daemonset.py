@@ -9,6 +9,7 @@ scheduler binds it. Revisions are ControllerRevisions whose hash is also the pod
 """
 
 from ..errors import ApiError
+from ..fieldmanager import CONTROLLER_MANAGER, recorder
 from ..selectors import selector_from_label_selector_object
 from . import history
 from .events import WARNING
@@ -157,7 +158,8 @@ class DaemonSetController:
         labels[history.POD_REVISION_LABEL] = rev_hash
         cr = history.new_revision(ds, 'DaemonSet', f'{name_of(ds)}-{rev_hash}', labels, revision)
         try:
-            return self.store.create(history.RESOURCE, cr)
+            return self.store.create(history.RESOURCE, cr,
+                                     manager=recorder(history.RESOURCE, CONTROLLER_MANAGER))
         except ApiError as err:
             if err.code != 409:
                 raise
@@ -375,5 +377,6 @@ class DaemonSetController:
         if status != (ds.get('status') or {}):
             ref = {'name': name_of(ds), 'namespace': ns_of(ds)}
             updated = self.store.update(self.resource, {'metadata': ref, 'status': status},
-                                        subresource='status')
+                                        subresource='status',
+                                        manager=recorder(self.resource, CONTROLLER_MANAGER, 'status'))
             ds['status'] = updated.get('status', {})
