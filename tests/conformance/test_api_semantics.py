@@ -487,6 +487,29 @@ def test_the_controllers_and_the_kubelet_record_their_own_writes(kube):
         assert 'f:spec' in _by(obj, 'kubectl-client-side-apply')
 
 
+def test_server_side_apply_of_status_conflicts_with_the_controller(kube):
+    # `kubectl apply --server-side --subresource=status`: only the status is applied, and a field
+    # the controller's status writes own is a conflict until forced.
+    kube('create', 'deployment', 'web', '--image=nginx:1.25', '--replicas=1')
+    kube.status('deploy/web')
+    body = {'apiVersion': 'apps/v1', 'kind': 'Deployment', 'metadata': {'name': 'web'},
+            'status': {'replicas': 5}}
+    proc = kube('apply', '--server-side', '--subresource=status', '--field-manager=tester', '-f', '-',
+                input=json.dumps(body), ok=False)
+    assert 'Apply failed with 1 conflict: conflict with "kube-controller-manager" with subresource ' \
+        '"status" using apps/v1: .status.replicas' in proc.stderr
+    body['status'] = {'collisionCount': 0}
+    body['spec'] = {'replicas': 3}
+    out = kube('apply', '--server-side', '--subresource=status', '--field-manager=tester', '-f', '-',
+               input=json.dumps(body)).stdout
+    assert out == 'deployment.apps/web serverside-applied\n'
+    live = kube.json('deploy/web', '--show-managed-fields')
+    assert live['spec']['replicas'] == 1 and live['status']['collisionCount'] == 0
+    [entry] = [e for e in live['metadata']['managedFields'] if e['manager'] == 'tester']
+    assert (entry['operation'], entry['subresource']) == ('Apply', 'status')
+    assert entry['fieldsV1'] == {'f:status': {'f:collisionCount': {}}}
+
+
 def name_of(obj):
     return obj['metadata']['name']
 

@@ -408,12 +408,15 @@ def _manager_text(key):
     return text
 
 
-def apply(live, config, type_name, manager, api_version, force):
+def apply(live, config, type_name, manager, api_version, force, subresource=''):
     """(the merged object with its managedFields) for an apply of ``config`` by ``manager`` to
-    ``live`` (None: the object does not exist yet); Conflicts unless ``force``."""
-    base = _without_managed(live) if live is not None else zero(type_name)
+    ``live`` (None: the object does not exist yet) through ``subresource`` ('' for the main
+    resource; the caller has kept in ``config`` only what that subresource writes); Conflicts
+    unless ``force``."""
+    judged = 'status' if subresource == 'status' else ''
+    base = _without_managed(live, judged) if live is not None else zero(type_name)
     found = managers(live)
-    key = (manager, APPLY, '', '')
+    key = (manager, APPLY, '', subresource)
     applied = field_set({k: v for k, v in config.items() if k not in ('apiVersion', 'kind')}, type_name)
     applied = {p for p in applied if p and p[0] not in ('f:apiVersion', 'f:kind')}
     applied.discard(('f:metadata', 'f:name'))
@@ -424,7 +427,7 @@ def apply(live, config, type_name, manager, api_version, force):
     stale = last - applied - others
     if stale:
         merged = remove(json.loads(json.dumps(merged)), stale)
-    added, modified, removed = compare(base, _without_managed(merged), type_name)
+    added, modified, removed = compare(base, _without_managed(merged, judged), type_name)
     changed = added | modified
     conflicts = []
     for other, (_entry, paths) in found.items():

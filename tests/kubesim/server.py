@@ -716,9 +716,10 @@ class ApiServer:
 
     async def _apply(self, request, route):
         """Server-side apply (a PATCH in `application/apply-patch+yaml`): fieldmanager.apply on the
-        live object, or a create when there is none."""
+        live object, or a create when there is none; through `status` only the status is applied,
+        through `scale` a Scale's replicas."""
         res = route.resource
-        if route.subresource:
+        if route.subresource not in (None, '', 'status', 'scale'):
             raise ApiError.unsupported_media_type()
         raw = await request.read()
         try:
@@ -735,6 +736,8 @@ class ApiServer:
                                        'fieldManager')
         dry_run = _dry_run(request)
         force = _is_true(request.query.get('force'))
+        if route.subresource == 'scale':
+            return self._apply_scale(route, config, name, force, dry_run)
         config = self._check_body(route, config, name_required=True)
         # The decoder judges the configuration (types, unknown fields); the apply merges it as written.
         try:
@@ -753,6 +756,21 @@ class ApiServer:
         live = self.store.get(res.key, route.namespace, route.name)
         stored = resources.BY_KEY.get(res.key, res)
         type_name = gotypes.type_for(stored.group, stored.version, stored.kind)
+        if route.subresource == 'status':
+            if live is None:
+                raise ApiError.not_found(res.key, route.name)
+            # The status strategy puts back everything but the status (its reset fields): only
+            # the status is applied, and owned.
+            config = {'apiVersion': config['apiVersion'], 'kind': config['kind'],
+                      'metadata': {k: v for k, v in config['metadata'].items() if k in ('name', 'namespace')},
+                      **({'status': config['status']} if 'status' in config else {})}
+            merged = fieldmanager.apply(live, res.stored(config), type_name, name, res.group_version, force,
+                                        'status')
+            fields = merged['metadata']['managedFields']
+            ref = {k: live['metadata'][k] for k in ('name', 'namespace') if k in live['metadata']}
+            out = self.store.update(res.key, {'metadata': ref, 'status': merged.get('status') or {}},
+                                    subresource='status', dry_run=dry_run, manager=lambda _old, _new: fields)
+            return self._warned(_json_response(res.shown(out)), warnings)
         merged = fieldmanager.apply(live, res.stored(config), type_name, name, res.group_version, force)
         if live is None:
             self._require_namespace(route)
@@ -761,6 +779,37 @@ class ApiServer:
         merged['metadata']['resourceVersion'] = live['metadata']['resourceVersion']
         out = self.store.update(res.key, merged, dry_run=dry_run, whole_object=True)
         return self._warned(_json_response(res.shown(out)), warnings)
+
+    def _apply_scale(self, route, config, manager, force, dry_run):
+        """An apply through `scale`: the Scale's `spec.replicas` is the parent's (apiserver
+        fieldmanager `scalehandler.go` maps the managers between the two), owned by the manager
+        with subresource `scale` and the parent's apiVersion."""
+        res = route.resource
+        if config['apiVersion'] != 'autoscaling/v1':
+            # The field manager's own check (apiserver fieldmanager structuredmerge.go, Apply).
+            raise ApiError.bad_request('Incorrect version specified in apply patch. Specified patch version: '
+                                       f'{config["apiVersion"]}, expected: autoscaling/v1')
+        if config['kind'] != 'Scale':
+            raise ApiError.bad_request(f'{config["kind"]} in version "{config["apiVersion"]}" cannot be '
+                                       'handled as a Scale: the kind in the data does not match the URL')
+        meta = config.get('metadata') or {}
+        if not isinstance(meta, dict) or not isinstance(config.get('spec', {}), dict):
+            raise ApiError.bad_request('the apply configuration is not a Scale object')
+        if meta.get('name') and meta['name'] != route.name:
+            raise ApiError.bad_request(f'the name of the object ({meta["name"]}) does not match the name '
+                                       f'on the URL ({route.name})')
+        live = self.store.must_get(res.key, route.namespace, route.name)
+        stored = resources.BY_KEY.get(res.key, res)
+        type_name = gotypes.type_for(stored.group, stored.version, stored.kind)
+        ref = {k: live['metadata'][k] for k in ('name', 'namespace') if k in live['metadata']}
+        parent = {'apiVersion': res.group_version, 'kind': res.kind, 'metadata': ref}
+        if 'replicas' in (config.get('spec') or {}):
+            parent['spec'] = {'replicas': config['spec']['replicas']}
+        merged = fieldmanager.apply(live, parent, type_name, manager, res.group_version, force, 'scale')
+        fields = merged['metadata']['managedFields']
+        scale = to_scale(res, live)
+        scale['spec']['replicas'] = (merged.get('spec') or {}).get('replicas', 1)
+        return self._write_scale(route, scale, dry_run, lambda _old, _new: fields)
 
     async def _patch(self, request, route):
         ctype = request.content_type

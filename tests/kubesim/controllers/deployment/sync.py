@@ -309,7 +309,7 @@ class SyncMixin:
             status['terminatingReplicas'] = total_status(rss, 'terminatingReplicas')
         if old.get('conditions'):
             status['conditions'] = copy.deepcopy(old['conditions'])
-        if old.get('collisionCount'):
+        if old.get('collisionCount') is not None:  # a pointer in Go: 0 is kept
             status['collisionCount'] = old['collisionCount']
         if available >= replicas_of(d) - max_unavailable(d):
             cond = new_condition(AVAILABLE, 'True', MIN_AVAILABLE, 'Deployment has minimum availability.')
