@@ -152,7 +152,7 @@ class DaemonSetController:
         return keep, old
 
     def snapshot(self, ds, revision):
-        collision = (ds.get('status') or {}).get('collisionCount') or 0
+        collision = (ds.get('status') or {}).get('collisionCount')  # None until a collision
         rev_hash = compute_hash(ds['spec'].get('template') or {}, collision)
         labels = dict((ds['spec'].get('template', {}).get('metadata') or {}).get('labels') or {})
         labels[history.POD_REVISION_LABEL] = rev_hash
@@ -167,7 +167,7 @@ class DaemonSetController:
         if existing is not None and history.equal_revision(existing, cr):
             return existing
         status = dict(ds.get('status') or {})
-        status['collisionCount'] = collision + 1
+        status['collisionCount'] = (collision or 0) + 1
         self._write_status(ds, status)
         return None
 

@@ -117,7 +117,7 @@ class SyncMixin:
         return self._create_new_rs(d, old_rss, new_revision)
 
     def _create_new_rs(self, d, old_rss, new_revision):
-        collision = status_of(d, 'collisionCount')
+        collision = (d.get('status') or {}).get('collisionCount')  # None until a collision
         template = copy.deepcopy(d['spec'].get('template') or {})
         pod_hash = compute_hash(template, collision)
         tmeta = template.setdefault('metadata', {})
@@ -150,7 +150,7 @@ class SyncMixin:
             else:
                 # A different ReplicaSet holds the name: bump collisionCount, retry next pass.
                 status = copy.deepcopy(d.get('status') or {})
-                status['collisionCount'] = collision + 1
+                status['collisionCount'] = (collision or 0) + 1
                 self._write_status(d, status)
                 return None
         if not already_exists and replicas_of(created) > 0:
