@@ -438,6 +438,82 @@ def test_server_side_apply_owns_prunes_and_conflicts(kube):
     assert live['data']['b'] == '2' and _entry(live, 'kubectl-patch', 'Update') is None
 
 
+def _by(obj, manager, subresource=None):
+    """The Update entry of ``manager`` through ``subresource`` (None: the main resource)."""
+    found = [e for e in obj['metadata'].get('managedFields') or [] if e['manager'] == manager
+             and e['operation'] == 'Update' and e.get('subresource') == subresource]
+    assert len(found) == 1, (manager, subresource, obj['metadata'].get('managedFields'))
+    return found[0]['fieldsV1']
+
+
+def test_the_controllers_and_the_kubelet_record_their_own_writes(kube):
+    # As `kubectl get deploy web --show-managed-fields -o yaml` shows on a cluster: the controller
+    # manager owns the status (and the revision annotation it writes with it), the ReplicaSets and
+    # pods it creates, the replicas it scales; the kubelet owns the pods' status.
+    kube('create', 'deployment', 'web', '--image=nginx:1.25', '--replicas=2')
+    kube.status('deploy/web')
+    deploy = kube.json('deploy/web', '--show-managed-fields')
+    assert 'f:template' in _by(deploy, 'kubectl-create')['f:spec']
+    status = _by(deploy, 'kube-controller-manager', 'status')
+    assert {'f:availableReplicas', 'f:replicas', 'f:conditions'} <= set(status['f:status'])
+    assert 'k:{"type":"Available"}' in status['f:status']['f:conditions']
+    assert 'f:deployment.kubernetes.io/revision' in status['f:metadata']['f:annotations']
+    rs = kube.items('rs', '-l', 'app=web', '--show-managed-fields')[0]
+    created = _by(rs, 'kube-controller-manager')
+    assert 'f:replicas' in created['f:spec'] and 'f:ownerReferences' in created['f:metadata']
+    assert 'f:readyReplicas' in _by(rs, 'kube-controller-manager', 'status')['f:status']
+    pod = kube.items('pods', '-l', 'app=web', '--show-managed-fields')[0]
+    made = _by(pod, 'kube-controller-manager')
+    assert {'f:generateName', 'f:labels', 'f:ownerReferences'} <= set(made['f:metadata'])
+    # The ServiceAccount admission plugin's token volume comes after the field manager ran.
+    assert 'f:volumes' not in made['f:spec'] and pod['spec']['volumes']
+    kubelet = _by(pod, 'kubelet', 'status')['f:status']
+    assert {'f:phase', 'f:conditions', 'f:containerStatuses', 'f:podIP'} <= set(kubelet)
+    # `kubectl scale` goes through the scale subresource; the controller then scales the ReplicaSet.
+    kube('scale', 'deploy/web', '--replicas=3')
+    eventually(lambda: kube.json('rs', name_of(rs))['spec']['replicas'] == 3, 'the ReplicaSet to scale')
+    deploy = kube.json('deploy/web', '--show-managed-fields')
+    # kubectl scale names no field manager: the User-Agent's product, `kubectl`, is the manager.
+    assert _by(deploy, 'kubectl', 'scale') == {'f:spec': {'f:replicas': {}}}
+    assert 'f:replicas' not in _by(deploy, 'kubectl-create')['f:spec']
+    # The other workload controllers write their status the same way.
+    kube.apply(workload('StatefulSet', 'db', 'nginx:1.25', replicas=1))
+    kube.apply(workload('DaemonSet', 'agent', 'nginx:1.25'))
+    kube.status('sts/db')
+    kube.status('ds/agent')
+    for what, field in (('sts/db', 'f:readyReplicas'), ('ds/agent', 'f:numberReady')):
+        obj = kube.json(what, '--show-managed-fields')
+        assert field in _by(obj, 'kube-controller-manager', 'status')['f:status'], what
+        assert 'f:spec' in _by(obj, 'kubectl-client-side-apply')
+
+
+def test_server_side_apply_of_status_conflicts_with_the_controller(kube):
+    # `kubectl apply --server-side --subresource=status`: only the status is applied, and a field
+    # the controller's status writes own is a conflict until forced.
+    kube('create', 'deployment', 'web', '--image=nginx:1.25', '--replicas=1')
+    kube.status('deploy/web')
+    body = {'apiVersion': 'apps/v1', 'kind': 'Deployment', 'metadata': {'name': 'web'},
+            'status': {'replicas': 5}}
+    proc = kube('apply', '--server-side', '--subresource=status', '--field-manager=tester', '-f', '-',
+                input=json.dumps(body), ok=False)
+    assert 'Apply failed with 1 conflict: conflict with "kube-controller-manager" with subresource ' \
+        '"status" using apps/v1: .status.replicas' in proc.stderr
+    body['status'] = {'collisionCount': 0}
+    body['spec'] = {'replicas': 3}
+    out = kube('apply', '--server-side', '--subresource=status', '--field-manager=tester', '-f', '-',
+               input=json.dumps(body)).stdout
+    assert out == 'deployment.apps/web serverside-applied\n'
+    live = kube.json('deploy/web', '--show-managed-fields')
+    assert live['spec']['replicas'] == 1 and live['status']['collisionCount'] == 0
+    [entry] = [e for e in live['metadata']['managedFields'] if e['manager'] == 'tester']
+    assert (entry['operation'], entry['subresource']) == ('Apply', 'status')
+    assert entry['fieldsV1'] == {'f:status': {'f:collisionCount': {}}}
+
+
+def name_of(obj):
+    return obj['metadata']['name']
+
+
 def test_server_side_apply_merges_lists_by_key(kube):
     deploy = workload('Deployment', 'web', 'nginx:1.25', replicas=1)
     kube('apply', '--server-side', '-f', '-', input=json.dumps(deploy))

@@ -118,3 +118,49 @@ def test_delete_removes_pods_and_revisions(kube):
     assert kube('delete', 'ds/agent').stdout.startswith('daemonset.apps "agent" deleted')
     eventually(lambda: kube.items('pods', '-l', 'app=agent') == [], 'the pods to go')
     assert kube.items('controllerrevisions', '-l', 'app=agent') == []
+
+
+# rand.SafeEncodeString maps each character to "bcdfghjklmnpqrstvwxz2456789"[code % 27]: the
+# decimal digits of the hash's uint32 become these ten characters.
+_SAFE_DIGITS = dict(zip('456789bcdf', '0123456789'))
+
+
+def _hash_value(text):
+    """The uint32 a revision hash encodes; fails unless it is SafeEncodeString of its decimal."""
+    digits = ''.join(_SAFE_DIGITS[ch] for ch in text)
+    assert digits == str(int(digits)) and int(digits) < 2 ** 32, text
+    return int(digits)
+
+
+def test_revision_names_are_the_safe_encoded_hash_and_a_collision_bumps_the_count(kube):
+    # The controller names a revision <daemonset>-<ComputeHash(template, collisionCount)>; when
+    # that name is taken by a revision with other data it bumps status.collisionCount, which
+    # changes the hash.
+    def daemonset(name):
+        ds = workload('DaemonSet', name, 'nginx:1.25')
+        ds['spec']['selector'] = {'matchLabels': {'app': 'agent'}}
+        ds['spec']['template']['metadata']['labels'] = {'app': 'agent'}
+        return ds
+
+    kube.apply(daemonset('probe'))
+    kube.status('ds/probe')
+    [probe] = revisions(kube).values()
+    taken = probe['metadata']['labels'][HASH]
+    assert probe['metadata']['name'] == f'probe-{taken}'
+    _hash_value(taken)
+    kube('delete', 'ds', 'probe', '--wait=true')
+    eventually(lambda: not kube.items('pods', '-l', 'app=agent'), 'the probe pods to go')
+    kube.apply({'apiVersion': 'apps/v1', 'kind': 'ControllerRevision',
+                'metadata': {'name': f'agent-{taken}', 'labels': {'squatter': 'yes'}},
+                'data': {'unrelated': True}, 'revision': 1})
+    kube.apply(daemonset('agent'))
+    kube.status('ds/agent')
+    ds = kube.json('ds/agent')
+    assert ds['status']['collisionCount'] == 1
+    [revision] = [cr for cr in revisions(kube).values() if cr['metadata']['name'] != f'agent-{taken}']
+    fresh = revision['metadata']['labels'][HASH]
+    assert revision['metadata']['name'] == f'agent-{fresh}' and fresh != taken
+    _hash_value(fresh)
+    assert {p['metadata']['labels'][HASH] for p in kube.items('pods', '-l', 'app=agent')} == {fresh}
+    squatter = kube.json('controllerrevision', f'agent-{taken}')
+    assert squatter['data'] == {'unrelated': True} and 'ownerReferences' not in squatter['metadata']

@@ -23,10 +23,11 @@ carries `".": {}`.
 """
 
 import datetime
+import functools
 import json
 
 from .errors import ApiError
-from .gotypes import zero
+from .gotypes import type_for, zero
 from .gotypes_table import ATOMIC_STRUCTS, LIST_TYPES, TYPES
 
 APPLY, UPDATE = 'Apply', 'Update'
@@ -215,6 +216,25 @@ def _remove(node, path):
 
 
 # ---- FieldsV1 and paths -------------------------------------------------------------------------
+class FieldsTree(dict):
+    """A `fieldsV1` tree the field manager wrote: never changed once built (a new write builds a
+    new one), so copies of an object share it instead of copying it (the controllers copy
+    objects all the time, and every object of theirs now carries managedFields)."""
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __copy__(self):
+        return self
+
+    def _frozen(self, *args, **kwargs):
+        raise TypeError('a managedFields tree is not changed in place')
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _frozen
+
+    paths = None  # the root's set of paths (a frozenset), so it is read back without a walk
+
+
 def to_fields_v1(paths):
     tree = {}
     members = set()
@@ -230,11 +250,15 @@ def to_fields_v1(paths):
             out['.'] = {}
         for key in sorted(node):
             out[key] = render(node[key], path + (key,))
-        return out
-    return render(tree, ())
+        return FieldsTree(out)
+    root = render(tree, ())
+    root.paths = frozenset(members)
+    return root
 
 
 def from_fields_v1(tree, path=()):
+    if not path and isinstance(tree, FieldsTree) and tree.paths is not None:
+        return set(tree.paths)
     out = set()
     for key, child in (tree or {}).items():
         if key == '.':
@@ -295,8 +319,11 @@ def encode(found, now):
         if not paths:
             continue
         manager, operation, _version, subresource = key
+        tree = entry.get('fieldsV1')
+        if not (isinstance(tree, FieldsTree) and tree.paths == paths):
+            tree = to_fields_v1(paths)
         out = {'manager': manager, 'operation': operation, 'apiVersion': entry.get('apiVersion', ''),
-               'time': entry.get('time') or now, 'fieldsType': 'FieldsV1', 'fieldsV1': to_fields_v1(paths)}
+               'time': entry.get('time') or now, 'fieldsType': 'FieldsV1', 'fieldsV1': tree}
         if subresource:
             out['subresource'] = subresource
         entries.append(out)
@@ -315,13 +342,15 @@ _SERVER_METADATA = ('managedFields', 'resourceVersion', 'uid', 'creationTimestam
 
 
 def _without_managed(obj, subresource=''):
-    """What a write's managers are judged on: without the server's metadata, and only the status
-    for a `status` write, only the rest for a main-resource one (the strategies' reset fields)."""
+    """What a write's managers are judged on: without the server's metadata, and for a `status`
+    write only the status and the metadata its strategy lets through (the store has put back the
+    rest: spec, and the labels of the kinds whose status strategy resets them), only the rest for
+    a main-resource one (the strategies' reset fields)."""
     if obj is None:
         return None
-    if subresource == 'status':
-        return {'status': obj.get('status')} if 'status' in obj else {}
     meta = {k: v for k, v in (obj.get('metadata') or {}).items() if k not in _SERVER_METADATA}
+    if subresource == 'status':
+        return {'metadata': meta, **({'status': obj['status']} if 'status' in obj else {})}
     return {**{k: v for k, v in obj.items() if k != 'status'}, 'metadata': meta}
 
 
@@ -379,12 +408,15 @@ def _manager_text(key):
     return text
 
 
-def apply(live, config, type_name, manager, api_version, force):
+def apply(live, config, type_name, manager, api_version, force, subresource=''):
     """(the merged object with its managedFields) for an apply of ``config`` by ``manager`` to
-    ``live`` (None: the object does not exist yet); Conflicts unless ``force``."""
-    base = _without_managed(live) if live is not None else zero(type_name)
+    ``live`` (None: the object does not exist yet) through ``subresource`` ('' for the main
+    resource; the caller has kept in ``config`` only what that subresource writes); Conflicts
+    unless ``force``."""
+    judged = 'status' if subresource == 'status' else ''
+    base = _without_managed(live, judged) if live is not None else zero(type_name)
     found = managers(live)
-    key = (manager, APPLY, '', '')
+    key = (manager, APPLY, '', subresource)
     applied = field_set({k: v for k, v in config.items() if k not in ('apiVersion', 'kind')}, type_name)
     applied = {p for p in applied if p and p[0] not in ('f:apiVersion', 'f:kind')}
     applied.discard(('f:metadata', 'f:name'))
@@ -395,7 +427,7 @@ def apply(live, config, type_name, manager, api_version, force):
     stale = last - applied - others
     if stale:
         merged = remove(json.loads(json.dumps(merged)), stale)
-    added, modified, removed = compare(base, _without_managed(merged), type_name)
+    added, modified, removed = compare(base, _without_managed(merged, judged), type_name)
     changed = added | modified
     conflicts = []
     for other, (_entry, paths) in found.items():
@@ -414,6 +446,28 @@ def apply(live, config, type_name, manager, api_version, force):
     found[key] = [{**entry, 'time': None, 'apiVersion': api_version}, applied]
     merged.setdefault('metadata', {})['managedFields'] = encode(found, _now())
     return merged
+
+
+# ---- the components' own writes ---------------------------------------------------------------------
+# The managers a real cluster shows for them: the field manager's name is the first part of the
+# component's User-Agent (`kube-controller-manager/v1.37.0 (linux/amd64) kubernetes/...`).
+CONTROLLER_MANAGER = 'kube-controller-manager'
+KUBELET = 'kubelet'
+
+
+@functools.lru_cache(maxsize=None)
+def recorder(resource, manager, subresource=''):
+    """The store hook (Store.update's and Store.create's ``manager``) of a write a component of
+    the control plane makes itself as ``manager`` through ``subresource``, in the storage version
+    (None for kinds the type table does not know)."""
+    from .resources import BY_KEY
+
+    row = BY_KEY[resource]
+    type_name = type_for(row.group, row.version, row.kind)
+    if type_name is None:
+        return None
+    version = row.group_version
+    return lambda old, new: update(old, new, type_name, manager, version, subresource)
 
 
 def manager_name(request):

@@ -13,6 +13,12 @@ The special types: `metav1.Time`/`MicroTime` (seconds 1, nanos 2), `Duration` (1
 `runtime.RawExtension` and `FieldsV1` (1: raw JSON bytes).
 
 `decode` gives the object in the JSON form the rest of kubesim works on; `encode` the reverse.
+
+Watch streams (`watch_frame`, `read_watch_stream`) are framed as the protobuf serializer's stream
+form: each event a 4-byte big-endian length (apimachinery `util/framer`, the
+`LengthDelimitedFramer`) and a `metav1.WatchEvent` message written by the raw serializer, so with
+no magic and no envelope: `type` 1 (a string), `object` 2 (a `runtime.RawExtension`, whose `raw` 1
+holds the object as the embedded encoder writes it: magic, envelope, message).
 """
 
 import base64
@@ -25,6 +31,7 @@ from . import protowire as pw
 from .gotypes_table import TYPES
 
 CONTENT_TYPE = 'application/vnd.kubernetes.protobuf'
+STREAM_CONTENT_TYPE = CONTENT_TYPE + ';stream=watch'  # a watch's answer (apiserver handlers/watch.go)
 MAGIC = b'k8s\x00'
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 _ZERO_TIME_SECONDS = -62135596800  # Go's zero time.Time as Unix seconds
@@ -280,3 +287,33 @@ def encode(obj):
     if type_name is None:
         return None
     return wrap(api_version, kind, encode_message(type_name, obj))
+
+
+# ---- watch streams ------------------------------------------------------------------------------
+def watch_frame(event_type, obj):
+    """One event of a protobuf watch stream: the length-prefixed `metav1.WatchEvent`."""
+    embedded = encode(obj)
+    if embedded is None:
+        raise ProtobufError(f'no protobuf type for {obj.get("apiVersion")}/{obj.get("kind")}')
+    message = pw.field_bytes(1, event_type) + pw.field_bytes(2, pw.field_bytes(1, embedded))
+    return struct.pack('>I', len(message)) + message
+
+
+def read_watch_stream(data):
+    """([(type, object in JSON form)], the bytes of an incomplete last frame) of a protobuf
+    watch stream's bytes."""
+    events, pos = [], 0
+    while len(data) - pos >= 4:
+        (length,) = struct.unpack('>I', data[pos:pos + 4])
+        if len(data) - pos - 4 < length:
+            break
+        message = data[pos + 4:pos + 4 + length]
+        pos += 4 + length
+        event_type, raw = '', b''
+        for number, _wire, value in pw.fields(message):
+            if number == 1:
+                event_type = value.decode()
+            elif number == 2:
+                raw = b''.join(v for n, _w, v in pw.fields(value) if n == 1)
+        events.append((event_type, decode(raw)))
+    return events, data[pos:]

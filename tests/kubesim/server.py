@@ -738,9 +738,10 @@ class ApiServer:
 
     async def _apply(self, request, route):
         """Server-side apply (a PATCH in `application/apply-patch+yaml`): fieldmanager.apply on the
-        live object, or a create when there is none."""
+        live object, or a create when there is none; through `status` only the status is applied,
+        through `scale` a Scale's replicas."""
         res = route.resource
-        if route.subresource:
+        if route.subresource not in (None, '', 'status', 'scale'):
             raise ApiError.unsupported_media_type()
         raw = await request.read()
         try:
@@ -757,6 +758,8 @@ class ApiServer:
                                        'fieldManager')
         dry_run = _dry_run(request)
         force = _is_true(request.query.get('force'))
+        if route.subresource == 'scale':
+            return self._apply_scale(route, config, name, force, dry_run)
         config = self._check_body(route, config, name_required=True)
         # The decoder judges the configuration (types, unknown fields); the apply merges it as written.
         try:
@@ -775,6 +778,21 @@ class ApiServer:
         live = self.store.get(res.key, route.namespace, route.name)
         stored = resources.BY_KEY.get(res.key, res)
         type_name = gotypes.type_for(stored.group, stored.version, stored.kind)
+        if route.subresource == 'status':
+            if live is None:
+                raise ApiError.not_found(res.key, route.name)
+            # The status strategy puts back everything but the status (its reset fields): only
+            # the status is applied, and owned.
+            config = {'apiVersion': config['apiVersion'], 'kind': config['kind'],
+                      'metadata': {k: v for k, v in config['metadata'].items() if k in ('name', 'namespace')},
+                      **({'status': config['status']} if 'status' in config else {})}
+            merged = fieldmanager.apply(live, res.stored(config), type_name, name, res.group_version, force,
+                                        'status')
+            fields = merged['metadata']['managedFields']
+            ref = {k: live['metadata'][k] for k in ('name', 'namespace') if k in live['metadata']}
+            out = self.store.update(res.key, {'metadata': ref, 'status': merged.get('status') or {}},
+                                    subresource='status', dry_run=dry_run, manager=lambda _old, _new: fields)
+            return self._warned(_json_response(res.shown(out)), warnings)
         merged = fieldmanager.apply(live, res.stored(config), type_name, name, res.group_version, force)
         if live is None:
             self._require_namespace(route)
@@ -783,6 +801,37 @@ class ApiServer:
         merged['metadata']['resourceVersion'] = live['metadata']['resourceVersion']
         out = self.store.update(res.key, merged, dry_run=dry_run, whole_object=True)
         return self._warned(_json_response(res.shown(out)), warnings)
+
+    def _apply_scale(self, route, config, manager, force, dry_run):
+        """An apply through `scale`: the Scale's `spec.replicas` is the parent's (apiserver
+        fieldmanager `scalehandler.go` maps the managers between the two), owned by the manager
+        with subresource `scale` and the parent's apiVersion."""
+        res = route.resource
+        if config['apiVersion'] != 'autoscaling/v1':
+            # The field manager's own check (apiserver fieldmanager structuredmerge.go, Apply).
+            raise ApiError.bad_request('Incorrect version specified in apply patch. Specified patch version: '
+                                       f'{config["apiVersion"]}, expected: autoscaling/v1')
+        if config['kind'] != 'Scale':
+            raise ApiError.bad_request(f'{config["kind"]} in version "{config["apiVersion"]}" cannot be '
+                                       'handled as a Scale: the kind in the data does not match the URL')
+        meta = config.get('metadata') or {}
+        if not isinstance(meta, dict) or not isinstance(config.get('spec', {}), dict):
+            raise ApiError.bad_request('the apply configuration is not a Scale object')
+        if meta.get('name') and meta['name'] != route.name:
+            raise ApiError.bad_request(f'the name of the object ({meta["name"]}) does not match the name '
+                                       f'on the URL ({route.name})')
+        live = self.store.must_get(res.key, route.namespace, route.name)
+        stored = resources.BY_KEY.get(res.key, res)
+        type_name = gotypes.type_for(stored.group, stored.version, stored.kind)
+        ref = {k: live['metadata'][k] for k in ('name', 'namespace') if k in live['metadata']}
+        parent = {'apiVersion': res.group_version, 'kind': res.kind, 'metadata': ref}
+        if 'replicas' in (config.get('spec') or {}):
+            parent['spec'] = {'replicas': config['spec']['replicas']}
+        merged = fieldmanager.apply(live, parent, type_name, manager, res.group_version, force, 'scale')
+        fields = merged['metadata']['managedFields']
+        scale = to_scale(res, live)
+        scale['spec']['replicas'] = (merged.get('spec') or {}).get('replicas', 1)
+        return self._write_scale(route, scale, dry_run, lambda _old, _new: fields)
 
     async def _patch(self, request, route):
         ctype = request.content_type
@@ -926,6 +975,9 @@ class ApiServer:
             timeout = min(timeout, self.max_watch_seconds)
         initial = send_initial or rv in (None, '', '0')
         as_table = tables.wants_table(request.headers.get('Accept'))
+        # A client asking for protobuf first gets the protobuf stream (kinds the type table has).
+        as_protobuf = not as_table and _first_accept(request) == protobuf.CONTENT_TYPE and \
+            gotypes.type_for(res.group, res.version, res.kind) is not None
 
         error = None
         try:
@@ -941,7 +993,8 @@ class ApiServer:
             if watch and initial else []
         snapshot_rv = str(self.store.resource_version)
 
-        response = web.StreamResponse(status=200, headers={'Content-Type': JSON,
+        content_type = protobuf.STREAM_CONTENT_TYPE if as_protobuf else JSON
+        response = web.StreamResponse(status=200, headers={'Content-Type': content_type,
                                                            'Cache-Control': 'no-cache, private'})
         response.enable_chunked_encoding()
         task = asyncio.current_task()
@@ -949,15 +1002,16 @@ class ApiServer:
         try:
             await response.prepare(request)
             if error is not None:
-                await self._send(response, 'ERROR', error.status())
+                await self._send(response, 'ERROR', error.status(), as_protobuf=as_protobuf)
                 return response
             for obj in snapshot:
-                await self._send(response, 'ADDED', obj, as_table and res.columns)
+                await self._send(response, 'ADDED', obj, as_table and res.columns, as_protobuf)
             if send_initial and bookmarks:
                 await self._send(response, 'BOOKMARK', {
                     'kind': res.kind, 'apiVersion': res.group_version,
                     'metadata': {'resourceVersion': snapshot_rv,
-                                 'annotations': {'k8s.io/initial-events-end': 'true'}}})
+                                 'annotations': {'k8s.io/initial-events-end': 'true'}}},
+                    as_protobuf=as_protobuf)
             deadline = asyncio.get_running_loop().time() + timeout
             while True:
                 remaining = deadline - asyncio.get_running_loop().time()
@@ -972,7 +1026,7 @@ class ApiServer:
                 if event is None:  # server shutting down
                     break
                 typ, obj = event
-                await self._send(response, typ, res.shown(obj), as_table and res.columns)
+                await self._send(response, typ, res.shown(obj), as_table and res.columns, as_protobuf)
             await response.write_eof()
         except (ConnectionResetError, BrokenPipeError):
             pass
@@ -983,8 +1037,12 @@ class ApiServer:
         return response
 
     @staticmethod
-    async def _send(response, typ, obj, table_of=None):
-        """Write one watch event; ``table_of`` (a resource's columns) sends the object as a one-row Table."""
+    async def _send(response, typ, obj, table_of=None, as_protobuf=False):
+        """Write one watch event; ``table_of`` (a resource's columns) sends the object as a one-row
+        Table, ``as_protobuf`` as a frame of the protobuf stream."""
+        if as_protobuf:
+            await response.write(protobuf.watch_frame(typ, obj))
+            return
         if table_of:
             obj = tables.table(table_of, [obj], {'resourceVersion': obj['metadata']['resourceVersion']})
         await response.write(json.dumps({'type': typ, 'object': obj}, separators=(',', ':')).encode()
@@ -994,6 +1052,11 @@ class ApiServer:
         """End every open watch stream (at shutdown)."""
         for w in list(self.store.watches):
             w.queue.put_nowait(None)
+
+
+def _first_accept(request):
+    """The media type (without parameters) of the first entry of the Accept header."""
+    return request.headers.get('Accept', '').split(',')[0].split(';')[0].strip().lower()
 
 
 def _created_target(route, response):

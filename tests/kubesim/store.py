@@ -211,12 +211,15 @@ class Store:
                 raise ApiError.namespace_terminating(resource, meta['name'], key[1])
         if self.admission:
             self.admission(resource, obj, None)
+        if manager is not None:
+            # The create handler runs the field manager on the decoded (defaulted) object before
+            # mutating admission (apiserver endpoints/handlers/create.go): what admission plugins
+            # add (a ServiceAccount's token volume) is no manager's.
+            _set_managed(meta, manager(None, obj))
         for mutate in self.mutating_admission:
             mutate(self, resource, obj, None)
         for check in self.validating_admission:
             check(self, resource, obj)
-        if manager is not None:
-            _set_managed(meta, manager(None, obj))
         meta['uid'] = str(uuid.uuid4())
         meta['creationTimestamp'] = now_rfc3339()
         if strategy(resource).generation:

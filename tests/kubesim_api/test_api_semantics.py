@@ -338,3 +338,79 @@ def test_managed_fields_and_apply_for_the_python_client(core):
                                             field_manager='deployer',
                                             _content_type='application/apply-patch+yaml')
     assert made.data == {'a': '2'} and made.metadata.managed_fields[0].operation == 'Apply'
+
+
+def test_apply_through_the_scale_subresource(kubesim, core):
+    """A Scale applied through `scale` owns the parent's `spec.replicas` (apiVersion apps/v1,
+    subresource scale) and conflicts with whoever set it, as the API server's scale handler maps
+    the managers between the Scale and its parent."""
+    import kubernetes
+    from kubernetes import client
+
+    apps = client.AppsV1Api(kubernetes.config.new_client_from_config(str(kubesim.kubeconfig)))
+    deploy = client.V1Deployment(
+        metadata=client.V1ObjectMeta(name='web'),
+        spec=client.V1DeploymentSpec(
+            replicas=2, selector=client.V1LabelSelector(match_labels={'app': 'web'}),
+            template=client.V1PodTemplateSpec(
+                metadata=client.V1ObjectMeta(labels={'app': 'web'}),
+                spec=client.V1PodSpec(containers=[client.V1Container(name='app', image='nginx:1.25')]))))
+    apps.create_namespaced_deployment('default', deploy, field_manager='creator')
+    scale = {'apiVersion': 'autoscaling/v1', 'kind': 'Scale', 'metadata': {'name': 'web'},
+             'spec': {'replicas': 4}}
+    apply = {'field_manager': 'scaler', '_content_type': 'application/apply-patch+yaml'}
+    with pytest.raises(client.ApiException) as err:
+        apps.patch_namespaced_deployment_scale('web', 'default', scale, **apply)
+    answer = json.loads(err.value.body)
+    assert err.value.status == 409 and answer['message'] == \
+        'Apply failed with 1 conflict: conflict with "creator" using apps/v1: .spec.replicas'
+    answered = apps.patch_namespaced_deployment_scale('web', 'default', scale, force=True, **apply)
+    assert answered.kind == 'Scale' and answered.spec.replicas == 4
+    live = apps.read_namespaced_deployment('web', 'default')
+    assert live.spec.replicas == 4
+    entries = {(e.manager, e.operation, e.subresource): (e.api_version, e.fields_v1)
+               for e in live.metadata.managed_fields}
+    assert entries[('scaler', 'Apply', 'scale')] == ('apps/v1', {'f:spec': {'f:replicas': {}}})
+    assert 'f:replicas' not in entries[('creator', 'Update', None)][1]['f:spec']
+    # The same manager may change its own field again without conflict; a Deployment body is not a Scale.
+    assert apps.patch_namespaced_deployment_scale('web', 'default', {**scale, 'spec': {'replicas': 1}},
+                                                  **apply).spec.replicas == 1
+    with pytest.raises(client.ApiException) as err:
+        apps.patch_namespaced_deployment_scale('web', 'default', {**scale, 'apiVersion': 'apps/v1'}, **apply)
+    assert err.value.status == 400 and json.loads(err.value.body)['message'] == (
+        'Incorrect version specified in apply patch. Specified patch version: apps/v1, '
+        'expected: autoscaling/v1')
+
+
+def test_apply_through_the_status_subresource(kubesim, core):
+    """Through `status` only the status is applied and owned (the strategy puts the rest back);
+    conflicts are as for the main resource."""
+    from kubernetes import client
+
+    core.create_namespaced_service('default', client.V1Service(
+        metadata=client.V1ObjectMeta(name='front'),
+        spec=client.V1ServiceSpec(ports=[client.V1ServicePort(port=80)], selector={'app': 'web'})))
+    body = {'apiVersion': 'v1', 'kind': 'Service', 'metadata': {'name': 'front', 'labels': {'x': 'y'}},
+            'spec': {'ports': [{'port': 81}]},
+            'status': {'loadBalancer': {'ingress': [{'ip': '192.0.2.1'}]}}}
+    apply = {'_content_type': 'application/apply-patch+yaml'}
+    applied = core.patch_namespaced_service_status('front', 'default', body, field_manager='lb', **apply)
+    assert applied.status.load_balancer.ingress[0].ip == '192.0.2.1'
+    assert applied.spec.ports[0].port == 80 and not applied.metadata.labels
+    entry = [e for e in applied.metadata.managed_fields if e.manager == 'lb']
+    assert [(e.operation, e.subresource, e.fields_v1) for e in entry] == [
+        ('Apply', 'status', {'f:status': {'f:loadBalancer': {'f:ingress': {}}}})]
+    other = {**body, 'status': {'loadBalancer': {'ingress': [{'ip': '192.0.2.9'}]}}}
+    with pytest.raises(client.ApiException) as err:
+        core.patch_namespaced_service_status('front', 'default', other, field_manager='other', **apply)
+    assert err.value.status == 409 and json.loads(err.value.body)['message'] == (
+        'Apply failed with 1 conflict: conflict with "lb" with subresource "status": '
+        '.status.loadBalancer.ingress')
+    taken = core.patch_namespaced_service_status('front', 'default', other, field_manager='other', force=True,
+                                                 **apply)
+    assert taken.status.load_balancer.ingress[0].ip == '192.0.2.9'
+    assert {e.manager for e in taken.metadata.managed_fields} == {'OpenAPI-Generator', 'other'}
+    with pytest.raises(client.ApiException) as err:
+        core.patch_namespaced_service_status('gone', 'default', {**body, 'metadata': {'name': 'gone'}},
+                                             field_manager='lb', **apply)
+    assert err.value.status == 404

@@ -6,6 +6,7 @@ import math
 import random
 
 from ..errors import ApiError
+from ..fieldmanager import CONTROLLER_MANAGER, recorder
 from ..selectors import matches_labels
 
 # Kubernetes' alphabet for generated name suffixes and encoded hashes (no vowels, no look-alikes).
@@ -86,10 +87,14 @@ def controller_revision_hash(data, collision_count=0):
 
 
 def compute_hash(value, collision_count=None):
-    """A stable, label-safe hash (at most 10 characters) of a JSON value, like pod-template-hash."""
+    """A pod template's hash in the shape controller.ComputeHash gives it (controller_utils.go):
+    FNV-1a, 32 bits, then, when the status has a collision count (0 included, a pointer in Go),
+    8 bytes holding it as a little-endian uint32 and 4 zero bytes; the decimal of the sum,
+    safe-encoded (at most 10 characters of "4-9bcdf"). The hashed bytes are kubesim's canonical
+    JSON of the template, not Go's printing of its value, so the hash itself is kubesim's own."""
     data = canonical_json(value).encode()
-    if collision_count:
-        data += int(collision_count).to_bytes(4, 'little')
+    if collision_count is not None:
+        data += (int(collision_count) & 0xFFFFFFFF).to_bytes(4, 'little') + bytes(4)
     return safe_encode(str(fnv32a(data)))
 
 
@@ -247,7 +252,7 @@ def create_with_random_name(store, pod, prefix):
     for _ in range(10):
         pod['metadata']['name'] = prefix + random_suffix()
         try:
-            return store.create('/pods', pod)
+            return store.create('/pods', pod, manager=recorder('/pods', CONTROLLER_MANAGER))
         except ApiError as err:
             if err.code != 409:
                 raise

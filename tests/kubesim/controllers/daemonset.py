@@ -9,6 +9,7 @@ scheduler binds it. Revisions are ControllerRevisions whose hash is also the pod
 """
 
 from ..errors import ApiError
+from ..fieldmanager import CONTROLLER_MANAGER, recorder
 from ..selectors import selector_from_label_selector_object
 from . import history
 from .events import WARNING
@@ -152,13 +153,14 @@ class DaemonSetController:
         return keep, old
 
     def snapshot(self, ds, revision):
-        collision = (ds.get('status') or {}).get('collisionCount') or 0
+        collision = (ds.get('status') or {}).get('collisionCount')  # None until a collision
         rev_hash = compute_hash(ds['spec'].get('template') or {}, collision)
         labels = dict((ds['spec'].get('template', {}).get('metadata') or {}).get('labels') or {})
         labels[history.POD_REVISION_LABEL] = rev_hash
         cr = history.new_revision(ds, 'DaemonSet', f'{name_of(ds)}-{rev_hash}', labels, revision)
         try:
-            return self.store.create(history.RESOURCE, cr)
+            return self.store.create(history.RESOURCE, cr,
+                                     manager=recorder(history.RESOURCE, CONTROLLER_MANAGER))
         except ApiError as err:
             if err.code != 409:
                 raise
@@ -166,7 +168,7 @@ class DaemonSetController:
         if existing is not None and history.equal_revision(existing, cr):
             return existing
         status = dict(ds.get('status') or {})
-        status['collisionCount'] = collision + 1
+        status['collisionCount'] = (collision or 0) + 1
         self._write_status(ds, status)
         return None
 
@@ -376,5 +378,6 @@ class DaemonSetController:
         if status != (ds.get('status') or {}):
             ref = {'name': name_of(ds), 'namespace': ns_of(ds)}
             updated = self.store.update(self.resource, {'metadata': ref, 'status': status},
-                                        subresource='status')
+                                        subresource='status',
+                                        manager=recorder(self.resource, CONTROLLER_MANAGER, 'status'))
             ds['status'] = updated.get('status', {})

@@ -24,6 +24,7 @@ lastScaleTime and the conditions AbleToScale, ScalingActive and ScalingLimited.
 import math
 
 from ..errors import ApiError
+from ..fieldmanager import CONTROLLER_MANAGER, recorder
 from ..quantity import format_quantity, parse_quantity
 from ..selectors import matches_labels, selector_from_label_selector_object
 from ..store import now_rfc3339
@@ -133,7 +134,7 @@ class HorizontalPodAutoscalerController:
             fresh = self.store.get(key, ns_of(target), name_of(target))
             fresh['spec']['replicas'] = desired
             try:
-                self.store.update(key, fresh)
+                self.store.update(key, fresh, manager=recorder(key, CONTROLLER_MANAGER, 'scale'))
             except ApiError as err:
                 _set(conditions, 'AbleToScale', 'False', 'FailedUpdateScale',
                      f'the HPA controller was unable to update the target scale: {err.message}')
@@ -269,7 +270,8 @@ class HorizontalPodAutoscalerController:
         if status == (hpa.get('status') or {}):
             return
         self.store.update(self.resource, {'metadata': {'name': name_of(hpa), 'namespace': ns_of(hpa)},
-                                          'status': status}, subresource='status')
+                                          'status': status}, subresource='status',
+                          manager=recorder(self.resource, CONTROLLER_MANAGER, 'status'))
 
 
 def _set(conditions, cond_type, status, reason, message):

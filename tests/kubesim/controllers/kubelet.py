@@ -25,6 +25,7 @@ from fractions import Fraction
 
 from ..discovery import SERVER_VERSION
 from ..errors import ApiError
+from ..fieldmanager import KUBELET as KUBELET_MANAGER, recorder
 from ..quantity import parse_quantity
 from ..store import now_rfc3339
 from .common import name_of, ns_of, pod_phase, uid_of
@@ -242,9 +243,10 @@ class Kubelet:
             manifest = node_manifest(index)
             if self.store.get('/nodes', '', manifest['metadata']['name']) is None:
                 status = manifest.pop('status')
-                created = self.store.create('/nodes', manifest)
+                created = self.store.create('/nodes', manifest, manager=recorder('/nodes', KUBELET_MANAGER))
                 created['status'] = status
-                self.store.update('/nodes', created, subresource='status')
+                self.store.update('/nodes', created, subresource='status',
+                                  manager=recorder('/nodes', KUBELET_MANAGER, 'status'))
 
     def failing_images(self, pod):
         pattern = self.mgr.fail_image
@@ -603,7 +605,8 @@ class Kubelet:
         if status == pod.get('status'):
             return
         self.store.update('/pods', {'metadata': {'name': name_of(pod), 'namespace': ns_of(pod)},
-                                    'status': status}, subresource='status')
+                                    'status': status}, subresource='status',
+                          manager=recorder('/pods', KUBELET_MANAGER, 'status'))
 
     def _pending_status(self, pod):
         status = dict(pod.get('status') or {})

@@ -1,5 +1,6 @@
 """The ResourceQuota controller: keeps each quota's `status.hard` and `status.used` current."""
 
+from ..fieldmanager import CONTROLLER_MANAGER, recorder
 from ..quota import quota_status
 from .common import name_of, ns_of
 
@@ -19,4 +20,5 @@ class ResourceQuotaController:
         status = quota_status(self.store, quota)
         if status != (quota.get('status') or {}):
             self.store.update(self.resource, {'metadata': {'name': name_of(quota), 'namespace': ns_of(quota)},
-                                              'status': status}, subresource='status')
+                                              'status': status}, subresource='status',
+                              manager=recorder(self.resource, CONTROLLER_MANAGER, 'status'))

@@ -14,6 +14,7 @@ import re
 import time
 
 from ..errors import ApiError
+from ..fieldmanager import CONTROLLER_MANAGER, recorder
 from ..selectors import matches_labels, selector_from_label_selector_object
 from ..store import now_rfc3339
 from .common import (claim, controller_of, create_with_random_name, is_deleting, is_pod_active,
@@ -158,7 +159,8 @@ class ReplicaSetController:
             status['conditions'] = conditions
         if status != old:
             self.store.update(self.resource, {'metadata': {'name': name_of(owner), 'namespace': ns_of(owner)},
-                                              'status': status}, subresource='status')
+                                              'status': status}, subresource='status',
+                              manager=recorder(self.resource, CONTROLLER_MANAGER, 'status'))
 
 
 def deletion_cost(pod):

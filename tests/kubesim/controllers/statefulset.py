@@ -12,6 +12,7 @@ when someone deletes it. Revisions live in ControllerRevisions (see history.py).
 import re
 
 from ..errors import ApiError
+from ..fieldmanager import CONTROLLER_MANAGER, recorder
 from ..selectors import selector_from_label_selector_object
 from . import history
 from .events import WARNING
@@ -119,7 +120,8 @@ class StatefulSetController:
     def create_revision(self, sts, candidate, collision):
         while True:
             try:
-                return self.store.create(history.RESOURCE, candidate), collision
+                return self.store.create(history.RESOURCE, candidate,
+                                         manager=recorder(history.RESOURCE, CONTROLLER_MANAGER)), collision
             except ApiError as err:
                 if err.code != 409:
                     raise
@@ -190,7 +192,7 @@ class StatefulSetController:
                 continue
             if not is_created(pod):
                 try:
-                    self.store.create('/pods', pod)
+                    self.store.create('/pods', pod, manager=recorder('/pods', CONTROLLER_MANAGER))
                 except ApiError as err:
                     if err.code != 409:
                         self.mgr.events.record(sts, WARNING, 'FailedCreate',
@@ -280,7 +282,8 @@ class StatefulSetController:
             status['conditions'] = old['conditions']
         if status != old:
             self.store.update(self.resource, {'metadata': {'name': name_of(sts), 'namespace': ns_of(sts)},
-                                              'status': status}, subresource='status')
+                                              'status': status}, subresource='status',
+                              manager=recorder(self.resource, CONTROLLER_MANAGER, 'status'))
 
     def truncate_history(self, sts, pods, revisions, current, update):
         live = {name_of(current), name_of(update)} | {pod_revision(p) for p in pods}

@@ -3,6 +3,7 @@ ReplicaSet, proportional scaling, paused conditions, history cleanup and the sta
 
 import copy
 
+from ...fieldmanager import CONTROLLER_MANAGER, recorder
 from ...errors import ApiError
 from ..common import (compute_hash, creation_key, is_controlled_by, is_deleting, name_of, ns_of, omit_zero,
                       uid_of)
@@ -23,7 +24,8 @@ class SyncMixin:
         if status == (d.get('status') or {}):
             return d
         updated = self.store.update(self.resource, {'metadata': {'name': name_of(d), 'namespace': ns_of(d)},
-                                                    'status': status}, subresource='status')
+                                                    'status': status}, subresource='status',
+                                    manager=recorder(self.resource, CONTROLLER_MANAGER, 'status'))
         d['status'] = updated.get('status', {})
         d['metadata']['resourceVersion'] = updated['metadata']['resourceVersion']
         return d
@@ -41,7 +43,8 @@ class SyncMixin:
         if condition is not None:
             fresh['status'] = copy.deepcopy(d.get('status') or {})
             set_condition(fresh['status'], condition)
-        updated = self.store.update(self.resource, fresh, subresource='status', whole_object=True)
+        updated = self.store.update(self.resource, fresh, subresource='status', whole_object=True,
+                                    manager=recorder(self.resource, CONTROLLER_MANAGER, 'status'))
         d['metadata'] = updated['metadata']
         d['status'] = updated.get('status', {})
         if condition is not None:
@@ -62,7 +65,8 @@ class SyncMixin:
         old_scale = replicas_of(fresh)
         fresh['spec']['replicas'] = new_scale
         set_replicas_annotations(fresh, desired, maximum)
-        updated = self.store.update('apps/replicasets', fresh)
+        updated = self.store.update('apps/replicasets', fresh,
+                                    manager=recorder('apps/replicasets', CONTROLLER_MANAGER))
         if size_changed:
             self._scaling_event(d, updated, old_scale, new_scale)
         return size_changed, updated
@@ -99,7 +103,8 @@ class SyncMixin:
                     rs_copy['spec']['minReadySeconds'] = min_ready
                 else:
                     rs_copy['spec'].pop('minReadySeconds', None)
-                return self.store.update('apps/replicasets', rs_copy)
+                return self.store.update('apps/replicasets', rs_copy,
+                                         manager=recorder('apps/replicasets', CONTROLLER_MANAGER))
             condition = None
             if has_progress_deadline(d) and get_condition(d.get('status'), PROGRESSING) is None:
                 condition = new_condition(PROGRESSING, 'True', FOUND_NEW_RS,
@@ -112,7 +117,7 @@ class SyncMixin:
         return self._create_new_rs(d, old_rss, new_revision)
 
     def _create_new_rs(self, d, old_rss, new_revision):
-        collision = status_of(d, 'collisionCount')
+        collision = (d.get('status') or {}).get('collisionCount')  # None until a collision
         template = copy.deepcopy(d['spec'].get('template') or {})
         pod_hash = compute_hash(template, collision)
         tmeta = template.setdefault('metadata', {})
@@ -133,7 +138,8 @@ class SyncMixin:
         set_new_rs_annotations(d, rs, new_revision, exists=False)
         already_exists = False
         try:
-            created = self.store.create('apps/replicasets', rs)
+            created = self.store.create('apps/replicasets', rs,
+                                        manager=recorder('apps/replicasets', CONTROLLER_MANAGER))
         except ApiError as err:
             if err.code != 409:
                 raise
@@ -144,7 +150,7 @@ class SyncMixin:
             else:
                 # A different ReplicaSet holds the name: bump collisionCount, retry next pass.
                 status = copy.deepcopy(d.get('status') or {})
-                status['collisionCount'] = collision + 1
+                status['collisionCount'] = (collision or 0) + 1
                 self._write_status(d, status)
                 return None
         if not already_exists and replicas_of(created) > 0:
@@ -303,7 +309,7 @@ class SyncMixin:
             status['terminatingReplicas'] = total_status(rss, 'terminatingReplicas')
         if old.get('conditions'):
             status['conditions'] = copy.deepcopy(old['conditions'])
-        if old.get('collisionCount'):
+        if old.get('collisionCount') is not None:  # a pointer in Go: 0 is kept
             status['collisionCount'] = old['collisionCount']
         if available >= replicas_of(d) - max_unavailable(d):
             cond = new_condition(AVAILABLE, 'True', MIN_AVAILABLE, 'Deployment has minimum availability.')
