@@ -482,7 +482,10 @@ def document(results, png_name):
         add('`rollout_restart` and `rollout_status` with `label_selectors` (one task) against the same '
             'module looped over the workloads by name (one module run per workload), on Deployments of 1 '
             'replica. Both run on the controller path, where a loop item costs no new process, so the loop '
-            'is far cheaper than on the module path and the single task\'s advantage smaller.\n')
+            'is far cheaper than on the module path and the single task\'s advantage smaller. Each of the '
+            'two starts from a settled cluster: an untimed `rollout_status` over the same workloads waits '
+            'between them for the rollouts the first one started (kubesim\'s controllers share its CPU '
+            'with its API). `python -m tests.bench --only fleet` measures this part alone.\n')
         table = []
         for verb in ('restart', 'status'):
             for n in fleet['sizes']:

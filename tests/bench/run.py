@@ -19,6 +19,8 @@ from .kube import ROOT
 
 RESULTS = os.path.join(BENCH_DIR, 'results.json')
 SUITES = ('requests', 'latency', 'scale', 'release')
+# Parts of a suite that can run alone: `fleet` is the scale suite's one-task-vs-a-loop comparison.
+PARTS = ('fleet',)
 
 # Repetitions and sizes. Quick mode is for iterating on the harness; its numbers are rougher.
 PLANS = {
@@ -108,6 +110,11 @@ def measure(plan, suites, quick):
             scale['history'] = suite_scale.history(ctx, plan['history_sizes'], plan['history_reps'])
             results['suites']['scale'] = scale
             durations['scale'] = time.monotonic() - s
+        if 'fleet' in suites and 'scale' not in suites:
+            s = time.monotonic()
+            _log('scale: one task over many workloads vs a loop (only)')
+            results['suites']['scale'] = {'fleet': suite_scale.fleet(ctx, plan['fleet_sizes'])}
+            durations['fleet'] = time.monotonic() - s
         if 'release' in suites:
             s = time.monotonic()
             _log('release: the upgrade role against kubectl')
@@ -130,7 +137,9 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog='python -m tests.bench', description=__doc__)
     p.add_argument('--quick', action='store_true', default=os.environ.get('BENCH_QUICK') == '1',
                    help='fewer repetitions and sizes (also BENCH_QUICK=1)')
-    p.add_argument('--only', action='append', choices=SUITES, help='run only this suite (repeatable)')
+    p.add_argument('--only', action='append', choices=SUITES + PARTS,
+                   help='run only this suite (repeatable); `fleet`: only the scale suite\'s one task over '
+                        'many workloads vs a loop of single-workload tasks')
     p.add_argument('--report-only', action='store_true',
                    help=f'write the docs from the last results ({os.path.relpath(RESULTS, ROOT)})')
     p.add_argument('--docs', default=os.path.join(ROOT, 'docs'), help='where to write benchmarks.md/.png')

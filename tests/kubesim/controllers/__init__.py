@@ -250,7 +250,9 @@ class ControllerManager:
             if when <= now:
                 del self._timers[key]
                 self._mark(*key)
-        self.index.rebuild()
+        if full or not self._listening:
+            # Otherwise the store's events have kept it current since the last rebuild.
+            self.index.rebuild()
         try:
             self.kubelet.sync()
         except Exception:

@@ -2,8 +2,8 @@
 
 `Store.list` scans and sorts every object and deep-copies each match; the controllers list per
 workload on every pass, which made a pass quadratic in the number of objects. This index is
-rebuilt from the store at the start of each pass (one scan, no copies), kept current within the
-pass by the store's events, and copies only what a caller selects: the objects a controller owns
+rebuilt from the store at the start of a full pass (one scan, no copies), kept current between
+and within passes by the store's events, and copies only what a caller selects: the objects a controller owns
 plus the orphans its selector matches (all that adoption needs).
 """
 

@@ -277,7 +277,9 @@ class Kubelet:
         nodes = {name_of(n): n for n in all_nodes if node_is_ready(n)}
         pods = index.peek('/pods')
         load = {}
-        for pod in pods:
+        # What the nodes run matters only to the scheduling of a pod without a node.
+        unbound = any(not (pod.get('spec') or {}).get('nodeName') for pod in pods)
+        for pod in pods if unbound else ():
             node = (pod.get('spec') or {}).get('nodeName')
             if node and pod_phase(pod) not in ('Succeeded', 'Failed'):
                 used = load.setdefault(node, {'pods': 0, 'cpu': Fraction(0), 'memory': Fraction(0)})
