@@ -16,6 +16,7 @@ Every test also carries the marker of its folder (``FOLDER_MARKERS``), so that `
 """
 
 import fcntl
+import inspect
 import itertools
 import os
 import pathlib
@@ -66,7 +67,6 @@ VERB_MARKERS = {
 
 
 def _verb_markers(item):
-    import inspect
     text = str(item.path) + ' ' + item.name
     try:
         text += ' ' + inspect.getsource(item.function)

@@ -387,10 +387,10 @@ def read_diagnosis(client, workload, history_items=None, now=None):
 
     if history_items is None and w is not None and w.revision_needs_history:
         history_items = read(w.history_kind + 's', w.history_path(namespace), label_selector=w.selector)
-    revision = revision_of(workload, history_items)
+    revision = w.rolled_out_revision(history_items) if w is not None else None
 
     pods = []
-    selector = pod_label_selector(workload, revision)
+    selector = w.revision_pod_selector(revision) if w is not None else None
     if selector:
         pods = read('pods', PODS_PATH % ns, label_selector=selector) or []
     elif revision is None and w is not None and w.history_kind and (

@@ -14,6 +14,7 @@ import threading
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, KubeError
+from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import observed
 
 # Reasons reported next to kubectl's message; stable strings for playbooks to test.
 COMPLETE = 'Complete'
@@ -92,11 +93,6 @@ def _daemon_counts(_spec, status):
             'ready': _num(status.get('numberReady')), 'available': _num(status.get('numberAvailable'))}
 
 
-def _observed(obj):
-    from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import observed
-    return observed(obj)
-
-
 @_counted(_replica_counts)
 def deployment_status(obj):
     """kubectl's DeploymentStatusViewer, plus: a paused Deployment that is not done fails at once
@@ -104,7 +100,7 @@ def deployment_status(obj):
     name = obj['metadata']['name']
     spec = obj.get('spec') or {}
     status = obj.get('status') or {}
-    if not _observed(obj):
+    if not observed(obj):
         return _waiting('Waiting for deployment spec update to be observed...', SPEC_NOT_OBSERVED)
     for cond in status.get('conditions') or []:
         if cond.get('type') == 'Progressing' and cond.get('reason') == DEADLINE_EXCEEDED:
@@ -148,7 +144,7 @@ def daemonset_status(obj):
     status = obj.get('status') or {}
     if _strategy(obj).get('type', 'RollingUpdate') != 'RollingUpdate':
         return _unsupported_strategy()
-    if not _observed(obj):
+    if not observed(obj):
         return _waiting('Waiting for daemon set spec update to be observed...', SPEC_NOT_OBSERVED)
     desired = _num(status.get('desiredNumberScheduled'))
     updated = _num(status.get('updatedNumberScheduled'))
@@ -171,7 +167,7 @@ def statefulset_status(obj):
     strategy = _strategy(obj)
     if strategy.get('type', 'RollingUpdate') != 'RollingUpdate':
         return _unsupported_strategy()
-    if not _num(status.get('observedGeneration')) or not _observed(obj):
+    if not _num(status.get('observedGeneration')) or not observed(obj):
         return _waiting('Waiting for statefulset spec update to be observed...', SPEC_NOT_OBSERVED)
     replicas = spec.get('replicas')
     ready = _num(status.get('readyReplicas'))
@@ -195,7 +191,7 @@ def statefulset_status(obj):
 
 def observed_status(obj):
     """Done once the controller has observed the latest spec (e.g. a pause took effect)."""
-    if _observed(obj):
+    if observed(obj):
         return RolloutStatus(True, 'spec update observed (generation %s)' % obj['metadata'].get('generation'),
                              OBSERVED)
     return _waiting('Waiting for spec update to be observed...', SPEC_NOT_OBSERVED)
