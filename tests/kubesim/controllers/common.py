@@ -1,10 +1,12 @@
 """Helpers the controllers share: owner references, claiming, pod state, hashes, int-or-percent."""
 
 import copy
+import functools
 import json
 import math
 import random
 
+from .. import spew
 from ..errors import ApiError
 from ..fieldmanager import CONTROLLER_MANAGER, recorder
 from ..selectors import matches_labels
@@ -86,13 +88,18 @@ def controller_revision_hash(data, collision_count=0):
     return safe_encode(str(fnv32(raw)))
 
 
-def compute_hash(value, collision_count=None):
-    """A pod template's hash in the shape controller.ComputeHash gives it (controller_utils.go):
-    FNV-1a, 32 bits, then, when the status has a collision count (0 included, a pointer in Go),
-    8 bytes holding it as a little-endian uint32 and 4 zero bytes; the decimal of the sum,
-    safe-encoded (at most 10 characters of "4-9bcdf"). The hashed bytes are kubesim's canonical
-    JSON of the template, not Go's printing of its value, so the hash itself is kubesim's own."""
-    data = canonical_json(value).encode()
+def compute_hash(template, collision_count=None):
+    """A pod template's hash as controller.ComputeHash computes it (controller_utils.go): FNV-1a,
+    32 bits, over the template's Go value as `dump.ForHash` prints it (spew.py), then, when the
+    status has a collision count (0 included, a pointer in Go), 8 bytes holding it as a
+    little-endian uint32 and 4 zero bytes; the decimal of the sum, safe-encoded (at most 10
+    characters of "4-9bcdf")."""
+    return _template_hash(canonical_json(template or {}), collision_count)
+
+
+@functools.lru_cache(maxsize=4096)
+def _template_hash(template_json, collision_count):
+    data = spew.pod_template(json.loads(template_json)).encode()
     if collision_count is not None:
         data += (int(collision_count) & 0xFFFFFFFF).to_bytes(4, 'little') + bytes(4)
     return safe_encode(str(fnv32a(data)))
