@@ -36,7 +36,8 @@ def test_the_vectors_cover_what_the_printer_must_get_right():
     assert any('Dec:(*inf.Dec){unscaled:(big.Int)' in text for text in texts)
     assert any('s:(string)100m' in text for text in texts)
     inlined = 'EphemeralContainerCommon:(v1.EphemeralContainerCommon){Name:(string)dbg'
-    empty = 'EmptyDir:(*v1.EmptyDirVolumeSource){Medium:(v1.StorageMedium) SizeLimit:(*resource.Quantity)<nil> '
+    empty = ('EmptyDir:(*v1.EmptyDirVolumeSource){Medium:(v1.StorageMedium) '
+             'SizeLimit:(*resource.Quantity)<nil> ')
     assert any(inlined in text for text in texts)
     assert any(empty in text for text in texts)
     counts = {case['collisionCount'] for case in VECTORS}
