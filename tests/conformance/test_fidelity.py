@@ -108,6 +108,46 @@ def test_statefulset_revision_names_hash_the_raw_data(kube):
         assert cr['metadata']['name'] == f'db-{digest}'
 
 
+def test_pod_template_hashes_are_the_controllers(kube):
+    # The pod-template-hash of a Deployment's ReplicaSet and the hash in a DaemonSet's revision
+    # name are controller.ComputeHash of the template the API server stored, printed as its Go
+    # value (tests/kubesim/spew.py; tests/unit/kubesim/test_spew.py checks it against hashes Go
+    # computed). The Go structs are those of one minor version: another prints other fields.
+    from tests.kubesim.controllers.common import compute_hash
+    from tests.kubesim.discovery import KUBERNETES_MINOR
+
+    server = json.loads(kube('version', '-o', 'json').stdout)['serverVersion']
+    if int(server['minor'].rstrip('+')) != KUBERNETES_MINOR:
+        pytest.skip(f'the Go types printed are those of 1.{KUBERNETES_MINOR}, '
+                    f'the server is {server["gitVersion"]}')
+    kube('create', 'deployment', 'web', '--image=nginx:1.25', '--replicas=1')
+    kube.status('deploy/web')
+    kube('set', 'resources', 'deploy/web', '--limits=cpu=0.5,memory=1.5Gi', '--requests=cpu=1n')
+    kube.status('deploy/web')
+    deploy = kube.json('deploy/web')
+    pod_hash = compute_hash(deploy['spec']['template'], deploy['status'].get('collisionCount'))
+    current = [rs for rs in kube.items('rs', '-l', 'app=web')
+               if rs['metadata']['annotations']['deployment.kubernetes.io/revision'] == '2']
+    assert [rs['metadata']['name'] for rs in current] == [f'web-{pod_hash}']
+    assert current[0]['metadata']['labels']['pod-template-hash'] == pod_hash
+    # the hash Go computes for the template `kubectl create deployment web --image=nginx:1.25`
+    # leaves, then `set resources` (both in tests/unit/kubesim/template_hashes.json)
+    first = [rs for rs in kube.items('rs', '-l', 'app=web') if rs['metadata']['name'] != f'web-{pod_hash}']
+    assert [rs['metadata']['name'] for rs in first] == ['web-7bfb4bc78d']
+
+    agent = workload('DaemonSet', 'agent', 'fluentd:1.0')
+    agent['spec']['template']['spec']['volumes'] = [{'name': 'logs', 'hostPath': {'path': '/var/log'}},
+                                                    {'name': 'scratch'}]
+    kube.apply(agent)
+    kube.status('ds/agent')
+    ds = kube.json('ds/agent')
+    rev_hash = compute_hash(ds['spec']['template'], ds['status'].get('collisionCount'))
+    [revision] = kube.items('controllerrevisions', '-l', 'app=agent')
+    assert revision['metadata']['name'] == f'agent-{rev_hash}'
+    assert {p['metadata']['labels']['controller-revision-hash']
+            for p in kube.items('pods', '-l', 'app=agent')} == {rev_hash}
+
+
 def test_daemonset_pods_carry_node_affinity_and_tolerations(kube):
     kube.apply(workload('DaemonSet', 'agent', 'fluentd:1.0'))
     kube.status('ds/agent')

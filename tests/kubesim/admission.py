@@ -100,9 +100,25 @@ def _default_probe(probe):
     probe.setdefault('periodSeconds', 10)
     probe.setdefault('successThreshold', 1)
     probe.setdefault('failureThreshold', 3)
-    if isinstance(probe.get('httpGet'), dict):
-        probe['httpGet'].setdefault('path', '/')
-        probe['httpGet'].setdefault('scheme', 'HTTP')
+    _default_http_get(probe.get('httpGet'))
+
+
+def _default_http_get(action):
+    if isinstance(action, dict):
+        action.setdefault('path', '/')
+        action.setdefault('scheme', 'HTTP')
+
+
+def _default_field_ref(holder):
+    field_ref = holder.get('fieldRef') if isinstance(holder, dict) else None
+    if isinstance(field_ref, dict):
+        field_ref.setdefault('apiVersion', 'v1')
+
+
+def _default_downward_api(source):
+    items = source.get('items') if isinstance(source, dict) else None
+    for item in items if isinstance(items, list) else []:
+        _default_field_ref(item)
 
 
 def default_container(container):
@@ -117,11 +133,15 @@ def default_container(container):
         if isinstance(port, dict):
             port.setdefault('protocol', 'TCP')
     for env in container.get('env') or []:
-        field_ref = ((env or {}).get('valueFrom') or {}).get('fieldRef') if isinstance(env, dict) else None
-        if isinstance(field_ref, dict):
-            field_ref.setdefault('apiVersion', 'v1')
+        if isinstance(env, dict):
+            _default_field_ref(env.get('valueFrom'))
     for key in ('livenessProbe', 'readinessProbe', 'startupProbe'):
         _default_probe(container.get(key))
+    lifecycle = container.get('lifecycle')
+    for key in ('postStart', 'preStop'):
+        handler = lifecycle.get(key) if isinstance(lifecycle, dict) else None
+        if isinstance(handler, dict):
+            _default_http_get(handler.get('httpGet'))
 
 
 def default_pod_spec(spec):
@@ -134,15 +154,46 @@ def default_pod_spec(spec):
     spec.setdefault('schedulerName', 'default-scheduler')
     if spec.get('serviceAccountName') and not spec.get('serviceAccount'):
         spec['serviceAccount'] = spec['serviceAccountName']
-    for key in ('initContainers', 'containers'):
+    for key in ('initContainers', 'containers', 'ephemeralContainers'):
         for container in spec.get(key) or []:
             default_container(container)
     for volume in spec.get('volumes') or []:
-        if not isinstance(volume, dict):
+        if isinstance(volume, dict):
+            default_volume(volume)
+
+
+# Volume sources the API server fills in (pkg/apis/core/v1/defaults.go: SetDefaults_Volume and the
+# SetDefaults_<Source> functions): field -> value, set when absent.
+_VOLUME_SOURCE_DEFAULTS = {
+    'configMap': {'defaultMode': 420}, 'secret': {'defaultMode': 420}, 'downwardAPI': {'defaultMode': 420},
+    'projected': {'defaultMode': 420}, 'hostPath': {'type': ''}, 'iscsi': {'iscsiInterface': 'default'},
+    'azureDisk': {'cachingMode': 'ReadWrite', 'kind': 'Shared', 'fsType': 'ext4', 'readOnly': False},
+    'scaleIO': {'storageMode': 'ThinProvisioned', 'fsType': 'xfs'},
+}
+
+
+def default_volume(volume):
+    """A pod volume as the API server stores it: no source at all means an emptyDir; each source's
+    defaults; the field references of downward API items; projected tokens valid for an hour; an
+    ephemeral volume's claim template a Filesystem volume."""
+    if not any(value is not None for key, value in volume.items() if key != 'name'):
+        volume['emptyDir'] = {}
+    for source, defaults in _VOLUME_SOURCE_DEFAULTS.items():
+        if isinstance(volume.get(source), dict):
+            for key, value in defaults.items():
+                volume[source].setdefault(key, value)
+    _default_downward_api(volume.get('downwardAPI'))
+    projected = volume.get('projected')
+    for item in (projected.get('sources') or []) if isinstance(projected, dict) else []:
+        if not isinstance(item, dict):
             continue
-        for source in ('configMap', 'secret'):
-            if isinstance(volume.get(source), dict):
-                volume[source].setdefault('defaultMode', 420)
+        _default_downward_api(item.get('downwardAPI'))
+        if isinstance(item.get('serviceAccountToken'), dict):
+            item['serviceAccountToken'].setdefault('expirationSeconds', 3600)
+    ephemeral = volume.get('ephemeral')
+    claim = ephemeral.get('volumeClaimTemplate') if isinstance(ephemeral, dict) else None
+    if isinstance(claim, dict) and isinstance(claim.get('spec'), dict):
+        claim['spec'].setdefault('volumeMode', 'Filesystem')
 
 
 def default_template(obj):

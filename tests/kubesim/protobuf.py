@@ -129,6 +129,8 @@ def _scalar(typ, wire, value):
         return value.decode()
     if typ == 'bytes':
         return base64.b64encode(value).decode()
+    if typ in ('Time', 'MicroTime') and not value:
+        return None  # Time.Unmarshal: an empty message is the zero time (a zero time is sent empty)
     parts = {number: v for number, _w, v in pw.fields(value)}
     if typ in ('Time', 'MicroTime'):
         return _time_text(pw.signed(parts.get(1, 0)), parts.get(2, 0), typ == 'MicroTime')
