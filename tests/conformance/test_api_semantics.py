@@ -78,6 +78,16 @@ def test_a_status_sent_on_create_is_dropped(kube, kind, expected):
     assert created['status'] == expected
 
 
+def test_quantities_come_back_in_canonical_form(kube):
+    deploy = workload('Deployment', 'web', 'nginx:1.25', replicas=1)
+    deploy['spec']['template']['spec']['containers'][0]['resources'] = {
+        'limits': {'cpu': '0.5', 'memory': '1.5Gi'}, 'requests': {'cpu': '1n', 'memory': '2000'}}
+    kube.apply(deploy)
+    resources = kube.json('deploy/web')['spec']['template']['spec']['containers'][0]['resources']
+    assert resources == {'limits': {'cpu': '500m', 'memory': '1536Mi'},
+                         'requests': {'cpu': '1m', 'memory': '2k'}}
+
+
 def test_a_new_pod_is_pending_with_its_qos_class(kube):
     def pod(name, resources, status=None):
         body = {'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': name},

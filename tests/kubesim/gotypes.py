@@ -20,8 +20,8 @@ converter, which the API server uses for strategic merge patches (`FromUnstructu
 that does not fit wraps around as a Go conversion does, a whole float converts, a fraction for an
 integer is `cannot convert float64 to int32`.
 
-Quantities are kept as given (a number becomes its string); the API server would also print them
-in canonical form ("0.5" as "500m"), which kubesim does not.
+Quantities are printed as the API server prints them (`Quantity.String()` of what it parsed: "0.5"
+as "500m"), those of a ResourceList first rounded up to milli units, as its defaulting does.
 """
 
 import base64
@@ -31,7 +31,7 @@ import functools
 import re
 
 from .gotypes_table import TYPES
-from .quantity import parse_quantity
+from .quantity import go_parse_quantity, go_quantity_string, go_round_up
 
 # (API group, version, kind) -> the Go type of the top-level object.
 _PACKAGES = {'': 'core', 'apps': 'apps', 'autoscaling': 'autoscaling', 'coordination.k8s.io': 'coordination'}
@@ -237,7 +237,9 @@ def _decoder(typ):
             return [_none(inner(v, ctx, path + (i,), struct)) for i, v in enumerate(value)]
         return slice_
     if typ.startswith('map['):
-        inner = _decoder(typ[4:-1])
+        # every map of quantities in these APIs is a core/v1 ResourceList
+        inner = functools.partial(_quantity, 'Quantity', milli=True) if typ == 'map[Quantity]' else \
+            _decoder(typ[4:-1])
 
         def map_(value, ctx, path, struct):
             if value is None:
@@ -308,18 +310,21 @@ def _time(typ, value, ctx, path, struct):
     return _parse_time(value, typ == 'MicroTime')
 
 
-def _quantity(typ, value, ctx, path, struct):
+def _quantity(typ, value, ctx, path, struct, milli=False):
+    """A quantity as the API server stores and prints it: parsed as resource.ParseQuantity does,
+    rounded up to milli units in a ResourceList (`SetDefaults_ResourceList`, every write), and
+    written back as `Quantity.String()` ("0.5" is "500m", "1.5Gi" "1536Mi", "100m" stays)."""
     if value is None:
         return '0'
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         _fail(ctx, value, typ, struct, path)
-    if isinstance(value, str):
-        try:
-            parse_quantity(value)
-        except ValueError as err:
-            raise DecodeError(str(err)) from None
-        return value
-    return _number_text(value)
+    try:
+        quantity = go_parse_quantity(value if isinstance(value, str) else _number_text(value))
+    except ValueError as err:
+        raise DecodeError(str(err)) from None
+    if milli:
+        quantity = go_round_up(quantity, -3)
+    return go_quantity_string(quantity)
 
 
 def _int_or_string(typ, value, ctx, path, struct):

@@ -191,7 +191,7 @@ def go_parse_quantity(text):
             shifted = num + denom
             number = int(shifted)
             if number > INT64_MAX:
-                raise ValueError('quantities must be numbers')
+                raise ValueError("unable to parse quantity's numeric value")
             result = number * mantissa
             if result <= INT64_MAX:
                 result = result if positive else -result
@@ -206,7 +206,7 @@ def go_parse_quantity(text):
     digits = value.lstrip('+-')
     whole, _, fraction = digits.partition('.')
     if not (whole + fraction).isdigit():
-        raise ValueError('quantities must be numbers')
+        raise ValueError("unable to parse quantity's numeric value")
     unscaled = int(whole + fraction) * (-1 if value.startswith('-') else 1)
     dec_scale = len(fraction)
     if base == 10:

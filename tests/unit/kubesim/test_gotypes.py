@@ -36,6 +36,21 @@ def test_times_are_printed_in_utc_seconds_and_unset_ones_as_null():
     assert condition['lastTransitionTime'] == '2024-01-01T08:00:00Z' and condition['lastProbeTime'] is None
 
 
+def test_quantities_are_stored_as_the_api_server_prints_them():
+    out, _ = gotypes.decode('apps.v1.Deployment', {'spec': {'template': {'spec': {
+        'containers': [{'name': 'a', 'resources': {'limits': {'cpu': '0.5', 'memory': '1.5Gi'},
+                                                   'requests': {'cpu': '1n', 'memory': 1}}}],
+        'volumes': [{'name': 'v', 'emptyDir': {'sizeLimit': '1n'}}]}}}})
+    spec = out['spec']['template']['spec']
+    # a ResourceList is rounded up to milli units; other quantities are not; both print canonically
+    assert spec['containers'][0]['resources'] == {'limits': {'cpu': '500m', 'memory': '1536Mi'},
+                                                  'requests': {'cpu': '1m', 'memory': '1'}}
+    assert spec['volumes'][0]['emptyDir']['sizeLimit'] == '1n'
+    # a text already in canonical form (or kept as Go keeps it) is unchanged
+    out, _ = gotypes.decode('core.v1.ResourceQuota', {'spec': {'hard': {'cpu': '100m', 'pods': '+10'}}})
+    assert out['spec']['hard'] == {'cpu': '100m', 'pods': '+10'}
+
+
 @pytest.mark.parametrize('body, message', [
     ({'spec': {'replicas': 2 ** 31}}, 'json: cannot unmarshal number 2147483648 into Go struct field '
                                       'DeploymentSpec.spec.replicas of type int32'),
