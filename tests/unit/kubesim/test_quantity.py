@@ -22,7 +22,7 @@ def test_sums_keep_units():
     assert str(parse_quantity('128Mi') + parse_quantity('128Mi')) == '256Mi'
 
 
-@pytest.mark.parametrize('bad', ['lots', '1x', '', 'Mi'])
+@pytest.mark.parametrize('bad', ['lots', '1x', '', '1.2.3', '1Mib'])
 def test_rejects_non_quantities(bad):
     with pytest.raises(ValueError, match='quantities must match'):
         parse_quantity(bad)
@@ -43,3 +43,8 @@ def test_unschedulable_message_sorts_reasons_and_adds_the_preemption_verdict():
     assert message == ("0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
                        '2 Insufficient cpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful '
                        'for scheduling, 2 No preemption victims found for incoming pod.')
+
+
+def test_a_suffix_alone_is_zero_as_parse_quantity_reads_it():
+    # resource.ParseQuantity takes the missing number for 0 ("Mi" is 0, its text "0")
+    assert parse_quantity('Mi').value == 0 and str(parse_quantity('Mi')) == '0'
