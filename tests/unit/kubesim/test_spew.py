@@ -9,13 +9,15 @@ import pytest
 
 from tests.kubesim import spew
 from tests.kubesim.controllers.common import compute_hash
+from tests.kubesim.controllers.statefulset import StatefulSetController
 from tests.kubesim.gotypes_table import TYPES
 from tests.kubesim.quantity import go_parse_quantity, go_quantity_string, go_round_up
 from tests.kubesim.spew_table import NAMED, STRUCTS
 
 pytestmark = pytest.mark.unit
 
-VECTORS = json.loads((pathlib.Path(__file__).parent / 'template_hashes.json').read_text())['cases']
+FACTS = json.loads((pathlib.Path(__file__).parent / 'template_hashes.json').read_text())
+VECTORS = FACTS['cases']
 
 
 @pytest.mark.parametrize('index', range(len(VECTORS)))
@@ -27,6 +29,12 @@ def test_hash_is_the_controllers(index):
 @pytest.mark.parametrize('case', [c for c in VECTORS if 'printed' in c], ids=lambda c: c['hash'])
 def test_printed_text_is_go_spews(case):
     assert spew.pod_template(case['template']) == case['printed']
+
+
+@pytest.mark.parametrize('case', FACTS['statefulset_revisions'], ids=lambda c: c['name'])
+def test_statefulset_revision_names_are_the_controllers(case):
+    revision = StatefulSetController.build_revision(case['statefulset'], 1, case['collisionCount'])
+    assert revision['metadata']['name'] == case['name']
 
 
 def test_the_vectors_cover_what_the_printer_must_get_right():
