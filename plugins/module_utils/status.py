@@ -31,9 +31,6 @@ TIMEOUT = 'Timeout'
 DELETED = 'Deleted'
 OBSERVED = 'Observed'
 
-# Seconds every wait may take unless told otherwise (kubectl's 5m): the modules' and roles' default,
-# documented from here (tests/unit/test_defaults.py checks every documented default against it).
-DEFAULT_TIMEOUT = 300
 # Server-side timeout of one watch request; the waiter re-watches until its own deadline.
 WATCH_CHUNK_SECONDS = 290
 
