@@ -33,8 +33,6 @@ except ImportError:  # pragma: no cover - Python 2 is not supported, this keeps 
     from urllib import urlencode  # noqa: F401
     from urlparse import urlsplit, urlunsplit  # noqa: F401
 
-
-
 # Outcomes of one measurement of one check.
 PASSED = 'passed'
 FAILED = 'failed'
