@@ -33,45 +33,6 @@ except ImportError:  # pragma: no cover - Python 2 is not supported, this keeps 
     from urllib import urlencode  # noqa: F401
     from urlparse import urlsplit, urlunsplit  # noqa: F401
 
-
-# The TLS and credential options of an endpoint, as for the API server's connection.
-_ENDPOINT_OPTIONS = {
-    'url': {'type': 'str', 'required': True},
-    'bearer_token': {'type': 'str', 'no_log': True},
-    'headers': {'type': 'dict', 'no_log': True},
-    'ca_cert': {'type': 'path'},
-    'client_cert': {'type': 'path'},
-    'client_key': {'type': 'path'},
-    'insecure': {'type': 'bool', 'default': False},
-    'timeout': {'type': 'float', 'default': 5},
-}
-
-PROMETHEUS_OPTIONS = dict(_ENDPOINT_OPTIONS, query={'type': 'str', 'required': True})
-
-HTTP_OPTIONS = dict(
-    _ENDPOINT_OPTIONS,
-    method={'type': 'str', 'default': 'GET'},
-    status={'type': 'list', 'elements': 'int', 'default': [200]},
-    body_regex={'type': 'str'},
-)
-
-CHECK_OPTIONS = {
-    'name': {'type': 'str', 'required': True},
-    'prometheus': {'type': 'dict', 'options': PROMETHEUS_OPTIONS},
-    'http': {'type': 'dict', 'options': HTTP_OPTIONS},
-    'max': {'type': 'float'},
-    'min': {'type': 'float'},
-}
-
-ANALYSIS_OPTIONS = {
-    'interval': {'type': 'float', 'default': 5},
-    'failure_limit': {'type': 'int', 'default': 0},
-    'inconclusive': {'type': 'str', 'choices': ['fail', 'pass'], 'default': 'fail'},
-    'checks': {'type': 'list', 'elements': 'dict', 'required': True, 'options': CHECK_OPTIONS},
-}
-
-ANALYSIS_ARG_SPEC = {'analysis': {'type': 'dict', 'options': ANALYSIS_OPTIONS}}
-
 # Outcomes of one measurement of one check.
 PASSED = 'passed'
 FAILED = 'failed'

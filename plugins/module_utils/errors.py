@@ -80,13 +80,13 @@ class ApiError(KubeError):
 # The names of environment variables that hold credentials (AWS_SECRET_ACCESS_KEY, VAULT_TOKEN,
 # DB_PASSWORD, ...): their values are secrets. Other values (a region, a namespace, a cluster
 # name) are settings, which may equal any field of a result.
-_SECRET_NAME = re.compile(r'(?i)(secret|token|passw|pwd|credential|private|api_?key|access_?key|auth'
-                          r'|_key$|^key$)')
+_SECRET_NAME = r'(?i)(secret|token|passw|pwd|credential|private|api_?key|access_?key|auth|_key$|^key$)'
 
 
 def secret_name(name):
     """Whether a setting called ``name`` (an exec plugin's env variable) holds a credential."""
-    return bool(_SECRET_NAME.search(str(name or '')))
+    # Compiled on first use (the re module keeps it): only exec plugins' settings are asked about.
+    return bool(re.search(_SECRET_NAME, str(name or '')))
 
 
 def secret_forms(value):

@@ -13,7 +13,7 @@ __metaclass__ = type
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError
-from ansible_collections.kubeops.rollout.plugins.module_utils.status import DEFAULT_TIMEOUT
+from ansible_collections.kubeops.rollout.plugins.module_utils.wait_options import DEFAULT_TIMEOUT
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
     POD_REVISION_LABEL,
     observed,

@@ -39,8 +39,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.errors import Kube
 from ansible_collections.kubeops.rollout.plugins.module_utils.status import RolloutStatus
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import pod_ready
 
-DEFAULT_FAIL_FAST_SECONDS = 30
-
 # Reasons a wait reports (beside status.py's kubectl reasons).
 STUCK = 'RolloutStuck'
 SOAK_NOT_READY = 'SoakPodNotReady'
@@ -64,57 +62,8 @@ NEXT_STEPS = {
 }
 BLOCKING = frozenset(NEXT_STEPS)
 
-# Early stop looks at the pods every `fail_fast_seconds / 3` seconds, within these bounds (a watch
-# request lasts whole seconds).
-MIN_PROBE_SECONDS = 1
-MAX_PROBE_SECONDS = 5
 # Seconds between two looks at the pods during a soak.
 SOAK_POLL_SECONDS = 1.0
-
-GATE_ARG_SPEC = {
-    'fail_fast_seconds': {'type': 'int', 'default': DEFAULT_FAIL_FAST_SECONDS},
-    'soak_seconds': {'type': 'int', 'default': 0},
-    'max_restarts': {'type': 'int', 'default': 0},
-}
-
-
-class GateOptions:
-    """``fail_fast_seconds`` (0: no early stop), ``soak_seconds``, ``max_restarts``, ``analysis`` (an
-    analysis gate object, or None)."""
-
-    def __init__(
-        self, fail_fast_seconds=DEFAULT_FAIL_FAST_SECONDS, soak_seconds=0, max_restarts=0, analysis=None
-    ):
-        self.fail_fast_seconds = fail_fast_seconds or 0
-        self.soak_seconds = soak_seconds or 0
-        self.max_restarts = max_restarts or 0
-        self.analysis = analysis
-
-    @classmethod
-    def from_params(cls, params, analysis=None):
-        return cls(
-            params.get('fail_fast_seconds', DEFAULT_FAIL_FAST_SECONDS),
-            params.get('soak_seconds'),
-            params.get('max_restarts'),
-            analysis,
-        )
-
-    @property
-    def probe_interval(self):
-        return min(MAX_PROBE_SECONDS, max(MIN_PROBE_SECONDS, self.fail_fast_seconds / 3.0))
-
-    @property
-    def soaks(self):
-        return self.soak_seconds > 0 or self.analysis is not None
-
-
-def check_gate_params(params):
-    """A message for a gate option out of range, else None."""
-    for name in ('fail_fast_seconds', 'soak_seconds', 'max_restarts'):
-        value = params.get(name)
-        if value is not None and value < 0:
-            return '%s must be 0 or more (got %s)' % (name, value)
-    return None
 
 
 # ---- early stop ------------------------------------------------------------------------------
@@ -347,10 +296,8 @@ def soak_error(err, obj):
 
 
 __all__ = [
-    'GateOptions',
     'EarlyStop',
     'Soak',
-    'GATE_ARG_SPEC',
     'BLOCKING',
     'STUCK',
     'SOAK_NOT_READY',

@@ -34,16 +34,20 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (
     redact,
     secret_forms,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.health import GATE_ARG_SPEC, check_gate_params
 from ansible_collections.kubeops.rollout.plugins.module_utils.patches import UnknownContainer
 from ansible_collections.kubeops.rollout.plugins.module_utils.revisions import RevisionNotFound
-from ansible_collections.kubeops.rollout.plugins.module_utils.status import DEFAULT_TIMEOUT
 from ansible_collections.kubeops.rollout.plugins.module_utils.validation import (
     INT32_MAX,
     INT64_MAX,
     MAX_SECONDS,
     label_problem,
     subdomain_problem,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.wait_options import (
+    DEFAULT_TIMEOUT,
+    GATE_ARG_SPEC,
+    GateOptions,
+    check_gate_params,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
     ROLLOUT_KINDS,
@@ -186,8 +190,12 @@ class KubeModule:
     the connection, the client and the namespace, resolved once, with the same messages for every
     module."""
 
-    def __init__(self, argument_spec, runtime=None, connection=True, **kwargs):
+    def __init__(self, argument_spec, runtime=None, connection=True, analysis=None, **kwargs):
         # connection=False: a module that sends no request to Kubernetes takes no connection options.
+        # analysis: given by the modules that take the ``analysis`` option, a function that returns
+        # module_utils/analysis.py; it is imported only for a task with checks (and only the payloads
+        # of those modules hold it and what it imports).
+        self._load_analysis = analysis
         spec = dict(CONNECTION_ARG_SPEC) if connection else {}
         spec.update(argument_spec)
         self.module = (runtime or AnsibleRuntime)(argument_spec=spec, supports_check_mode=True, **kwargs)
@@ -269,8 +277,7 @@ class KubeModule:
         self.module.fail_json(msg=msg, **extra)
 
     def gate_options(self):
-        """The early stop, soak and analysis options of this task's waits (health.GateOptions)."""
-        from ansible_collections.kubeops.rollout.plugins.module_utils.health import GateOptions
+        """The early stop, soak and analysis options of this task's waits (wait_options.GateOptions)."""
         return GateOptions.from_params(self.params, self.analysis_gate())
 
     def analysis_gate(self):
@@ -280,7 +287,9 @@ class KubeModule:
             return None
         if self._analysis is not None:
             return self._analysis
-        from ansible_collections.kubeops.rollout.plugins.module_utils import analysis
+        if self._load_analysis is None:
+            raise ValueError('this module takes no analysis option')
+        analysis = self._load_analysis()
         try:
             gate = analysis.AnalysisGate(options)
         except analysis.AnalysisError as e:
@@ -650,7 +659,7 @@ class RolloutModule(KubeModule):
         jobs = []
         last = [o.obj for o in outcomes]  # the newest object each wait saw, to diagnose a failure from
         # Imported only to wait: most tasks never do.
-        from ansible_collections.kubeops.rollout.plugins.module_utils import health, status as status_mod
+        from ansible_collections.kubeops.rollout.plugins.module_utils import status as status_mod
         options = self.gate_options()
         probes = []
         for i, o in enumerate(outcomes):
@@ -661,10 +670,14 @@ class RolloutModule(KubeModule):
             if terminating and o.workload.counts_terminating:
                 predicate = status_mod.until_terminated(predicate)
             jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, _seen(predicate, last, i)))
-            # A custom wait (a pause being observed) has no pods to look at.
-            early = health.EarlyStop(self.client, options.fail_fast_seconds)
-            probes.append(_kind_probe(early, o.workload.kind)
-                          if options.fail_fast_seconds and not wait_predicate else None)
+            # A custom wait (a pause being observed) has no pods to look at, and a workload the object
+            # read already shows done (or failed) is never looked at again.
+            probe = None
+            if options.fail_fast_seconds and not wait_predicate and not status_mod.settled(o.obj, predicate):
+                # A rollout under way: its pods may be looked at.
+                from ansible_collections.kubeops.rollout.plugins.module_utils.health import EarlyStop
+                probe = _kind_probe(EarlyStop(self.client, options.fail_fast_seconds), o.workload.kind)
+            probes.append(probe)
         results = status_mod.wait_all(self.client, jobs, self.params['wait_timeout'], progress=self._progress,
                                       probes=probes, probe_interval=options.probe_interval)
         if options.soaks and not wait_predicate:

@@ -38,6 +38,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.validation import 
     label_problem,
     subdomain_problem,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.wait_options import DEFAULT_TIMEOUT, GateOptions
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import UnknownKind, rollout_kind
 
 # Outcomes, one per workload.
@@ -121,7 +122,7 @@ class Target:
 
 class ReleaseOptions:
     def __init__(
-        self, atomic=True, timeout=status_mod.DEFAULT_TIMEOUT, rollback_timeout=None, gates=None,
+        self, atomic=True, timeout=DEFAULT_TIMEOUT, rollback_timeout=None, gates=None,
         check_mode=False, rollback=True, canary=None, canary_ordinals=1,
     ):
         self.canary = canary  # None, or the phase of a canary (canary.py)
@@ -130,7 +131,7 @@ class ReleaseOptions:
         self.rollback = rollback
         self.timeout = timeout
         self.rollback_timeout = rollback_timeout or timeout
-        self.gates = gates or health.GateOptions()
+        self.gates = gates or GateOptions()
         self.check_mode = check_mode
 
 

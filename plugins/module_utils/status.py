@@ -31,9 +31,6 @@ TIMEOUT = 'Timeout'
 DELETED = 'Deleted'
 OBSERVED = 'Observed'
 
-# Seconds every wait may take unless told otherwise (kubectl's 5m): the modules' and roles' default,
-# documented from here (tests/unit/test_defaults.py checks every documented default against it).
-DEFAULT_TIMEOUT = 300
 # Server-side timeout of one watch request; the waiter re-watches until its own deadline.
 WATCH_CHUNK_SECONDS = 290
 
@@ -341,8 +338,20 @@ def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monoto
                 return result
 
 
+def settled(obj, predicate):
+    """Whether ``predicate`` already judges ``obj`` done or failed: ``wait_for`` then answers at once,
+    without a request. A predicate that raises is not settled (the wait reports its error)."""
+    try:
+        result = predicate(obj)
+    except Exception:
+        return False
+    return bool(result.done or result.failed)
+
+
 def wait_all(client, jobs, timeout, progress=None, probes=None, probe_interval=None, stopped=None):
-    """Wait for several workloads at once (threads): total time is the slowest one's.
+    """Wait for several workloads at once (threads): total time is the slowest one's. A workload
+    already done (or failed) in the object given is answered in the calling thread, so a task
+    over many settled workloads starts no thread.
 
     ``jobs``: list of (collection_path, obj, predicate). Returns a list of RolloutStatus or KubeError
     (an error in one wait does not stop the others), in the same order. ``progress``: as for
@@ -370,7 +379,12 @@ def wait_all(client, jobs, timeout, progress=None, probes=None, probe_interval=N
         except Exception as e:  # keep one broken wait from killing the others silently
             results[i] = KubeError('waiting for %s failed: %s' % (obj['metadata']['name'], e))
 
-    threads = [threading.Thread(target=run, args=(i,) + tuple(job)) for i, job in enumerate(jobs)]
+    threads = []
+    for i, job in enumerate(jobs):
+        if settled(job[1], job[2]):  # answered by the object already read: no request, no thread
+            run(i, *job)
+        else:
+            threads.append(threading.Thread(target=run, args=(i,) + tuple(job)))
     for t in threads:
         t.daemon = True
         t.start()

@@ -17,11 +17,10 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import config_digest, patches, revisions, times
+from ansible_collections.kubeops.rollout.plugins.module_utils import patches, revisions, times
 from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote, retry_on_conflict
-from ansible_collections.kubeops.rollout.plugins.module_utils.status import DEFAULT_TIMEOUT
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError
-from ansible_collections.kubeops.rollout.plugins.module_utils.forced_rollback import replace_stuck
+from ansible_collections.kubeops.rollout.plugins.module_utils.wait_options import DEFAULT_TIMEOUT
 from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import NotSupported, Refused
 
 ROLLBACK_SUCCESS = 'rolled back'
@@ -288,18 +287,21 @@ def restarted_since(workload, last, since_text):
 
 # ---- restart on configuration change ---------------------------------------------------------
 
-_CONFIG_PATHS = {config_digest.CONFIG_MAP: 'configmaps', config_digest.SECRET: 'secrets'}
+# config_digest is imported by the functions below only: a task that restarts on configuration
+# change is the one that needs it.
 
 
 def read_configs(client, namespace, refs, cache=None):
     """{``Kind/name``: object} for the referenced objects that exist (one GET each; ``cache``, a dict
     shared by the calls of one task, reads an object used by several workloads once)."""
+    from ansible_collections.kubeops.rollout.plugins.module_utils import config_digest
+    collections = {config_digest.CONFIG_MAP: 'configmaps', config_digest.SECRET: 'secrets'}
     cache = {} if cache is None else cache
     out = {}
     for ref in refs:
         key = (namespace, ref.key)
         if key not in cache:
-            path = '/api/v1/namespaces/%s/%s/%s' % (path_quote(namespace), _CONFIG_PATHS[ref.kind],
+            path = '/api/v1/namespaces/%s/%s/%s' % (path_quote(namespace), collections[ref.kind],
                                                     path_quote(ref.name))
             try:
                 cache[key] = client.get(path)
@@ -314,6 +316,7 @@ def read_configs(client, namespace, refs, cache=None):
 
 def config_references(client, workload, config_maps=(), secrets=(), from_template=False, cache=None):
     """(refs, objects) for a workload; a missing required object is refused (nothing written)."""
+    from ansible_collections.kubeops.rollout.plugins.module_utils import config_digest
     refs = config_digest.references(workload.template if from_template else None, config_maps, secrets)
     objects = read_configs(client, workload.namespace, refs, cache)
     missing = config_digest.missing_required(refs, objects)
@@ -335,6 +338,7 @@ def config_restart(client, workload, config_maps=(), secrets=(), from_template=F
     ``first_run``: when nothing is recorded yet, ``restart`` (restart, recording the digest) or
     ``record`` (record the digest on the workload's own annotations, restarting nothing: for pods
     known to run the current configuration already)."""
+    from ansible_collections.kubeops.rollout.plugins.module_utils import config_digest
     decided = {}  # the first decision's fields (its stamp) and diff side
 
     def attempt(workload, conflicted):
@@ -378,6 +382,7 @@ def config_restart(client, workload, config_maps=(), secrets=(), from_template=F
 
 def _record_digest(client, workload, annotation, fields, check_mode):
     """The first run with ``first_run=record``: the digest on the workload, no restart."""
+    from ansible_collections.kubeops.rollout.plugins.module_utils import config_digest
     fields['recorded_only'] = True
     after_annotations = config_digest.recorded_annotations(workload.annotations, annotation)
     warnings = []
@@ -544,6 +549,8 @@ def undo(client, workload, to_revision=0, check_mode=False, replace_stuck_pods=F
 
     outcome = _decide_and_write(client, workload, attempt)
     if replace_stuck_pods and outcome.workload.replaces_stuck_pods:
+        # Imported for the StatefulSets a task asks it of only.
+        from ansible_collections.kubeops.rollout.plugins.module_utils.forced_rollback import replace_stuck
         outcome = replace_stuck(client, outcome, target_of['revision'].name, check_mode, timeout)
     return outcome
 

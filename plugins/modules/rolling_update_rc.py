@@ -400,7 +400,7 @@ diagnosis:
 
 import traceback  # noqa: E402
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.status import DEFAULT_TIMEOUT  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.wait_options import DEFAULT_TIMEOUT  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (  # noqa: E402
     ApiError,
     KubeError,

@@ -132,7 +132,8 @@ msg:
   sample: 'analysis passed: 2 checks, 13 measurements each'
 """
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.analysis import ANALYSIS_OPTIONS  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils import analysis  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.wait_options import ANALYSIS_OPTIONS  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import KubeModule  # noqa: E402
 
 ARGUMENT_SPEC = {
@@ -142,7 +143,7 @@ ARGUMENT_SPEC = {
 
 
 def main(runtime=None):
-    module = KubeModule(ARGUMENT_SPEC, runtime, connection=False)
+    module = KubeModule(ARGUMENT_SPEC, runtime, connection=False, analysis=lambda: analysis)
     if module.params['duration'] > 86400:
         module.fail('duration must be at most 86400 seconds (got %s)' % module.params['duration'])
     gate = module.analysis_gate()

@@ -354,14 +354,16 @@ diff:
 import signal  # noqa: E402
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import release  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.status import DEFAULT_TIMEOUT  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConnectionFailure, KubeError  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.module import (  # noqa: E402
     KubeModule,
     describe_error,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.health import GATE_ARG_SPEC  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.analysis import ANALYSIS_ARG_SPEC  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.wait_options import (  # noqa: E402
+    ANALYSIS_ARG_SPEC,
+    DEFAULT_TIMEOUT,
+    GATE_ARG_SPEC,
+)
 
 WORKLOAD_OPTIONS = {
     'kind': {'type': 'str', 'required': True},
@@ -391,8 +393,14 @@ def _interrupt(_signum, _frame):
     raise KeyboardInterrupt()
 
 
+def _analysis():
+    # Imported for a release with analysis checks only; named here, so this module's payload holds it.
+    from ansible_collections.kubeops.rollout.plugins.module_utils import analysis
+    return analysis
+
+
 def main(runtime=None):
-    module = KubeModule(ARGUMENT_SPEC, runtime)
+    module = KubeModule(ARGUMENT_SPEC, runtime, analysis=_analysis)
     params = module.params
     for name in ('timeout', 'rollback_timeout'):
         if params.get(name) is not None and params[name] <= 0:

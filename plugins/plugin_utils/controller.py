@@ -36,6 +36,11 @@ FORCE_MODULE_VAR = 'kubeops_rollout_module_path'
 FORCE_MODULE_ENV = 'KUBEOPS_ROLLOUT_MODULE_PATH'
 # Progress lines need -v: at the default verbosity the output is the module path's, line for line.
 PROGRESS_VERBOSITY = 1
+# The module_utils a module imports only when a task needs them (a wait, a restart on configuration
+# change, a forced rollback, an auth-provider entry), so that a module process loads no more than its
+# task uses. On the controller they are imported with the module's own code instead (see
+# ModuleAction), once, rather than compiled again in every task's worker that needs them.
+ON_DEMAND_MODULE_UTILS = ('status', 'health', 'config_digest', 'forced_rollback', 'connection.auth_providers')
 
 display = Display()
 
@@ -162,6 +167,8 @@ class ModuleAction(ActionBase):
         if cls.module:
             cls._code = importlib.import_module('ansible_collections.%s.plugins.modules.%s'
                                                 % (COLLECTION, cls.module))
+            for name in ON_DEMAND_MODULE_UTILS:
+                importlib.import_module('ansible_collections.%s.plugins.module_utils.%s' % (COLLECTION, name))
 
     def run(self, tmp=None, task_vars=None):
         task_vars = task_vars or {}

@@ -1,19 +1,24 @@
 """The two ways a task runs, the module on the controller (the action plugins) and the module
 process (AnsiballZ): the same results and the same API requests, and what decides the path."""
 
+import base64
+import io
 import json
 import os
+import pathlib
 import re
 import signal
 import subprocess
 import sys
 import time
+import zipfile
 
 import pytest
 
 import yaml
 
 from .conftest import BIN, CALLBACKS, ROOT, Kube, read_log, run_playbook, task, workload
+from .metrics import MetricsServer
 from .rc import _children, rc_manifest
 from .test_rolling_update_rc import FAST, setup
 
@@ -190,6 +195,55 @@ def test_forced_module_path_async_and_progress(kubesim_factory, tmp_path):
     progress = re.findall(r'<localhost> (Waiting for deployment "web" rollout to finish: .*)', out)
     assert progress and len(progress) == len(set(progress)), out[-3000:]
     assert '<localhost> deployment "web" successfully rolled out' in out
+
+
+def _payload(path):
+    """The file names in the module payload of a kept AnsiballZ file."""
+    text = pathlib.Path(path).read_text()
+    data = re.search(r"^zip_data='([^']*)'", text, re.M).group(1)
+    return set(zipfile.ZipFile(io.BytesIO(base64.b64decode(data))).namelist())
+
+
+def test_module_payloads_hold_what_each_module_imports(kubesim_factory, tmp_path):
+    """Ansible ships a module with every module_util its code names (lazy imports too). The
+    analysis checks (and ansible's urls, which they open endpoints with) go only with the modules
+    that take the ``analysis`` option, and those run them from the payload on the module path."""
+    sim = kubesim_factory(ready_delay=0.05)
+    kube = Kube(sim.kubeconfig)
+    kube.create(workload('Deployment', 'web'))
+    kube.rolled_out('Deployment', 'web')
+    keep = tmp_path / 'remote'
+    endpoint = MetricsServer()
+    try:
+        smoke = {'interval': 1, 'checks': [{'name': 'smoke', 'http': {'url': endpoint.url + '/healthz',
+                                                                         'body_regex': '^ok$'}}]}
+        D = {'kind': 'Deployment', 'name': 'web'}
+        tasks = [
+            task('history', 'rollout_history', **D),
+            task('pause', 'rollout_pause', **D, check_mode=True),
+            task('status', 'rollout_status', **D, soak_seconds=1, analysis=smoke),
+            task('analysis', 'rollout_analysis', analysis=smoke, duration=0),
+        ]
+        res = run_playbook(sim.kubeconfig, tasks, workdir=tmp_path, extra_env=dict(
+            MODULE_PATH, ANSIBLE_KEEP_REMOTE_FILES='1', ANSIBLE_REMOTE_TMP=str(keep)))
+    finally:
+        endpoint.stop()
+    assert res.ok('history')['workloads'][0]['name'] == 'web'
+    assert res.ok('pause')['changed'] is True
+    measured = res.ok('status')['analysis']['checks'][0]
+    assert measured['name'] == 'smoke' and measured['measurements'], measured
+    assert res.ok('analysis')['analysis']['checks'][0]['measurements']
+    utils = 'ansible_collections/kubeops/rollout/plugins/module_utils/'
+    analysis = {utils + 'analysis.py', 'ansible/module_utils/urls.py'}
+    payloads = {}
+    for path in keep.glob('*/AnsiballZ_*.py'):
+        payloads[path.name[len('AnsiballZ_'):-len('.py')]] = _payload(path)
+    assert sorted(payloads) == ['rollout_analysis', 'rollout_history', 'rollout_pause', 'rollout_status']
+    for module in ('rollout_history', 'rollout_pause'):
+        assert utils + 'module.py' in payloads[module]
+        assert not analysis & payloads[module], (module, sorted(analysis & payloads[module]))
+    for module in ('rollout_status', 'rollout_analysis'):
+        assert analysis <= payloads[module], (module, sorted(analysis - payloads[module]))
 
 
 @pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM], ids=['ctrl-c', 'awx-cancel'])

@@ -146,3 +146,31 @@ def test_a_refusal_for_one_target_changes_none(kubesim_factory, play):
     for title in ('image', 'restart', 'undo'):
         assert res[title]['changed'] is False and res[title]['workloads'] == []
     assert {n: kube.get('Deployment', n)['spec'] for n in 'abc'} == before
+
+
+def test_status_over_several_watches_only_the_workloads_still_rolling_out(kubesim_factory, play, tmp_path):
+    # One LIST reads them all; the complete ones are answered from it, and only the one whose
+    # rollout is under way gets a WATCH (by its name), on both paths alike.
+    log = tmp_path / 'requests.log'
+    sim = kubesim_factory(ready_delay=3.0, request_log=log)
+    kube = Kube(sim.kubeconfig)
+    for name in ('a', 'b', 'c'):
+        kube.create(workload('Deployment', name, labels={'tier': 'mix'}))
+    for name in ('a', 'b', 'c'):
+        kube.rolled_out('Deployment', name)
+    mix = {'kind': 'Deployment', 'label_selectors': ['tier=mix']}
+    for path, env in (('controller', {}), ('module', {'KUBEOPS_ROLLOUT_MODULE_PATH': '1'})):
+        image = 'nginx:%s' % path
+        res = play(sim, [
+            task('image b', 'rollout_image', kind='Deployment', name='b', images={'app': image}),
+            # No early-stop look at b's pods while it rolls out: only the status requests remain.
+            task('status', 'rollout_status', **mix, wait_timeout=60, fail_fast_seconds=0),
+        ], extra_env=dict(env, KUBEOPS_REQUEST_LOG=str(log)))
+        status = res.ok('status')
+        assert names(status) == ['a', 'b', 'c'] and all(w['done'] for w in status['workloads']), path
+        sent = [(e['method'], e['query']) for e in status['_requests']]
+        assert sent[0][0] == 'GET' and 'labelSelector=tier%3Dmix' in sent[0][1], (path, sent)
+        watches = [q for method, q in sent[1:] if 'watch=' in q]
+        assert watches and all('metadata.name%3Db' in q for q in watches), (path, sent)
+        assert len(watches) == len(sent) - 1, (path, sent)  # nothing but the LIST and b's watch
+        assert kube.get('Deployment', 'b')['spec']['template']['spec']['containers'][0]['image'] == image

@@ -169,16 +169,17 @@ class Store:
 
     def list(self, resource, namespace=None, label_selector=None, field_selector=None):
         """Objects of a resource, sorted by namespace and name (as the API server lists them)."""
-        out = []
-        for (res, ns, _name), obj in sorted(self.objects.items()):
-            if res != resource or (namespace and ns != namespace):
+        chosen = []
+        for key, obj in self.objects.items():
+            if key[0] != resource or (namespace and key[1] != namespace):
                 continue
             if not matches_labels(label_selector, obj['metadata'].get('labels') or {}):
                 continue
             if not matches_fields(field_selector, obj):
                 continue
-            out.append(_copy(obj))
-        return out
+            chosen.append((key, obj))
+        chosen.sort(key=lambda item: item[0])
+        return [_copy(obj) for _key, obj in chosen]
 
     # ---- writes --------------------------------------------------------------------------
     def _next_rv(self):
@@ -615,8 +616,9 @@ class Store:
         return w
 
     def _emit(self, typ, resource, obj, old=None):
-        self.history.append((int(obj['metadata']['resourceVersion']), resource, typ,
-                             _copy(obj), _copy(old)))
+        # Stored objects are never changed in place (every write stores a new one), so the history
+        # keeps them as they are; a replay copies what it hands out.
+        self.history.append((int(obj['metadata']['resourceVersion']), resource, typ, obj, old))
         if len(self.history) > EVENT_HISTORY:
             del self.history[: len(self.history) - EVENT_HISTORY]
         for w in list(self.watches):

@@ -1,4 +1,4 @@
-"""Defaults defined once: the wait timeout is ``status.DEFAULT_TIMEOUT``; every place that documents or
+"""Defaults defined once: the wait timeout is ``wait_options.DEFAULT_TIMEOUT``; every place that documents or
 restates it (the modules' DOCUMENTATION and doc fragments, the roles' argument specs and defaults,
 the playbooks' survey defaults) must say the same number."""
 
@@ -8,7 +8,7 @@ import re
 
 import yaml
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.status import DEFAULT_TIMEOUT
+from ansible_collections.kubeops.rollout.plugins.module_utils.wait_options import DEFAULT_TIMEOUT
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 # Options that are the wait timeout (other timeouts - a request's, an exec plugin's - are not).

@@ -17,11 +17,7 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.connection import (
-    auth_providers,
-    certificates,
-    tokens,
-)
+from ansible_collections.kubeops.rollout.plugins.module_utils.connection import certificates, tokens
 from ansible_collections.kubeops.rollout.plugins.module_utils.connection.settings import Connection
 from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConfigError
 
@@ -232,6 +228,8 @@ def load_kubeconfig(source, context=None, env=None):
 
     static = any(user.get(field) for field in _STATIC_AUTH_FIELDS)
     if user.get('auth-provider') and not static:
+        # Imported only for an auth-provider entry (most kubeconfigs have none).
+        from ansible_collections.kubeops.rollout.plugins.module_utils.connection import auth_providers
         auth_providers.load(conn, config, name, ctx.get('user'))
     elif user.get('exec') and not static:
         # Imported only for an exec plugin (most kubeconfigs have none).

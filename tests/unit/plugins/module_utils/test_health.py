@@ -1,6 +1,7 @@
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import health
+from ansible_collections.kubeops.rollout.plugins.module_utils.wait_options import GateOptions
 
 pytestmark = pytest.mark.unit
 
@@ -52,19 +53,6 @@ def test_a_cause_that_goes_away_starts_again_and_waiting_causes_never_stop_the_w
         assert early({}) is None, t
 
 
-def test_probe_interval_is_a_third_of_fail_fast_within_bounds():
-    assert health.GateOptions(fail_fast_seconds=30).probe_interval == 5
-    assert health.GateOptions(fail_fast_seconds=6).probe_interval == 2
-    assert health.GateOptions(fail_fast_seconds=1).probe_interval == 1
-    assert not health.GateOptions(soak_seconds=0).soaks
-    assert health.GateOptions(soak_seconds=3).soaks
-
-
-def test_negative_gate_options_are_refused():
-    assert health.check_gate_params({'soak_seconds': -1}) == 'soak_seconds must be 0 or more (got -1)'
-    assert health.check_gate_params({'fail_fast_seconds': 0, 'max_restarts': 2}) is None
-
-
 class Pods:
     """A client answering the soak's reads from a list of pod lists, one per look."""
 
@@ -110,7 +98,7 @@ def soak(looks, fresh=True, max_restarts=0, seconds=2, template=None):
     def sleep(s):
         clock.now += s
 
-    options = health.GateOptions(soak_seconds=seconds, max_restarts=max_restarts)
+    options = GateOptions(soak_seconds=seconds, max_restarts=max_restarts)
     target = {'kind': 'StatefulSet', 'metadata': {'name': 'db', 'namespace': 'default'}}
     return health.Soak(Pods(looks, template), options, clock=clock, sleep=sleep).run([(target, fresh)])
 

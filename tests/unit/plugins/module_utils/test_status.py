@@ -209,6 +209,54 @@ def test_wait_all_runs_concurrently_and_keeps_order():
     assert [r.done for r in results] == [True, True, True]
 
 
+def test_wait_all_answers_settled_workloads_in_the_calling_thread_and_waits_for_the_rest():
+    import threading
+
+    threads = []
+
+    class RecordingClient(FakeWatchClient):
+        def watch(self, path, **kw):
+            threads.append(threading.current_thread())
+            return super(RecordingClient, self).watch(path, **kw)
+
+    complete = {'updatedReplicas': 3, 'replicas': 3, 'availableReplicas': 3}
+    deadline = [_deadline('2026-01-01T00:00:00Z')]
+
+    def broken(obj):
+        raise ValueError('no status')
+
+    jobs = [('/p', with_rv(dep(**complete), '1'), status.deployment_status),
+            ('/p', with_rv(dep(updatedReplicas=1), '2'), status.deployment_status),
+            ('/p', with_rv(dep(conditions=deadline), '3'), status.deployment_status),
+            ('/p', with_rv(dep(**complete), '4'), broken)]
+    client = RecordingClient([[('MODIFIED', with_rv(dep(**complete), '5'))]])
+    seen = []
+    results = status.wait_all(client, jobs, timeout=10,
+                              progress=lambda obj, res: seen.append((obj['metadata']['resourceVersion'],
+                                                                     threading.current_thread())))
+    assert results[0].done and results[1].done
+    assert results[2].failed and results[2].reason == status.DEADLINE_EXCEEDED
+    assert 'no status' in str(results[3])
+    # One watch, for the one workload not yet done, from a thread of its own; the settled ones were
+    # judged (and reported) in the calling thread without a request.
+    assert [c[1] for c in client.calls] == ['2']
+    assert threads and threads[0] is not threading.current_thread()
+    main = threading.current_thread()
+    assert ('1', main) in seen and ('3', main) in seen
+    assert all(t is not main for rv, t in seen if rv in ('2', '5'))
+
+
+def test_settled_says_whether_the_object_already_answers_the_wait():
+    assert status.settled(dep(updatedReplicas=3, replicas=3, availableReplicas=3), status.deployment_status)
+    assert status.settled(dep(conditions=[_deadline('2026-01-01T00:00:00Z')]), status.deployment_status)
+    assert not status.settled(dep(updatedReplicas=1), status.deployment_status)
+
+    def broken(obj):
+        raise KeyError('status')
+
+    assert not status.settled(dep(), broken)
+
+
 def _deadline(updated_at):
     return {'type': 'Progressing', 'status': 'False', 'reason': 'ProgressDeadlineExceeded',
             'lastUpdateTime': updated_at, 'lastTransitionTime': updated_at,

@@ -7,6 +7,7 @@ inherited by every worker, instead of being compiled again in each task.
 
 import importlib
 import os
+import subprocess
 import sys
 
 import pytest
@@ -30,3 +31,19 @@ def test_plugin_class_imports_its_module(name):
     plugin = importlib.import_module(action)
     assert plugin.ActionModule._code is sys.modules[module]
     assert callable(plugin.ActionModule._code.main)
+
+
+@pytest.mark.parametrize('name', PLUGINS)
+def test_plugin_class_imports_the_module_utils_a_task_loads_on_demand(name):
+    # A module process imports these only when its task needs them; on the controller they come
+    # with the plugin's class, so no worker compiles them again. A fresh interpreter, as
+    # ansible-playbook's main process is when it first loads the plugin.
+    from ansible_collections.kubeops.rollout.plugins.plugin_utils.controller import ON_DEMAND_MODULE_UTILS
+    wanted = [f'{PREFIX}.module_utils.{m}' for m in ON_DEMAND_MODULE_UTILS]
+    code = ('import importlib, sys\n'
+            f'before = [m for m in {wanted!r} if m in sys.modules]\n'
+            f'importlib.import_module({PREFIX + ".action." + name!r})\n'
+            f'print(before, [m for m in {wanted!r} if m not in sys.modules])\n')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)))
+    assert out.stdout.strip() == '[] []', out.stdout + out.stderr
