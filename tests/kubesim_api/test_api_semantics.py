@@ -60,6 +60,29 @@ def test_a_new_statefulset_reads_back_through_the_typed_client(kubesim):
     assert apps.read_namespaced_stateful_set('db', 'default').status.replicas == 0
 
 
+def test_a_deployment_from_the_typed_client_gets_the_controllers_pod_template_hash(kubesim):
+    # The same template `kubectl create deployment web --image=nginx:1.25` sends, as JSON from the
+    # Python client: the ReplicaSet is named with the hash Go computes for the stored template
+    # (tests/unit/kubesim/template_hashes.json), and `0.5` CPU is stored as `500m`.
+    import kubernetes
+    from kubernetes import client
+
+    apps = client.AppsV1Api(kubernetes.config.new_client_from_config(str(kubesim.kubeconfig)))
+    labels = {'app': 'web'}
+    template = client.V1PodTemplateSpec(metadata=client.V1ObjectMeta(labels=labels), spec=client.V1PodSpec(
+        containers=[client.V1Container(name='nginx', image='nginx:1.25')]))
+    apps.create_namespaced_deployment('default', client.V1Deployment(
+        metadata=client.V1ObjectMeta(name='web'), spec=client.V1DeploymentSpec(
+            replicas=1, selector=client.V1LabelSelector(match_labels=labels), template=template)))
+    names = wait_for(lambda: [rs.metadata.name for rs in apps.list_namespaced_replica_set(
+        'default', label_selector='app=web').items], 'the first ReplicaSet')
+    assert names == ['web-7bfb4bc78d']
+    limits = {'name': 'nginx', 'resources': {'limits': {'cpu': '0.5'}}}
+    patched = apps.patch_namespaced_deployment(
+        'web', 'default', {'spec': {'template': {'spec': {'containers': [limits]}}}})
+    assert patched.spec.template.spec.containers[0].resources.limits == {'cpu': '500m'}
+
+
 @pytest.mark.kubesim_options(tls=True, token='s3cret')
 def test_the_root_ca_configmap_carries_the_servers_ca_and_pods_mount_it(kubesim, core):
     from kubernetes import client
