@@ -1,7 +1,8 @@
 """How the controllers print a pod template before hashing it: the Go struct of every type a
-`core/v1.PodTemplateSpec` holds, as `reflect` reports it for k8s.io/api and k8s.io/apimachinery at
-the commits gotypes_table.py describes (Kubernetes 1.37), so that spew.py can print a template as
-go-spew does.
+`core/v1.PodTemplateSpec` holds, as `reflect` reports it for k8s.io/api at 10b39a39b and
+k8s.io/apimachinery at eed236ce (Kubernetes 1.37, the sources of gotypes_table.py too), so that
+spew.py can print a template as go-spew does. A field added to one of these structs in another
+version changes every hash: the table belongs to the version kubesim presents.
 
 `STRUCTS` maps a Go type, named as Go prints it (`v1.PodSpec`, `resource.Quantity`), to its fields in
 declaration order: `(Go field name, Go type)` when the JSON name is the Go name with its first
