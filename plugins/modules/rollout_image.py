@@ -105,16 +105,8 @@ EXAMPLES = r'''
     change_cause: release 2.4.1
     wait: true
 
-- name: Canary - update only the highest ordinal of a 3-replica StatefulSet, and wait for it
-  kubeops.rollout.rollout_image:
-    kind: StatefulSet
-    name: db
-    images:
-      db: registry.example.com/db:16.4
-    partition: 2
-    wait: true
-
-- name: Canary on a StatefulSet numbered from spec.ordinals.start 3 (pods db-3, db-4, db-5) - updates db-5
+# The partition counts from spec.ordinals.start: with start 3 (pods db-3, db-4, db-5) this updates db-5.
+- name: Canary - update only the highest ordinal of a 3-replica StatefulSet (db-2), and wait for it
   kubeops.rollout.rollout_image:
     kind: StatefulSet
     name: db

@@ -319,7 +319,7 @@ def _quantity(typ, value, ctx, path, struct, milli=False):
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         _fail(ctx, value, typ, struct, path)
     try:
-        quantity = go_parse_quantity(value if isinstance(value, str) else _number_text(value))
+        quantity = go_parse_quantity(value)
     except ValueError as err:
         raise DecodeError(str(err)) from None
     if milli:

@@ -46,10 +46,10 @@ def format_quantity(value, binary=False):
 # already canonical; and the `Format` (DecimalSI, BinarySI, DecimalExponent). The controllers hash
 # this value field by field, so its exact shape is a fact kubesim must reproduce.
 INT64_MAX = 2 ** 63 - 1
-_GO_BINARY = {'Ki': 10, 'Mi': 20, 'Gi': 30, 'Ti': 40, 'Pi': 50, 'Ei': 60}
-_GO_DECIMAL = {'n': -9, 'u': -6, 'm': -3, '': 0, 'k': 3, 'M': 6, 'G': 9, 'T': 12, 'P': 15, 'E': 18}
-_GO_DECIMAL_SUFFIX = {exp: suffix for suffix, exp in _GO_DECIMAL.items()}
-_GO_BINARY_SUFFIX = {exp: suffix for suffix, exp in _GO_BINARY.items()}
+_BINARY = {'Ki': 10, 'Mi': 20, 'Gi': 30, 'Ti': 40, 'Pi': 50, 'Ei': 60}
+_DECIMAL = {'n': -9, 'u': -6, 'm': -3, '': 0, 'k': 3, 'M': 6, 'G': 9, 'T': 12, 'P': 15, 'E': 18}
+_DECIMAL_SUFFIX = {exp: suffix for suffix, exp in _DECIMAL.items()}
+_BINARY_SUFFIX = {exp: suffix for suffix, exp in _BINARY.items()}
 _NANO = -9
 _MAX_INT64_DIGITS = 18
 
@@ -116,10 +116,10 @@ def _split_quantity(text):
 
 def _interpret_suffix(suffix):
     """(base, exponent, format) of a suffix; ValueError for an unknown one."""
-    if suffix in _GO_DECIMAL:
-        return 10, _GO_DECIMAL[suffix], 'DecimalSI'
-    if suffix in _GO_BINARY:
-        return 2, _GO_BINARY[suffix], 'BinarySI'
+    if suffix in _DECIMAL:
+        return 10, _DECIMAL[suffix], 'DecimalSI'
+    if suffix in _BINARY:
+        return 2, _BINARY[suffix], 'BinarySI'
     if len(suffix) > 1 and suffix[0] in 'eE':
         try:
             exponent = int(suffix[1:], 10)
@@ -244,10 +244,10 @@ def go_quantity_string(quantity):
         while abs(number) >= 1024 and number % 1024 == 0:
             number //= 1024
             times += 1
-        return f'{number}{_GO_BINARY_SUFFIX.get(times * 10, "")}'
+        return f'{number}{_BINARY_SUFFIX.get(times * 10, "")}'
     mantissa, exponent = _decimal_parts(value)
     if fmt == 'DecimalSI':
-        return f'{mantissa}{_GO_DECIMAL_SUFFIX.get(exponent, "")}'
+        return f'{mantissa}{_DECIMAL_SUFFIX.get(exponent, "")}'
     return f'{mantissa}e{exponent}' if exponent else str(mantissa)
 
 

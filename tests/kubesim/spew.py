@@ -24,6 +24,7 @@ controller's time zone; kubesim prints it as UTC without a location).
 """
 
 import datetime
+import functools
 
 from .quantity import go_parse_quantity, go_quantity_string, go_round_up
 from .spew_table import NAMED, STRUCTS
@@ -99,24 +100,30 @@ def _fields_v1(value):
     return _Go(Raw=list(go_json(value)))
 
 
-_CONVERT = {'v1.Time': _time, 'intstr.IntOrString': _int_or_string,
+_CONVERT = {'resource.Quantity': _quantity, 'v1.Time': _time, 'intstr.IntOrString': _int_or_string,
             'v1.FieldsV1': _fields_v1}
 
 
-def _write(out, type_name, value, show_type, milli=False):
+@functools.lru_cache(maxsize=None)
+def fields(type_name):
+    """The fields of a Go struct of spew_table.STRUCTS as `(Go name, Go type, JSON name)`, the JSON
+    name spelled out where the table leaves it implied (the Go name with its first letter lowered)."""
+    return tuple((facts[0], facts[1], facts[2] if len(facts) > 2 else facts[0][0].lower() + facts[0][1:])
+                 for facts in STRUCTS[type_name])
+
+
+def _write(out, type_name, value, show_type):
     if type_name.startswith('*'):
         target = type_name[1:]
         if value is None:
             out.append(f'({type_name})<nil>' if show_type else '<nil>')
             return
         out.append(f'({type_name})' if show_type else '<*>')
-        _write(out, target, value, False, milli)
+        _write(out, target, value, False)
         return
     if show_type:
         out.append(f'({type_name})')
-    if type_name == 'resource.Quantity' and not isinstance(value, _Go):
-        value = _quantity(value, milli)
-    elif type_name in _CONVERT and not isinstance(value, _Go):
+    if type_name in _CONVERT and not isinstance(value, _Go):
         value = _CONVERT[type_name](value)
     if type_name in STRUCTS:
         _write_struct(out, type_name, value)
@@ -143,7 +150,10 @@ def _write(out, type_name, value, show_type, milli=False):
                 out.append(' ')
             _write(out, key_type, key, False)
             out.append(':')
-            _write(out, value_type, value[key], False, milli=type_name == 'v1.ResourceList')
+            item = value[key]
+            if type_name == 'v1.ResourceList':  # rounded up to milli units by the API server's defaulting
+                item = _quantity(item, milli=True)
+            _write(out, value_type, item, False)
         out.append(']')
     elif kind == 'string':
         out.append('' if value is None else str(value))
@@ -158,9 +168,7 @@ def _write(out, type_name, value, show_type, milli=False):
 def _write_struct(out, type_name, value):
     value = value if isinstance(value, dict) else {}
     out.append('{')
-    for index, field_facts in enumerate(STRUCTS[type_name]):
-        go_name, field_type = field_facts[:2]
-        json_name = field_facts[2] if len(field_facts) > 2 else go_name[0].lower() + go_name[1:]
+    for index, (go_name, field_type, json_name) in enumerate(fields(type_name)):
         if index:
             out.append(' ')
         out.append(go_name)
