@@ -28,9 +28,34 @@ BEGIN = re.compile(r'^(?P<indent> *)# shared: (?P<name>[a-z_]+)$')
 
 
 def blocks():
-    """{name: text} from the source: each block's text at indentation 0, ending with a newline."""
+    """{name: text} from the source: each block's text at indentation 0, ending with a newline.
+
+    A block may hold another between its own "# shared:"/"# end:" lines (left empty in the
+    source); it is written out there, so the text each module holds is whole."""
     data = yaml.safe_load(SOURCE.read_text())
-    return {name: text if text.endswith('\n') else text + '\n' for name, text in data.items()}
+    raw = {name: text if text.endswith('\n') else text + '\n' for name, text in data.items()}
+    out = {}
+
+    def expand(name, seen):
+        if name in seen:
+            raise ValueError('shared block %r includes itself' % name)
+        if name not in out:
+            inner = {other: expand(other, seen + (name,)) for other in _included(raw[name], raw)}
+            out[name] = synced(raw[name], inner)[0] if inner else raw[name]
+        return out[name]
+
+    for name in raw:
+        expand(name, ())
+    return out
+
+
+def _included(text, known):
+    """The names of the blocks ``text`` includes, in order."""
+    names = [m.group('name') for m in map(BEGIN.match, text.splitlines()) if m]
+    for name in names:
+        if name not in known:
+            raise ValueError('unknown shared block %r (not in %s)' % (name, SOURCE.name))
+    return names
 
 
 def _indented(text, indent):
@@ -58,7 +83,7 @@ def synced(source, shared):
             raise ValueError('shared block %r has no end line %r' % (name, end.strip()))
         out.append(_indented(shared[name], indent))
         out.append(end)
-        used.append(name)
+        used += [name] + _included(shared[name], shared)
         i = stop + 1
     return ''.join(out), used
 

@@ -58,22 +58,13 @@ options:
       - Unset (default) leaves the partition as it is.
       - At most 2147483647 (the API server keeps it as an int32).
     type: int
-  read_revisions:
-    description:
-      - Also list the ControllerRevisions of a StatefulSet or DaemonSet to return C(revision_before) and
-        C(revision_after) - one request more than C(kubectl) sends (a GET and a PATCH). Without it,
-        those two are null for StatefulSets and DaemonSets, which record no revision number on the
-        workload itself.
-      - A Deployment always returns them, from its C(deployment.kubernetes.io/revision) annotation
-        (from its ReplicaSets until the controller has observed its spec).
-    type: bool
-    default: false
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
   - kubeops.rollout.attributes
   - kubeops.rollout.connection
   - kubeops.rollout.gates
+  - kubeops.rollout.revisions
   - kubeops.rollout.target
   - kubeops.rollout.wait
 attributes:

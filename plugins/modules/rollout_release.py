@@ -205,6 +205,7 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+# shared: analysis
 analysis:
   description:
     - What the I(analysis) checks measured (the last 10 measurements of each check); with no credentials.
@@ -254,6 +255,7 @@ analysis:
              at: 1795000000.0}
           - {outcome: failed, value: 2.5, message: 'check "error-rate": value 2.5 is out of bounds (max 0.5)',
              at: 1795000005.0}
+# end: analysis
 workloads:
   description: One entry per workload, in the order given.
   returned: always

@@ -24,7 +24,8 @@ description:
     same patch as C(restartedAt); a workload whose recorded digest equals the current one is left
     alone (C(changed=false)), the others are restarted, reporting which objects changed.
     The first such run on a workload restarts it, since no digest is recorded yet, unless
-    I(first_run=record).
+    I(first_run=record). Tied to configuration, an entry returns no C(revision_before) or
+    C(revision_after), and I(read_revisions) is ignored.
   - "What a digest covers: a ConfigMap's C(data) and C(binaryData); a Secret's C(data) (as the API
     returns it) and C(type); keys and values, serialized as JSON with sorted keys. Labels, annotations
     and other metadata are not covered."
@@ -94,23 +95,13 @@ options:
       - Any other text fails the task before any request. Cannot be combined with I(config_maps),
         I(secrets) or I(config_from_template).
     type: str
-  read_revisions:
-    description:
-      - Also list the ControllerRevisions of a StatefulSet or DaemonSet to return C(revision_before) and
-        C(revision_after) - one request more than C(kubectl) sends (a GET and a PATCH). Without it,
-        those two are null for StatefulSets and DaemonSets, which record no revision number on the
-        workload itself.
-      - A Deployment always returns them, from its C(deployment.kubernetes.io/revision) annotation
-        (from its ReplicaSets until the controller has observed its spec).
-      - A restart tied to configuration returns neither, and ignores this option.
-    type: bool
-    default: false
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
   - kubeops.rollout.attributes
   - kubeops.rollout.connection
   - kubeops.rollout.gates
+  - kubeops.rollout.revisions
   - kubeops.rollout.target
   - kubeops.rollout.workloads
   - kubeops.rollout.wait

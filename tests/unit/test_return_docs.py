@@ -44,3 +44,17 @@ def test_every_return_block_parses():
     for path in return_docs.modules():
         doc = yaml.safe_load(_return_of(path))
         assert isinstance(doc, dict) and doc, path.name
+
+
+def test_a_block_inside_a_block_is_written_out_and_counted():
+    shared = return_docs.blocks()
+    # The source leaves the inner region empty; every copy holds it whole.
+    assert '    passed:\n      description: Whether every check' in shared['analysis']
+    path = return_docs.MODULES / 'rollout_release.py'
+    text = path.read_text()
+    edited = text.replace('description: Whether every check stayed', 'description: Whether all stayed', 1)
+    assert edited != text
+    rewritten, used = return_docs.synced(edited, shared)
+    assert rewritten == text
+    assert used[:2] == ['analysis', 'analysis_measurements']
+    assert 'rollout_release' in return_docs.usage()['analysis_measurements']
