@@ -28,8 +28,7 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.vars import merge_hash
 from ansible.utils.display import Display
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.module import option_secrets
-from ansible_collections.kubeops.rollout.plugins.plugin_utils import ansible_compat
+from ansible_collections.kubeops.rollout.plugins.plugin_utils import ansible_compat, bytecode
 
 COLLECTION = 'kubeops.rollout'
 FORCE_MODULE_VAR = 'kubeops_rollout_module_path'
@@ -95,6 +94,8 @@ class ControllerRuntime:
         self.params.update(validation.params)
         self.no_log_values.update(validation.no_log_values)
         # As the module path's runtime: secrets inside option values are hidden from the start.
+        # Imported with the module's code (ModuleAction), through the bytecode cache.
+        from ansible_collections.kubeops.rollout.plugins.module_utils.module import option_secrets
         self.no_log_values.update(option_secrets(self.params))
         for d in validation.deprecations:
             self.deprecate(d['msg'], version=d.get('version'), date=d.get('date'),
@@ -163,12 +164,16 @@ class ModuleAction(ActionBase):
         # BYPASS_HOST_LOOP from it), so every worker inherits the module and its module_utils
         # already compiled: the collection loader keeps no bytecode, and compiling them again in
         # each worker was the largest share of a controller-path task.
+        # They load through Python's bytecode cache (bytecode.py); the collection loader would
+        # compile them from source at every run.
         super(ModuleAction, cls).__init_subclass__(**kwargs)
         if cls.module:
-            cls._code = importlib.import_module('ansible_collections.%s.plugins.modules.%s'
-                                                % (COLLECTION, cls.module))
-            for name in ON_DEMAND_MODULE_UTILS:
-                importlib.import_module('ansible_collections.%s.plugins.module_utils.%s' % (COLLECTION, name))
+            with bytecode.cached():
+                cls._code = importlib.import_module('ansible_collections.%s.plugins.modules.%s'
+                                                    % (COLLECTION, cls.module))
+                for name in ON_DEMAND_MODULE_UTILS:
+                    importlib.import_module('ansible_collections.%s.plugins.module_utils.%s'
+                                            % (COLLECTION, name))
 
     def run(self, tmp=None, task_vars=None):
         task_vars = task_vars or {}

@@ -7,6 +7,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -167,6 +168,41 @@ def test_task_environment_gives_the_connection(kubesim_factory, play, tmp_path):
         res = run_playbook(None, tasks, workdir=workdir,
                            extra_env=dict(env, K8S_AUTH_KUBECONFIG=str(tmp_path / 'missing')))
         assert res.ok('from task env')['workloads'][0]['name'] == 'web'
+
+
+def test_the_controller_imports_the_collections_code_through_the_bytecode_cache(kubesim_factory, play,
+                                                                                tmp_path):
+    # ansible-core's collection loader compiles a collection's code from source at every import; the
+    # action plugins import the module and its module_utils through Python's bytecode cache instead
+    # (plugin_utils/bytecode.py): the first run writes __pycache__, the next one loads it.
+    sim = kubesim_factory()
+    Kube(sim.kubeconfig).create(workload('Deployment', 'web'))
+    copy = tmp_path / 'collections' / 'ansible_collections' / 'kubeops' / 'rollout'
+    for part in ('plugins', 'meta'):
+        shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns('__pycache__'))
+    shutil.copy(ROOT / 'galaxy.yml', copy / 'galaxy.yml')
+    env = {'ANSIBLE_COLLECTIONS_PATH': str(tmp_path / 'collections')}
+    tasks = [task('history', 'rollout_history', kind='Deployment', name='web')]
+
+    # Told not to write bytecode, it writes none and works as before.
+    res = play(sim, tasks, extra_env=dict(env, PYTHONDONTWRITEBYTECODE='1'))
+    assert res.ok('history')['workloads'][0]['name'] == 'web'
+    assert not list(copy.rglob('*.pyc'))
+
+    res = play(sim, tasks, extra_env=dict(env, PYTHONDONTWRITEBYTECODE=''))
+    assert res.ok('history')['workloads'][0]['name'] == 'web'
+    cached = {p.relative_to(copy).as_posix().replace('__pycache__/', '').split('.')[0]
+              for p in copy.rglob('*.pyc')}
+    assert {'plugins/modules/rollout_history', 'plugins/module_utils/module', 'plugins/module_utils/client',
+            'plugins/module_utils/connection/kubeconfig'} <= cached, sorted(cached)
+
+    # The next run reads them (Python's verbose import log names the code objects it loaded).
+    res = play(sim, tasks, extra_env=dict(env, PYTHONDONTWRITEBYTECODE='', PYTHONVERBOSE='1'))
+    assert res.ok('history')['workloads'][0]['name'] == 'web'
+    loaded = re.findall(r"code object from '([^']+)'", res.proc.stderr)
+    assert str(copy / 'plugins' / 'module_utils' / '__pycache__') in ''.join(loaded), res.proc.stderr[-2000:]
+    assert any(p.endswith(f'rollout_history.cpython-{sys.version_info[0]}{sys.version_info[1]}.pyc')
+               for p in loaded)
 
 
 def test_forced_module_path_async_and_progress(kubesim_factory, tmp_path):
