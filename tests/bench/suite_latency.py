@@ -28,6 +28,7 @@ FLOORS = {'ping': PING_TASK, 'debug': DEBUG_TASK}
 KIND = 'Deployment'
 # pause and resume are measured as pairs on the same Deployment, so both always change something.
 BLOCKS = ('history', 'status', 'pause/resume', 'restart', 'image', 'undo')
+GAP_TASK = {'ansible.builtin.pause': {'seconds': 1}}
 TARGET = {'controller': 'lat-ours', 'module': 'lat-mod', 'command': 'lat-cmd', 'kubernetes.core': 'lat-core'}
 
 
@@ -91,6 +92,10 @@ def _playbook_tasks(ctx, rep, rounds, cache_dir):
     for b, block in enumerate(BLOCKS):
         for r in range(rounds):
             step += 1
+            if block == 'restart' and r:
+                # The restart stamp has whole seconds: a tool's next restart of its Deployment must
+                # come a second later to change anything (kubectl refuses it within the same second).
+                tasks.append(task(f'gap|restart|{r}', GAP_TASK))
             for tool in _rotate(TOOLS, r + b + rep):
                 verbs = [tool] if tool in FLOORS else _verbs(block)
                 for verb in verbs:
