@@ -9,7 +9,7 @@ ansible-core's collection loader compiles a collection's module from its source 
 and keeps no bytecode, so the first task of a playbook that runs one of these modules on the
 controller compiled the module and its module_utils again, every run (about 50 ms for
 rollout_release). Inside ``cached()``, this collection's ``modules``, ``module_utils`` and
-``plugin_utils`` are found by Python's own path finder in the directories the collection loader
+``plugin_utils`` are found by Python's own file finder in the directories the collection loader
 gave their package (``__path__``), so they load as any installed package's files do: from
 ``__pycache__`` when it is current, compiled and cached there otherwise (where the directory is
 writable and ``sys.dont_write_bytecode`` is false). The packages themselves, and every other
