@@ -40,8 +40,8 @@ def blocks():
         if name in seen:
             raise ValueError('shared block %r includes itself' % name)
         if name not in out:
-            inner = {other: expand(other, seen + (name,)) for other in _included(raw[name], raw)}
-            out[name] = synced(raw[name], inner)[0] if inner else raw[name]
+            inner = {other: expand(other, seen + (name,)) for other in _included(raw[name]) if other in raw}
+            out[name] = synced(raw[name], inner)[0]
         return out[name]
 
     for name in raw:
@@ -49,13 +49,9 @@ def blocks():
     return out
 
 
-def _included(text, known):
+def _included(text):
     """The names of the blocks ``text`` includes, in order."""
-    names = [m.group('name') for m in map(BEGIN.match, text.splitlines()) if m]
-    for name in names:
-        if name not in known:
-            raise ValueError('unknown shared block %r (not in %s)' % (name, SOURCE.name))
-    return names
+    return [m.group('name') for m in map(BEGIN.match, text.splitlines()) if m]
 
 
 def _indented(text, indent):
@@ -83,7 +79,7 @@ def synced(source, shared):
             raise ValueError('shared block %r has no end line %r' % (name, end.strip()))
         out.append(_indented(shared[name], indent))
         out.append(end)
-        used += [name] + _included(shared[name], shared)
+        used += [name] + _included(shared[name])
         i = stop + 1
     return ''.join(out), used
 

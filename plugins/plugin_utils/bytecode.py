@@ -24,7 +24,8 @@ import contextlib
 import importlib.machinery
 import sys
 
-PACKAGE = 'ansible_collections.kubeops.rollout.plugins.'
+# This collection's plugins package, 'ansible_collections.<namespace>.<name>.plugins.'.
+PACKAGE = __name__.rpartition('plugin_utils.')[0]
 PYTHON_CODE = ('modules', 'module_utils', 'plugin_utils')
 
 

@@ -162,10 +162,8 @@ class ModuleAction(ActionBase):
         # The module's code is imported with the plugin's class. ansible-core loads a task's action
         # plugin class in the main process before it forks the task's worker (the strategy reads
         # BYPASS_HOST_LOOP from it), so every worker inherits the module and its module_utils
-        # already compiled: the collection loader keeps no bytecode, and compiling them again in
-        # each worker was the largest share of a controller-path task.
-        # They load through Python's bytecode cache (bytecode.py); the collection loader would
-        # compile them from source at every run.
+        # already loaded. They load through Python's bytecode cache (bytecode.py): the collection
+        # loader keeps no bytecode and would compile them from source at every run.
         super(ModuleAction, cls).__init_subclass__(**kwargs)
         if cls.module:
             with bytecode.cached():

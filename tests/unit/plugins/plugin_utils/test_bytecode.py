@@ -8,7 +8,7 @@ from ansible_collections.kubeops.rollout.plugins.plugin_utils import bytecode
 from ansible_collections.kubeops.rollout.plugins.plugin_utils.bytecode import CachedFinder
 
 PLUGINS = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'plugins'))
-PREFIX = 'ansible_collections.kubeops.rollout.plugins'
+PREFIX = bytecode.PACKAGE.rstrip('.')
 
 
 def test_the_collections_modules_and_utils_are_found_as_source_files():
