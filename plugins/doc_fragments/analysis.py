@@ -9,7 +9,7 @@ __metaclass__ = type
 
 
 class ModuleDocFragment(object):
-    # The analysis checks of a health gate (module_utils/analysis.py).
+    # The analysis checks of a health gate (module_utils/gates/analysis.py).
     DOCUMENTATION = r'''
 options:
   analysis:

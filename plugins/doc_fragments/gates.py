@@ -9,7 +9,7 @@ __metaclass__ = type
 
 
 class ModuleDocFragment(object):
-    # Early stop and soak of every wait (module_utils/health.py).
+    # Early stop and soak of every wait (module_utils/gates/health.py).
     DOCUMENTATION = r'''
 options:
   fail_fast_seconds:

@@ -400,19 +400,24 @@ diagnosis:
 
 import traceback  # noqa: E402
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.wait_options import DEFAULT_TIMEOUT  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import (  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (  # noqa: E402
+    DEFAULT_TIMEOUT,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (  # noqa: E402
     ApiError,
     KubeError,
     UpdateError,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.module import (  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import (  # noqa: E402
     KubeModule,
     describe_error,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.driver import RollingUpdate  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.state import Options  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.rc.steps import step_dict, step_line  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.rc.steps import (  # noqa: E402
+    step_dict,
+    step_line,
+)
 
 ARGUMENT_SPEC = {
     'name': {'type': 'str', 'required': True},

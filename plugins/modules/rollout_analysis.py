@@ -132,9 +132,11 @@ msg:
   sample: 'analysis passed: 2 checks, 13 measurements each'
 """
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import analysis  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.wait_options import ANALYSIS_OPTIONS  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.module import KubeModule  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates import analysis  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (  # noqa: E402
+    ANALYSIS_OPTIONS,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import KubeModule  # noqa: E402
 
 ARGUMENT_SPEC = {
     'analysis': {'type': 'dict', 'required': True, 'options': ANALYSIS_OPTIONS},

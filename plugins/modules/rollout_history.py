@@ -252,8 +252,10 @@ diff:
   elements: dict
 '''
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import verbs  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import (  # noqa: E402
+    RolloutModule,
+)
 
 
 def main(runtime=None):

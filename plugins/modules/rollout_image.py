@@ -275,9 +275,13 @@ diff:
   elements: dict
 '''
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.validation import image_problems  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import verbs  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import (  # noqa: E402
+    RolloutModule,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (  # noqa: E402
+    image_problems,
+)
 
 
 def main(runtime=None):

@@ -138,13 +138,15 @@ diff:
   elements: dict
 '''
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import verbs  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import (  # noqa: E402
+    RolloutModule,
+)
 
 
 def observed(workload):
     """After a pause, waiting means until the controller has seen it."""
-    from ansible_collections.kubeops.rollout.plugins.module_utils import status  # only when waiting
+    from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status  # only when waiting
     return status.observed_status
 
 

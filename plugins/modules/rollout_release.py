@@ -355,13 +355,16 @@ diff:
 
 import signal  # noqa: E402
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import release  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ConnectionFailure, KubeError  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.module import (  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (  # noqa: E402
+    ConnectionFailure,
+    KubeError,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import (  # noqa: E402
     KubeModule,
     describe_error,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.wait_options import (  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (  # noqa: E402
     ANALYSIS_ARG_SPEC,
     DEFAULT_TIMEOUT,
     GATE_ARG_SPEC,
@@ -397,7 +400,7 @@ def _interrupt(_signum, _frame):
 
 def _analysis():
     # Imported for a release with analysis checks only; named here, so this module's payload holds it.
-    from ansible_collections.kubeops.rollout.plugins.module_utils import analysis
+    from ansible_collections.kubeops.rollout.plugins.module_utils.gates import analysis
     return analysis
 
 
@@ -425,7 +428,9 @@ def main(runtime=None):
         try:
             kind = release.Release
             if options.canary:
-                from ansible_collections.kubeops.rollout.plugins.module_utils.canary import CanaryRelease
+                from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.canary import (
+                    CanaryRelease,
+                )
                 kind = CanaryRelease
             result = kind(module.client, targets, options, progress=module.module.progress).run()
         finally:

@@ -431,10 +431,14 @@ diff:
 '''
 
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.times import parse_datetime  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.validation import subdomain_problem  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import verbs  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.times import parse_datetime  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import (  # noqa: E402
+    RolloutModule,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (  # noqa: E402
+    subdomain_problem,
+)
 
 
 def check_since(module):

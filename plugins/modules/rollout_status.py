@@ -369,14 +369,18 @@ changed:
   type: bool
 '''
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import verbs  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.module import RolloutModule  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.wait_options import ANALYSIS_ARG_SPEC  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import verbs  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import (  # noqa: E402
+    RolloutModule,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (  # noqa: E402
+    ANALYSIS_ARG_SPEC,
+)
 
 
 def _analysis():
     # Imported for a task with analysis checks only; named here, so this module's payload holds it.
-    from ansible_collections.kubeops.rollout.plugins.module_utils import analysis
+    from ansible_collections.kubeops.rollout.plugins.module_utils.gates import analysis
     return analysis
 
 

@@ -35,11 +35,24 @@ FORCE_MODULE_VAR = 'kubeops_rollout_module_path'
 FORCE_MODULE_ENV = 'KUBEOPS_ROLLOUT_MODULE_PATH'
 # Progress lines need -v: at the default verbosity the output is the module path's, line for line.
 PROGRESS_VERBOSITY = 1
-# The module_utils a module imports only when a task needs them (a wait, a restart on configuration
-# change, a forced rollback, an auth-provider entry), so that a module process loads no more than its
-# task uses. On the controller they are imported with the module's own code instead (see
-# ModuleAction), once, rather than compiled again in every task's worker that needs them.
-ON_DEMAND_MODULE_UTILS = ('status', 'health', 'config_digest', 'forced_rollback', 'connection.auth_providers')
+# On the controller every module_utils file is imported with the module's own code (see ModuleAction),
+# once, rather than compiled again in every task's worker that needs one: a module process imports
+# some of them only when its task needs them (a wait, a canary, the analysis, a restart on
+# configuration change, an auth-provider entry). The list is read from the files, so it misses none.
+
+
+def _module_utils_names():
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'module_utils')
+    names = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(('_', '.')))
+        rel = os.path.relpath(folder, root)
+        prefix = '' if rel == os.curdir else rel.replace(os.sep, '.') + '.'
+        names.extend(prefix + f[:-3] for f in sorted(files) if f.endswith('.py') and f != '__init__.py')
+    return tuple(names)
+
+
+ON_DEMAND_MODULE_UTILS = _module_utils_names()
 
 display = Display()
 
@@ -71,7 +84,7 @@ class TaskContext:
 
 
 class ControllerRuntime:
-    """The module runtime interface (see module_utils/module.py, ``AnsibleRuntime``) on the
+    """The module runtime interface (see module_utils/adapter/module.py, ``AnsibleRuntime``) on the
     controller: the module's own argument spec checked by ansible-core's ArgumentSpecValidator,
     results built as AnsibleModule builds them (invocation, warnings, deprecations, no_log values
     removed)."""
@@ -95,7 +108,7 @@ class ControllerRuntime:
         self.no_log_values.update(validation.no_log_values)
         # As the module path's runtime: secrets inside option values are hidden from the start.
         # Imported with the module's code (ModuleAction), through the bytecode cache.
-        from ansible_collections.kubeops.rollout.plugins.module_utils.module import option_secrets
+        from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import option_secrets
         self.no_log_values.update(option_secrets(self.params))
         for d in validation.deprecations:
             self.deprecate(d['msg'], version=d.get('version'), date=d.get('date'),

@@ -193,14 +193,15 @@ def test_the_controller_imports_the_collections_code_through_the_bytecode_cache(
     assert res.ok('history')['workloads'][0]['name'] == 'web'
     cached = {p.relative_to(copy).as_posix().replace('__pycache__/', '').split('.')[0]
               for p in copy.rglob('*.pyc')}
-    assert {'plugins/modules/rollout_history', 'plugins/module_utils/module', 'plugins/module_utils/client',
-            'plugins/module_utils/connection/kubeconfig'} <= cached, sorted(cached)
+    assert {'plugins/modules/rollout_history', 'plugins/module_utils/adapter/module',
+            'plugins/module_utils/api/client', 'plugins/module_utils/api/connection/kubeconfig'} <= cached, \
+        sorted(cached)
 
     # The next run reads them (Python's verbose import log names the code objects it loaded).
     res = play(sim, tasks, extra_env=dict(env, PYTHONDONTWRITEBYTECODE='', PYTHONVERBOSE='1'))
     assert res.ok('history')['workloads'][0]['name'] == 'web'
     loaded = re.findall(r"code object from '([^']+)'", res.proc.stderr)
-    assert str(copy / 'plugins' / 'module_utils' / '__pycache__') in ''.join(loaded), res.proc.stderr[-2000:]
+    assert str(copy / 'plugins' / 'module_utils' / 'api' / '__pycache__') in ''.join(loaded), res.proc.stderr[-2000:]
     assert any(p.endswith(f'rollout_history.cpython-{sys.version_info[0]}{sys.version_info[1]}.pyc')
                for p in loaded)
 
@@ -270,13 +271,13 @@ def test_module_payloads_hold_what_each_module_imports(kubesim_factory, tmp_path
     assert measured['name'] == 'smoke' and measured['measurements'], measured
     assert res.ok('analysis')['analysis']['checks'][0]['measurements']
     utils = 'ansible_collections/kubeops/rollout/plugins/module_utils/'
-    analysis = {utils + 'analysis.py', 'ansible/module_utils/urls.py'}
+    analysis = {utils + 'gates/analysis.py', 'ansible/module_utils/urls.py'}
     payloads = {}
     for path in keep.glob('*/AnsiballZ_*.py'):
         payloads[path.name[len('AnsiballZ_'):-len('.py')]] = _payload(path)
     assert sorted(payloads) == ['rollout_analysis', 'rollout_history', 'rollout_pause', 'rollout_status']
     for module in ('rollout_history', 'rollout_pause'):
-        assert utils + 'module.py' in payloads[module]
+        assert utils + 'adapter/module.py' in payloads[module]
         assert not analysis & payloads[module], (module, sorted(analysis & payloads[module]))
     for module in ('rollout_status', 'rollout_analysis'):
         assert analysis <= payloads[module], (module, sorted(analysis - payloads[module]))

@@ -409,8 +409,10 @@ def _driver(sim, after=None, check_mode=False, **params):
     from ansible_collections.kubeops.rollout.plugins.modules.rolling_update_rc import ARGUMENT_SPEC
     from ansible_collections.kubeops.rollout.plugins.module_utils.rc.driver import RollingUpdate
     from ansible_collections.kubeops.rollout.plugins.module_utils.rc.state import Options
-    from ansible_collections.kubeops.rollout.plugins.module_utils.client import ApiClient
-    from ansible_collections.kubeops.rollout.plugins.module_utils.connection.options import load_connection
+    from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import ApiClient
+    from ansible_collections.kubeops.rollout.plugins.module_utils.api.connection.options import (
+        load_connection,
+    )
 
     api = CrashingApi(ApiClient(load_connection({'kubeconfig': str(sim.kubeconfig)})), after)
     defaults = {name: spec.get('default') for name, spec in ARGUMENT_SPEC.items()}

@@ -15,7 +15,7 @@ from .rc import (RcCreations, Rcs, assert_bounds, finished_results, kill_when, p
 from .test_rolling_update_rc import _driver, assert_finished, task
 
 from .rc import COLLECTIONS  # noqa: F401 - puts the collection on sys.path for the import below
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import UpdateError  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import UpdateError  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

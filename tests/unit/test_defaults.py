@@ -8,7 +8,7 @@ import re
 
 import yaml
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.wait_options import DEFAULT_TIMEOUT
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import DEFAULT_TIMEOUT
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 # Options that are the wait timeout (other timeouts - a request's, an exec plugin's - are not).

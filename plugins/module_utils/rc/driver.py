@@ -14,9 +14,13 @@ __metaclass__ = type
 import copy
 import time
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import retry_on_conflict
-from ansible_collections.kubeops.rollout.plugins.module_utils.diagnosis import read_diagnosis
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, KubeError, UpdateError
+from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import retry_on_conflict
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.diagnosis import read_diagnosis
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
+    ApiError,
+    KubeError,
+    UpdateError,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.lease import UpdateLease
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import (
     DESIRED_REPLICAS_ANNOTATION,
@@ -34,7 +38,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import 
     replicas_of,
     source_id,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.patches import json_pointer
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import json_pointer
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.plan import CheckModePlan
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.requests import (
     RC_WRITE_ATTEMPTS,

@@ -18,9 +18,13 @@ import socket
 import threading
 import time
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import times
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, KubeError, UpdateError
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
+from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
+    ApiError,
+    KubeError,
+    UpdateError,
+)
 
 LEASES_PATH = '/apis/coordination.k8s.io/v1/namespaces/%s/leases'
 LEASE_PREFIX = 'rolling-update-rc-'

@@ -15,9 +15,9 @@ import hashlib
 import json
 from collections import namedtuple
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import times
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import UpdateError
-from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import UpdateError
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
     ready_condition,
     selector_string,
 )

@@ -14,9 +14,9 @@ __metaclass__ = type
 import copy
 import time
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.client import path_quote, retry_on_conflict
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import ApiError, UpdateError
-from ansible_collections.kubeops.rollout.plugins.module_utils.patches import (
+from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote, retry_on_conflict
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, UpdateError
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import (
     JSON_PATCH,
     MERGE_PATCH,
     json_pointer,
@@ -30,7 +30,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import 
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.steps import Step
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.watch import ControllerWatch
-from ansible_collections.kubeops.rollout.plugins.module_utils.workloads import (
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
     ReplicationController,
     selector_string,
 )

@@ -12,7 +12,7 @@ __metaclass__ = type
 
 import copy
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import UpdateError
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import UpdateError
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import (
     DESIRED_REPLICAS_ANNOTATION,
     SOURCE_ID_ANNOTATION,

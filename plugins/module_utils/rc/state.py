@@ -13,7 +13,7 @@ __metaclass__ = type
 import copy
 from collections import namedtuple
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import UpdateError
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import UpdateError
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import (
     NEXT_CONTROLLER_ANNOTATION,
     ORIG_SUFFIX,
@@ -34,7 +34,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import 
     target_matches,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.steps import check_fenceposts
-from ansible_collections.kubeops.rollout.plugins.module_utils.validation import (
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (
     SUBDOMAIN_MAX,
     subdomain_problem,
 )

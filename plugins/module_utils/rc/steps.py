@@ -12,7 +12,7 @@ __metaclass__ = type
 
 from collections import namedtuple
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.errors import UpdateError
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import UpdateError
 
 
 def _scaled_value(value, total, round_up, what):

@@ -13,22 +13,23 @@ PREFIX = bytecode.PACKAGE.rstrip('.')
 
 def test_the_collections_modules_and_utils_are_found_as_source_files():
     for package, name, file in (
-            ('module_utils', 'client', 'client.py'),
-            ('module_utils', 'connection', os.path.join('connection', '__init__.py')),
+            ('module_utils', 'api', os.path.join('api', '__init__.py')),
             ('modules', 'rollout_status', 'rollout_status.py'),
             ('plugin_utils', 'controller', 'controller.py')):
         spec = CachedFinder.find_spec(f'{PREFIX}.{package}.{name}', [os.path.join(PLUGINS, package)])
         assert isinstance(spec.loader, importlib.machinery.SourceFileLoader), spec
         assert spec.origin == os.path.join(PLUGINS, package, file)
-    sub = CachedFinder.find_spec(f'{PREFIX}.module_utils.connection.kubeconfig',
-                                 [os.path.join(PLUGINS, 'module_utils', 'connection')])
-    assert sub.origin == os.path.join(PLUGINS, 'module_utils', 'connection', 'kubeconfig.py')
+    for dotted in ('api.client', 'api.connection.kubeconfig'):
+        folder, _dot, name = dotted.rpartition('.')
+        where = os.path.join(PLUGINS, 'module_utils', *folder.split('.'))
+        sub = CachedFinder.find_spec(f'{PREFIX}.module_utils.{dotted}', [where])
+        assert sub.origin == os.path.join(where, name + '.py')
 
 
 def test_everything_else_is_left_to_the_other_finders():
     utils = [os.path.join(PLUGINS, 'module_utils')]
     for name, path in (
-            (f'{PREFIX}.module_utils.client', None),              # a top-level import
+            (f'{PREFIX}.module_utils.api.client', None),            # a top-level import
             (f'{PREFIX}.module_utils', [PLUGINS]),                 # the package itself
             (f'{PREFIX}.action.rollout_status', [os.path.join(PLUGINS, 'action')]),
             ('ansible_collections.other.thing.plugins.module_utils.client', utils),

@@ -3,7 +3,7 @@
 
 import pytest
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import times
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 
 pytestmark = pytest.mark.unit
 

@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import errors, times
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import errors, times
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc import objects
 from tests.support.rc import DESIRED, KEY, NEXT, ORIGINAL, SOURCE, options, rc
 

@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import errors
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import errors
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc import objects
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc import state as rc_state
 from tests.support.rc import DEFAULTS, KEY, NEXT, ORIGINAL, options, rc

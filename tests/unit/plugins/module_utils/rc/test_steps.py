@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from ansible_collections.kubeops.rollout.plugins.module_utils import errors
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import errors
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc import steps as step_math
 from tests.support.rc import steps
 

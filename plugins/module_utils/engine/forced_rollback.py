@@ -1,0 +1,103 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""A StatefulSet's forced rollback: after ``verbs.undo`` has put the template back, replace the pods
+stuck on another revision, which an OrderedReady StatefulSet would wait for forever."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import DEFAULT_TIMEOUT
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
+    POD_REVISION_LABEL,
+    observed,
+    pod_ready,
+    stuck_pods,
+)
+
+POD_POLL_SECONDS = 0.5
+
+
+def _observed_revision(revision_name):
+    from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status as status_mod
+
+    def predicate(obj):
+        if observed(obj) and (obj.get('status') or {}).get('updateRevision') == revision_name:
+            return status_mod.RolloutStatus(True, 'revision %s observed' % revision_name, status_mod.OBSERVED)
+        return status_mod.RolloutStatus(False, 'waiting for the controller to adopt revision %s'
+                                        % revision_name, status_mod.SPEC_NOT_OBSERVED)
+    return predicate
+
+
+def replace_stuck(client, outcome, revision_name, check_mode=False, timeout=DEFAULT_TIMEOUT,
+                  clock=time.monotonic, sleep=time.sleep):
+    """The forced rollback of the Kubernetes StatefulSet documentation: after the template is back,
+    delete the pods still stuck on another revision (not Ready, or in an image/crash back-off), which
+    an OrderedReady StatefulSet would wait for forever.
+
+    Once the controller has adopted ``revision_name`` as its update revision, the stuck pods are
+    deleted one at a time, lowest ordinal first (the order in which the controller creates pods),
+    each replacement becoming Ready before the next deletion. A deletion is guarded by the pod's uid
+    and resourceVersion: a pod that changed since it was read (say, became Ready) is judged again.
+    A pod of ``revision_name`` is never deleted. In check mode the pods that would be deleted now are
+    listed and nothing is deleted.
+    """
+    workload = type(outcome.workload)(outcome.obj)
+    outcome.fields['replaced_pods'] = []
+    deadline = clock() + timeout
+    if check_mode:
+        stuck = stuck_pods(workload.pods(client), workload.uid, workload.name, revision_name)
+        outcome.fields['replaced_pods'] = [p['metadata']['name'] for p in stuck]
+        outcome.changed = outcome.changed or bool(stuck)
+        return outcome
+    from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status as status_mod
+    seen = status_mod.wait_for(client, workload.collection_path(workload.namespace), workload.obj,
+                               _observed_revision(revision_name), timeout)
+    if not seen.done:
+        outcome.error = '%s: stuck pods not replaced: %s' % (workload.label(), seen.message)
+        return outcome
+    replaced = outcome.fields['replaced_pods']
+    while True:
+        stuck = stuck_pods(workload.pods(client), workload.uid, workload.name, revision_name)
+        if not stuck:
+            break
+        pod = stuck[0]
+        if replaced:
+            # The previous replacement is not Ready yet (the controller works in order): wait.
+            if clock() >= deadline:
+                outcome.error = ('%s: timed out after %ss replacing stuck pods (replaced %s; still stuck: %s)'
+                                 % (workload.label(), timeout, ', '.join(replaced),
+                                    ', '.join(p['metadata']['name'] for p in stuck)))
+                break
+            if not _replacement_ready(client, workload, replaced[-1], revision_name):
+                sleep(POD_POLL_SECONDS)
+                continue
+        meta = pod['metadata']
+        guard = {'uid': meta['uid'], 'resourceVersion': meta['resourceVersion']}
+        try:
+            client.delete(workload.pod_path(meta['name']),
+                          body={'kind': 'DeleteOptions', 'apiVersion': 'v1', 'preconditions': guard})
+        except ApiError as e:
+            if e.status in (404, 409):
+                continue  # gone or changed since read: judge the pods again
+            raise
+        replaced.append(meta['name'])
+        outcome.changed = True
+    return outcome
+
+
+def _replacement_ready(client, workload, name, revision_name):
+    try:
+        pod = client.get(workload.pod_path(name))
+    except ApiError as e:
+        if e.status == 404:
+            return False
+        raise
+    labels = (pod.get('metadata') or {}).get('labels') or {}
+    return labels.get(POD_REVISION_LABEL) == revision_name and pod_ready(pod)

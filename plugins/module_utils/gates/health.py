@@ -1,0 +1,307 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Judging a rollout by what its pods do, beyond kubectl's rollout status rules.
+
+Two gates, used by every wait (the modules' ``wait: true``, ``rollout_status`` and the release):
+
+- **Early stop** (``EarlyStop``): while a rollout is not done, the pods of the revision being rolled
+  out are looked at every few seconds (``diagnosis.read_diagnosis``: a fixed 2-3 LISTs, none while
+  the rollout progresses quickly: the first look is one interval after the wait began). A cause
+  that means the rollout cannot finish by itself (``BLOCKING``: image pull errors, crash loops,
+  container configuration errors, unschedulable pods, pods the controller may not create) that is
+  seen for ``fail_fast_seconds`` ends the wait at once, naming the cause, the pods and what to do,
+  however long the timeout and the progress deadline.
+- **Soak** (``Soak``): once the rollout is complete, for ``soak_seconds`` the pods of the new
+  revision must stay Ready and restart at most ``max_restarts`` times (all containers of one pod
+  together); the analysis checks, when given, are measured during the same window. A container
+  restart that comes with a change of its resources (an in-place resize: seen changing during the
+  soak, or already differing from the pod template at the first look) is not counted.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates import diagnosis
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.causes import (
+    CRASH_LOOP,
+    UNSCHEDULABLE,
+    FAILED_CREATE,
+    resized_containers,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status import RolloutStatus
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import pod_ready
+
+# Reasons a wait reports (beside status.py's kubectl reasons).
+STUCK = 'RolloutStuck'
+SOAK_NOT_READY = 'SoakPodNotReady'
+SOAK_RESTARTS = 'SoakRestarts'
+ANALYSIS_FAILED = 'AnalysisFailed'
+
+# What to do about each cause a rollout cannot get past by itself.
+NEXT_STEPS = {
+    'ImagePullBackOff': 'check the image name and tag, and that the nodes may pull it (imagePullSecrets)',
+    'ErrImagePull': 'check the image name and tag, and that the nodes may pull it (imagePullSecrets)',
+    'ErrImageNeverPull': 'the image is not on the node and imagePullPolicy is Never: pre-load it or change '
+    'the policy',
+    'InvalidImageName': 'fix the image reference',
+    CRASH_LOOP: "read the container's logs (kubectl logs --previous <pod> -c <container>)",
+    'CreateContainerConfigError': 'create the ConfigMap, Secret or key the container refers to',
+    'CreateContainerError': "fix the container's command or configuration (kubectl describe pod)",
+    'RunContainerError': "fix the container's command or configuration (kubectl describe pod)",
+    UNSCHEDULABLE: "free or add node capacity, or fix the pod's requests, node selector, affinity or "
+    'tolerations',
+    FAILED_CREATE: 'fix what refuses the pods (ResourceQuota, LimitRange, admission policy)',
+}
+BLOCKING = frozenset(NEXT_STEPS)
+
+# Seconds between two looks at the pods during a soak.
+SOAK_POLL_SECONDS = 1.0
+
+
+# ---- early stop ------------------------------------------------------------------------------
+
+
+def _label(obj):
+    meta = obj.get('metadata') or {}
+    return '%s %s/%s' % (obj.get('kind'), meta.get('namespace'), meta.get('name'))
+
+
+class EarlyStop:
+    """The probe of one wait: ``__call__(obj)`` looks at the pods of the revision ``obj`` (the newest
+    object the wait saw, with its ``kind``) rolls out and returns a failed RolloutStatus once a
+    blocking cause has been seen for ``fail_fast_seconds``, else None."""
+
+    def __init__(self, client, fail_fast_seconds, clock=time.monotonic, read=diagnosis.read_diagnosis):
+        self.client = client
+        self.fail_fast_seconds = fail_fast_seconds
+        self.clock = clock
+        self.read = read
+        self.first_seen = {}  # blocking reason -> when it was first seen (continuously since)
+
+    def __call__(self, obj):
+        found = self.read(self.client, obj)
+        now = self.clock()
+        blocking = [c for c in found['causes'] if c['reason'] in BLOCKING]
+        reasons = {c['reason'] for c in blocking}
+        for reason in list(self.first_seen):
+            if reason not in reasons:
+                del self.first_seen[reason]
+        for reason in reasons:
+            self.first_seen.setdefault(reason, now)
+        stuck = [c for c in blocking if now - self.first_seen[c['reason']] >= self.fail_fast_seconds]
+        if not stuck:
+            return None
+        return stuck_status(found, stuck, self.fail_fast_seconds)
+
+
+def stuck_status(found, stuck, seconds):
+    """The failed status of a rollout stopped early: the diagnosis lines of ``stuck`` causes, each
+    with its next step."""
+    lines = [line for line in found['lines'] if any(c['reason'] in line for c in stuck)] or found['lines'][:1]
+    steps = []
+    for cause in stuck:
+        step = NEXT_STEPS.get(cause['reason'])
+        if step and step not in steps:
+            steps.append(step)
+    message = (
+        '%s; stopped early: the rollout cannot finish while this lasts (seen for %ds or more). Next: %s'
+        % ('; '.join(lines), seconds, '; '.join(steps))
+    )
+    result = RolloutStatus(False, message, STUCK, failed=True)
+    result.diagnosis = found
+    return result
+
+
+# ---- soak ------------------------------------------------------------------------------------
+
+
+def _restarts(pod):
+    """Container name -> restartCount."""
+    return {
+        cs.get('name'): int(cs.get('restartCount') or 0)
+        for cs in (pod.get('status') or {}).get('containerStatuses') or []
+    }
+
+
+def _resources(pod):
+    """Container name -> the resources it asks for (the pod's spec, which the ``resize`` subresource
+    changes) and runs with (as the kubelet reports them): a change is an in-place resize."""
+    out = {}
+    for c in (pod.get('spec') or {}).get('containers') or []:
+        out[c.get('name')] = [c.get('resources'), None, None]
+    for cs in (pod.get('status') or {}).get('containerStatuses') or []:
+        view = out.setdefault(cs.get('name'), [None, None, None])
+        view[1], view[2] = cs.get('resources'), cs.get('allocatedResources')
+    return out
+
+
+def _last_state(pod):
+    for cs in (pod.get('status') or {}).get('containerStatuses') or []:
+        waiting = (cs.get('state') or {}).get('waiting') or {}
+        last = (cs.get('lastState') or {}).get('terminated') or {}
+        if waiting.get('reason') or last:
+            parts = ['container %s' % cs.get('name')]
+            if waiting.get('reason'):
+                parts.append(waiting['reason'])
+            if last:
+                parts.append(('last exit %s %s' % (last.get('exitCode'), last.get('reason') or '')).strip())
+            return ', '.join(parts)
+    return None
+
+
+class _SoakTarget:
+    """One workload during a soak: the selector of its new revision's pods and what they did."""
+
+    def __init__(self, obj, fresh):
+        self.obj = obj
+        self.fresh = fresh  # its new pods were created by this run's change: every restart counts
+        self.selector = None
+        self.baseline = {}  # pod uid -> {container: restarts not counted}
+        self.resources = {}  # pod uid -> {container: resources last seen}
+        self.pods = 0
+
+
+class Soak:
+    """Watch the new revision's pods of complete rollouts for ``options.soak_seconds`` (and measure
+    ``options.analysis``). ``run(targets)``: ``targets`` a list of (raw object with its kind, fresh);
+    returns a list of RolloutStatus or None per target (None: it passed), and the analysis failure
+    (a RolloutStatus) or None."""
+
+    def __init__(self, client, options, clock=time.monotonic, sleep=time.sleep, progress=None, stopped=None):
+        self.client = client
+        self.options = options
+        self.clock = clock
+        self.sleep = sleep
+        self.progress = progress or (lambda line: None)
+        self.stopped = stopped or (lambda: False)
+
+    def _select(self, target):
+        """Read the workload again (its status names the revision now rolled out) and the selector of
+        that revision's pods."""
+        from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import ROLLOUT_KINDS
+
+        meta = target.obj.get('metadata') or {}
+        cls = ROLLOUT_KINDS[target.obj.get('kind')]
+        obj = target.obj = dict(self.client.get(cls.object_path(meta.get('namespace'), meta.get('name'))),
+                                kind=cls.kind)
+        w = cls(obj)
+        history = None
+        if w.revision_needs_history:
+            history = self.client.list(w.history_path(w.namespace or 'default'),
+                                       label_selector=w.selector).get('items') or []
+        target.selector = w.revision_pod_selector(w.rolled_out_revision(history))
+
+    def _look(self, target):
+        """A failed RolloutStatus when a pod of the new revision is not Ready or restarted too often."""
+        obj = target.obj
+        ns = path_quote((obj.get('metadata') or {}).get('namespace') or 'default')
+        pods = self.client.list(diagnosis.PODS_PATH % ns, label_selector=target.selector).get('items') or []
+        pods = [p for p in pods if not (p.get('metadata') or {}).get('deletionTimestamp')]
+        target.pods = len(pods)
+        for pod in sorted(pods, key=lambda p: (p.get('metadata') or {}).get('name') or ''):
+            meta = pod.get('metadata') or {}
+            uid = meta.get('uid')
+            restarts = _restarts(pod)
+            resources = _resources(pod)
+            baseline = target.baseline.get(uid)
+            if baseline is None:
+                # A container already resized in place (it differs from the template) has restarted
+                # for its resize policy: those restarts are not counted, even in a fresh pod.
+                resized = resized_containers(pod, (obj.get('spec') or {}).get('template'))
+                baseline = target.baseline[uid] = {
+                    name: count if (not target.fresh or name in resized) else 0
+                    for name, count in restarts.items()
+                }
+            seen = target.resources.get(uid) or {}
+            for name, count in restarts.items():
+                if name in seen and resources.get(name) != seen[name]:
+                    # Restarts that come with new resources are an in-place resize, not a crash.
+                    baseline[name] = max(baseline.get(name, 0), count)
+            target.resources[uid] = resources
+            counted = sum(max(0, count - baseline.get(name, 0)) for name, count in restarts.items())
+            if counted > self.options.max_restarts:
+                state = _last_state(pod)
+                return RolloutStatus(
+                    False,
+                    '%s: pod %s restarted %d time%s during the soak (max_restarts %d)%s'
+                    % (
+                        _label(obj),
+                        meta.get('name'),
+                        counted,
+                        '' if counted == 1 else 's',
+                        self.options.max_restarts,
+                        ': %s' % state if state else '',
+                    ),
+                    SOAK_RESTARTS,
+                    failed=True,
+                )
+            if not pod_ready(pod):
+                state = _last_state(pod)
+                return RolloutStatus(
+                    False,
+                    '%s: pod %s is not Ready during the soak%s'
+                    % (_label(obj), meta.get('name'), ': %s' % state if state else ''),
+                    SOAK_NOT_READY,
+                    failed=True,
+                )
+        return None
+
+    def run(self, targets):
+        """``targets``: list of (obj, fresh). Returns (list of RolloutStatus|None, analysis failure|None)."""
+        items = [_SoakTarget(obj, fresh) for obj, fresh in targets]
+        results = [None] * len(items)
+        analysis = self.options.analysis
+        for target in items:
+            self._select(target)
+        deadline = self.clock() + self.options.soak_seconds
+        if self.options.soak_seconds:
+            self.progress(
+                'soaking %d workload%s for %ss'
+                % (len(items), '' if len(items) == 1 else 's', self.options.soak_seconds)
+            )
+        measured = False
+        while True:
+            for i, target in enumerate(items):
+                if results[i] is None and target.selector:
+                    results[i] = self._look(target)
+            if any(results):
+                return results, None
+            if analysis is not None and (analysis.due() or not measured):
+                analysis.measure()
+                measured = True
+                if analysis.failed:
+                    return results, RolloutStatus(False, analysis.message, ANALYSIS_FAILED, failed=True)
+            remaining = deadline - self.clock()
+            if remaining <= 0 or self.stopped():
+                return results, None
+            self.sleep(min(SOAK_POLL_SECONDS, remaining))
+
+
+def soak_error(err, obj):
+    """A soak that could not read is a failed gate, not a pass."""
+    return RolloutStatus(
+        False,
+        '%s: the soak could not read the pods: %s' % (_label(obj), getattr(err, 'message', err)),
+        SOAK_NOT_READY,
+        failed=True,
+    )
+
+
+__all__ = [
+    'EarlyStop',
+    'Soak',
+    'BLOCKING',
+    'STUCK',
+    'SOAK_NOT_READY',
+    'SOAK_RESTARTS',
+    'ANALYSIS_FAILED',
+    'KubeError',
+]

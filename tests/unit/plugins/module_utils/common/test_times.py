@@ -1,0 +1,38 @@
+"""RFC 3339 times, read and written in one place."""
+
+import datetime
+
+import pytest
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
+
+
+@pytest.mark.parametrize('text, expected', [
+    ('2026-03-04T05:06:07Z', 1772600767.0),
+    ('2026-03-04T05:06:07.250Z', 1772600767.25),
+    ('2026-03-04T07:06:07+02:00', 1772600767.0),
+    ('2026-03-04T05:06:07', None),
+    ('2026-13-04T05:06:07Z', None),
+    ('soon', None),
+    (1772600767, None),
+])
+def test_parse(text, expected):
+    assert times.parse(text) == expected
+
+
+def test_parse_datetime_is_aware_utc():
+    when = times.parse_datetime('2026-03-04T07:06:07+02:00')
+    assert when == datetime.datetime(2026, 3, 4, 5, 6, 7, tzinfo=datetime.timezone.utc)
+    assert times.parse_datetime('yesterday') is None
+
+
+def test_micro_time_round_trips():
+    assert abs(times.parse(times.micro_time(1700000000.25)) - 1700000000.25) < 1e-5
+    assert times.parse('2026-01-02T03:04:05Z') == times.parse('2026-01-02T03:04:05.000000Z')
+
+
+def test_rfc3339_like_go():
+    utc = datetime.datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=datetime.timezone.utc)
+    assert times.rfc3339_now(utc) == '2026-01-02T03:04:05Z'
+    plus8 = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone(datetime.timedelta(hours=8)))
+    assert times.rfc3339_now(plus8) == '2026-01-02T03:04:05+08:00'

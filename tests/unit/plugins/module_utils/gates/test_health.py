@@ -1,0 +1,182 @@
+import pytest
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates import health
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import GateOptions
+
+pytestmark = pytest.mark.unit
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def found(*reasons):
+    causes = [{'reason': r, 'count': 1, 'pods': ['web-1']} for r in reasons]
+    return {
+        'causes': causes,
+        'lines': ['Deployment default/web: 1/1 new pods not ready: %s (x)' % r for r in reasons],
+    }
+
+
+def test_a_blocking_cause_stops_the_wait_only_once_it_lasted_fail_fast_seconds():
+    clock = Clock()
+    answers = iter([found('ImagePullBackOff'), found('ImagePullBackOff'), found('ImagePullBackOff')])
+    early = health.EarlyStop(None, 10, clock=clock, read=lambda client, obj: next(answers))
+    assert early({}) is None  # first seen at 0
+    clock.now = 9.9
+    assert early({}) is None
+    clock.now = 10
+    verdict = early({})
+    assert verdict.failed and verdict.reason == health.STUCK
+    assert 'ImagePullBackOff' in verdict.message and 'Next: check the image name' in verdict.message
+    assert verdict.diagnosis['causes'][0]['reason'] == 'ImagePullBackOff'
+
+
+def test_a_cause_that_goes_away_starts_again_and_waiting_causes_never_stop_the_wait():
+    clock = Clock()
+    answers = iter(
+        [
+            found('CrashLoopBackOff'),
+            found(),
+            found('CrashLoopBackOff'),
+            found('ContainerCreating', 'NotReady'),
+            found('ContainerCreating'),
+        ]
+    )
+    early = health.EarlyStop(None, 5, clock=clock, read=lambda client, obj: next(answers))
+    for t in (0, 4, 6, 10, 30):
+        clock.now = t
+        assert early({}) is None, t
+
+
+class Pods:
+    """A client answering the soak's reads from a list of pod lists, one per look."""
+
+    def __init__(self, looks, template=None):
+        self.looks = iter(looks)
+        self.template = template
+
+    def get(self, path):
+        obj = {
+            'kind': 'StatefulSet',
+            'metadata': {'name': 'db', 'namespace': 'default'},
+            'spec': {'selector': {'matchLabels': {'app': 'db'}}},
+            'status': {'updateRevision': 'db-1'},
+        }
+        if self.template is not None:
+            obj['spec']['template'] = self.template
+        return obj
+
+    def list(self, path, label_selector=None, field_selector=None):
+        return {'items': next(self.looks)}
+
+
+def pod(name, restarts=0, ready=True, resources=None):
+    return {
+        'metadata': {'name': name, 'uid': name},
+        'status': {
+            'conditions': [{'type': 'Ready', 'status': 'True' if ready else 'False'}],
+            'containerStatuses': [
+                {
+                    'name': 'app',
+                    'restartCount': restarts,
+                    'resources': resources,
+                    'lastState': {'terminated': {'exitCode': 1, 'reason': 'Error'}} if restarts else {},
+                }
+            ],
+        },
+    }
+
+
+def soak(looks, fresh=True, max_restarts=0, seconds=2, template=None):
+    clock = Clock()
+
+    def sleep(s):
+        clock.now += s
+
+    options = GateOptions(soak_seconds=seconds, max_restarts=max_restarts)
+    target = {'kind': 'StatefulSet', 'metadata': {'name': 'db', 'namespace': 'default'}}
+    return health.Soak(Pods(looks, template), options, clock=clock, sleep=sleep).run([(target, fresh)])
+
+
+def test_the_soak_counts_every_restart_of_fresh_pods_and_names_the_pod():
+    (verdict,), analysis = soak([[pod('db-0', restarts=1)]])
+    assert analysis is None
+    assert verdict.reason == health.SOAK_RESTARTS
+    assert 'pod db-0 restarted 1 time during the soak (max_restarts 0)' in verdict.message
+    assert 'last exit 1 Error' in verdict.message
+
+
+def test_the_soak_counts_only_new_restarts_of_pods_it_did_not_create():
+    (verdict,), _ = soak(
+        [[pod('db-0', restarts=4)], [pod('db-0', restarts=4)], [pod('db-0', restarts=4)]], fresh=False
+    )
+    assert verdict is None
+    (verdict,), _ = soak([[pod('db-0', restarts=4)], [pod('db-0', restarts=5)]], fresh=False)
+    assert verdict.reason == health.SOAK_RESTARTS
+
+
+def test_a_restart_that_comes_with_new_resources_is_a_resize_not_a_crash():
+    small, large = {'limits': {'cpu': '1'}}, {'limits': {'cpu': '2'}}
+    (verdict,), _ = soak(
+        [
+            [pod('db-0', resources=small)],
+            [pod('db-0', restarts=1, resources=large)],
+            [pod('db-0', restarts=1, resources=large)],
+        ]
+    )
+    assert verdict is None
+
+
+def test_a_pod_not_ready_during_the_soak_fails_it():
+    (verdict,), _ = soak([[pod('db-0')], [pod('db-0', ready=False)]])
+    assert verdict.reason == health.SOAK_NOT_READY and 'pod db-0 is not Ready' in verdict.message
+
+
+def test_restarts_within_the_budget_pass():
+    (verdict,), _ = soak([[pod('db-0', restarts=1)]] * 3, max_restarts=1)
+    assert verdict is None
+
+
+def with_spec(p, **memory):
+    """``p`` with a pod spec whose containers ask for ``memory`` (container name -> limit)."""
+    containers = []
+    for name, value in memory.items():
+        container = {'name': name}
+        if value:
+            container['resources'] = {'limits': {'memory': value}}
+        containers.append(container)
+    p['spec'] = {'containers': containers}
+    return p
+
+
+def two_containers(name, app, sidecar):
+    p = pod(name, restarts=app)
+    p['status']['containerStatuses'].append(dict(p['status']['containerStatuses'][0], name='sidecar',
+                                                 restartCount=sidecar))
+    return p
+
+
+def test_a_fresh_pod_already_resized_at_the_first_look_has_its_resize_restart_not_counted():
+    template = {'spec': {'containers': [{'name': 'app', 'resources': {'limits': {'memory': '128Mi'}}}]}}
+    (verdict,), _ = soak([[with_spec(pod('db-0', restarts=1), app='256Mi')]] * 3, template=template)
+    assert verdict is None
+    # As the template asks: that restart is a crash.
+    (verdict,), _ = soak([[with_spec(pod('db-0', restarts=1), app='128Mi')]], template=template)
+    assert verdict.reason == health.SOAK_RESTARTS
+
+
+def test_a_resize_excuses_the_restarts_of_the_resized_container_only():
+    template = {'spec': {'containers': [{'name': 'app', 'resources': {'limits': {'memory': '128Mi'}}},
+                                        {'name': 'sidecar'}]}}
+    first = with_spec(two_containers('db-0', 0, 0), app='128Mi', sidecar=None)
+    resized = with_spec(two_containers('db-0', 1, 0), app='256Mi', sidecar=None)
+    crashed = with_spec(two_containers('db-0', 1, 1), app='256Mi', sidecar=None)
+    (verdict,), _ = soak([[first], [resized], [resized]], template=template)
+    assert verdict is None
+    (verdict,), _ = soak([[first], [resized], [crashed]], template=template)
+    assert verdict.reason == health.SOAK_RESTARTS and 'restarted 1 time' in verdict.message
