@@ -407,11 +407,9 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
     ApiError,
     KubeError,
     UpdateError,
-)
-from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import (  # noqa: E402
-    KubeModule,
     describe_error,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import KubeModule  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.driver import RollingUpdate  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.state import Options  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.steps import (  # noqa: E402

@@ -355,15 +355,13 @@ diff:
 
 import signal  # noqa: E402
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release, release_targets  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (  # noqa: E402
     ConnectionFailure,
     KubeError,
-)
-from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import (  # noqa: E402
-    KubeModule,
     describe_error,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import KubeModule  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (  # noqa: E402
     ANALYSIS_ARG_SPEC,
     DEFAULT_TIMEOUT,
@@ -415,39 +413,34 @@ def main(runtime=None):
     if params['canary_ordinals'] < 1:
         module.fail('canary_ordinals must be 1 or more (got %d)' % params['canary_ordinals'])
     try:
-        options = release.ReleaseOptions(params['atomic'], params['timeout'], params['rollback_timeout'],
-                                         module.gate_options(), module.module.check_mode, params['rollback'],
-                                         params['canary'], params['canary_ordinals'])
+        options = release_targets.ReleaseOptions(
+            params['atomic'], params['timeout'], params['rollback_timeout'], module.gate_options(),
+            module.module.check_mode, params['rollback'], params['canary'], params['canary_ordinals'])
         namespace = params['workload_namespace'] or module.namespace
-        targets = release.build_targets(params['workloads'], namespace, params['change_cause'])
+        targets = release_targets.build_targets(params['workloads'], namespace, params['change_cause'])
         previous = None
         try:
             previous = signal.signal(signal.SIGTERM, _interrupt)
         except ValueError:  # not the main thread: no handler, SIGTERM ends the process as usual
             pass
         try:
-            kind = release.Release
-            if options.canary:
-                from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.canary import (
-                    CanaryRelease,
-                )
-                kind = CanaryRelease
-            result = kind(module.client, targets, options, progress=module.module.progress).run()
+            strategy = release.strategy(options)
+            result = strategy(module.client, targets, options, progress=module.module.progress).run()
         finally:
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
-    except release.PreflightFailed as e:
+    except release_targets.PreflightFailed as e:
         summary = ['preflight failed, nothing was changed:'] + list(e.args[0])
         module.module.show(summary)
         module.fail('release refused before any write: %s' % '; '.join(e.args[0]), changed=False,
-                    **release.result_fields([], summary))
+                    **release_targets.result_fields([], summary))
     except ConnectionFailure as e:
         module.fail(e.message)
     except KubeError as e:
         module.fail(describe_error(e, 'release', module._connection))
     for warning in result.warnings:
         module.module.warn(warning)
-    out = dict(release.result_fields([t.entry() for t in result.targets], result.lines),
+    out = dict(release_targets.result_fields([t.entry() for t in result.targets], result.lines),
                changed=result.changed)
     if options.gates.analysis is not None and options.gates.analysis.measurements:
         out['analysis'] = options.gates.analysis.result()
@@ -455,7 +448,7 @@ def main(runtime=None):
         diffs = []
         for t in result.targets:
             if t.patch is not None and t.workload is not None:
-                before, after = release.diff_of(t)
+                before, after = release_targets.diff_of(t)
                 diffs.append({'before': before, 'after': after, 'before_header': t.label(),
                               'after_header': t.label()})
         if diffs:

@@ -31,6 +31,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
     ConfigError,
     ConnectionFailure,
     KubeError,
+    describe_error,
     redact,
     secret_forms,
 )
@@ -115,20 +116,6 @@ def wait_arg_spec(default):
 
 # Errors that concern one workload and are the user's to fix; reported without a stack.
 USER_ERRORS = (NotSupported, Refused, RevisionNotFound, UnknownContainer)
-
-
-def describe_error(err, action, connection=None):
-    """A message for a KubeError that says what failed and what to do."""
-    if isinstance(err, ApiError):
-        if err.status == 401:
-            source = (' (credentials from %s)' % connection.source) if connection else ''
-            return ('%s: the API server rejected the credentials (401 Unauthorized)%s. Check api_key, the '
-                    'kubeconfig user token or client certificate, or K8S_AUTH_API_KEY.' % (action, source))
-        if err.status == 403:
-            return ('%s: forbidden (403): %s. Grant the RBAC verbs listed in the module notes (docs/rbac.md '
-                    'has a minimal Role).' % (action, err.message))
-        return '%s: %s (%s %s)' % (action, err.message, err.status, err.reason or 'error')
-    return '%s: %s' % (action, err.message)
 
 
 def _all_forms(secrets):
@@ -325,7 +312,6 @@ class RolloutModule(KubeModule):
             **kwargs)
         self.kinds = self._kinds()
         self.kind = self.kinds[0]  # the kind of a task by name (exactly one)
-        self._kind_of = {}  # uid -> kind of each target, for progress lines
         self._status_inline = False
         self.entries = None  # the checked ``workloads`` entries, when the task gives them
         self._entry_of = {}  # uid -> the Entry a target came from
@@ -561,7 +547,6 @@ class RolloutModule(KubeModule):
         failures = []  # the workloads left unchanged by an error, with it
         refused = []  # (identity, message) of the workloads the verb was not applied to
         workloads = self.targets(each_alone)
-        self._kind_of = {w.uid: w.kind for w in workloads}
 
         def failed(identity, text):
             errors.append(text)
@@ -654,38 +639,31 @@ class RolloutModule(KubeModule):
         return out
 
     def _wait(self, pending, wait_predicate):
-        outcomes = [o for o, _e in pending]
-        entries = [e for _o, e in pending]
-        jobs = []
-        last = [o.obj for o in outcomes]  # the newest object each wait saw, to diagnose a failure from
+        """Wait for the outcomes in ``pending`` on the rollout engine; the error of each that failed."""
         # Imported only to wait: most tasks never do.
+        from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Engine, Rollout
         from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status as status_mod
-        options = self.gate_options()
-        probes = []
-        for i, o in enumerate(outcomes):
+        terminating = self.params.get('wait_for_terminating') and not wait_predicate
+        rollouts = []
+        for o, _entry in pending:
             predicate = wait_predicate(o.workload) if wait_predicate else o.workload.rollout_status
             if o.changed and o.obj is not o.workload.obj:  # this task wrote: judge its own rollout
                 predicate = status_mod.after_change(predicate, o.workload.obj, o.obj)
-            terminating = self.params.get('wait_for_terminating') and not wait_predicate
-            if terminating and o.workload.counts_terminating:
-                predicate = status_mod.until_terminated(predicate)
-            jobs.append((o.workload.collection_path(o.workload.namespace), o.obj, _seen(predicate, last, i)))
-            # A custom wait (a pause being observed) has no pods to look at, and a workload the object
-            # read already shows done (or failed) is never looked at again.
-            probe = None
-            if options.fail_fast_seconds and not wait_predicate and not status_mod.settled(o.obj, predicate):
-                # A rollout under way: its pods may be looked at.
-                from ansible_collections.kubeops.rollout.plugins.module_utils.gates.health import EarlyStop
-                probe = _kind_probe(EarlyStop(self.client, options.fail_fast_seconds), o.workload.kind)
-            probes.append(probe)
-        results = status_mod.wait_all(self.client, jobs, self.params['wait_timeout'], progress=self._progress,
-                                      probes=probes, probe_interval=options.probe_interval)
-        if options.soaks and not wait_predicate:
-            results = self._soak(outcomes, results, last, options)
+            if terminating:
+                predicate = o.workload.terminating_wait(predicate)
+            # A custom wait (a pause being observed) has no pods to look at: no gate applies to it.
+            rollouts.append(Rollout(o.workload, o.obj, predicate, gated=not wait_predicate,
+                                    written=o.changed))
+        engine = Engine(self.client, self.gate_options(), self.module.progress, line=_progress_line)
+        engine.watch_all(rollouts, self.params['wait_timeout'])
+        if engine.soaked and engine.gates.analysis is not None:
+            self.analysis_result = engine.gates.analysis.result()
         errors = []
-        for o, entry, res, obj in zip(outcomes, entries, results, last):
-            if isinstance(res, KubeError):
-                errors.append(describe_error(res, 'waiting for %s' % o.workload.label(), self._connection))
+        for (o, entry), rollout in zip(pending, rollouts):
+            res = rollout.result
+            if res.error is not None:
+                label = 'waiting for %s' % o.workload.label()
+                errors.append(describe_error(res.error, label, self._connection))
                 self._failed[id(o)] = (errors[-1], None)
                 continue
             self.record_status(entry, res)
@@ -694,52 +672,21 @@ class RolloutModule(KubeModule):
             if not res.done:
                 label = o.workload.label()
                 error = res.message if label in res.message else '%s: %s' % (label, res.message)
-                # A custom wait (e.g. a pause being observed) is not explained by the pods.
-                errors.append(error if wait_predicate else self._explained(error, o, entry, res.reason, obj))
+                if res.reason in status_mod.UNFINISHED_REASONS and res.diagnosis is not None:
+                    error = '; '.join([error] + res.diagnosis['lines'])
+                errors.append(error)
                 self._failed[id(o)] = (errors[-1], res.reason)
         return errors
 
-    def _soak(self, outcomes, results, last, options):
-        """The soak (and analysis) after the rollouts that completed; a failure replaces their result."""
-        from ansible_collections.kubeops.rollout.plugins.module_utils.gates import health
-        done = [i for i, res in enumerate(results) if not isinstance(res, KubeError) and res.done]
-        if not done:
-            return results
-        targets = [(dict(last[i], kind=outcomes[i].workload.kind), outcomes[i].changed) for i in done]
-        try:
-            soak = health.Soak(self.client, options, progress=self.module.progress)
-            verdicts, analysis_failure = soak.run(targets)
-        except KubeError as e:
-            verdicts, analysis_failure = [health.soak_error(e, obj) for obj, _fresh in targets], None
-        out = list(results)
-        for i, verdict in zip(done, verdicts):
-            if verdict is not None:
-                out[i] = verdict
-            elif analysis_failure is not None:
-                out[i] = analysis_failure
-        if options.analysis is not None:
-            self.analysis_result = options.analysis.result()
-        return out
-
-    def _explained(self, error, outcome, entry, reason, obj=None):
+    def _explained(self, error, outcome, entry, reason):
         """``error``, and when the rollout itself did not progress (deadline, timeout), why: the
         workload's ``diagnosis`` goes into its entry and one line per cause into the message."""
-        from ansible_collections.kubeops.rollout.plugins.module_utils.gates import diagnosis
-        from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status as status_mod
-        if reason not in (status_mod.DEADLINE_EXCEEDED, status_mod.TIMEOUT):
+        from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Engine, Rollout
+        from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status import UNFINISHED_REASONS
+        if reason not in UNFINISHED_REASONS:
             return error
-        workload = outcome.workload
-        found = diagnosis.read_diagnosis(self.client, dict(obj or outcome.obj, kind=workload.kind))
-        entry['diagnosis'] = found
+        found = entry['diagnosis'] = Engine(self.client).diagnose(Rollout(outcome.workload, outcome.obj))
         return '; '.join([error] + found['lines'])
-
-    def _progress(self, obj, result):
-        """One line per change of a waited-for workload's state, naming it if kubectl's text does not."""
-        meta = obj.get('metadata') or {}
-        name, text = meta.get('name'), result.message
-        if '"%s"' % name not in text:
-            text = '%s "%s": %s' % (self._kind_of.get(meta.get('uid')) or self.kind.kind, name, text)
-        self.module.progress(text)
 
     def record_status(self, entry, result):
         if self._status_inline:
@@ -770,17 +717,12 @@ def _kind_names(kinds):
     return names[0] if len(names) == 1 else '%s or %s' % (', '.join(names[:-1]), names[-1])
 
 
-def _kind_probe(probe, kind):
-    """``probe`` given objects with their kind (LIST items and some answers carry none)."""
-    return lambda obj: probe(dict(obj, kind=kind))
-
-
-def _seen(predicate, last, i):
-    """``predicate`` that also keeps the object it judged in ``last[i]``."""
-    def judge(obj):
-        last[i] = obj
-        return predicate(obj)
-    return judge
+def _progress_line(rollout, result):
+    """A progress line, naming the workload if kubectl's text does not."""
+    name, text = rollout.workload.name, result.message
+    if '"%s"' % name not in text:
+        text = '%s "%s": %s' % (rollout.workload.kind, name, text)
+    return text
 
 
 def _user_error(workload, err):

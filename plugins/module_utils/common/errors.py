@@ -3,8 +3,9 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The errors every request can raise (``KubeError`` and its kinds) and ``redact``, which keeps
-secrets out of the messages users see."""
+"""The errors every request can raise (``KubeError`` and its kinds), how a message names them
+(``describe_error``, ``error_text``) and ``redact``, which keeps secrets out of the messages users
+see."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -111,6 +112,26 @@ def redact(text, secrets):
     for secret in sorted(values, key=len, reverse=True):
         text = text.replace(secret, REDACTED)
     return re.sub(r'(\w+://)[^/@\s]+@', r'\1' + REDACTED + '@', text)
+
+
+def describe_error(err, action, connection=None):
+    """A message for a KubeError that says what failed (``action``) and what to do."""
+    return '%s: %s' % (action, error_text(err, connection))
+
+
+def error_text(err, connection=None):
+    """What went wrong in ``err`` (a KubeError, or any exception) and what to do, without saying
+    what was being done. ``connection``: where the credentials came from, for a 401."""
+    if isinstance(err, ApiError):
+        if err.status == 401:
+            source = (' (credentials from %s)' % connection.source) if connection else ''
+            return ('the API server rejected the credentials (401 Unauthorized)%s. Check api_key, the '
+                    'kubeconfig user token or client certificate, or K8S_AUTH_API_KEY.' % source)
+        if err.status == 403:
+            return ('forbidden (403): %s. Grant the RBAC verbs listed in the module notes (docs/rbac.md '
+                    'has a minimal Role).' % err.message)
+        return '%s (%s %s)' % (err.message, err.status, err.reason or 'error')
+    return getattr(err, 'message', None) or str(err)
 
 
 class UpdateError(Exception):

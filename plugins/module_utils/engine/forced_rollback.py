@@ -13,10 +13,12 @@ __metaclass__ = type
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine.watch import wait_for
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import DEFAULT_TIMEOUT
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status as status_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status import observed
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
     POD_REVISION_LABEL,
-    observed,
     pod_ready,
     stuck_pods,
 )
@@ -25,8 +27,6 @@ POD_POLL_SECONDS = 0.5
 
 
 def _observed_revision(revision_name):
-    from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status as status_mod
-
     def predicate(obj):
         if observed(obj) and (obj.get('status') or {}).get('updateRevision') == revision_name:
             return status_mod.RolloutStatus(True, 'revision %s observed' % revision_name, status_mod.OBSERVED)
@@ -35,7 +35,7 @@ def _observed_revision(revision_name):
     return predicate
 
 
-def replace_stuck(client, outcome, revision_name, check_mode=False, timeout=DEFAULT_TIMEOUT,
+def replace_stuck(client, workload, revision_name, check_mode=False, timeout=DEFAULT_TIMEOUT,
                   clock=time.monotonic, sleep=time.sleep):
     """The forced rollback of the Kubernetes StatefulSet documentation: after the template is back,
     delete the pods still stuck on another revision (not Ready, or in an image/crash back-off), which
@@ -47,22 +47,20 @@ def replace_stuck(client, outcome, revision_name, check_mode=False, timeout=DEFA
     and resourceVersion: a pod that changed since it was read (say, became Ready) is judged again.
     A pod of ``revision_name`` is never deleted. In check mode the pods that would be deleted now are
     listed and nothing is deleted.
+
+    ``workload``: the StatefulSet (a Workload) as its template was just written back. Returns (an
+    error message or None, the names of the pods deleted, or in check mode that would be).
     """
-    workload = type(outcome.workload)(outcome.obj)
-    outcome.fields['replaced_pods'] = []
     deadline = clock() + timeout
     if check_mode:
         stuck = stuck_pods(workload.pods(client), workload.uid, workload.name, revision_name)
-        outcome.fields['replaced_pods'] = [p['metadata']['name'] for p in stuck]
-        outcome.changed = outcome.changed or bool(stuck)
-        return outcome
-    from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status as status_mod
-    seen = status_mod.wait_for(client, workload.collection_path(workload.namespace), workload.obj,
+        return None, [p['metadata']['name'] for p in stuck]
+    seen = wait_for(client, workload.collection_path(workload.namespace), workload.obj,
                                _observed_revision(revision_name), timeout)
     if not seen.done:
-        outcome.error = '%s: stuck pods not replaced: %s' % (workload.label(), seen.message)
-        return outcome
-    replaced = outcome.fields['replaced_pods']
+        return '%s: stuck pods not replaced: %s' % (workload.label(), seen.message), []
+    replaced = []
+    error = None
     while True:
         stuck = stuck_pods(workload.pods(client), workload.uid, workload.name, revision_name)
         if not stuck:
@@ -71,7 +69,7 @@ def replace_stuck(client, outcome, revision_name, check_mode=False, timeout=DEFA
         if replaced:
             # The previous replacement is not Ready yet (the controller works in order): wait.
             if clock() >= deadline:
-                outcome.error = ('%s: timed out after %ss replacing stuck pods (replaced %s; still stuck: %s)'
+                error = ('%s: timed out after %ss replacing stuck pods (replaced %s; still stuck: %s)'
                                  % (workload.label(), timeout, ', '.join(replaced),
                                     ', '.join(p['metadata']['name'] for p in stuck)))
                 break
@@ -88,8 +86,7 @@ def replace_stuck(client, outcome, revision_name, check_mode=False, timeout=DEFA
                 continue  # gone or changed since read: judge the pods again
             raise
         replaced.append(meta['name'])
-        outcome.changed = True
-    return outcome
+    return error, replaced
 
 
 def _replacement_ready(client, workload, name, revision_name):

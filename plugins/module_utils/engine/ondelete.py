@@ -20,24 +20,16 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status impor
     TIMEOUT,
     UPDATING,
     RolloutStatus,
+    observed,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
     POD_REVISION_LABEL,
     StatefulSet,
-    observed,
     pod_ordinal,
     pod_ready,
 )
 
 POLL_SECONDS = 0.25
-
-
-def on_delete(obj):
-    """True for a StatefulSet whose update strategy is OnDelete."""
-    return (
-        obj.get('kind') == 'StatefulSet'
-        and ((obj.get('spec') or {}).get('updateStrategy') or {}).get('type') == 'OnDelete'
-    )
 
 
 def _observed(obj):

@@ -279,6 +279,25 @@ def template_restore_patch(workload, template, change_cause):
     return _guarded(tests, changes)
 
 
+def template_view(template, annotations, partition=None):
+    """The diff of every verb that changes a pod template: the part of the object it may change
+    (with ``partition``, the StatefulSet's rolling update partition too)."""
+    spec = {'template': template}
+    if partition is not None:
+        spec['updateStrategy'] = {'rollingUpdate': {'partition': partition}}
+    return {'metadata': {'annotations': dict(annotations or {})}, 'spec': spec}
+
+
+def annotation_removal(obj, key):
+    """JSON patch operations removing the annotation ``key`` from ``obj`` (as read), guarded by its
+    exact text: none when it has no such annotation."""
+    text = ((obj.get('metadata') or {}).get('annotations') or {}).get(key)
+    if text is None:
+        return []
+    pointer = json_pointer('metadata', 'annotations', key)
+    return [{'op': 'test', 'path': pointer, 'value': text}, {'op': 'remove', 'path': pointer}]
+
+
 def annotated(annotations, patch):
     """``annotations`` after a strategic/merge patch's ``metadata.annotations`` (None deletes)."""
     out = dict(annotations or {})

@@ -3,18 +3,14 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""Rollout status: one predicate per kind (kubectl's rollout_status.go rules and messages) and a
-waiter that follows the object with a WATCH (no polling), for one or several workloads at once."""
+"""Rollout status: one predicate per kind (kubectl's rollout_status.go rules and messages), and the
+predicates built on them (after a change, until old pods are gone, a canary's). Pure: the waiting
+itself is the engine's (engine/watch.py)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import threading
-import time
-
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, KubeError
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import observed
 
 # Reasons reported next to kubectl's message; stable strings for playbooks to test.
 COMPLETE = 'Complete'
@@ -30,9 +26,13 @@ UNSUPPORTED_STRATEGY = 'UnsupportedStrategy'
 TIMEOUT = 'Timeout'
 DELETED = 'Deleted'
 OBSERVED = 'Observed'
+CANARY_STARTING = 'CanaryStarting'
+CANARY_STARTED = 'CanaryStarted'
+CANARY_NOT_READY = 'CanaryNotReady'
+CANARY_READY = 'CanaryReady'
 
-# Server-side timeout of one watch request; the waiter re-watches until its own deadline.
-WATCH_CHUNK_SECONDS = 290
+# Rollouts that ended on these did not progress: their pods say why.
+UNFINISHED_REASONS = (DEADLINE_EXCEEDED, TIMEOUT)
 
 
 class RolloutStatus:
@@ -45,6 +45,7 @@ class RolloutStatus:
         self.failed = failed
         self.counts = counts  # replicas / updated / ready / available, from the object judged
         self.diagnosis = None  # why it failed, when a look at the pods ended the wait early
+        self.error = None  # the KubeError that ended the wait, if one did
 
     def as_dict(self):
         out = {'done': self.done, 'message': self.message, 'reason': self.reason}
@@ -53,6 +54,14 @@ class RolloutStatus:
 
     def __repr__(self):
         return 'RolloutStatus(done=%r, reason=%r, message=%r)' % (self.done, self.reason, self.message)
+
+
+def observed(obj):
+    """Whether the controller has seen the object's current spec (``status.observedGeneration`` at
+    least ``metadata.generation``)."""
+    meta, status = obj.get('metadata') or {}, obj.get('status') or {}
+    generation, seen = meta.get('generation'), status.get('observedGeneration')
+    return (seen if isinstance(seen, int) else 0) >= (generation if isinstance(generation, int) else 0)
 
 
 def _waiting(message, reason):
@@ -246,148 +255,35 @@ def after_change(predicate, before, written=None):
     return judge
 
 
-# ---- waiting ---------------------------------------------------------------------------------
+# ---- a canary held by a Deployment's pause --------------------------------------------------
 
-class _Reporter:
-    """Calls ``progress(obj, status)`` when a workload's status message changes (not on every event)."""
+def deployment_canary_status(obj):
+    """A paused Deployment's canary: the controller has seen the pause, the new ReplicaSet has pods,
+    and every pod is available."""
+    spec, st = obj.get('spec') or {}, obj.get('status') or {}
+    if not spec.get('paused') or not observed(obj):
+        return RolloutStatus(False, 'Waiting for the pause to be observed...', SPEC_NOT_OBSERVED)
+    updated, unavailable = st.get('updatedReplicas') or 0, st.get('unavailableReplicas') or 0
+    if updated < 1 or unavailable > 0:
+        return RolloutStatus(
+            False, 'Waiting for the canary: %d new pods, %d pods unavailable...' % (updated, unavailable),
+            CANARY_NOT_READY)
+    return RolloutStatus(True, 'canary of %d pods ready' % updated, CANARY_READY)
 
-    def __init__(self, progress):
-        self.progress = progress
-        self.last = None
 
-    def __call__(self, obj, result):
-        if self.progress and result.message != self.last:
-            self.last = result.message
-            self.progress(obj, result)
-        return result
+def deployment_canary_started(before, written):
+    """The predicate of a Deployment's first new pods after ``written``."""
+    generation = (written.get('metadata') or {}).get('generation') or 0
 
-
-def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monotonic, progress=None,
-             probe=None, probe_interval=None, stopped=None):
-    """Follow one object with WATCH until ``predicate`` says done or failed, or ``timeout`` passes.
-
-    Starts from ``obj`` (a fresh GET or write response) and watches from its resourceVersion with a
-    metadata.name field selector; re-watches when the server ends the stream, re-reads on 410 Gone.
-    Returns the last RolloutStatus (reason Timeout / Deleted when those end the wait).
-    ``progress(obj, status)``, if given, hears each change of the status message as it happens.
-    ``probe(obj)``, if given, is called every ``probe_interval`` seconds while the rollout is not
-    done (the first time one interval after the start; each watch request then lasts at most one
-    interval) with the newest object; a RolloutStatus it returns ends the wait (early stop).
-    ``stopped()``, if given and true, ends the wait at the next event or interval (reason Timeout).
-    """
-    name = obj['metadata']['name']
-    path = collection_path.rstrip('/')
-    report = _Reporter(progress)
-    result = report(obj, predicate(obj))
-    if result.done or result.failed:
-        return result
-    start = clock()
-    deadline = start + timeout
-    next_probe = [start + probe_interval if probe else None]
-    latest = [obj]
-    rv = obj['metadata'].get('resourceVersion')
-
-    def probed():
-        """The probe's verdict when one is due, else None."""
-        if probe is None or clock() < next_probe[0]:
-            return None
-        verdict = probe(latest[0])
-        next_probe[0] = clock() + probe_interval
-        return verdict
-
-    while True:
-        remaining = deadline - clock()
-        if remaining <= 0 or (stopped is not None and stopped()):
-            return RolloutStatus(False, 'timed out after %ss waiting for the rollout: %s'
-                                 % (timeout, result.message), TIMEOUT, counts=result.counts)
-        verdict = probed()
-        if verdict is not None:
+    def predicate(obj):
+        st = obj.get('status') or {}
+        if (st.get('observedGeneration') or 0) < generation:
+            return RolloutStatus(False, 'Waiting for the new template to be observed...', SPEC_NOT_OBSERVED)
+        # A progress deadline or a failure of the new revision ends it as a rollout would end.
+        verdict = after_change(deployment_status, before, written)(obj)
+        if verdict.failed or verdict.done:
             return verdict
-        try:
-            chunk = min(WATCH_CHUNK_SECONDS, max(1, int(remaining + 0.999)))
-            if probe is not None:
-                chunk = min(chunk, max(1, int(next_probe[0] - clock() + 0.999)))
-            events = client.watch(path, resource_version=rv, field_selector='metadata.name=%s' % name,
-                                  timeout_seconds=chunk)
-            for event_type, event_obj in events:
-                meta = event_obj.get('metadata') or {}
-                rv = meta.get('resourceVersion') or rv
-                if event_type == 'BOOKMARK' or meta.get('name') != name:
-                    if clock() >= deadline:  # a stream of noise must not outlast the deadline
-                        break
-                    continue
-                if event_type == 'DELETED':
-                    return RolloutStatus(False, '%s was deleted while waiting for its rollout' % name,
-                                         DELETED, failed=True)
-                latest[0] = event_obj
-                result = report(event_obj, predicate(event_obj))
-                if result.done or result.failed:
-                    return result
-                if clock() >= deadline or (probe is not None and clock() >= next_probe[0]):
-                    break
-                if stopped is not None and stopped():
-                    break
-        except ApiError as e:
-            if e.status != 410:
-                raise
-            fresh = client.get('%s/%s' % (path, name))
-            rv = fresh['metadata'].get('resourceVersion')
-            latest[0] = fresh
-            result = report(fresh, predicate(fresh))
-            if result.done or result.failed:
-                return result
-
-
-def settled(obj, predicate):
-    """Whether ``predicate`` already judges ``obj`` done or failed: ``wait_for`` then answers at once,
-    without a request. A predicate that raises is not settled (the wait reports its error)."""
-    try:
-        result = predicate(obj)
-    except Exception:
-        return False
-    return bool(result.done or result.failed)
-
-
-def wait_all(client, jobs, timeout, progress=None, probes=None, probe_interval=None, stopped=None):
-    """Wait for several workloads at once (threads): total time is the slowest one's. A workload
-    already done (or failed) in the object given is answered in the calling thread, so a task
-    over many settled workloads starts no thread.
-
-    ``jobs``: list of (collection_path, obj, predicate). Returns a list of RolloutStatus or KubeError
-    (an error in one wait does not stop the others), in the same order. ``progress``: as for
-    ``wait_for``, called from each wait's thread. ``probes``: None, or one probe (or None) per job,
-    called every ``probe_interval`` seconds as ``wait_for`` says.
-    """
-    probes = probes or [None] * len(jobs)
-
-    def one(i, path, obj, predicate):
-        return wait_for(client, path, obj, predicate, timeout, progress=progress, probe=probes[i],
-                        probe_interval=probe_interval, stopped=stopped)
-
-    if len(jobs) == 1:
-        try:
-            return [one(0, *jobs[0])]
-        except KubeError as e:
-            return [e]
-    results = [None] * len(jobs)
-
-    def run(i, path, obj, predicate):
-        try:
-            results[i] = one(i, path, obj, predicate)
-        except KubeError as e:
-            results[i] = e
-        except Exception as e:  # keep one broken wait from killing the others silently
-            results[i] = KubeError('waiting for %s failed: %s' % (obj['metadata']['name'], e))
-
-    threads = []
-    for i, job in enumerate(jobs):
-        if settled(job[1], job[2]):  # answered by the object already read: no request, no thread
-            run(i, *job)
-        else:
-            threads.append(threading.Thread(target=run, args=(i,) + tuple(job)))
-    for t in threads:
-        t.daemon = True
-        t.start()
-    for t in threads:
-        t.join()
-    return results
+        if (st.get('updatedReplicas') or 0) >= 1:
+            return RolloutStatus(True, 'the new ReplicaSet has pods', CANARY_STARTED)
+        return RolloutStatus(False, 'Waiting for the first new pods...', CANARY_STARTING)
+    return predicate

@@ -14,15 +14,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions, status
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
-
-
-def _status():
-    # Imported on first use: a module run that neither reads nor waits for a rollout status
-    # (history, or a write without wait) does not compile it.
-    from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status
-    return status
 
 
 class NotSupported(Exception):
@@ -76,14 +69,6 @@ def ready_condition(pod):
 
 def pod_ready(pod):
     return (ready_condition(pod) or {}).get('status') == 'True'
-
-
-def observed(obj):
-    """Whether the controller has seen the object's current spec (``status.observedGeneration`` at
-    least ``metadata.generation``)."""
-    meta, status = obj.get('metadata') or {}, obj.get('status') or {}
-    generation, seen = meta.get('generation'), status.get('observedGeneration')
-    return (seen if isinstance(seen, int) else 0) >= (generation if isinstance(generation, int) else 0)
 
 
 def pod_backing_off(pod):
@@ -252,7 +237,7 @@ class Workload:
     def check_waitable(self):
         """Refused when a rollout status wait could never succeed, judged before any write."""
         result = self.rollout_status()
-        if result.failed and result.reason == _status().UNSUPPORTED_STRATEGY:
+        if result.failed and result.reason == status.UNSUPPORTED_STRATEGY:
             raise Refused('%s: waiting is impossible: %s (%s); set wait=false, or wait with your own check'
                           % (self.label(), result.message, self.strategy_type()))
 
@@ -264,14 +249,73 @@ class Workload:
         kubectl's rollout status does not support."""
         self.check_waitable()
 
-    # A forced rollback (replacing pods stuck on another revision) applies to this kind.
-    replaces_stuck_pods = False
-    # A release rolls out its OnDelete strategy itself (deleting pods, ondelete.py).
-    rolls_out_on_delete = False
-    # How a canary holds the rollout while it is verified (canary.py): "pause", "partition" or None.
-    canary_hold = None
-    # Its status counts terminating pods (``wait_for_terminating``).
-    counts_terminating = False
+    def raw(self, obj=None):
+        """``obj`` (default: this workload's object) with its ``kind``, for code that reads raw
+        objects (a LIST's items and some answers carry no kind)."""
+        return dict(self.obj if obj is None else obj, kind=self.kind)
+
+    # -- capabilities (kubectl's small contracts: each kind answers for itself)
+    def release_refusal(self):
+        """Why a release cannot roll this workload out (as read), or None."""
+        if self.paused:
+            return ('%s is paused: a paused Deployment does not roll out; resume it first '
+                    '(rollout_pause with state=resumed)' % self.label())
+        if self.strategy_type() == 'OnDelete' and not self.rolled_out_by_deleting_pods(self.obj):
+            return ('%s uses the OnDelete update strategy: its pods would keep the old images; '
+                    'switch it to RollingUpdate' % self.label())
+        return None
+
+    def rolled_out_by_deleting_pods(self, obj):
+        """Whether ``obj`` (this kind, as read or written) is rolled out by deleting its pods
+        (engine/ondelete.py) rather than by its controller."""
+        return False
+
+    def replaces_stuck_pods(self):
+        """Whether pods stuck on another revision are deleted after its template is put back
+        (engine/forced_rollback.py): they would hold an OrderedReady StatefulSet forever."""
+        return False
+
+    def terminating_wait(self, predicate):
+        """``predicate``, not done while old pods are still terminating, where the kind reports them."""
+        return predicate
+
+    # -- a canary's hold (usecases/canary.py): what keeps the rollout at the canary while it is checked
+    def canary_refusal(self):
+        """Why this workload cannot have a canary, or None."""
+        return ('%s: a canary needs a Deployment (paused while it is verified) or a StatefulSet '
+                '(partitioned); release it without canary' % self.label())
+
+    def canary_record(self):
+        """What the canary record keeps of the hold besides the template and change-cause."""
+        return {}
+
+    def canary_write(self, images, change_cause, ordinals):
+        """The start's write: (content type, body) of the new images with the hold, or None."""
+        return self.image_patch(images, change_cause)
+
+    def canary_started(self, before, written):
+        """The predicate of the start's wait after ``written`` (the write's answer)."""
+        return status.after_change(self.rollout_status, before, written)
+
+    def canary_hold_patch(self):
+        """The strategic merge patch that holds the rollout once the canary has begun, or None when
+        the write held it already."""
+        return None
+
+    def canary_ready(self, obj):
+        """The canary's status, held: done when its pods are Ready."""
+        return self.rollout_status(obj)
+
+    def canary_release_patch(self, record):
+        """The promote's write (content type, body) that lets the rollout go on, or None."""
+        return None
+
+    def canary_restore_ops(self, current, record):
+        """JSON patch operations that undo the hold of ``current`` (as just read), from ``record``."""
+        if (current.get('spec') or {}).get('paused'):
+            return [{'op': 'replace', 'path': '/spec/paused', 'value': False}]
+        return []
+
     # Revisions already read by a check before the verb (verbs.check_undo), used by the verb once.
     preread_history = None
 
@@ -371,10 +415,26 @@ class Deployment(Workload):
         return patches.deployment_undo_annotations(self.annotations, revision.annotations)
 
     def rollout_status(self, obj=None):
-        return _status().deployment_status(obj or self.obj)
+        return status.deployment_status(obj or self.obj)
 
-    canary_hold = 'pause'
-    counts_terminating = True
+    def terminating_wait(self, predicate):
+        return status.until_terminated(predicate)
+
+    def canary_refusal(self):
+        return None
+
+    def canary_started(self, before, written):
+        return status.deployment_canary_started(before, written)
+
+    def canary_hold_patch(self):
+        return patches.pause_patch(True)
+
+    def canary_ready(self, obj):
+        return status.deployment_canary_status(obj)
+
+    def canary_release_patch(self, record):
+        return (patches.STRATEGIC_MERGE, patches.pause_patch(False)) if self.paused else None
+
     history_kind = 'ReplicaSet'
     revision_label = _TEMPLATE_HASH_LABEL
     revision_needs_history = True
@@ -426,9 +486,42 @@ class _ControllerRevisionWorkload(Workload):
 class StatefulSet(_ControllerRevisionWorkload):
     kind = 'StatefulSet'
     plural = 'statefulsets'
-    replaces_stuck_pods = True
-    rolls_out_on_delete = True
-    canary_hold = 'partition'
+
+    def rolled_out_by_deleting_pods(self, obj):
+        return ((obj.get('spec') or {}).get('updateStrategy') or {}).get('type') == 'OnDelete'
+
+    def replaces_stuck_pods(self):
+        return True
+
+    def canary_refusal(self):
+        if self.partition is None:
+            return ('%s uses the OnDelete update strategy, which has no partition for a canary; '
+                    'switch it to RollingUpdate or release it without canary' % self.label())
+        return None
+
+    def canary_record(self):
+        return {'partition': self.partition}
+
+    def canary_write(self, images, change_cause, ordinals):
+        """Only the ``ordinals`` highest ordinals update: the partition below them."""
+        replicas = self.replicas if self.replicas is not None else 1
+        return self.image_patch(images, change_cause, partition=max(self.partition, replicas - ordinals))
+
+    def canary_release_patch(self, record):
+        wanted = record.get('partition') or 0
+        if self.partition == wanted:
+            return None
+        return patches.STRATEGIC_MERGE, patches.partition_patch(wanted)
+
+    def canary_restore_ops(self, current, record):
+        ops = Workload.canary_restore_ops(self, current, record)
+        if 'partition' not in record:
+            return ops
+        wanted = record.get('partition') or 0
+        if patches.update_partition(current.get('spec')) != wanted:
+            ops.append({'op': 'add', 'path': patches.json_pointer('spec', 'updateStrategy', 'rollingUpdate',
+                                                                  'partition'), 'value': wanted})
+        return ops
 
     def pods(self, client):
         """The pods this StatefulSet controls (one LIST by its selector)."""
@@ -455,7 +548,7 @@ class StatefulSet(_ControllerRevisionWorkload):
         return (patches.STRATEGIC_MERGE, body) if body else None
 
     def rollout_status(self, obj=None):
-        return _status().statefulset_status(obj or self.obj)
+        return status.statefulset_status(obj or self.obj)
 
     def rolled_out_revision(self, history_items=None):
         """Named by its status (``updateRevision``): no history needed."""
@@ -474,7 +567,7 @@ class DaemonSet(_ControllerRevisionWorkload):
     plural = 'daemonsets'
 
     def rollout_status(self, obj=None):
-        return _status().daemonset_status(obj or self.obj)
+        return status.daemonset_status(obj or self.obj)
 
     revision_needs_history = True
 

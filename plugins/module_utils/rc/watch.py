@@ -12,7 +12,7 @@ __metaclass__ = type
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status import WATCH_CHUNK_SECONDS
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine.watch import WATCH_CHUNK_SECONDS
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import name_of
 
 

@@ -4,18 +4,20 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 """A canary release in three calls of ``rollout_release`` (``canary: start``, ``promote``, ``abort``),
-with the user's verification between them; the same transaction as a release (``release.py``):
-preflight before any write, guarded writes that a lost answer cannot repeat, one wait for all, the
-health gate, and on failure every changed workload put back to the exact template it had.
+with the user's verification between them; each phase is a release strategy (``release.Release``):
+preflight before any write, guarded writes that a lost answer cannot repeat, one wait for all on
+the engine, the health gate, and on failure every changed workload put back to the exact template
+it had.
 
-- ``start``: the new images, and a record of what each workload had before (its template,
-  change-cause, and a StatefulSet's partition) in the annotation ``kubeops.rollout/canary``, in one
-  write per workload. A StatefulSet gets a partition so that only its ``canary_ordinals`` highest
+- ``CanaryStart``: the new images, and a record of what each workload had before (its template,
+  change-cause, and what the kind's hold keeps, such as a StatefulSet's partition) in the
+  annotation ``kubeops.rollout/canary``, in one write per workload. The hold is the kind's
+  (``Workload.canary_*``): a StatefulSet is partitioned so that only its ``canary_ordinals`` highest
   ordinals update; a Deployment is paused once the controller has started the new ReplicaSet. The
   call returns when the canary pods are Ready (early stop on pull errors, crash loops, ...).
-- ``promote``: the rest of the rollout (Deployment resumed, StatefulSet partition back to what it
-  was), the wait, the soak and the analysis; on success the record is removed.
-- ``abort``: every workload with a record is put back as it was, record removed.
+- ``CanaryPromote``: the rest of the rollout (the hold released), the wait, the soak and the
+  analysis; on success the record is removed.
+- ``CanaryAbort``: every workload with a record is put back as it was, record removed.
 
 The record lives on the workload, so promote and abort work from another play or job (an AWX
 workflow's approval node between them, for instance); a second start of the same images, a second
@@ -28,14 +30,23 @@ __metaclass__ = type
 
 import json
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
+    ApiError,
+    KubeError,
+    error_text,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Rollout
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status as status_mod
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, KubeError
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import observed
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import CHANGE_CAUSE_ANNOTATION
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import Release
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_targets import (
+    ROLLBACK_FAILED,
+    ROLLED_BACK,
+    UNCHANGED,
+    UPGRADED,
+)
 
 CANARY_ANNOTATION = 'kubeops.rollout/canary'
-PHASES = ('start', 'promote', 'abort')
 
 
 def record_of(obj):
@@ -50,227 +61,191 @@ def record_of(obj):
     return record if isinstance(record, dict) and isinstance(record.get('template'), dict) else None
 
 
-def _record_text(t):
-    w = t.workload
+def record_text(workload, images):
+    """The record a start writes on ``workload`` (as read) for ``images``."""
     record = {
-        'images': dict(sorted(t.images.items())),
-        'template': w.template,
-        'changeCause': w.annotations.get(release.CHANGE_CAUSE_ANNOTATION),
+        'images': dict(sorted(images.items())),
+        'template': workload.template,
+        'changeCause': workload.annotations.get(CHANGE_CAUSE_ANNOTATION),
     }
-    if w.canary_hold == 'partition':
-        record['partition'] = w.partition
+    record.update(workload.canary_record())
     return json.dumps(record, sort_keys=True, separators=(',', ':'))
 
 
-def _canary_deployment(obj):
-    """A paused Deployment's canary: the controller has seen the pause, the new ReplicaSet has pods,
-    and every pod is available."""
-    spec, st = obj.get('spec') or {}, obj.get('status') or {}
-    if not spec.get('paused') or not observed(obj):
-        return status_mod.RolloutStatus(False, 'Waiting for the pause to be observed...', 'SpecNotObserved')
-    updated, unavailable = st.get('updatedReplicas') or 0, st.get('unavailableReplicas') or 0
-    if updated < 1 or unavailable > 0:
-        return status_mod.RolloutStatus(
-            False, 'Waiting for the canary: %d new pods, %d pods unavailable...' % (updated, unavailable),
-            'CanaryNotReady')
-    return status_mod.RolloutStatus(True, 'canary of %d pods ready' % updated, 'CanaryReady')
-
-
-def _started(before, written):
-    """The predicate of a Deployment's first new pods after ``written``."""
-    generation = (written.get('metadata') or {}).get('generation') or 0
-
-    def predicate(obj):
-        st = obj.get('status') or {}
-        if (st.get('observedGeneration') or 0) < generation:
-            return status_mod.RolloutStatus(False, 'Waiting for the new template to be observed...',
-                                            'SpecNotObserved')
-        # A progress deadline or a failure of the new revision ends it as a rollout would end.
-        verdict = status_mod.after_change(status_mod.deployment_status, before, written)(obj)
-        if verdict.failed or verdict.done:
-            return verdict
-        if (st.get('updatedReplicas') or 0) >= 1:
-            return status_mod.RolloutStatus(True, 'the new ReplicaSet has pods', 'CanaryStarted')
-        return status_mod.RolloutStatus(False, 'Waiting for the first new pods...', 'CanaryStarting')
-    return predicate
-
-
-class CanaryRelease(release.Release):
-    """One phase of a canary (``options.canary``) over the targets."""
+class _CanaryPhase(Release):
+    """What every phase shares: the kind's hold, the record read and checked, the put-back from it."""
 
     def __init__(self, client, targets, options, **kwargs):
-        super(CanaryRelease, self).__init__(client, targets, options, **kwargs)
-        self.phase = options.canary
+        super(_CanaryPhase, self).__init__(client, targets, options, **kwargs)
+        self.records = {}  # id(target) -> its canary record, when it has one
 
-    # -- preflight
-    def _refusal(self, t):
+    def record(self, t):
+        return self.records.get(id(t))
+
+    def recorded(self, t):
+        return self.record(t) is not None
+
+    def refusal(self, t):
         w = t.workload
-        if w.canary_hold is None:
-            return ('%s: a canary needs a Deployment (paused while it is verified) or a StatefulSet '
-                    '(partitioned); release it without canary' % t.label())
-        if w.canary_hold == 'partition' and w.partition is None:
-            return ('%s uses the OnDelete update strategy, which has no partition for a canary; '
-                    'switch it to RollingUpdate or release it without canary' % t.label())
-        t.record = record_of(w.obj)
-        if t.record is not None and not _running(w.template, t.record.get('images')):
+        problem = w.canary_refusal()
+        if problem:
+            return problem
+        record = record_of(w.obj)
+        if record is not None and not _running(w.template, record.get('images')):
             # A record whose images no longer run (copied back by an undo, say) is no canary.
             self.warnings.append('%s: its %s annotation names images it no longer runs (%s): ignored'
-                                 % (t.label(), CANARY_ANNOTATION, _images_text(t.record.get('images'))))
-            t.record = None
-        if self.phase == 'start':
-            if t.record is not None and t.record.get('images') != t.images:
-                return ('%s has a canary of other images in progress (%s): promote or abort it first'
-                        % (t.label(), _images_text(t.record.get('images'))))
-            if t.record is None and w.paused:
-                return ('%s is paused: a paused Deployment does not roll out; resume it first '
-                        '(rollout_pause with state=resumed)' % t.label())
-        elif self.phase == 'promote' and t.record is not None and t.record.get('images') != t.images:
+                                 % (t.label(), CANARY_ANNOTATION, _images_text(record.get('images'))))
+            record = None
+        if record is not None:
+            self.records[id(t)] = record
+            t.original_template, t.original_cause = record['template'], record.get('changeCause')
+        return self.phase_refusal(t, record)
+
+    def phase_refusal(self, t, record):
+        """Why this phase cannot act on ``t`` (as read, with its ``record`` or None), or None."""
+        return None
+
+    def restore_patch(self, t, current):
+        """The template and change-cause back, the hold undone (a paused Deployment would not roll
+        back), the record removed: one guarded JSON patch."""
+        body = patches.template_restore_patch(current, t.original_template, t.original_cause)
+        # The record read, else the one this run wrote (a start that failed): the hold it undoes.
+        record = self.record(t) or (record_of(t.written) if t.written is not None else None) or {}
+        body.extend(t.workload.canary_restore_ops(current, record))
+        body.extend(patches.annotation_removal(current, CANARY_ANNOTATION))
+        return body
+
+    def restored(self, current):
+        return record_of(current) is None and not (current.get('spec') or {}).get('paused')
+
+
+class CanaryStart(_CanaryPhase):
+    """``canary: start``: the images and the record in one write, held by the kind, canary Ready."""
+
+    def phase_refusal(self, t, record):
+        if record is not None and record.get('images') != t.images:
+            return ('%s has a canary of other images in progress (%s): promote or abort it first'
+                    % (t.label(), _images_text(record.get('images'))))
+        if record is None and t.workload.paused:
+            return ('%s is paused: a paused Deployment does not roll out; resume it first '
+                    '(rollout_pause with state=resumed)' % t.label())
+        return None
+
+    def patch_of(self, t):
+        w = t.workload
+        if self.record(t) is not None or w.image_patch(t.images) is None:
+            return None  # started already, or the images are there: a repeat changes nothing
+        content_type, body = w.canary_write(t.images, t.change_cause, self.options.canary_ordinals)
+        annotations = body.setdefault('metadata', {}).setdefault('annotations', {})
+        annotations[CANARY_ANNOTATION] = record_text(w, t.images)
+        return content_type, body
+
+    def rollout_of(self, t):
+        w = t.workload
+        if t.written is None:
+            held = self.record(t) is not None
+            return Rollout(w, predicate=w.canary_ready if held else None, label=t.label())
+        return Rollout(w, t.written, w.canary_started(w.obj, t.written), written=True, label=t.label(),
+                       drive=self._hold)
+
+    def _hold(self, engine, rollout, timeout):
+        """The first canary pods, then the kind's hold when the write did not hold it, then the
+        canary Ready."""
+        begun = engine.watch(rollout, rollout.predicate, timeout)
+        hold = rollout.workload.canary_hold_patch()
+        if not begun.done or hold is None:
+            return begun
+        held = self.client.patch(rollout.workload.path, hold, patches.STRATEGIC_MERGE, retry=True)
+        self.progress('%s: paused with the canary pods of the new ReplicaSet' % rollout.label)
+        return engine.watch(rollout, rollout.workload.canary_ready, timeout, obj=held)
+
+    def words(self):
+        words = super(CanaryStart, self).words()
+        words[UPGRADED] = 'Would start a canary of' if self.options.check_mode else 'Canary started'
+        return words
+
+
+class CanaryPromote(_CanaryPhase):
+    """``canary: promote``: the hold released, the rest of the rollout judged, the record removed."""
+
+    def phase_refusal(self, t, record):
+        if record is not None and record.get('images') != t.images:
             return ('%s has a canary of other images (%s): promote it with those images, or abort it'
-                    % (t.label(), _images_text(t.record.get('images'))))
-        elif self.phase == 'promote' and t.record is None and not self.options.check_mode:
+                    % (t.label(), _images_text(record.get('images'))))
+        if record is None and not self.options.check_mode:
             # Promoted already (the record goes last), or never started.
-            if w.image_patch(t.images) is not None or w.paused:
+            if t.workload.image_patch(t.images) is not None or t.workload.paused:
                 return ('%s has no canary of these images to promote (no %s annotation): start one '
                         'first (canary: start)' % (t.label(), CANARY_ANNOTATION))
         return None
 
-    def _patch_of(self, t):
-        w = t.workload
-        if self.phase == 'start':
-            if t.record is not None:
-                return None  # started already: a repeat changes nothing
-            partition = None
-            if w.canary_hold == 'partition':
-                partition = max(w.partition, (w.replicas if w.replicas is not None else 1)
-                                - self.options.canary_ordinals)
-            if w.image_patch(t.images) is None:
-                return None  # the images are there already: nothing to try
-            content_type, body = w.image_patch(t.images, t.change_cause, partition=partition) \
-                if w.canary_hold == 'partition' else w.image_patch(t.images, t.change_cause)
-            body.setdefault('metadata', {}).setdefault('annotations', {})[CANARY_ANNOTATION] = _record_text(t)
-            return content_type, body
-        if self.phase == 'promote':
-            if t.record is None:
-                # Check mode (no start was written) or promoted already: what a release would do.
-                return None if not self.options.check_mode else super(CanaryRelease, self)._patch_of(t)
-            if w.canary_hold == 'partition':
-                if w.partition == (t.record.get('partition') or 0):
-                    return None
-                return patches.STRATEGIC_MERGE, patches.partition_patch(t.record.get('partition') or 0)
-            return (patches.STRATEGIC_MERGE, patches.pause_patch(False)) if w.paused else None
-        return None  # abort writes only by putting back
+    def patch_of(self, t):
+        record = self.record(t)
+        if record is None:
+            # Check mode (no start was written) or promoted already: what a release would do.
+            return super(CanaryPromote, self).patch_of(t) if self.options.check_mode else None
+        return t.workload.canary_release_patch(record)
 
-    # -- wait
-    def wait_all(self):
-        if self.phase != 'start':
-            return super(CanaryRelease, self).wait_all()
-        calls = []
+    def finish(self):
+        """Promoted: each record goes (guarded by its text, so a repeat changes nothing)."""
         for t in self.targets:
-            if t.workload.canary_hold == 'pause' and t.written is not None:
-                calls.append(lambda t=t: self._start_deployment(t))
-            else:
-                obj = t.written or t.workload.obj
-                calls.append(lambda t=t, obj=obj: self._wait_one(
-                    t, obj, self.options.timeout,
-                    status_mod.after_change(t.kind(obj).rollout_status, t.workload.obj, t.written)
-                    if t.written is not None else
-                    (_canary_deployment if t.workload.canary_hold == 'pause' and t.record is not None
-                     else None)))
-        for t, result in zip(self.targets, self._parallel(calls)):
-            t.status = result
-            if not result.done:
-                t.cause = result.message
+            if self.record(t) is None:
+                continue
+            try:
+                current = self.client.get(t.workload.path)
+                removal = patches.annotation_removal(current, CANARY_ANNOTATION)
+                if removal:
+                    self.client.patch(t.workload.path, removal, patches.JSON_PATCH, retry=True)
+            except ApiError as e:
+                if not e.is_conflict:
+                    self._unremoved(t, e)
+            except KubeError as e:
+                self._unremoved(t, e)
 
-    def _start_deployment(self, t):
-        """The first new pods, then the pause, then the canary Ready."""
-        begun = self._wait_one(t, t.written, self.options.timeout, _started(t.workload.obj, t.written))
-        if not begun.done:
-            return begun
-        paused = self.client.patch(t.workload.path, patches.pause_patch(True), patches.STRATEGIC_MERGE,
-                                   retry=True)
-        self.progress('%s: paused with the canary pods of the new ReplicaSet' % t.label())
-        return self._wait_one(t, paused, self.options.timeout, _canary_deployment)
+    def _unremoved(self, t, err):
+        self.warnings.append('%s: promoted, but its %s annotation could not be removed: %s'
+                             % (t.label(), CANARY_ANNOTATION, error_text(err)))
 
-    # -- put back
-    def _restore_patch(self, t, current):
-        """The template and change-cause back, a StatefulSet's partition back, a Deployment resumed
-        (a paused one would not roll back), the record removed: one guarded JSON patch."""
-        body = patches.template_restore_patch(current, t.original_template, t.original_cause)
-        meta = current.get('metadata') or {}
-        if current.get('spec', {}).get('paused'):
-            body.append({'op': 'replace', 'path': '/spec/paused', 'value': False})
-        if t.kind.canary_hold == 'partition' and t.record is not None:
-            wanted = t.record.get('partition') or 0
-            if patches.update_partition(current.get('spec')) != wanted:
-                body.append({'op': 'add', 'path': '/spec/updateStrategy/rollingUpdate/partition',
-                             'value': wanted})
-        pointer = patches.json_pointer('metadata', 'annotations', CANARY_ANNOTATION)
-        text = (meta.get('annotations') or {}).get(CANARY_ANNOTATION)
-        if text is not None:
-            body.extend([{'op': 'test', 'path': pointer, 'value': text}, {'op': 'remove', 'path': pointer}])
-        return body
+    def words(self):
+        words = super(CanaryPromote, self).words()
+        words[UPGRADED] = 'Would promote' if self.options.check_mode else 'Promoted'
+        return words
 
-    def _restored(self, current):
-        spec = current.get('spec') or {}
-        return record_of(current) is None and not spec.get('paused')
 
-    def _finish(self, t):
-        """Promoted: the record goes (guarded by its text, so a repeat changes nothing)."""
-        current = self.client.get(t.workload.path)
-        text = ((current.get('metadata') or {}).get('annotations') or {}).get(CANARY_ANNOTATION)
-        if text is None:
-            return
-        pointer = patches.json_pointer('metadata', 'annotations', CANARY_ANNOTATION)
-        try:
-            self.client.patch(t.workload.path, [{'op': 'test', 'path': pointer, 'value': text},
-                                                {'op': 'remove', 'path': pointer}], patches.JSON_PATCH,
-                              retry=True)
-        except ApiError as e:
-            if not e.is_conflict:
-                raise
+class CanaryAbort(_CanaryPhase):
+    """``canary: abort``: every workload with a record put back as the record says."""
 
-    # -- the whole
     def _run(self):
-        if self.phase != 'abort':
-            result = super(CanaryRelease, self)._run()
-            if self.phase == 'promote' and not result.failed and not self.options.check_mode:
-                for t in self.targets:
-                    if t.record is not None:
-                        try:
-                            self._finish(t)
-                        except KubeError as e:
-                            self.warnings.append('%s: promoted, but its %s annotation could not be removed: '
-                                                 '%s' % (t.label(), CANARY_ANNOTATION, release._text(e)))
-            return result
         problems = self.preflight()
         if problems:
             return self._refused(problems)
-        with_record = [t for t in self.targets if t.record is not None]
+        with_record = [t for t in self.targets if self.record(t) is not None]
         for t in self.targets:
-            if t.record is None:
-                t.outcome = release.UNCHANGED
+            if self.record(t) is None:
+                t.outcome = UNCHANGED
         if self.options.check_mode:
             for t in with_record:
-                t.outcome, t.would_change = release.ROLLED_BACK, True
+                t.outcome, t.would_change = ROLLED_BACK, True
             return self._summary()
         self.put_back([], chosen=with_record)
         for t in with_record:
-            t.write_sent = t.outcome in (release.ROLLED_BACK, release.ROLLBACK_FAILED)
-            if t.outcome == release.ROLLED_BACK:
+            t.write_sent = t.outcome in (ROLLED_BACK, ROLLBACK_FAILED)
+            if t.outcome == ROLLED_BACK:
                 t.cause = None  # put back as asked: not a failure
         return self._summary()
 
-    def _words(self):
-        words = super(CanaryRelease, self)._words()
-        check = self.options.check_mode
-        if self.phase == 'start':
-            words[release.UPGRADED] = 'Would start a canary of' if check else 'Canary started'
-        elif self.phase == 'promote':
-            words[release.UPGRADED] = 'Would promote' if check else 'Promoted'
-        else:
-            words[release.ROLLED_BACK] = 'Would abort the canary of' if check else 'Canary aborted'
-            words[release.UNCHANGED] = 'No canary to abort'
+    def patch_of(self, t):
+        return None  # an abort writes only by putting back
+
+    def words(self):
+        words = super(CanaryAbort, self).words()
+        words[ROLLED_BACK] = 'Would abort the canary of' if self.options.check_mode else 'Canary aborted'
+        words[UNCHANGED] = 'No canary to abort'
         return words
+
+
+# The strategy of each phase of the ``canary`` option.
+PHASES = {'start': CanaryStart, 'promote': CanaryPromote, 'abort': CanaryAbort}
 
 
 def _running(template, images):

@@ -62,15 +62,6 @@ def _annotations_of(obj):
     return ((obj or {}).get('metadata') or {}).get('annotations') or {}
 
 
-def _view(template, annotations, partition=None):
-    """The diff of every verb that changes a pod template: the part of the object it may change
-    (with ``partition``, the StatefulSet's rolling update partition too)."""
-    spec = {'template': template}
-    if partition is not None:
-        spec['updateStrategy'] = {'rollingUpdate': {'partition': partition}}
-    return {'metadata': {'annotations': dict(annotations or {})}, 'spec': spec}
-
-
 # ---- writes ----------------------------------------------------------------------------------
 
 DRY_RUN_FORBIDDEN = ('check mode: the API server refused a dry-run of the change to %s (403 Forbidden: the '
@@ -167,7 +158,7 @@ def history(client, workload, revision=None, compare_to=None):
         """(the workload as it is, or as an undo to that revision would make it; label)"""
         if which == CURRENT:
             label = 'current template' + (' (revision %d)' % current.number if current else '')
-            return _view(workload.template, workload.annotations), label
+            return patches.template_view(workload.template, workload.annotations), label
         return _undone_view(workload, revisions.find(revs, which)), 'revision %d' % which
 
     before, before_label = side(compare_to)
@@ -239,7 +230,7 @@ def restart(client, workload, check_mode=False, now=times.rfc3339_now, sleep=tim
         if 'stamp' in decided:
             stamp = decided['stamp']
             if current.get(patches.RESTARTED_AT_ANNOTATION) == stamp:
-                after = _view(workload.template, workload.annotations)
+                after = patches.template_view(workload.template, workload.annotations)
                 return Outcome(workload, True, dict(decided['fields']), decided['before'], after)
         else:
             stamp = now()
@@ -250,7 +241,7 @@ def restart(client, workload, check_mode=False, now=times.rfc3339_now, sleep=tim
                 stamp = now()
         content_type, body = workload.restart_patch(stamp)
         revision_before, revision_after = workload.revision_numbers(client, True, read_revisions)
-        before = _view(workload.template, workload.annotations)
+        before = patches.template_view(workload.template, workload.annotations)
         fields = {'restarted_at': stamp, 'revision_before': revision_before, 'revision_after': revision_after}
         if 'stamp' not in decided:
             decided.update(stamp=stamp, fields=fields, before=before)
@@ -259,7 +250,7 @@ def restart(client, workload, check_mode=False, now=times.rfc3339_now, sleep=tim
                      lambda: {'metadata': workload.metadata,
                               'spec': {'template': patches.restarted_template(workload.template, stamp)}},
                      warnings)
-        after = _view(_template_of(obj), _annotations_of(obj))
+        after = patches.template_view(_template_of(obj), _annotations_of(obj))
         return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
                        warnings=warnings)
 
@@ -356,7 +347,7 @@ def config_restart(client, workload, config_maps=(), secrets=(), from_template=F
         if (previous or '') == annotation:
             if 'fields' in decided:  # the write decided first is in place (its answer lost)
                 return Outcome(workload, True, dict(decided['fields']), decided['before'],
-                               _view(workload.template, workload.annotations))
+                               patches.template_view(workload.template, workload.annotations))
             return Outcome(workload, conflicted, fields)
         if previous is None and first_run == FIRST_RUN_RECORD:
             return _record_digest(client, workload, annotation, fields, check_mode)
@@ -369,12 +360,12 @@ def config_restart(client, workload, config_maps=(), secrets=(), from_template=F
         body = config_digest.restart_patch(workload.obj, stamp, annotation, patches.RESTARTED_AT_ANNOTATION)
         local = {'metadata': workload.metadata, 'spec': {'template': config_digest.restarted_template(
             workload.template, stamp, annotation, patches.RESTARTED_AT_ANNOTATION)}}
-        before = _view(workload.template, workload.annotations)
+        before = patches.template_view(workload.template, workload.annotations)
         if 'fields' not in decided:
             decided.update(fields=dict(fields), before=before)
         warnings = []
         obj = _write(client, workload, patches.JSON_PATCH, body, check_mode, lambda: local, warnings)
-        after = _view(_template_of(obj), _annotations_of(obj))
+        after = patches.template_view(_template_of(obj), _annotations_of(obj))
         return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
                        warnings=warnings)
 
@@ -390,8 +381,8 @@ def _record_digest(client, workload, annotation, fields, check_mode):
     obj = _write(client, workload, patches.JSON_PATCH, config_digest.record_patch(workload.obj, annotation),
                  check_mode, lambda: {'metadata': dict(workload.metadata, annotations=after_annotations),
                                       'spec': workload.spec}, warnings)
-    before = _view(workload.template, workload.annotations)
-    after = _view(_template_of(obj), _annotations_of(obj))
+    before = patches.template_view(workload.template, workload.annotations)
+    after = patches.template_view(_template_of(obj), _annotations_of(obj))
     return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
                    warnings=warnings)
 
@@ -422,15 +413,15 @@ def image(client, workload, images, change_cause=None, check_mode=False, partiti
                 first = dict(decided['fields'], images=previous)
                 if partition is not None:
                     first['partition'] = workload.partition
-                after = _view(workload.template, workload.annotations,
+                after = patches.template_view(workload.template, workload.annotations,
                               workload.partition if partition is not None else None)
                 return Outcome(workload, True, first, decided['before'], after)
             return Outcome(workload, conflicted, fields)
         content_type, body = patch
         if 'fields' not in decided:
             shown_partition = workload.partition if partition is not None else None
-            decided.update(fields=dict(fields),
-                           before=_view(workload.template, workload.annotations, shown_partition))
+            before = patches.template_view(workload.template, workload.annotations, shown_partition)
+            decided.update(fields=dict(fields), before=before)
 
         def local_after():
             spec = {'template': patches.imaged_template(workload.template, images)}
@@ -440,9 +431,9 @@ def image(client, workload, images, change_cause=None, check_mode=False, partiti
 
         warnings = []
         obj = _write(client, workload, content_type, body, check_mode, local_after, warnings)
-        before = _view(workload.template, workload.annotations,
+        before = patches.template_view(workload.template, workload.annotations,
                        workload.partition if partition is not None else None)
-        after = _view(_template_of(obj), _annotations_of(obj),
+        after = patches.template_view(_template_of(obj), _annotations_of(obj),
                       patches.update_partition(obj.get('spec')) if partition is not None else None)
         fields['images'] = revisions.container_images(after['spec']['template'])[0]
         if partition is not None:
@@ -491,7 +482,7 @@ def _undo_body(workload, target):
 def _undone_view(workload, target):
     """The diff side of ``workload`` undone to ``target``: what rollout_undo's diff shows as "after"."""
     after = _undo_body(workload, target)[2]
-    return _view(after['spec']['template'], after['metadata']['annotations'])
+    return patches.template_view(after['spec']['template'], after['metadata']['annotations'])
 
 
 def undo(client, workload, to_revision=0, check_mode=False, replace_stuck_pods=False,
@@ -531,30 +522,35 @@ def undo(client, workload, to_revision=0, check_mode=False, replace_stuck_pods=F
             if 'fields' in decided:
                 # The write decided first is in place (this call's, its answer lost, or an identical
                 # one): success, without a second change.
-                return Outcome(workload, True, dict(decided['fields']), decided['before'],
-                               _view(revisions.strip_hash(workload.template), workload.annotations))
+                after = patches.template_view(revisions.strip_hash(workload.template), workload.annotations)
+                return Outcome(workload, True, dict(decided['fields']), decided['before'], after)
             if conflicted:
                 return Outcome(workload, True, fields)
             fields['message'] = '%s (current template already matches revision %d)' % (
                 ROLLBACK_SKIPPED, target.number)
             return Outcome(workload, False, fields)
         content_type, body, local = _undo_body(workload, target)
-        before = _view(workload.template, workload.annotations)
+        before = patches.template_view(workload.template, workload.annotations)
         if 'fields' not in decided:
             decided.update(target=target, fields=fields, before=before)
         warnings = []
         obj = _write(client, workload, content_type, body, check_mode, lambda: local, warnings)
-        after = _view(revisions.strip_hash(_template_of(obj)), _annotations_of(obj))
+        after = patches.template_view(revisions.strip_hash(_template_of(obj)), _annotations_of(obj))
         return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
                        warnings=warnings)
 
     outcome = _decide_and_write(client, workload, attempt)
-    if replace_stuck_pods and outcome.workload.replaces_stuck_pods:
+    if replace_stuck_pods and outcome.workload.replaces_stuck_pods():
         # Imported for the StatefulSets a task asks it of only.
         from ansible_collections.kubeops.rollout.plugins.module_utils.engine.forced_rollback import (
             replace_stuck,
         )
-        outcome = replace_stuck(client, outcome, target_of['revision'].name, check_mode, timeout)
+        written = type(outcome.workload)(outcome.obj)
+        error, replaced = replace_stuck(client, written, target_of['revision'].name, check_mode, timeout)
+        outcome.fields['replaced_pods'] = replaced
+        outcome.changed = outcome.changed or bool(replaced)
+        if error:
+            outcome.error = error
     return outcome
 
 

@@ -2,7 +2,7 @@ import jsonpatch
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_targets as release
 
 pytestmark = pytest.mark.unit
 

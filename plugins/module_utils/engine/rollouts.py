@@ -1,0 +1,225 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The rollout engine: waiting for a set of rollouts, with every gate, in one place.
+
+A ``Rollout`` is one workload being waited for: its ``Workload`` (the kind stays a class), the
+object the wait starts from, the predicate it waits for (the kind's rollout status, after a change,
+until old pods are gone, a canary's hold, ...) and whether the health gates apply to it. An
+``Engine`` waits for several at once (``wait``): progress lines, early stop on a blocking cause, a
+rollout the tool drives itself (an OnDelete StatefulSet's pods, a canary's pause), and a diagnosis
+of every rollout that ends on its deadline or the timeout; then ``soak`` runs the soak and the
+analysis over those that completed. ``watch_all`` is both. The modules' waits, a release, every
+phase of a canary and the put-back all wait here; ``fan_out`` is the one place threads are made.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import threading
+import time
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError, error_text
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine import ondelete
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine.watch import settled, wait_for
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import GateOptions
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status import (
+    UNFINISHED_REASONS,
+    RolloutStatus,
+)
+
+# The reason of a wait ended by an API error (the error itself is the status's ``error``).
+REQUEST_FAILED = 'RequestFailed'
+# The reason of a wait ended by a bug (never expected: one broken wait must not hide the others).
+ERROR = 'Error'
+
+
+class Rollout:
+    """One workload the engine waits for.
+
+    ``workload``: its Workload as read (the kind is its class); ``obj``: the object the wait starts
+    from (a write's answer, else the object read); ``predicate(obj) -> RolloutStatus`` (default: the
+    kind's rollout status); ``gated``: the early stop, the diagnosis and the soak apply (not to a
+    custom wait such as a pause being observed); ``written``: this run changed its template, so the
+    soak counts every restart of its new pods; ``drive(engine, rollout, timeout)``: a procedure that
+    replaces the one watch (a canary's start), returning a RolloutStatus.
+    """
+
+    def __init__(self, workload, obj=None, predicate=None, gated=True, written=False, label=None, drive=None):
+        self.workload = workload
+        self.obj = obj if obj is not None else workload.obj
+        self.predicate = predicate or workload.rollout_status
+        self.gated = gated
+        self.written = written
+        self.label = label or workload.label()
+        self.drive = drive
+        self.last = self.obj  # the newest object a wait saw
+        self.deleted_pods = []  # pods the engine deleted to roll it out (OnDelete)
+        self.result = None  # the RolloutStatus it ended with
+
+    def latest(self):
+        """The workload as last seen, as an object of its kind."""
+        return type(self.workload)(self.last)
+
+
+def failure(err):
+    """The RolloutStatus of a wait or a gate that an error ended (``error``: the KubeError, if one)."""
+    if isinstance(err, KubeError):
+        result = RolloutStatus(False, error_text(err), REQUEST_FAILED, failed=True)
+        result.error = err
+        return result
+    return RolloutStatus(False, 'unexpected error: %s: %s' % (type(err).__name__, err), ERROR, failed=True)
+
+
+def fan_out(calls, on_error=failure):
+    """Run ``calls`` (functions of no argument) at once and return their answers in order; an
+    exception in one becomes ``on_error(exception)`` in its place. A single call runs in the caller's
+    thread. The caller joins in short steps, so a signal reaches the main thread at once."""
+    results = [None] * len(calls)
+
+    def run(i):
+        try:
+            results[i] = calls[i]()
+        except Exception as e:  # one broken call must not hide the others
+            results[i] = on_error(e)
+
+    if len(calls) == 1:
+        run(0)
+        return results
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for thread in threads:
+        thread.daemon = True
+        thread.start()
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(0.2)
+    return results
+
+
+def _default_line(rollout, status):
+    return '%s: %s' % (rollout.label, status.message)
+
+
+class Engine:
+    """Waits for rollouts with the gates of ``gates`` (GateOptions: early stop, soak, analysis).
+
+    ``progress(line)`` hears each change of a rollout's state (``line(rollout, status)`` words it);
+    ``stopped()`` true ends every wait and the soak at their next step.
+    """
+
+    def __init__(self, client, gates=None, progress=None, line=_default_line, clock=time.monotonic,
+                 sleep=time.sleep, stopped=None):
+        self.client = client
+        self.gates = gates or GateOptions()
+        self.progress = progress or (lambda text: None)
+        self.line = line
+        self.clock = clock
+        self.sleep = sleep
+        self.stopped = stopped or (lambda: False)
+        self.soaked = False  # a soak ran (over at least one completed rollout)
+
+    # -- one rollout
+    def _probe(self, rollout):
+        """The early stop of ``rollout``'s wait, or None."""
+        if not (rollout.gated and self.gates.fail_fast_seconds):
+            return None
+        from ansible_collections.kubeops.rollout.plugins.module_utils.gates.health import EarlyStop
+        early = EarlyStop(self.client, self.gates.fail_fast_seconds, clock=self.clock)
+        return lambda obj: early(rollout.workload.raw(obj))
+
+    def _report(self, rollout):
+        return lambda obj, status: self.progress(self.line(rollout, status))
+
+    def watch(self, rollout, predicate, timeout, obj=None):
+        """Follow ``rollout`` from ``obj`` (default: where it starts) until ``predicate`` says done or
+        failed, or ``timeout``; early stop as the gates say. Keeps the newest object in ``last``."""
+        start = rollout.obj if obj is None else obj
+
+        def judge(seen):
+            rollout.last = seen
+            return predicate(seen)
+
+        probe = None if settled(start, predicate) else self._probe(rollout)
+        return wait_for(self.client, rollout.workload.collection_path(rollout.workload.namespace), start,
+                        judge, timeout, clock=self.clock, progress=self._report(rollout), probe=probe,
+                        probe_interval=self.gates.probe_interval, stopped=self.stopped)
+
+    def wait_one(self, rollout, timeout):
+        """The rollout of ``rollout``: its own procedure, the pods of an OnDelete StatefulSet replaced,
+        or one watch. Returns its RolloutStatus."""
+        if rollout.drive is not None:
+            return rollout.drive(self, rollout, timeout)
+        if rollout.workload.rolled_out_by_deleting_pods(rollout.obj):
+            result, deleted = ondelete.roll(
+                self.client, rollout.obj, timeout, self._probe(rollout), self.gates.probe_interval,
+                clock=self.clock, sleep=self.sleep, progress=self._report(rollout), stopped=self.stopped)
+            rollout.deleted_pods.extend(deleted)
+            return result
+        return self.watch(rollout, rollout.predicate, timeout)
+
+    def _settled(self, rollout):
+        return (rollout.drive is None and not rollout.workload.rolled_out_by_deleting_pods(rollout.obj)
+                and settled(rollout.obj, rollout.predicate))
+
+    def _judge_now(self, rollout):
+        result = rollout.predicate(rollout.obj)
+        self._report(rollout)(rollout.obj, result)
+        return result
+
+    def diagnose(self, rollout):
+        """Why ``rollout`` did not progress: the diagnosis of its pods, from the newest object its
+        wait saw. A diagnosis that cannot be read says so instead of failing."""
+        from ansible_collections.kubeops.rollout.plugins.module_utils.gates import diagnosis
+        try:
+            return diagnosis.read_diagnosis(self.client, rollout.workload.raw(rollout.last))
+        except KubeError as e:
+            return {'causes': [], 'lines': ['the diagnosis could not be read: %s' % error_text(e)],
+                    'pods': {}, 'events': []}
+
+    # -- a set of rollouts
+    def wait(self, rollouts, timeout):
+        """Wait for every rollout at once; each gets its ``result`` (a wait an error ended has a failed
+        result with ``error``). A gated rollout that ends on its deadline or the timeout is diagnosed.
+        Returns the results in order."""
+        # A rollout the object already answers is judged here, without a request or a thread.
+        waiting = [r for r in rollouts if not self._settled(r)]
+        answers = fan_out([lambda r=r: self.wait_one(r, timeout) for r in waiting])
+        for rollout, result in zip(waiting, answers):
+            rollout.result = result
+        results = [r.result if r in waiting else self._judge_now(r) for r in rollouts]
+        for rollout, result in zip(rollouts, results):
+            rollout.result = result
+            if rollout.gated and result.reason in UNFINISHED_REASONS and result.diagnosis is None:
+                result.diagnosis = self.diagnose(rollout)
+        return results
+
+    def soak(self, rollouts):
+        """The soak and the analysis over the gated rollouts that completed; a failure replaces the
+        result of the rollout it concerns (an analysis failure: of each one that completed)."""
+        if not self.gates.soaks:
+            return [r.result for r in rollouts]
+        from ansible_collections.kubeops.rollout.plugins.module_utils.gates import health
+        done = [r for r in rollouts if r.gated and r.result is not None and r.result.done]
+        if done:
+            self.soaked = True
+            targets = [(r.workload.raw(r.last), r.written) for r in done]
+            soak = health.Soak(self.client, self.gates, clock=self.clock, sleep=self.sleep,
+                               progress=self.progress, stopped=self.stopped)
+            try:
+                verdicts, analysis_failure = soak.run(targets)
+            except KubeError as e:
+                verdicts, analysis_failure = [health.soak_error(e, obj) for obj, _fresh in targets], None
+            for rollout, verdict in zip(done, verdicts):
+                if verdict is not None:
+                    rollout.result = verdict
+                elif analysis_failure is not None:
+                    rollout.result = analysis_failure
+        return [r.result for r in rollouts]
+
+    def watch_all(self, rollouts, timeout):
+        """``wait``, then ``soak`` over those that completed: each rollout's final result, in order."""
+        self.wait(rollouts, timeout)
+        return self.soak(rollouts)

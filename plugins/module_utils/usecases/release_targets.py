@@ -1,0 +1,245 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""What a release is about, before and after it runs: its targets (read from the module's
+``workloads`` entries), its options, its result, the outcome words, who else manages a workload,
+and the result and diff a module returns."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (
+    label_problem,
+    subdomain_problem,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (
+    DEFAULT_TIMEOUT,
+    GateOptions,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import CHANGE_CAUSE_ANNOTATION
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import UnknownKind, rollout_kind
+
+# Outcomes, one per workload.
+UPGRADED = 'upgraded'
+UNCHANGED = 'unchanged'
+ROLLED_BACK = 'rolled_back'
+ROLLBACK_FAILED = 'rollback_failed'
+UNTOUCHED = 'untouched'
+OUTCOMES = (UPGRADED, UNCHANGED, ROLLED_BACK, ROLLBACK_FAILED, UNTOUCHED)
+
+HELM_MANAGED_BY = ('app.kubernetes.io/managed-by', 'Helm')
+HELM_RELEASE_ANNOTATION = 'meta.helm.sh/release-name'
+ARGO_TRACKING_ANNOTATION = 'argocd.argoproj.io/tracking-id'
+ARGO_INSTANCE_LABEL = 'argocd.argoproj.io/instance'
+
+
+class Target:
+    """One workload of the release: what was asked, what was read and written, how it ended."""
+
+    def __init__(self, kind, name, namespace, images, change_cause):
+        self.kind = kind  # the Workload class
+        self.name = name
+        self.namespace = namespace
+        self.images = images
+        self.change_cause = change_cause
+        self.workload = None  # as read in the preflight
+        self.patch = None  # (content type, body), or None when nothing changes
+        self.dry_run = None  # the dry run's answer
+        self.written = None  # the write's answer
+        self.write_sent = False  # a write was sent (its answer may have been lost)
+        self.would_change = False  # check mode: a write would be sent
+        self.status = None  # RolloutStatus of the wait, soak or put-back
+        self.outcome = None
+        self.cause = None
+        self.deleted_pods = []
+        self.rollback = None  # what the put-back did
+        # What a put-back restores: the template and change-cause as read in the preflight (or as a
+        # record on the workload says it had them).
+        self.original_template = None
+        self.original_cause = None
+
+    def label(self):
+        return '%s %s/%s' % (self.kind.kind, self.namespace, self.name)
+
+    def read(self, workload):
+        """The workload as the preflight read it; a put-back restores what it had then."""
+        self.workload = workload
+        self.original_template = workload.template
+        self.original_cause = workload.annotations.get(CHANGE_CAUSE_ANNOTATION)
+
+    def entry(self):
+        images_before = revisions.container_images(self.workload.template)[0] if self.workload else None
+        after = self.written or self.dry_run
+        images_after = (
+            revisions.container_images((after.get('spec') or {}).get('template') or {})[0]
+            if after
+            else images_before
+        )
+        out = {
+            'kind': self.kind.kind,
+            'name': self.name,
+            'namespace': self.namespace,
+            'outcome': self.outcome,
+            'cause': self.cause,
+            'changed': bool(self.write_sent or self.deleted_pods or self.would_change),
+            'images_before': images_before,
+            'images': images_after,
+        }
+        if self.status is not None:
+            out['status'] = self.status.as_dict()
+            if self.status.diagnosis is not None:
+                out['diagnosis'] = self.status.diagnosis
+        if self.deleted_pods:
+            out['deleted_pods'] = list(self.deleted_pods)
+        if self.rollback is not None:
+            out['rollback'] = self.rollback
+        return out
+
+
+class ReleaseOptions:
+    def __init__(
+        self, atomic=True, timeout=DEFAULT_TIMEOUT, rollback_timeout=None, gates=None,
+        check_mode=False, rollback=True, canary=None, canary_ordinals=1,
+    ):
+        self.canary = canary  # None, or the phase of a canary (canary.py)
+        self.canary_ordinals = canary_ordinals
+        self.atomic = atomic
+        self.rollback = rollback
+        self.timeout = timeout
+        self.rollback_timeout = rollback_timeout or timeout
+        self.gates = gates or GateOptions()
+        self.check_mode = check_mode
+
+
+class ReleaseResult:
+    def __init__(self, targets, failed, message, lines, warnings, check_mode=False):
+        self.check_mode = check_mode
+        self.targets = targets
+        self.failed = failed
+        self.message = message
+        self.lines = lines
+        self.warnings = warnings
+
+    @property
+    def changed(self):
+        if self.check_mode:
+            return any(t.patch is not None for t in self.targets)
+        return any(t.write_sent or t.deleted_pods for t in self.targets)
+
+
+class PreflightFailed(Exception):
+    pass
+
+
+def build_targets(entries, namespace, default_cause=None):
+    """Targets from the module's ``workloads`` entries; raises PreflightFailed for entries that cannot
+    be read as workloads (unknown kind, empty name or images)."""
+    targets, problems = [], []
+    for i, entry in enumerate(entries):
+        where = 'workloads[%d]' % i
+        name = (entry.get('name') or '').strip()
+        try:
+            kind = rollout_kind(entry.get('kind'))
+        except UnknownKind as e:
+            problems.append('%s (%s): %s' % (where, name or '?', e))
+            continue
+        if not name:
+            problems.append('%s: name is empty' % where)
+            continue
+        bad_name = subdomain_problem(entry.get('name'))
+        bad_namespace = label_problem(entry.get('namespace') or namespace)
+        if bad_name or bad_namespace:
+            problems.append('%s: %s' % (where, '; '.join(
+                p for p in ('name ' + bad_name if bad_name else None,
+                            'namespace ' + bad_namespace if bad_namespace else None) if p)))
+            continue
+        images = entry.get('images') or {}
+        bad = sorted(k for k, v in images.items() if v is None or not str(v).strip())
+        if not images or bad:
+            problems.append(
+                '%s %s/%s: %s'
+                % (
+                    kind.kind,
+                    entry.get('namespace') or namespace,
+                    name,
+                    'images is empty' if not images else 'no image given for container %s' % ', '.join(bad),
+                )
+            )
+            continue
+        cause = entry.get('change_cause') or default_cause or default_change_cause(images)
+        targets.append(Target(kind, name, entry.get('namespace') or namespace, dict(images), cause))
+    seen = set()
+    for t in targets:
+        if t.label() in seen:
+            problems.append('%s: listed twice' % t.label())
+        seen.add(t.label())
+    if problems:
+        raise PreflightFailed(problems)
+    return targets
+
+
+def default_change_cause(images):
+    return 'rollout_release: ' + ', '.join('%s=%s' % (k, images[k]) for k in sorted(images))
+
+
+def managers(obj):
+    """Who else owns this object: ``Helm release x``, ``Argo CD``, from labels, annotations and
+    managedFields."""
+    meta = obj.get('metadata') or {}
+    labels, annotations = meta.get('labels') or {}, meta.get('annotations') or {}
+    found = []
+    field_managers = {(m.get('manager') or '').lower() for m in meta.get('managedFields') or []}
+    if (
+        labels.get(HELM_MANAGED_BY[0]) == HELM_MANAGED_BY[1]
+        or HELM_RELEASE_ANNOTATION in annotations
+        or 'helm' in field_managers
+    ):
+        release = annotations.get(HELM_RELEASE_ANNOTATION)
+        found.append('Helm (release %s)' % release if release else 'Helm')
+    if (
+        ARGO_TRACKING_ANNOTATION in annotations
+        or ARGO_INSTANCE_LABEL in labels
+        or any('argocd' in m for m in field_managers)
+    ):
+        app = annotations.get(ARGO_TRACKING_ANNOTATION, '').split(':', 1)[0] or labels.get(
+            ARGO_INSTANCE_LABEL
+        )
+        found.append('Argo CD (application %s)' % app if app else 'Argo CD')
+    return found
+
+
+def diff_of(t):
+    """before/after of a target's change (diff mode): the part of the object a release may change."""
+    after = t.dry_run or t.written
+    before = patches.template_view(t.workload.template, t.workload.annotations)
+    if after is None:
+        local = patches.imaged_template(t.workload.template, t.images)
+        annotations = patches.annotated(t.workload.annotations, t.patch[1])
+        return before, patches.template_view(local, annotations)
+    return before, patches.template_view(
+        copy.deepcopy((after.get('spec') or {}).get('template') or {}),
+        (after.get('metadata') or {}).get('annotations') or {},
+    )
+
+
+def result_fields(entries, summary):
+    """The release's result (the module's, which the roles register as their result fact): the
+    entries, each with its label C(workload) (``Kind namespace/name``), the summary lines, and the
+    labels grouped by outcome (``upgraded``: written and kept)."""
+    out = {'workloads': [], 'summary': list(summary)}
+    for outcome in OUTCOMES:
+        out[outcome] = []
+    for entry in entries:
+        label = '%s %s/%s' % (entry['kind'], entry['namespace'], entry['name'])
+        out['workloads'].append(dict(entry, workload=label))
+        if entry['outcome'] == UPGRADED and not entry['changed']:
+            out[UNCHANGED].append(label)  # OnDelete pods replaced only: no new template
+        else:
+            out[entry['outcome']].append(label)
+    return out

@@ -1,0 +1,83 @@
+"""The waiter: one object followed by WATCH until a predicate says done or failed."""
+
+import pytest
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine import watch
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status
+
+from tests.unit.plugins.module_utils.kinds.test_status import _deadline, dep
+
+pytestmark = pytest.mark.unit
+
+
+class FakeWatchClient:
+    """Plays back watch streams; records the watch requests."""
+
+    def __init__(self, streams, fresh=None):
+        self.streams = list(streams)
+        self.calls = []
+        self.fresh = fresh
+
+    def watch(self, path, resource_version=None, field_selector=None, timeout_seconds=None, **_):
+        self.calls.append((path, resource_version, field_selector, timeout_seconds))
+        stream = self.streams.pop(0) if self.streams else []
+        for ev in stream:
+            if isinstance(ev, Exception):
+                raise ev
+            yield ev
+
+    def get(self, path):
+        return self.fresh
+
+
+def with_rv(obj, rv):
+    obj['metadata']['resourceVersion'] = rv
+    return obj
+
+
+def test_wait_for_watches_from_resource_version_and_rewatches_after_stream_end():
+    start = with_rv(dep(updatedReplicas=1), '10')
+    streams = [
+        [('MODIFIED', with_rv(dep(updatedReplicas=2), '11'))],  # server ends the stream
+        [('BOOKMARK', {'metadata': {'resourceVersion': '15'}}),
+         ('MODIFIED', with_rv(dep(updatedReplicas=3, replicas=3, availableReplicas=3), '16'))],
+    ]
+    client = FakeWatchClient(streams)
+    result = watch.wait_for(client, '/apis/apps/v1/namespaces/default/deployments', start,
+                             status.deployment_status, timeout=30)
+    assert result.done
+    assert [c[1] for c in client.calls] == ['10', '11']
+    assert client.calls[0][0] == '/apis/apps/v1/namespaces/default/deployments'
+    assert client.calls[0][2] == 'metadata.name=web'
+    assert client.calls[0][3] <= 30
+
+
+def test_wait_for_times_out():
+    clock = iter([0, 0, 5, 11, 11, 11]).__next__
+    client = FakeWatchClient([[('MODIFIED', with_rv(dep(updatedReplicas=1), '11'))], []])
+    result = watch.wait_for(client, '/p', with_rv(dep(updatedReplicas=0), '10'), status.deployment_status,
+                             timeout=10, clock=clock)
+    assert result.reason == 'Timeout' and not result.done
+    assert 'timed out after 10s' in result.message and '1 out of 3' in result.message
+
+
+def test_wait_for_deleted_and_gone():
+    from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
+    client = FakeWatchClient([[('DELETED', with_rv(dep(), '12'))]])
+    r = watch.wait_for(client, '/p', with_rv(dep(updatedReplicas=0), '10'), status.deployment_status, 30)
+    assert r.reason == 'Deleted' and r.failed
+    fresh = with_rv(dep(updatedReplicas=3, replicas=3, availableReplicas=3), '99')
+    client = FakeWatchClient([[ApiError(410, 'Expired', 'too old resource version')]], fresh=fresh)
+    r = watch.wait_for(client, '/p', with_rv(dep(updatedReplicas=0), '10'), status.deployment_status, 30)
+    assert r.done
+
+
+def test_settled_says_whether_the_object_already_answers_the_wait():
+    assert watch.settled(dep(updatedReplicas=3, replicas=3, availableReplicas=3), status.deployment_status)
+    assert watch.settled(dep(conditions=[_deadline('2026-01-01T00:00:00Z')]), status.deployment_status)
+    assert not watch.settled(dep(updatedReplicas=1), status.deployment_status)
+
+    def broken(obj):
+        raise KeyError('status')
+
+    assert not watch.settled(dep(), broken)
