@@ -253,7 +253,7 @@ diff:
 '''
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import verbs  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import (  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.rollout_module import (  # noqa: E402
     RolloutModule,
 )
 

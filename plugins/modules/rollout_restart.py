@@ -433,7 +433,7 @@ diff:
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import verbs  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.times import parse_datetime  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import (  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.rollout_module import (  # noqa: E402
     RolloutModule,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (  # noqa: E402

@@ -370,7 +370,7 @@ changed:
 '''
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import verbs  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import (  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.rollout_module import (  # noqa: E402
     RolloutModule,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (  # noqa: E402
