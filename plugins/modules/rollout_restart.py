@@ -431,6 +431,7 @@ diff:
 '''
 
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import config_restart as on_config  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import verbs  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.times import parse_datetime  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.rollout_module import (  # noqa: E402
@@ -500,8 +501,9 @@ def main(runtime=None):
     module = RolloutModule({'config_maps': {'type': 'list', 'elements': 'str'},
                             'secrets': {'type': 'list', 'elements': 'str', 'no_log': False},  # names only
                             'config_from_template': {'type': 'bool', 'default': False},
-                            'first_run': {'type': 'str', 'default': verbs.FIRST_RUN_RESTART,
-                                          'choices': [verbs.FIRST_RUN_RESTART, verbs.FIRST_RUN_RECORD]},
+                            'first_run': {'type': 'str', 'default': on_config.FIRST_RUN_RESTART,
+                                          'choices': [on_config.FIRST_RUN_RESTART,
+                                                      on_config.FIRST_RUN_RECORD]},
                             'read_revisions': {'type': 'bool', 'default': False},
                             'since': {'type': 'str'}},
                            wait=False, runtime=runtime, entry_options={}, serial=True)
@@ -521,7 +523,7 @@ def main(runtime=None):
                     'the time or the configuration that decides which workloads to restart')
     add_summary = summarize(tied_to_config, (module.params['since'] or '').strip(), check_mode)
     if not tied_to_config:
-        if module.params['first_run'] == verbs.FIRST_RUN_RECORD:
+        if module.params['first_run'] == on_config.FIRST_RUN_RECORD:
             module.fail('first_run=record applies to a restart tied to configuration: give config_maps, '
                         'secrets or config_from_template=true, or leave first_run unset')
         read_revisions = module.params['read_revisions']
@@ -545,12 +547,12 @@ def main(runtime=None):
     cache = {}  # each ConfigMap / Secret is read once per task, however many workloads use it
 
     def config_restart(client, workload):
-        return verbs.config_restart(client, workload, config_maps, secrets, from_template, check_mode, cache,
-                                    first_run=module.params['first_run'])
+        return on_config.config_restart(client, workload, config_maps, secrets, from_template, check_mode,
+                                        cache, first_run=module.params['first_run'])
 
     def config_precheck(workload):
         # A missing required object fails the task before the first workload is restarted.
-        verbs.config_references(module.client, workload, config_maps, secrets, from_template, cache)
+        on_config.config_references(module.client, workload, config_maps, secrets, from_template, cache)
         if wait:
             workload.check_waitable()
 

@@ -19,86 +19,18 @@ import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
-from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote, retry_on_conflict
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import DEFAULT_TIMEOUT
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import NotSupported, Refused
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.writes import (
+    Outcome,
+    annotations_of,
+    decide_and_write,
+    template_of,
+    write,
+)
 
 ROLLBACK_SUCCESS = 'rolled back'
 ROLLBACK_SKIPPED = 'skipped rollback'
-
-
-class Outcome:
-    """What one verb did to one workload: the result entry, and before/after for diff mode."""
-
-    def __init__(self, workload, changed, fields=None, before=None, after=None, obj=None, error=None,
-                 diff_unchanged=False, warnings=None):
-        self.workload = workload
-        self.diff_unchanged = diff_unchanged  # a diff worth showing without a change (history's comparison)
-        self.error = error  # a failure to report while still listing the entry
-        self.changed = changed
-        self.fields = fields or {}
-        self.before = before
-        self.after = after
-        self.obj = obj if obj is not None else workload.obj  # latest known object, to wait from
-        self.warnings = list(warnings or [])
-
-    def entry(self):
-        out = self.workload.identity()
-        out['changed'] = self.changed
-        out.update(self.fields)
-        return out
-
-    def diff(self):
-        header = self.workload.label()
-        return {'before': self.before, 'after': self.after, 'before_header': header, 'after_header': header}
-
-
-def _template_of(obj):
-    return ((obj or {}).get('spec') or {}).get('template') or {}
-
-
-def _annotations_of(obj):
-    return ((obj or {}).get('metadata') or {}).get('annotations') or {}
-
-
-# ---- writes ----------------------------------------------------------------------------------
-
-DRY_RUN_FORBIDDEN = ('check mode: the API server refused a dry-run of the change to %s (403 Forbidden: the '
-                     'credentials may not write it), so the result was computed locally; a real run needs '
-                     'the patch permission')
-
-
-def _write(client, workload, content_type, body, check_mode, local_after, warnings):
-    """PATCH ``body``; in check mode the same request with dryRun=All, so that the API server's own
-    validation and defaulting decide the answer. Credentials that may only read get a 403 for the
-    dry run: then ``local_after()`` stands in, with a warning."""
-    if not check_mode:
-        # Every patch sent here is guarded (a resourceVersion or a JSON patch `test`) or sets
-        # absolute values: a repeat changes nothing, so it may be retried.
-        return client.patch(workload.path, body, content_type, retry=True)
-    try:
-        return client.patch(workload.path, body, content_type, dry_run=True, retry=True)
-    except ApiError as e:
-        if e.status != 403:
-            raise
-        warnings.append(DRY_RUN_FORBIDDEN % workload.label())
-        return local_after()
-
-
-# ---- conflicts -------------------------------------------------------------------------------
-
-def _decide_and_write(client, workload, attempt):
-    """``attempt(workload, conflicted)`` under ``retry_on_conflict``: after a conflict the workload is
-    read again and the decision made again from it."""
-    latest = [workload]
-
-    def once(conflicted):
-        if conflicted:
-            latest[0] = type(workload)(client.get(workload.path))
-        return attempt(latest[0], conflicted)
-
-    return retry_on_conflict(once)
 
 
 # ---- checks before the first write ------------------------------------------------------------
@@ -201,7 +133,7 @@ def pause(client, workload, paused, check_mode=False):
             return Outcome(workload, conflicted, {'paused': workload.paused})
         decided.setdefault('before', before)
         warnings = []
-        obj = _write(client, workload, content_type, body, check_mode,
+        obj = write(client, workload, content_type, body, check_mode,
                      lambda: dict(workload.obj, spec=dict(workload.spec, paused=bool(paused))), warnings)
         after = {'spec': {'paused': bool((obj.get('spec') or {}).get('paused'))}}
         if check_mode:
@@ -209,7 +141,7 @@ def pause(client, workload, paused, check_mode=False):
         return Outcome(workload, True, {'paused': after['spec']['paused']}, before, after, obj,
                        warnings=warnings)
 
-    return _decide_and_write(client, workload, attempt)
+    return decide_and_write(client, workload, attempt)
 
 
 # ---- restart ---------------------------------------------------------------------------------
@@ -226,7 +158,7 @@ def restart(client, workload, check_mode=False, now=times.rfc3339_now, sleep=tim
 
     def attempt(workload, _conflicted):
         workload.check_restartable()
-        current = (_template_of(workload.obj).get('metadata') or {}).get('annotations') or {}
+        current = (template_of(workload.obj).get('metadata') or {}).get('annotations') or {}
         if 'stamp' in decided:
             stamp = decided['stamp']
             if current.get(patches.RESTARTED_AT_ANNOTATION) == stamp:
@@ -246,21 +178,21 @@ def restart(client, workload, check_mode=False, now=times.rfc3339_now, sleep=tim
         if 'stamp' not in decided:
             decided.update(stamp=stamp, fields=fields, before=before)
         warnings = []
-        obj = _write(client, workload, content_type, body, check_mode,
+        obj = write(client, workload, content_type, body, check_mode,
                      lambda: {'metadata': workload.metadata,
                               'spec': {'template': patches.restarted_template(workload.template, stamp)}},
                      warnings)
-        after = patches.template_view(_template_of(obj), _annotations_of(obj))
+        after = patches.template_view(template_of(obj), annotations_of(obj))
         return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
                        warnings=warnings)
 
-    return _decide_and_write(client, workload, attempt)
+    return decide_and_write(client, workload, attempt)
 
 
 def last_replaced(client, workload):
     """When the workload's pods were last replaced: the later of its template's ``restartedAt`` and the
     creation of its current revision (one LIST); None when neither is known."""
-    annotations = (_template_of(workload.obj).get('metadata') or {}).get('annotations') or {}
+    annotations = (template_of(workload.obj).get('metadata') or {}).get('annotations') or {}
     current = revisions.current(workload.history(client), workload.template)
     found = [t for t in (times.parse_datetime(annotations.get(patches.RESTARTED_AT_ANNOTATION)),
                          times.parse_datetime(current.created if current else None)) if t is not None]
@@ -275,116 +207,6 @@ def restarted_since(workload, last, since_text):
                                         'message': 'restarted or rolled out since %s' % since_text})
     outcome.waits = False  # nothing was asked of it: not waited for
     return outcome
-
-
-# ---- restart on configuration change ---------------------------------------------------------
-
-# config_digest is imported by the functions below only: a task that restarts on configuration
-# change is the one that needs it.
-
-
-def read_configs(client, namespace, refs, cache=None):
-    """{``Kind/name``: object} for the referenced objects that exist (one GET each; ``cache``, a dict
-    shared by the calls of one task, reads an object used by several workloads once)."""
-    from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import config_digest
-    collections = {config_digest.CONFIG_MAP: 'configmaps', config_digest.SECRET: 'secrets'}
-    cache = {} if cache is None else cache
-    out = {}
-    for ref in refs:
-        key = (namespace, ref.key)
-        if key not in cache:
-            path = '/api/v1/namespaces/%s/%s/%s' % (path_quote(namespace), collections[ref.kind],
-                                                    path_quote(ref.name))
-            try:
-                cache[key] = client.get(path)
-            except ApiError as e:
-                if e.status != 404:
-                    raise
-                cache[key] = None
-        if cache[key] is not None:
-            out[ref.key] = cache[key]
-    return out
-
-
-def config_references(client, workload, config_maps=(), secrets=(), from_template=False, cache=None):
-    """(refs, objects) for a workload; a missing required object is refused (nothing written)."""
-    from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import config_digest
-    refs = config_digest.references(workload.template if from_template else None, config_maps, secrets)
-    objects = read_configs(client, workload.namespace, refs, cache)
-    missing = config_digest.missing_required(refs, objects)
-    if missing:
-        message = config_digest.missing_message(missing, workload.namespace)
-        raise Refused('%s: %s' % (workload.describe(), message))
-    return refs, objects
-
-
-FIRST_RUN_RESTART = 'restart'
-FIRST_RUN_RECORD = 'record'
-
-
-def config_restart(client, workload, config_maps=(), secrets=(), from_template=False, check_mode=False,
-                   cache=None, now=times.rfc3339_now, first_run=FIRST_RUN_RESTART):
-    """Restart only when the digest of the configuration differs from the one recorded in the pod
-    template; the digest (never the content) is recorded in the same patch as the restart stamp.
-
-    ``first_run``: when nothing is recorded yet, ``restart`` (restart, recording the digest) or
-    ``record`` (record the digest on the workload's own annotations, restarting nothing: for pods
-    known to run the current configuration already)."""
-    from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import config_digest
-    decided = {}  # the first decision's fields (its stamp) and diff side
-
-    def attempt(workload, conflicted):
-        refs, objects = config_references(client, workload, config_maps, secrets, from_template, cache)
-        digests = config_digest.digests(refs, objects)
-        annotation = config_digest.format_annotation(digests)
-        previous = config_digest.recorded(workload.template)
-        if previous is None:
-            previous = config_digest.recorded_on_workload(workload.obj)
-        change_list = config_digest.changes(config_digest.parse_annotation(previous), digests)
-        fields = {'config_digest': annotation, 'config_objects': sorted(digests),
-                  'config_changes': change_list, 'restarted_at': None, 'restart_reason': None,
-                  'recorded_only': False}
-        if (previous or '') == annotation:
-            if 'fields' in decided:  # the write decided first is in place (its answer lost)
-                return Outcome(workload, True, dict(decided['fields']), decided['before'],
-                               patches.template_view(workload.template, workload.annotations))
-            return Outcome(workload, conflicted, fields)
-        if previous is None and first_run == FIRST_RUN_RECORD:
-            return _record_digest(client, workload, annotation, fields, check_mode)
-        workload.check_restartable()  # a paused Deployment is refused only when it needs a restart
-        stamp = decided['fields']['restarted_at'] if 'fields' in decided else now()
-        fields['restarted_at'] = stamp
-        fields['restart_reason'] = config_digest.describe_changes(previous, change_list)
-        # Guarded by the generation: a template changed since it was read is decided again from a
-        # fresh read.
-        body = config_digest.restart_patch(workload.obj, stamp, annotation, patches.RESTARTED_AT_ANNOTATION)
-        local = {'metadata': workload.metadata, 'spec': {'template': config_digest.restarted_template(
-            workload.template, stamp, annotation, patches.RESTARTED_AT_ANNOTATION)}}
-        before = patches.template_view(workload.template, workload.annotations)
-        if 'fields' not in decided:
-            decided.update(fields=dict(fields), before=before)
-        warnings = []
-        obj = _write(client, workload, patches.JSON_PATCH, body, check_mode, lambda: local, warnings)
-        after = patches.template_view(_template_of(obj), _annotations_of(obj))
-        return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
-                       warnings=warnings)
-
-    return _decide_and_write(client, workload, attempt)
-
-
-def _record_digest(client, workload, annotation, fields, check_mode):
-    """The first run with ``first_run=record``: the digest on the workload, no restart."""
-    from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import config_digest
-    fields['recorded_only'] = True
-    after_annotations = config_digest.recorded_annotations(workload.annotations, annotation)
-    warnings = []
-    obj = _write(client, workload, patches.JSON_PATCH, config_digest.record_patch(workload.obj, annotation),
-                 check_mode, lambda: {'metadata': dict(workload.metadata, annotations=after_annotations),
-                                      'spec': workload.spec}, warnings)
-    before = patches.template_view(workload.template, workload.annotations)
-    after = patches.template_view(_template_of(obj), _annotations_of(obj))
-    return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
-                   warnings=warnings)
 
 
 # ---- set image -------------------------------------------------------------------------------
@@ -430,10 +252,10 @@ def image(client, workload, images, change_cause=None, check_mode=False, partiti
             return {'metadata': {'annotations': patches.annotated(workload.annotations, body)}, 'spec': spec}
 
         warnings = []
-        obj = _write(client, workload, content_type, body, check_mode, local_after, warnings)
+        obj = write(client, workload, content_type, body, check_mode, local_after, warnings)
         before = patches.template_view(workload.template, workload.annotations,
                        workload.partition if partition is not None else None)
-        after = patches.template_view(_template_of(obj), _annotations_of(obj),
+        after = patches.template_view(template_of(obj), annotations_of(obj),
                       patches.update_partition(obj.get('spec')) if partition is not None else None)
         fields['images'] = revisions.container_images(after['spec']['template'])[0]
         if partition is not None:
@@ -441,7 +263,7 @@ def image(client, workload, images, change_cause=None, check_mode=False, partiti
         return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
                        warnings=warnings)
 
-    return _decide_and_write(client, workload, attempt)
+    return decide_and_write(client, workload, attempt)
 
 
 # ---- undo ------------------------------------------------------------------------------------
@@ -534,12 +356,12 @@ def undo(client, workload, to_revision=0, check_mode=False, replace_stuck_pods=F
         if 'fields' not in decided:
             decided.update(target=target, fields=fields, before=before)
         warnings = []
-        obj = _write(client, workload, content_type, body, check_mode, lambda: local, warnings)
-        after = patches.template_view(revisions.strip_hash(_template_of(obj)), _annotations_of(obj))
+        obj = write(client, workload, content_type, body, check_mode, lambda: local, warnings)
+        after = patches.template_view(revisions.strip_hash(template_of(obj)), annotations_of(obj))
         return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
                        warnings=warnings)
 
-    outcome = _decide_and_write(client, workload, attempt)
+    outcome = decide_and_write(client, workload, attempt)
     if replace_stuck_pods and outcome.workload.replaces_stuck_pods():
         # Imported for the StatefulSets a task asks it of only.
         from ansible_collections.kubeops.rollout.plugins.module_utils.engine.forced_rollback import (
@@ -568,6 +390,5 @@ def status(client, workload):
     return Outcome(workload, False, result.as_dict(), error=error)
 
 
-__all__ = ['Outcome', 'history', 'pause', 'restart', 'config_restart', 'config_references', 'read_configs',
-           'image', 'undo', 'status', 'last_replaced', 'restarted_since', 'NotSupported', 'Refused',
-           'CURRENT', 'PREVIOUS']
+__all__ = ['Outcome', 'history', 'pause', 'restart', 'image', 'undo', 'status', 'last_replaced',
+           'restarted_since', 'NotSupported', 'Refused', 'CURRENT', 'PREVIOUS']
