@@ -201,7 +201,8 @@ def test_the_controller_imports_the_collections_code_through_the_bytecode_cache(
     res = play(sim, tasks, extra_env=dict(env, PYTHONDONTWRITEBYTECODE='', PYTHONVERBOSE='1'))
     assert res.ok('history')['workloads'][0]['name'] == 'web'
     loaded = re.findall(r"code object from '([^']+)'", res.proc.stderr)
-    assert str(copy / 'plugins' / 'module_utils' / 'api' / '__pycache__') in ''.join(loaded), res.proc.stderr[-2000:]
+    cache = str(copy / 'plugins' / 'module_utils' / 'api' / '__pycache__')
+    assert cache in ''.join(loaded), res.proc.stderr[-2000:]
     assert any(p.endswith(f'rollout_history.cpython-{sys.version_info[0]}{sys.version_info[1]}.pyc')
                for p in loaded)
 

@@ -12,6 +12,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates import cause
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates import diagnosis as d
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import ApiClient
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import KINDS
 
 pytestmark = pytest.mark.unit
 
@@ -23,7 +24,7 @@ def load(name):
 
 
 def run(fx, **kw):
-    revision = d.revision_of(fx['workload'], fx.get('history'))
+    revision = KINDS[fx['workload']['kind']](fx['workload']).rolled_out_revision(fx.get('history'))
     return d.diagnose(fx['workload'], revision, fx['pods'], fx['events'], now=fx['now'], **kw)
 
 
@@ -180,25 +181,6 @@ def test_pod_names_in_a_cause_are_capped_but_counted():
         fx['pods'].append(pod)
     (cause,) = run(fx)['causes']
     assert cause['count'] == 9 and len(cause['pods']) == d.MAX_POD_NAMES
-
-
-def test_no_new_replicaset_yet_means_no_revision():
-    fx = load('deployment-image-pull')
-    fx['history'] = fx['history'][:1]
-    assert d.revision_of(fx['workload'], fx['history']) is None
-    assert d.pod_label_selector(fx['workload'], None) is None
-
-
-def test_pod_selectors_per_kind():
-    dep = load('deployment-image-pull')
-    assert d.pod_label_selector(dep['workload'], d.revision_of(dep['workload'], dep['history'])) == \
-        'app=web,pod-template-hash=7d9c5b8f4d'
-    sts = load('statefulset-unschedulable')
-    assert d.pod_label_selector(sts['workload'], d.revision_of(sts['workload'])) == \
-        'app=db,controller-revision-hash=db-7b8c9d6f5e'
-    rc = load('rc-readiness')
-    assert d.pod_label_selector(rc['workload'], d.revision_of(rc['workload'])) == \
-        'app=web,deployment=4f1e2d3c'
 
 
 # ---- reads against kubesim -------------------------------------------------------------------
