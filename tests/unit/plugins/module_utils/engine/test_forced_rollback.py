@@ -15,7 +15,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads im
     stuck_pods,
 )
 
-from tests.unit.plugins.module_utils.fixtures import STS_UID, controller_revision
+from tests.support.manifests import STS_UID, controller_revision
 
 pytestmark = pytest.mark.unit
 
