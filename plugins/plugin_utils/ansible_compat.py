@@ -7,16 +7,20 @@
 
 The action plugins run a module's code in the controller process (``controller.py``); for that they
 need a few things ansible-core keeps private: what an argument-spec validation found besides its
-errors (the ``no_log`` values, deprecations and alias warnings), the environment a module would
-run in, the cleanup of a module path's remote temporary directory, and ansible-core 2.19's
-normalization of a failed module result. Each is one function here, so an ansible-core release
-that moves one of them breaks this file only; ``tests/compat`` runs a playbook through every
+errors (the ``no_log`` values, deprecations and alias warnings), an action plugin's task,
+connection, play context, templar and module execution, the environment a module would run in, the
+cleanup of a module path's remote temporary directory, and ansible-core 2.19's normalization of a
+failed module result. Each private name is used in one function here and nowhere else (a unit test
+checks ``controller.py`` uses none), so an ansible-core release that moves one of them breaks this
+file only; ``tests/integration/test_ansible_core_versions.py`` runs a playbook through every
 supported ansible-core (``requires_ansible`` in meta/runtime.yml) to catch it.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+import collections
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.errors import UnsupportedError
@@ -27,19 +31,12 @@ except ImportError:  # older ansible-core: module results are used as they are
     AnsibleModuleCapturedError = None
 
 
-class Validation:
-    """The outcome of validating a module's arguments as AnsibleModule does: ``params`` (coerced,
-    defaults filled in), ``no_log_values``, ``deprecations`` (dicts with msg and version or date),
-    ``alias_warnings`` ((option, alias) pairs set together), ``error`` (the message, or None) and
-    ``unsupported`` (whether the error is about unknown options)."""
-
-    def __init__(self, params, no_log_values, deprecations, alias_warnings, error, unsupported):
-        self.params = params
-        self.no_log_values = no_log_values
-        self.deprecations = deprecations
-        self.alias_warnings = alias_warnings
-        self.error = error
-        self.unsupported = unsupported
+# The outcome of validating a module's arguments as AnsibleModule does: ``params`` (coerced,
+# defaults filled in), ``no_log_values``, ``deprecations`` (dicts with msg and version or date),
+# ``alias_warnings`` ((option, alias) pairs set together), ``error`` (the message, or None) and
+# ``unsupported`` (whether the error is about unknown options).
+Validation = collections.namedtuple(
+    'Validation', 'params no_log_values deprecations alias_warnings error unsupported')
 
 
 def validate_arguments(argument_spec, params, mutually_exclusive=None, required_together=None,
@@ -58,6 +55,41 @@ def validate_arguments(argument_spec, params, mutually_exclusive=None, required_
     )
 
 
+def supports_check_mode_and_async(cls):
+    """Class decorator: the action plugin class ``cls`` runs in check mode and with ``async``
+    (ActionBase refuses both unless its class says so)."""
+    cls._supports_check_mode = True
+    cls._supports_async = True
+    return cls
+
+
+def task(action):
+    """The task the action plugin ``action`` runs (a Task: ``action``, ``args``, ``check_mode``,
+    ``diff``, ``async_val``)."""
+    return action._task
+
+
+def connection(action):
+    """The connection plugin of ``action``'s task (``transport``, ``has_native_async``)."""
+    return action._connection
+
+
+def become(action):
+    """Whether ``action``'s task runs with privilege escalation."""
+    return bool(action._play_context.become)
+
+
+def template(action, value):
+    """``value`` templated with ``action``'s task variables."""
+    return action._templar.template(value)
+
+
+def execute_module(action, task_vars, wrap_async):
+    """The module path: ``action``'s module sent to the target and run there, as ansible-core's own
+    module action runs it. Returns its result."""
+    return action._execute_module(task_vars=task_vars, wrap_async=wrap_async)
+
+
 def task_environment(action):
     """The environment variables a task's ``environment:`` sets, templated, as ansible-core
     computes them for a module run by the action plugin ``action``."""
@@ -69,7 +101,7 @@ def task_environment(action):
 def remove_remote_tmp(action):
     """Remove the temporary directory a module path run left on the target, as ansible-core's own
     module action does."""
-    action._remove_tmp_path(action._connection._shell.tmpdir)
+    action._remove_tmp_path(connection(action)._shell.tmpdir)
 
 
 def normalize_failed_result(result):

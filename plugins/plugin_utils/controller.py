@@ -18,6 +18,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import collections
 import importlib
 import json
 import os
@@ -66,18 +67,12 @@ class ModuleExit(BaseException):
         self.result = result
 
 
-class TaskContext:
+class TaskContext(collections.namedtuple('TaskContext', 'module_name args check_mode diff env host')):
     """What a runtime needs from the task: its arguments, check and diff mode, the environment the
     module would have run in (the controller's plus the task's ``environment:``), and where progress
     goes."""
 
-    def __init__(self, module_name, args, check_mode, diff, env, host):
-        self.module_name = module_name
-        self.args = args
-        self.check_mode = check_mode
-        self.diff = diff
-        self.env = env
-        self.host = host
+    __slots__ = ()
 
     def runtime(self, **spec):
         return ControllerRuntime(self, **spec)
@@ -162,13 +157,12 @@ class ControllerRuntime:
         return json.loads(json.dumps(result))
 
 
+@ansible_compat.supports_check_mode_and_async
 class ModuleAction(ActionBase):
     """An action plugin that runs its module on the controller when it can (see the module docstring).
     A plugin names its module: ``module = 'rollout_history'``."""
 
     module = None
-    _supports_check_mode = True
-    _supports_async = True
     _code = None
 
     def __init_subclass__(cls, **kwargs):
@@ -194,8 +188,9 @@ class ModuleAction(ActionBase):
             return self._module_path(result, task_vars)
         env = dict(os.environ)
         env.update((str(k), str(v)) for k, v in ansible_compat.task_environment(self).items())
-        context = TaskContext(self._task.action, dict(self._task.args), bool(self._task.check_mode),
-                              bool(self._task.diff), env, task_vars.get('inventory_hostname'))
+        task = ansible_compat.task(self)
+        context = TaskContext(task.action, dict(task.args), bool(task.check_mode), bool(task.diff), env,
+                              task_vars.get('inventory_hostname'))
         try:
             self._code.main(context.runtime)
         except ModuleExit as e:
@@ -209,15 +204,16 @@ class ModuleAction(ActionBase):
         forced = task_vars.get(FORCE_MODULE_VAR)
         if forced is None:
             forced = os.environ.get(FORCE_MODULE_ENV)
-        if forced is not None and boolean(self._templar.template(forced), strict=False):
+        if forced is not None and boolean(ansible_compat.template(self, forced), strict=False):
             return False
-        return (self._connection.transport == 'local' and not self._play_context.become
-                and not self._task.async_val)
+        return (ansible_compat.connection(self).transport == 'local' and not ansible_compat.become(self)
+                and not ansible_compat.task(self).async_val)
 
     def _module_path(self, result, task_vars):
         """Exactly what ansible-core's own module action does."""
-        wrap_async = self._task.async_val and not self._connection.has_native_async
-        result = merge_hash(result, self._execute_module(task_vars=task_vars, wrap_async=wrap_async))
+        native_async = ansible_compat.connection(self).has_native_async
+        wrap_async = ansible_compat.task(self).async_val and not native_async
+        result = merge_hash(result, ansible_compat.execute_module(self, task_vars, wrap_async))
         if not wrap_async:
             ansible_compat.remove_remote_tmp(self)
         return result

@@ -7,7 +7,6 @@ and inspecting objects, so checks do not rely on the code under test.
 """
 
 import base64
-import copy
 import json
 import os
 import pathlib
@@ -278,18 +277,8 @@ def workload(kind, name, image='nginx:1.25', labels=None, replicas=2, ns='defaul
     """A small workload manifest: one container ``app`` (labels app=<name> unless given)."""
     labels = dict(labels or {})
     labels.setdefault('app', name)
-    obj = manifests.workload(kind, name, image, replicas, namespace=ns, labels=labels)
-    if extra_template:
-        obj['spec']['template'] = _merge(obj['spec']['template'], extra_template)
-    return obj
-
-
-def _merge(a, b):
-    out = copy.deepcopy(a)
-    for k, v in b.items():
-        both = isinstance(v, dict) and isinstance(out.get(k), dict)
-        out[k] = _merge(out[k], v) if both else copy.deepcopy(v)
-    return out
+    return manifests.workload(kind, name, image, replicas, namespace=ns, labels=labels,
+                              extra_template=extra_template)
 
 
 def read_log(path):

@@ -1,6 +1,7 @@
 """Defaults defined once: the wait timeout is ``wait_options.DEFAULT_TIMEOUT``; every place that documents or
-restates it (the modules' DOCUMENTATION and doc fragments, the roles' argument specs and defaults,
-the playbooks' survey defaults) must say the same number."""
+restates it (the modules' DOCUMENTATION and doc fragments, the playbooks' survey defaults) must say the
+same number, and the roles restate it nowhere: a role's timeout left unset is omitted from the module
+call, so the module's own default applies."""
 
 import ast
 import pathlib
@@ -37,13 +38,6 @@ def documented():
         if path.name == '__init__.py':
             continue
         yield from _options(_docs(path).get('options'), path.name)
-    for path in sorted(ROOT.glob('roles/*/meta/argument_specs.yml')):
-        for entry in yaml.safe_load(path.read_text())['argument_specs'].values():
-            yield from _options(entry.get('options'), str(path.relative_to(ROOT)))
-    for path in sorted(ROOT.glob('roles/*/defaults/main.yml')):
-        for name, value in (yaml.safe_load(path.read_text()) or {}).items():
-            if TIMEOUT_OPTIONS.match(name) and name not in NOT_THE_WAIT:
-                yield str(path.relative_to(ROOT)) + ':' + name, value
     for path in sorted((ROOT / 'playbooks').glob('*.yml')):
         for match in re.finditer(r'(\w+_timeout) \| default\((\d+)', path.read_text()):
             yield 'playbooks/%s:%s' % (path.name, match.group(1)), int(match.group(2))
@@ -51,6 +45,38 @@ def documented():
 
 def test_every_documented_wait_timeout_is_the_one_default():
     found = list(documented())
-    assert len(found) >= 10, found  # the check reads what it should
+    assert len(found) >= 7, found  # the check reads what it should
     wrong = [(where, value) for where, value in found if float(value) != DEFAULT_TIMEOUT]
     assert wrong == [], wrong
+
+
+ROLE_TIMEOUTS = re.compile(r'(rollout_[a-z]+_timeout|rc_upgrade_timeout) \| default\(omit\)')
+
+
+def _role_timeouts(role):
+    """The wait timeout options of a role's argument specs, with their specs."""
+    specs = yaml.safe_load((role / 'meta' / 'argument_specs.yml').read_text())['argument_specs']
+    for entry in specs.values():
+        for name, spec in (entry.get('options') or {}).items():
+            if TIMEOUT_OPTIONS.match(name) and name not in NOT_THE_WAIT:
+                yield name, spec
+
+
+def test_no_role_restates_a_wait_timeout():
+    roles = sorted(p.parent.parent for p in ROOT.glob('roles/*/meta/argument_specs.yml'))
+    assert len(roles) >= 5, roles
+    passed = set()
+    for role in roles:
+        names = set()
+        for name, spec in _role_timeouts(role):
+            assert 'default' not in spec, '%s: %s' % (role.name, name)
+            names.add(name)
+        defaults = yaml.safe_load((role / 'defaults' / 'main.yml').read_text()) or {}
+        assert not names & set(defaults), role.name
+        # Unset, the role leaves the option out of its module call.
+        omitted = {m.group(1) for path in (role / 'tasks').glob('*.yml')
+                   for m in ROLE_TIMEOUTS.finditer(path.read_text())}
+        assert names <= omitted, role.name
+        passed |= names
+    assert {'rollout_restart_timeout', 'rollout_rollback_timeout', 'rollout_upgrade_timeout',
+            'rollout_wait_timeout', 'rc_upgrade_timeout'} <= passed

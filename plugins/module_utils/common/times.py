@@ -47,6 +47,24 @@ def parse_datetime(value):
     return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
 
 
+def as_datetime(value):
+    """``value`` as an aware datetime: a datetime as it is, an RFC 3339 string parsed (None when it is
+    not one), None as the current time (UTC)."""
+    if value is None:
+        return datetime.datetime.now(datetime.timezone.utc)
+    if isinstance(value, str):
+        return parse_datetime(value)
+    return value
+
+
+def format_utc(when):
+    """An aware datetime as RFC 3339 in UTC, seconds precision (``2026-01-02T03:04:05Z``): how the
+    API writes ``lastTimestamp`` and ``creationTimestamp``. None stays None."""
+    if when is None:
+        return None
+    return when.astimezone(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
 def rfc3339_now(now=None):
     """Local time with offset, seconds precision, as Go's time.RFC3339 formats it (``Z`` for UTC):
     what kubectl writes into ``restartedAt``. ``now``: an aware datetime."""

@@ -35,29 +35,31 @@ def _shown(value):
     return text if len(text) <= 70 else text[:60] + '... (%d characters)' % len(text)
 
 
+def _rfc1123_problem(value, article, what, limit, pattern, allowed, example):
+    """What makes ``value`` no valid ``what`` (matching ``pattern``, at most ``limit`` characters), or
+    None; ``allowed`` and ``example`` describe the rule in the message."""
+    if not isinstance(value, str) or not value:
+        return '%s %s must not be empty' % (article, what)
+    if len(value) > limit:
+        return '"%s" is longer than %d characters' % (_shown(value), limit)
+    if not pattern.match(value):
+        return ('"%s" is not a valid %s: %s, starting and ending with a letter or digit (%s)'
+                % (_shown(value), what, allowed, example))
+    return None
+
+
 def subdomain_problem(value):
     """What makes ``value`` no valid object name (an RFC 1123 subdomain), or None."""
-    if not isinstance(value, str) or not value:
-        return 'an object name must not be empty'
-    if len(value) > SUBDOMAIN_MAX:
-        return '"%s" is longer than %d characters' % (_shown(value), SUBDOMAIN_MAX)
-    if not _SUBDOMAIN_RE.match(value):
-        return ('"%s" is not a valid object name: lower case letters, digits, "-" and ".", starting and '
-                'ending with a letter or digit (an RFC 1123 subdomain, e.g. "web" or "web-v2")'
-                % _shown(value))
-    return None
+    return _rfc1123_problem(value, 'an', 'object name', SUBDOMAIN_MAX, _SUBDOMAIN_RE,
+                            'lower case letters, digits, "-" and "."',
+                            'an RFC 1123 subdomain, e.g. "web" or "web-v2"')
 
 
 def label_problem(value):
     """What makes ``value`` no valid namespace name (an RFC 1123 label), or None."""
-    if not isinstance(value, str) or not value:
-        return 'a namespace name must not be empty'
-    if len(value) > LABEL_MAX:
-        return '"%s" is longer than %d characters' % (_shown(value), LABEL_MAX)
-    if not _LABEL_RE.match(value):
-        return ('"%s" is not a valid namespace name: lower case letters, digits and "-", starting and ending '
-                'with a letter or digit (an RFC 1123 label, e.g. "shop" or "team-b")' % _shown(value))
-    return None
+    return _rfc1123_problem(value, 'a', 'namespace name', LABEL_MAX, _LABEL_RE,
+                            'lower case letters, digits and "-"',
+                            'an RFC 1123 label, e.g. "shop" or "team-b"')
 
 
 def image_problems(images):

@@ -19,6 +19,10 @@ __metaclass__ = type
 import datetime
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.times import parse_datetime
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
+    pod_ready,
+    ready_condition,
+)
 
 # Waiting reasons that only say "not started yet": reported when a pod shows nothing better.
 TRANSIENT_WAITING = frozenset(['ContainerCreating', 'PodInitializing'])
@@ -128,8 +132,7 @@ def pod_causes(pod, now, template=None):
     ``template``: the pod template the pod was made from, which tells an in-place resize's restart
     from a crash."""
     status = pod.get('status') or {}
-    ready = _condition(pod, 'Ready')
-    if ready and ready.get('status') == 'True':
+    if pod_ready(pod):
         # Ready this instant, but a container that just crashed and restarted is a crash loop caught
         # between two crashes: that is why the rollout did not finish. A container resized in place
         # restarted because of its resize policy instead.
@@ -149,7 +152,7 @@ def pod_causes(pod, now, template=None):
         return specific
     if phase == 'Running':
         cause = {'category': 'readiness', 'reason': NOT_READY, 'message': None}
-        since = parse_datetime((ready or {}).get('lastTransitionTime'))
+        since = parse_datetime((ready_condition(pod) or {}).get('lastTransitionTime'))
         if since is not None and now is not None:
             cause['not_ready_seconds'] = max(0, int((now - since).total_seconds()))
         return [cause]

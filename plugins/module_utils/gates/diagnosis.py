@@ -87,7 +87,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import datetime
 import re
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.causes import (
@@ -102,7 +101,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.causes impor
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError, redact
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.times import parse_datetime
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import KINDS
 
 MAX_MESSAGE = 240  # characters of one message
@@ -117,14 +116,6 @@ IMAGE_PULL_REASONS = frozenset(['ImagePullBackOff', 'ErrImagePull', 'ErrImageNev
 CREATE_PREFIX = re.compile(r'^(Error creating: |create Pod \S+ in StatefulSet \S+ failed error: )')
 
 _CATEGORY_ORDER = {'creation': 0, 'scheduling': 1, 'container': 2, 'pod': 3, 'readiness': 4}
-
-
-def _now(now):
-    if now is None:
-        return datetime.datetime.now(datetime.timezone.utc)
-    if isinstance(now, str):
-        return parse_datetime(now)
-    return now
 
 
 class _Text:
@@ -152,21 +143,6 @@ def _workload(obj):
     """The kind's class (workloads.KINDS) around a raw object, or None for another kind."""
     cls = KINDS.get(obj.get('kind'))
     return cls(obj) if cls is not None else None
-
-
-def revision_of(workload, history_items=None):
-    """``{"kind", "name", "hash", "object"}`` of the revision being rolled out, or None (for a
-    Deployment also ``replica_sets``: the names of all its ReplicaSets, whose events count too):
-    the kind's ``rolled_out_revision``. ``history_items``: the workload's history objects when its
-    kind needs them (``revision_needs_history``)."""
-    w = _workload(workload)
-    return w.rolled_out_revision(history_items) if w is not None else None
-
-
-def pod_label_selector(workload, revision):
-    """The label selector of the pods of ``revision`` (None when they cannot be told apart)."""
-    w = _workload(workload)
-    return w.revision_pod_selector(revision) if w is not None else None
 
 
 def desired_at_revision(workload, revision):
@@ -270,13 +246,13 @@ def _line(subject, cause, pods):
 def diagnose(workload, revision, pods, events, now=None, secrets=(), errors=()):
     """The diagnosis of one workload (see the module docstring for its shape).
 
-    ``workload``: the raw object; ``revision``: what ``revision_of`` returns (or None); ``pods``:
-    the pods of that revision; ``events``: Warning events of the namespace (filtered here);
-    ``now``: a datetime or RFC 3339 string (default: the current time); ``secrets``: values to
-    redact (the connection's); ``errors``: reads that failed, as messages.
+    ``workload``: the raw object; ``revision``: what the kind's ``rolled_out_revision`` returns (or
+    None); ``pods``: the pods of that revision; ``events``: Warning events of the namespace
+    (filtered here); ``now``: a datetime or RFC 3339 string (default: the current time);
+    ``secrets``: values to redact (the connection's); ``errors``: reads that failed, as messages.
     """
     text = _Text(secrets)
-    now = _now(now)
+    now = times.as_datetime(now)
     meta = _meta(workload)
     kind, namespace, name = workload.get('kind'), meta.get('namespace'), meta.get('name')
     subject = '%s %s/%s' % (kind, namespace, name) if namespace else '%s %s' % (kind, name)
@@ -342,10 +318,9 @@ def diagnose(workload, revision, pods, events, now=None, secrets=(), errors=()):
     shown = []
     for e in warnings[:MAX_EVENTS]:
         ref = e.get('involvedObject') or {}
-        t = event_time(e)
         shown.append({'object': '%s/%s' % (ref.get('kind'), ref.get('name')), 'reason': e.get('reason'),
                       'message': text.clean(e.get('message')), 'count': _event_count(e),
-                      'last_seen': t.strftime('%Y-%m-%dT%H:%M:%SZ') if t else None})
+                      'last_seen': times.format_utc(event_time(e))})
 
     return {
         'kind': kind, 'namespace': namespace, 'name': name,

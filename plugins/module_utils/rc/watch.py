@@ -45,9 +45,6 @@ class ControllerWatch:
         if known is None or _newer_or_same(obj, known):
             self.objs[name] = obj
 
-    def forget(self, name):
-        self.objs.pop(name, None)
-
     def wait(self, done, deadline):
         """Apply events until ``done()`` or ``deadline`` (local clock). Returns ``done()``."""
         while not done():

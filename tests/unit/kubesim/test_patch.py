@@ -10,40 +10,33 @@ import pytest
 
 from tests.kubesim import patch
 from tests.kubesim.errors import ApiError
+from tests.support import manifests
 
 pytestmark = pytest.mark.unit
 
 
 def deployment():
-    return {
-        'apiVersion': 'apps/v1', 'kind': 'Deployment',
-        'metadata': {'name': 'web', 'namespace': 'default', 'labels': {'app': 'web'},
-                     'finalizers': ['a', 'b']},
-        'spec': {
-            'replicas': 2,
-            'strategy': {'type': 'RollingUpdate', 'rollingUpdate': {'maxSurge': 1, 'maxUnavailable': 0}},
-            'selector': {'matchLabels': {'app': 'web'}},
-            'template': {
-                'metadata': {'labels': {'app': 'web'}},
-                'spec': {
-                    'volumes': [{'name': 'data', 'emptyDir': {}}, {'name': 'cache', 'emptyDir': {}}],
-                    'imagePullSecrets': [{'name': 'reg1'}],
-                    'tolerations': [{'key': 'k1', 'operator': 'Exists'}],
-                    'initContainers': [{'name': 'init', 'image': 'busybox:1'}],
-                    'containers': [
-                        {'name': 'app', 'image': 'nginx:1.25', 'args': ['-a', '-b'],
-                         'env': [{'name': 'A', 'value': '1'}, {'name': 'B', 'value': '2'}],
-                         'envFrom': [{'configMapRef': {'name': 'one'}}],
-                         'ports': [{'containerPort': 80, 'name': 'http'}, {'containerPort': 443}],
-                         'volumeMounts': [{'name': 'data', 'mountPath': '/data'}]},
-                        {'name': 'side', 'image': 'busybox:1'},
-                    ],
-                },
-            },
-        },
-        'status': {'conditions': [{'type': 'Available', 'status': 'True'},
-                                  {'type': 'Progressing', 'status': 'True'}]},
-    }
+    obj = manifests.workload(
+        'Deployment', 'web', namespace='default', labels={'app': 'web'},
+        strategy={'type': 'RollingUpdate', 'rollingUpdate': {'maxSurge': 1, 'maxUnavailable': 0}},
+        template_spec={
+            'volumes': [{'name': 'data', 'emptyDir': {}}, {'name': 'cache', 'emptyDir': {}}],
+            'imagePullSecrets': [{'name': 'reg1'}],
+            'tolerations': [{'key': 'k1', 'operator': 'Exists'}],
+            'initContainers': [{'name': 'init', 'image': 'busybox:1'}],
+            'containers': [
+                {'name': 'app', 'image': 'nginx:1.25', 'args': ['-a', '-b'],
+                 'env': [{'name': 'A', 'value': '1'}, {'name': 'B', 'value': '2'}],
+                 'envFrom': [{'configMapRef': {'name': 'one'}}],
+                 'ports': [{'containerPort': 80, 'name': 'http'}, {'containerPort': 443}],
+                 'volumeMounts': [{'name': 'data', 'mountPath': '/data'}]},
+                {'name': 'side', 'image': 'busybox:1'},
+            ],
+        })
+    obj['metadata']['finalizers'] = ['a', 'b']
+    obj['status'] = {'conditions': [{'type': 'Available', 'status': 'True'},
+                                    {'type': 'Progressing', 'status': 'True'}]}
+    return obj
 
 
 def containers(doc):

@@ -12,7 +12,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads im
 from ansible_collections.kubeops.rollout.plugins.modules import rollout_restart, rollout_status, rollout_undo
 from ansible_collections.kubeops.rollout.plugins.plugin_utils.controller import ModuleExit, TaskContext
 
-from tests.unit.plugins.module_utils.fixtures import deployment, replica_set
+from tests.support.manifests import deployment, replica_set
 from tests.unit.plugins.module_utils.usecases.test_verbs import ScriptedClient
 
 pytestmark = pytest.mark.unit

@@ -45,6 +45,18 @@ def test_namespaces_are_labels():
     assert 'characters' in shown and len(shown) < 300  # a long value is shortened in the message
 
 
+def test_name_messages_word_for_word():
+    assert subdomain_problem('') == 'an object name must not be empty'
+    assert label_problem(None) == 'a namespace name must not be empty'
+    assert subdomain_problem('Web') == (
+        '"Web" is not a valid object name: lower case letters, digits, "-" and ".", starting and ending '
+        'with a letter or digit (an RFC 1123 subdomain, e.g. "web" or "web-v2")')
+    assert label_problem('team.b') == (
+        '"team.b" is not a valid namespace name: lower case letters, digits and "-", starting and ending '
+        'with a letter or digit (an RFC 1123 label, e.g. "shop" or "team-b")')
+    assert label_problem('a' * 64) == '"%s" is longer than 63 characters' % ('a' * 64)
+
+
 def test_image_problems():
     assert image_problems({'app': 'nginx:1.27', 'side': 5}) == []
     assert image_problems({'app': None, 'b': '', 'c': '  ', 'd': ' x', 'e': [], '': 'x'}) == [

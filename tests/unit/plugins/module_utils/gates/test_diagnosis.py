@@ -8,10 +8,11 @@ import time
 import pytest
 import yaml
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.gates import causes as causes_mod
-from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates import diagnosis as d
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import ApiClient
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import KINDS
+
+from tests.support import manifests
 
 pytestmark = pytest.mark.unit
 
@@ -23,7 +24,7 @@ def load(name):
 
 
 def run(fx, **kw):
-    revision = d.revision_of(fx['workload'], fx.get('history'))
+    revision = KINDS[fx['workload']['kind']](fx['workload']).rolled_out_revision(fx.get('history'))
     return d.diagnose(fx['workload'], revision, fx['pods'], fx['events'], now=fx['now'], **kw)
 
 
@@ -182,25 +183,6 @@ def test_pod_names_in_a_cause_are_capped_but_counted():
     assert cause['count'] == 9 and len(cause['pods']) == d.MAX_POD_NAMES
 
 
-def test_no_new_replicaset_yet_means_no_revision():
-    fx = load('deployment-image-pull')
-    fx['history'] = fx['history'][:1]
-    assert d.revision_of(fx['workload'], fx['history']) is None
-    assert d.pod_label_selector(fx['workload'], None) is None
-
-
-def test_pod_selectors_per_kind():
-    dep = load('deployment-image-pull')
-    assert d.pod_label_selector(dep['workload'], d.revision_of(dep['workload'], dep['history'])) == \
-        'app=web,pod-template-hash=7d9c5b8f4d'
-    sts = load('statefulset-unschedulable')
-    assert d.pod_label_selector(sts['workload'], d.revision_of(sts['workload'])) == \
-        'app=db,controller-revision-hash=db-7b8c9d6f5e'
-    rc = load('rc-readiness')
-    assert d.pod_label_selector(rc['workload'], d.revision_of(rc['workload'])) == \
-        'app=web,deployment=4f1e2d3c'
-
-
 # ---- reads against kubesim -------------------------------------------------------------------
 
 BAD_IMAGE = 'registry.invalid/shop/web:2.0-brokn'
@@ -211,18 +193,7 @@ def _client(sim):
 
 
 def _deployment(replicas=3):
-    return {'apiVersion': 'apps/v1', 'kind': 'Deployment',
-            'metadata': {'name': 'web', 'namespace': 'default'},
-            'spec': {'replicas': replicas, 'selector': {'matchLabels': {'app': 'web'}},
-                     'template': {'metadata': {'labels': {'app': 'web'}},
-                                  'spec': {'containers': [{'name': 'web', 'image': BAD_IMAGE}]}}}}
-
-
-def _event(name, kind, obj_name, message, type_='Warning'):
-    return {'apiVersion': 'v1', 'kind': 'Event', 'metadata': {'name': name, 'namespace': 'default'},
-            'involvedObject': {'kind': kind, 'name': obj_name, 'namespace': 'default'},
-            'type': type_, 'reason': 'Failed', 'message': message, 'count': 1,
-            'lastTimestamp': '2026-03-02T10:00:00Z', 'source': {'component': 'kubelet'}}
+    return manifests.workload('Deployment', 'web', BAD_IMAGE, replicas, namespace='default', container='web')
 
 
 def _wait_for_pods(client, n, timeout=10):
@@ -249,7 +220,8 @@ def test_read_diagnosis_costs_three_lists_for_a_deployment(kubesim_factory, tmp_
     pods = _wait_for_pods(client, 3)
     # kubesim's kubelet writes the pull failures (Warning "Failed") itself; another pod's event
     # must not show up in this Deployment's diagnosis.
-    client.create('/api/v1/namespaces/default/events', _event('other.1', 'Pod', 'cart-1', 'Error: other'))
+    other = manifests.event('other.1', 'Pod', 'cart-1', 'Error: other')
+    client.create('/api/v1/namespaces/default/events', other)
     web = client.get('/apis/apps/v1/namespaces/default/deployments/web')
 
     before = requests_seen()
@@ -286,43 +258,3 @@ def test_failed_reads_are_reported_not_raised(kubesim):
     assert result['errors'][1].startswith('could not list events: ')
     assert result['causes'] == []
     assert result['lines'] == ['Deployment default/web: diagnosis incomplete: ' + e for e in result['errors']]
-
-
-def _ready_pod(restarts, exit_code, finished):
-    return {'metadata': {'name': 'web-1'},
-            'status': {'phase': 'Running',
-                       'conditions': [{'type': 'Ready', 'status': 'True'}],
-                       'containerStatuses': [{
-                           'name': 'app', 'image': 'crash/app:2', 'restartCount': restarts,
-                           'state': {'running': {'startedAt': finished}},
-                           'lastState': {'terminated': {'reason': 'Error', 'exitCode': exit_code,
-                                                        'finishedAt': finished}}}]}}
-
-
-def test_a_ready_pod_that_just_crashed_is_a_crash_loop_between_two_crashes():
-    now = times.parse_datetime('2026-01-01T10:00:00Z')
-    causes = causes_mod.pod_causes(_ready_pod(4, 1, '2026-01-01T09:59:58Z'), now)
-    assert [(c['reason'], c['restarts'], c['last_termination']) for c in causes] == [
-        ('CrashLoopBackOff', 4, {'reason': 'Error', 'exit_code': 1})]
-    # A crash long ago, or a clean exit, says nothing about this rollout.
-    assert causes_mod.pod_causes(_ready_pod(4, 1, '2026-01-01T09:00:00Z'), now) == []
-    assert causes_mod.pod_causes(_ready_pod(1, 0, '2026-01-01T09:59:58Z'), now) == []
-
-
-def test_a_restart_of_a_container_resized_in_place_is_not_a_crash():
-    now = times.parse_datetime('2026-01-01T10:00:00Z')
-    template = {'spec': {'containers': [{'name': 'app', 'image': 'crash/app:2',
-                                         'resources': {'limits': {'memory': '128Mi'}}}]}}
-    pod = _ready_pod(1, 137, '2026-01-01T09:59:58Z')
-    # Made from the template: the API server defaulted the requests from the limits; not resized.
-    pod['spec'] = {'containers': [{'name': 'app', 'image': 'crash/app:2', 'resources': {
-        'limits': {'memory': '128Mi'}, 'requests': {'memory': '128Mi'}}}]}
-    assert causes_mod.resized_containers(pod, template) == frozenset()
-    assert [c['reason'] for c in causes_mod.pod_causes(pod, now, template)] == ['CrashLoopBackOff']
-    # Resized through the resize subresource (memory, RestartContainer): the restart is the resize's.
-    resized = {'limits': {'memory': '256Mi'}, 'requests': {'memory': '256Mi'}}
-    pod['spec']['containers'][0]['resources'] = resized
-    assert causes_mod.resized_containers(pod, template) == frozenset(['app'])
-    assert causes_mod.pod_causes(pod, now, template) == []
-    # Without the template nothing tells the two apart: a crash, as before.
-    assert [c['reason'] for c in causes_mod.pod_causes(pod, now)] == ['CrashLoopBackOff']

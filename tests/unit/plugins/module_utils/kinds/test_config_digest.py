@@ -6,7 +6,7 @@ import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import config_digest as cd
 
-from tests.unit.plugins.module_utils.fixtures import template
+from tests.support.manifests import template
 
 pytestmark = pytest.mark.unit
 

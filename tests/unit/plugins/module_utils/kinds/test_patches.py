@@ -8,7 +8,7 @@ from tests.kubesim import patch as kube_patch
 from tests.kubesim import typed
 from tests.kubesim.errors import ApiError
 
-from tests.unit.plugins.module_utils.fixtures import (
+from tests.support.manifests import (
     controller_revision,
     deployment,
     replica_set,

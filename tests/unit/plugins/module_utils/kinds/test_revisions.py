@@ -2,7 +2,7 @@ import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import revisions
 
-from tests.unit.plugins.module_utils.fixtures import (
+from tests.support.manifests import (
     DEPLOY_UID,
     STS_UID,
     controller_revision,

@@ -18,7 +18,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads im
     selector_string,
 )
 
-from tests.unit.plugins.module_utils.fixtures import controller_revision, deployment, replica_set, statefulset
+from tests.support.manifests import controller_revision, deployment, replica_set, statefulset
 
 pytestmark = pytest.mark.unit
 
