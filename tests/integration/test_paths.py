@@ -201,7 +201,8 @@ def test_the_controller_imports_the_collections_code_through_the_bytecode_cache(
     res = play(sim, tasks, extra_env=dict(env, PYTHONDONTWRITEBYTECODE='', PYTHONVERBOSE='1'))
     assert res.ok('history')['workloads'][0]['name'] == 'web'
     loaded = re.findall(r"code object from '([^']+)'", res.proc.stderr)
-    assert str(copy / 'plugins' / 'module_utils' / 'api' / '__pycache__') in ''.join(loaded), res.proc.stderr[-2000:]
+    cache = str(copy / 'plugins' / 'module_utils' / 'api' / '__pycache__')
+    assert cache in ''.join(loaded), res.proc.stderr[-2000:]
     assert any(p.endswith(f'rollout_history.cpython-{sys.version_info[0]}{sys.version_info[1]}.pyc')
                for p in loaded)
 
@@ -271,7 +272,11 @@ def test_module_payloads_hold_what_each_module_imports(kubesim_factory, tmp_path
     assert measured['name'] == 'smoke' and measured['measurements'], measured
     assert res.ok('analysis')['analysis']['checks'][0]['measurements']
     utils = 'ansible_collections/kubeops/rollout/plugins/module_utils/'
-    analysis = {utils + 'gates/analysis.py', 'ansible/module_utils/urls.py'}
+    # The analysis package, every file of it (its providers included).
+    package = ROOT / 'plugins' / 'module_utils' / 'gates' / 'analysis'
+    analysis = {utils + 'gates/analysis/' + p.name for p in package.glob('*.py')}
+    assert len(analysis) > 2, analysis  # the package and its providers
+    analysis.add('ansible/module_utils/urls.py')
     payloads = {}
     for path in keep.glob('*/AnsiballZ_*.py'):
         payloads[path.name[len('AnsiballZ_'):-len('.py')]] = _payload(path)
