@@ -33,23 +33,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.endpoint import (
-    MAX_BODY,
-    open_endpoint,
-)
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.endpoint import open_endpoint
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.gate import (
     ANALYSIS_ARG_SPEC,
     ANALYSIS_OPTIONS,
-    KEPT_MEASUREMENTS,
     AnalysisGate,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.provider import (
-    ERROR,
-    FAILED,
-    INCONCLUSIVE,
-    PASSED,
     AnalysisError,
-    Measurement,
     Provider,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.registry import PROVIDERS
@@ -57,16 +48,9 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.reg
 __all__ = [
     'ANALYSIS_ARG_SPEC',
     'ANALYSIS_OPTIONS',
-    'ERROR',
-    'FAILED',
-    'INCONCLUSIVE',
-    'KEPT_MEASUREMENTS',
-    'MAX_BODY',
-    'PASSED',
     'PROVIDERS',
     'AnalysisError',
     'AnalysisGate',
-    'Measurement',
     'Provider',
     'open_endpoint',
 ]

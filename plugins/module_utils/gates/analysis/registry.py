@@ -35,7 +35,9 @@ def make_check(options):
         raise AnalysisError('every analysis check needs a name')
     given = [key for key in PROVIDERS if options.get(key)]
     if len(given) != 1:
-        raise AnalysisError('analysis check "%s" needs exactly one of %s' % (name, ' or '.join(PROVIDERS)))
+        keys = list(PROVIDERS)
+        one_of = ' or '.join([', '.join(keys[:-1]), keys[-1]] if len(keys) > 1 else keys)
+        raise AnalysisError('analysis check "%s" needs exactly one of %s' % (name, one_of))
     low = number(options.get('min'), 'min of analysis check "%s"' % name)
     high = number(options.get('max'), 'max of analysis check "%s"' % name)
     return PROVIDERS[given[0]](name, options[given[0]], low, high)
