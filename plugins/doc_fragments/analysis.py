@@ -9,7 +9,8 @@ __metaclass__ = type
 
 
 class ModuleDocFragment(object):
-    # The analysis checks of a health gate (module_utils/gates/analysis.py).
+    # The analysis checks of a health gate (module_utils/gates/analysis/). The defaults are those of
+    # the gate's and the providers' classes (tests/unit/plugins/doc_fragments/test_analysis.py).
     DOCUMENTATION = r'''
 options:
   analysis:

@@ -133,13 +133,10 @@ msg:
 """
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates import analysis  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (  # noqa: E402
-    ANALYSIS_OPTIONS,
-)
 from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import KubeModule  # noqa: E402
 
 ARGUMENT_SPEC = {
-    'analysis': {'type': 'dict', 'required': True, 'options': ANALYSIS_OPTIONS},
+    'analysis': {'type': 'dict', 'required': True, 'options': analysis.ANALYSIS_OPTIONS},
     'duration': {'type': 'float', 'default': 0},
 }
 

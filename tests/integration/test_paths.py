@@ -272,7 +272,11 @@ def test_module_payloads_hold_what_each_module_imports(kubesim_factory, tmp_path
     assert measured['name'] == 'smoke' and measured['measurements'], measured
     assert res.ok('analysis')['analysis']['checks'][0]['measurements']
     utils = 'ansible_collections/kubeops/rollout/plugins/module_utils/'
-    analysis = {utils + 'gates/analysis.py', 'ansible/module_utils/urls.py'}
+    # The analysis package, every file of it (its providers included).
+    package = ROOT / 'plugins' / 'module_utils' / 'gates' / 'analysis'
+    analysis = {utils + 'gates/analysis/' + p.name for p in package.glob('*.py')}
+    assert len(analysis) > 2, analysis  # the package and its providers
+    analysis.add('ansible/module_utils/urls.py')
     payloads = {}
     for path in keep.glob('*/AnsiballZ_*.py'):
         payloads[path.name[len('AnsiballZ_'):-len('.py')]] = _payload(path)

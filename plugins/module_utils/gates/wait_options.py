@@ -6,15 +6,18 @@
 """The options of a wait, without the code that waits.
 
 The wait timeout (``DEFAULT_TIMEOUT``), the gates' options (early stop, soak: ``GATE_ARG_SPEC``,
-``GateOptions``) and the ``analysis`` option's spec (``ANALYSIS_ARG_SPEC``). A module declares its
-options when it starts, but waits (``status.py``), judges pods (``health.py``) or measures
-analysis checks (``analysis.py``) only when a task asks for it: keeping the options here lets a
-module start without loading those.
+``GateOptions``) and the ``analysis`` option's spec (``ANALYSIS_ARG_SPEC``, built by the analysis
+package when a module asks for it). A module declares its options when it starts, but waits
+(``status.py``) or judges pods (``health.py``) only when a task asks for it: keeping the options
+here lets a module start without loading those, and a module without the ``analysis`` option
+without loading the analysis package (``analysis/``) at all.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+import importlib
 
 # Seconds every wait may take unless told otherwise (kubectl's 5m): the modules' and roles' default,
 # documented from here (tests/unit/test_defaults.py checks every documented default against it).
@@ -73,42 +76,19 @@ def check_gate_params(params):
     return None
 
 
-# ---- the analysis option (the checks themselves: analysis.py) ---------------------------------
+# ---- the analysis option ---------------------------------------------------------------------
 
-# The TLS and credential options of an endpoint, as for the API server's connection.
-_ENDPOINT_OPTIONS = {
-    'url': {'type': 'str', 'required': True},
-    'bearer_token': {'type': 'str', 'no_log': True},
-    'headers': {'type': 'dict', 'no_log': True},
-    'ca_cert': {'type': 'path'},
-    'client_cert': {'type': 'path'},
-    'client_key': {'type': 'path'},
-    'insecure': {'type': 'bool', 'default': False},
-    'timeout': {'type': 'float', 'default': 5},
-}
+# Its argument spec is built in the analysis package, from the gate's and the providers' classes
+# (gates/analysis/gate.py), and is imported from there when first asked for, by its name: ansible
+# puts every module_util a module's code names into its payload, and every module imports this
+# file (adapter/module.py), while only the modules that take the option ask for the spec, and
+# name the package themselves.
+_ANALYSIS_PACKAGE = __name__.rpartition('.')[0] + '.analysis'
+_ANALYSIS_SPECS = ('ANALYSIS_OPTIONS', 'ANALYSIS_ARG_SPEC')
 
-PROMETHEUS_OPTIONS = dict(_ENDPOINT_OPTIONS, query={'type': 'str', 'required': True})
 
-HTTP_OPTIONS = dict(
-    _ENDPOINT_OPTIONS,
-    method={'type': 'str', 'default': 'GET'},
-    status={'type': 'list', 'elements': 'int', 'default': [200]},
-    body_regex={'type': 'str'},
-)
-
-CHECK_OPTIONS = {
-    'name': {'type': 'str', 'required': True},
-    'prometheus': {'type': 'dict', 'options': PROMETHEUS_OPTIONS},
-    'http': {'type': 'dict', 'options': HTTP_OPTIONS},
-    'max': {'type': 'float'},
-    'min': {'type': 'float'},
-}
-
-ANALYSIS_OPTIONS = {
-    'interval': {'type': 'float', 'default': 5},
-    'failure_limit': {'type': 'int', 'default': 0},
-    'inconclusive': {'type': 'str', 'choices': ['fail', 'pass'], 'default': 'fail'},
-    'checks': {'type': 'list', 'elements': 'dict', 'required': True, 'options': CHECK_OPTIONS},
-}
-
-ANALYSIS_ARG_SPEC = {'analysis': {'type': 'dict', 'options': ANALYSIS_OPTIONS}}
+def __getattr__(name):
+    """``ANALYSIS_OPTIONS`` (the ``analysis`` option's suboptions) and ``ANALYSIS_ARG_SPEC``."""
+    if name in _ANALYSIS_SPECS:
+        return getattr(importlib.import_module(_ANALYSIS_PACKAGE), name)
+    raise AttributeError('module %r has no attribute %r' % (__name__, name))

@@ -1,3 +1,7 @@
+import os
+import subprocess
+import sys
+
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates import wait_options
@@ -27,12 +31,32 @@ def test_negative_gate_options_are_refused():
     assert wait_options.check_gate_params({'fail_fast_seconds': 0, 'max_restarts': 2}) is None
 
 
-def test_the_analysis_option_spec_is_the_checks_spec():
+def test_the_analysis_option_spec_is_the_analysis_packages():
+    from ansible_collections.kubeops.rollout.plugins.module_utils.gates import analysis
+
     options = wait_options.ANALYSIS_ARG_SPEC['analysis']['options']
-    assert options is wait_options.ANALYSIS_OPTIONS
+    assert options is wait_options.ANALYSIS_OPTIONS is analysis.ANALYSIS_OPTIONS
     checks = options['checks']['options']
-    assert set(checks) == {'name', 'prometheus', 'http', 'max', 'min'}
-    # Credentials of an endpoint are never logged.
-    for kind in ('prometheus', 'http'):
-        assert checks[kind]['options']['bearer_token']['no_log'] is True
-        assert checks[kind]['options']['headers']['no_log'] is True
+    assert set(checks) == {'name', 'max', 'min'} | set(analysis.PROVIDERS)
+    for key, provider in analysis.PROVIDERS.items():
+        assert checks[key]['options'] is provider.OPTIONS
+        # Credentials of an endpoint are never logged.
+        assert checks[key]['options']['bearer_token']['no_log'] is True
+        assert checks[key]['options']['headers']['no_log'] is True
+    with pytest.raises(AttributeError):
+        wait_options.ANALYSIS_NOTHING  # noqa: B018
+
+
+def test_wait_options_loads_the_analysis_package_only_when_its_spec_is_asked_for():
+    code = (
+        'import sys\n'
+        'from ansible_collections.kubeops.rollout.plugins.module_utils.gates import wait_options\n'
+        'before = [m for m in sys.modules if ".gates.analysis" in m]\n'
+        'wait_options.ANALYSIS_ARG_SPEC\n'
+        'print(before, sorted(m.rsplit(".", 1)[1] for m in sys.modules if ".gates.analysis." in m))\n'
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True)
+    before, after = out.stdout.split(' ', 1)
+    assert before == '[]'
+    assert after.strip() == str(['endpoint', 'gate', 'http', 'prometheus', 'provider', 'registry'])

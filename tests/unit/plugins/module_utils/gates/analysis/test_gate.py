@@ -1,6 +1,8 @@
 """The analysis gate's judgement (pure): bounds, outcomes, failure limit, interval, inconclusive,
-validation and secrets, with an opener that answers what each case needs. The requests themselves
-are tested against a real Prometheus and a real HTTP server in tests/integration/test_analysis.py."""
+validation and secrets, with an opener that answers what each case needs; its defaults and the
+``analysis`` option's spec built from them. The providers' requests are tested against a local
+server beside this file (test_prometheus.py, test_http.py), one gate here with its default opener,
+and against a real Prometheus in tests/integration/test_analysis.py."""
 
 import json
 
@@ -230,3 +232,34 @@ def test_bad_options_are_refused_before_any_request(options, message):
     assert message in str(err.value)
     assert 'secretpw' not in str(err.value)
     assert not opener.calls
+
+
+def test_left_out_options_take_the_gates_defaults_which_the_option_spec_declares():
+    g = analysis.AnalysisGate({'checks': [{'name': 'a', 'http': {'url': 'http://x'}}]})
+    assert (g.interval, g.failure_limit, g.inconclusive) == (5, 0, 'fail')
+    spec = analysis.ANALYSIS_OPTIONS
+    assert spec['interval']['default'] == analysis.AnalysisGate.DEFAULT_INTERVAL == g.interval
+    assert spec['failure_limit']['default'] == analysis.AnalysisGate.DEFAULT_FAILURE_LIMIT == g.failure_limit
+    assert spec['inconclusive']['default'] == analysis.AnalysisGate.DEFAULT_INCONCLUSIVE == g.inconclusive
+    assert spec['inconclusive']['choices'] == list(analysis.AnalysisGate.INCONCLUSIVE_CHOICES)
+    assert spec['checks']['options'] is analysis.registry.CHECK_OPTIONS
+    assert analysis.ANALYSIS_ARG_SPEC['analysis'] == {'type': 'dict', 'options': spec}
+    with pytest.raises(analysis.AnalysisError) as err:
+        gate([{'name': 'a', 'http': {'url': 'http://x'}}], Opener(vector(0)), inconclusive='maybe')
+    assert str(err.value) == "analysis inconclusive must be fail or pass, not 'maybe'"
+
+
+def test_a_gate_measures_a_real_endpoint_with_its_default_opener(endpoint):
+    endpoint.answer('/healthz', 200, 'ok')
+    scalar = {'resultType': 'scalar', 'result': [1, '0']}
+    endpoint.answer('/api/v1/query', 200, {'status': 'success', 'data': scalar})
+    g = analysis.AnalysisGate({'checks': [
+        {'name': 'smoke', 'http': {'url': endpoint.url + '/healthz', 'body_regex': '^ok$'}},
+        {'name': 'errors', 'prometheus': {'url': endpoint.url, 'query': 'errors'}, 'max': 0},
+    ]})
+    assert g.run(0) and g.measurements == 1
+    first = [(c['name'], c['measurements'][0]) for c in g.result()['checks']]
+    assert [(name, m['outcome'], m['value']) for name, m in first] == [
+        ('smoke', 'passed', 200),
+        ('errors', 'passed', 0.0),
+    ]
