@@ -1,5 +1,5 @@
 """The official `kubernetes` Python client against what kubesim's API server decides when it
-decodes, admits and stores an object (the kubectl side is tests/conformance/test_api_semantics.py)."""
+decodes, admits and stores an object (the kubectl side is tests/conformance/test_kubectl_api_semantics.py)."""
 
 import base64
 import json
