@@ -1,6 +1,7 @@
 """The analysis gate's judgement (pure): bounds, outcomes, failure limit, interval, inconclusive,
 validation and secrets, with an opener that answers what each case needs. The requests themselves
-are tested against a real Prometheus and a real HTTP server in tests/integration/test_analysis.py."""
+are tested against a real Prometheus and a real HTTP server in
+tests/integration/release/test_analysis_checks.py."""
 
 import json
 
