@@ -12,7 +12,7 @@ connection, play context, templar and module execution, the environment a module
 cleanup of a module path's remote temporary directory, and ansible-core 2.19's normalization of a
 failed module result. Each private name is used in one function here and nowhere else (a unit test
 checks ``controller.py`` uses none), so an ansible-core release that moves one of them breaks this
-file only; ``tests/integration/test_ansible_core_versions.py`` runs a playbook through every
+file only; ``tests/integration/platform/test_ansible_core_versions.py`` runs a playbook through every
 supported ansible-core (``requires_ansible`` in meta/runtime.yml) to catch it.
 """
 

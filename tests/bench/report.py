@@ -348,7 +348,8 @@ def document(results, png_name):
             'discovery cache (a file in `$TMPDIR`) empty, then warm. Each tool has its own copies of the '
             'workloads. The numbers in brackets after the tool are discovery requests. This collection\'s '
             'tasks ran on the controller path; the module path sends the same requests '
-            '(`tests/integration/test_paths.py` compares them request by request).\n')
+            '(`tests/integration/platform/test_execution_paths.py` compares them request by '
+            'request).\n')
         table = []
         for r in rows:
             table.append([

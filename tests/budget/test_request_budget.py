@@ -127,7 +127,8 @@ def measured(tmp_path_factory):
                 # An undo is measured on a workload at rest. Status writes no longer make it retry
                 # (its guard is the generation), but right after the previous task's template change
                 # the Deployment controller writes the revision annotation the undo's guard covers:
-                # a conflict handled as designed (tests/integration/test_conflicts.py covers both).
+                # a conflict handled as designed (tests/integration/faults/test_concurrent_writers.py
+                # covers both).
                 target = {k: v for k, v in args.items() if k in ('kind', 'name', 'label_selectors',
                                                                  'namespace', 'kubeconfig')}
                 tasks.append(task(f'settle before {op.label}', {

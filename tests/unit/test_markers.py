@@ -20,6 +20,8 @@ def _reads_the_lease():
 
 def test_a_test_is_marked_by_what_it_calls_and_where_it_lives():
     assert _verb_markers(_Item('tests/integration/test_x.py', 'test_a', _calls_undo)) == ['undo']
-    assert 'rc' in _verb_markers(_Item('tests/unit/plugins/module_utils/rc/test_lease.py', 'test_b',
-                                       _reads_the_lease))
+    assert {'rolling_update', 'rc'} <= set(_verb_markers(
+        _Item('tests/unit/plugins/module_utils/rc/test_lease.py', 'test_b', _reads_the_lease)))
+    assert _verb_markers(_Item('tests/integration/rc/test_z.py', 'test_d', lambda: None)) == [
+        'rolling_update', 'rc']
     assert _verb_markers(_Item('tests/unit/test_y.py', 'test_c', lambda: None)) == []

@@ -2,7 +2,7 @@
 validation and secrets, with an opener that answers what each case needs; its defaults and the
 ``analysis`` option's spec built from them. The providers' requests are tested against a local
 server beside this file (test_prometheus.py, test_http.py), one gate here with its default opener,
-and against a real Prometheus in tests/integration/test_analysis.py."""
+and against a real Prometheus in tests/integration/release/test_analysis_checks.py."""
 
 import json
 

@@ -1,0 +1,155 @@
+"""rollout_release's canary phases (start, promote, abort) through real ansible-playbook runs against
+kubesim: each phase in a play of its own (the record lives on the workload), each repeat a no-op,
+check mode without a persisted write, and answers lost after the write."""
+
+import json
+
+import pytest
+
+from ..conftest import Kube, image_of, read_log, task, workload
+
+pytestmark = pytest.mark.integration
+
+RECORD = 'kubeops.rollout/canary'
+WRITES = ('POST', 'PUT', 'PATCH', 'DELETE')
+
+
+def phase(name, canary, workloads, **extra):
+    return task(name, 'rollout_release', canary=canary, workloads=workloads, timeout=60, **extra)
+
+
+def web_and_db(kube):
+    kube.create_rolled_out([workload('Deployment', 'web', replicas=4),
+                            workload('StatefulSet', 'db', replicas=3)])
+    return [{'kind': 'Deployment', 'name': 'web', 'images': {'app': 'nginx:2'}},
+            {'kind': 'StatefulSet', 'name': 'db', 'images': {'app': 'nginx:2'}}]
+
+
+def pod_images(kube, app):
+    return sorted(p['spec']['containers'][0]['image'] for p in kube.list('Pod', selector=f'app={app}')
+                  if not p['metadata'].get('deletionTimestamp'))
+
+
+def test_start_holds_a_canary_then_promote_releases_the_rest(kubesim_factory, play):
+    sim = kubesim_factory(ready_delay=0.05)
+    kube = Kube(sim.kubeconfig)
+    wanted = web_and_db(kube)
+    before = {k: kube.get(k, n) for k, n in (('Deployment', 'web'), ('StatefulSet', 'db'))}
+
+    res = play(sim, [phase('start', 'start', wanted), phase('start again', 'start', wanted)])
+    start, again = res.ok('start'), res.ok('start again')
+    both = ['Deployment default/web', 'StatefulSet default/db']
+    assert start['changed'] is True and start['upgraded'] == both
+    assert start['summary'] == ['Canary started: ' + label for label in both]
+    assert again['changed'] is False, again
+    web, db = kube.get('Deployment', 'web'), kube.get('StatefulSet', 'db')
+    # The Deployment is held with some pods of the new ReplicaSet, all of them available.
+    assert web['spec']['paused'] is True and 1 <= web['status']['updatedReplicas'] < 4, web['status']
+    assert web['status'].get('unavailableReplicas', 0) == 0
+    assert 'nginx:2' in pod_images(kube, 'web') and 'nginx:1.25' in pod_images(kube, 'web')
+    # The StatefulSet updated its highest ordinal only.
+    assert db['spec']['updateStrategy']['rollingUpdate']['partition'] == 2
+    assert pod_images(kube, 'db') == ['nginx:1.25', 'nginx:1.25', 'nginx:2']
+    # The record holds the template each had.
+    for obj, old in ((web, before['Deployment']), (db, before['StatefulSet'])):
+        record = json.loads(obj['metadata']['annotations'][RECORD])
+        assert record['template'] == old['spec']['template'] and record['images'] == {'app': 'nginx:2'}
+
+    res = play(sim, [phase('promote', 'promote', wanted, soak_seconds=1),
+                     phase('promote again', 'promote', wanted)])
+    promoted, again = res.ok('promote'), res.ok('promote again')
+    assert promoted['summary'] == ['Promoted: Deployment default/web', 'Promoted: StatefulSet default/db']
+    assert again['changed'] is False and again['unchanged'] == ['Deployment default/web',
+                                                                'StatefulSet default/db'], again
+    web, db = kube.rolled_out('Deployment', 'web'), kube.rolled_out('StatefulSet', 'db')
+    assert not web['spec'].get('paused') and image_of(web) == image_of(db) == 'nginx:2'
+    assert db['spec']['updateStrategy']['rollingUpdate']['partition'] == 0
+    assert RECORD not in web['metadata'].get('annotations', {}) and RECORD not in db['metadata'].get(
+        'annotations', {})
+    # Nothing left to abort.
+    aborted = play(sim, [phase('abort', 'abort', wanted)]).ok('abort')
+    assert aborted['changed'] is False and aborted['summary'] == [
+        'No canary to abort: Deployment default/web', 'No canary to abort: StatefulSet default/db']
+
+
+def test_abort_puts_back_exactly_what_was_there(kubesim_factory, play):
+    sim = kubesim_factory(ready_delay=0.05)
+    kube = Kube(sim.kubeconfig)
+    wanted = web_and_db(kube)
+    before = {k: kube.get(k, n) for k, n in (('Deployment', 'web'), ('StatefulSet', 'db'))}
+    play(sim, [phase('start', 'start', wanted)]).ok('start')
+
+    res = play(sim, [phase('abort', 'abort', wanted), phase('abort again', 'abort', wanted)])
+    aborted, again = res.ok('abort'), res.ok('abort again')
+    assert aborted['rolled_back'] == ['Deployment default/web', 'StatefulSet default/db'], aborted
+    assert aborted['changed'] is True and again['changed'] is False, again
+    for kind, name in (('Deployment', 'web'), ('StatefulSet', 'db')):
+        obj = kube.rolled_out(kind, name)
+        old = before[kind]
+        assert obj['spec']['template'] == old['spec']['template'], kind
+        assert obj['metadata'].get('annotations', {}).get('kubernetes.io/change-cause') == \
+            old['metadata'].get('annotations', {}).get('kubernetes.io/change-cause')
+        assert RECORD not in obj['metadata'].get('annotations', {})
+    assert not kube.get('Deployment', 'web')['spec'].get('paused')
+    assert kube.get('StatefulSet', 'db')['spec']['updateStrategy']['rollingUpdate']['partition'] == 0
+    assert pod_images(kube, 'db') == ['nginx:1.25'] * 3
+
+
+def test_check_mode_writes_nothing_and_reports_what_a_start_would_do(kubesim_factory, play, tmp_path):
+    log = tmp_path / 'requests.log'
+    sim = kubesim_factory(ready_delay=0.05, request_log=str(log))
+    kube = Kube(sim.kubeconfig)
+    wanted = web_and_db(kube)
+    mark = len(read_log(log))
+    res = play(sim, [phase('start', 'start', wanted, check_mode=True, diff=True),
+                     phase('promote', 'promote', wanted, check_mode=True)])
+    start, promote = res.ok('start'), res.ok('promote')
+    assert start['changed'] is True
+    assert start['summary'][0] == 'Would start a canary of: Deployment default/web'
+    assert len(start['diff']) == 2
+    assert promote['changed'] is True and promote['summary'][0] == 'Would promote: Deployment default/web'
+    persisted = [r for r in read_log(log)[mark:] if r['method'] in WRITES and not r['dry_run']]
+    assert persisted == [], persisted
+    assert image_of(kube.get('Deployment', 'web')) == 'nginx:1.25'
+
+
+def test_refusals_before_any_write(kubesim_factory, play):
+    sim = kubesim_factory(ready_delay=0.05)
+    kube = Kube(sim.kubeconfig)
+    wanted = web_and_db(kube)
+    kube.create_rolled_out([workload('DaemonSet', 'agent')])
+    res = play(sim, [
+        phase('daemonset', 'start',
+              wanted + [{'kind': 'DaemonSet', 'name': 'agent', 'images': {'app': 'x:2'}}]),
+        phase('promote unstarted', 'promote', wanted),
+        phase('start', 'start', wanted),
+        phase('other images', 'start', [dict(wanted[0], images={'app': 'nginx:3'})]),
+        phase('bad ordinals', 'start', wanted, canary_ordinals=0),
+    ])
+    ds = res.failed('daemonset')
+    assert 'DaemonSet default/agent: a canary needs a Deployment' in ds['msg'] and ds['changed'] is False
+    assert 'has no canary of these images to promote' in res.failed('promote unstarted')['msg']
+    res.ok('start')
+    other = res.failed('other images')['msg']
+    assert 'has a canary of other images in progress (app=nginx:2): promote or abort it first' in other, other
+    assert 'canary_ordinals must be 1 or more' in res.failed('bad ordinals')['msg']
+    assert image_of(kube.get('DaemonSet', 'agent')) == 'nginx:1.25'
+
+
+def test_lost_answers_do_not_repeat_a_phase(kubesim_factory, play):
+    sim = kubesim_factory(ready_delay=0.05)
+    kube = Kube(sim.kubeconfig)
+    wanted = web_and_db(kube)[:1]
+    before = kube.get('Deployment', 'web')
+    # The image write and the pause: each applied, its answer lost, sent again.
+    sim.set_faults('drop_after_write=apps/deployments/default/web:2')
+    start = play(sim, [phase('start', 'start', wanted)]).ok('start')
+    assert len(sim.faults.injected) == 2, sim.faults.injected
+    assert start['upgraded'] == ['Deployment default/web'] and kube.get('Deployment', 'web')['spec']['paused']
+    # The put-back: applied, answer lost, the repeat finds it back.
+    sim.set_faults('500_after_write=apps/deployments/default/web:1')
+    aborted = play(sim, [phase('abort', 'abort', wanted)]).ok('abort')
+    sim.set_faults('')
+    assert aborted['rolled_back'] == ['Deployment default/web'], aborted
+    web = kube.rolled_out('Deployment', 'web')
+    assert web['spec']['template'] == before['spec']['template'] and not web['spec'].get('paused')
