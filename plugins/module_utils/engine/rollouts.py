@@ -128,7 +128,7 @@ class Engine:
             return None
         from ansible_collections.kubeops.rollout.plugins.module_utils.gates.health import EarlyStop
         early = EarlyStop(self.client, self.gates.fail_fast_seconds, clock=self.clock)
-        return lambda obj: early(rollout.workload.raw(obj))
+        return lambda obj: early(type(rollout.workload)(obj))
 
     def _report(self, rollout):
         return lambda obj, status: self.progress(self.line(rollout, status))
@@ -174,7 +174,7 @@ class Engine:
         wait saw. A diagnosis that cannot be read says so instead of failing."""
         from ansible_collections.kubeops.rollout.plugins.module_utils.gates import diagnosis
         try:
-            return diagnosis.read_diagnosis(self.client, rollout.workload.raw(rollout.last))
+            return diagnosis.read_diagnosis(self.client, rollout.latest())
         except KubeError as e:
             return {'causes': [], 'lines': ['the diagnosis could not be read: %s' % error_text(e)],
                     'pods': {}, 'events': []}
@@ -205,13 +205,13 @@ class Engine:
         done = [r for r in rollouts if r.gated and r.result is not None and r.result.done]
         if done:
             self.soaked = True
-            targets = [(r.workload.raw(r.last), r.written) for r in done]
+            targets = [(r.latest(), r.written) for r in done]
             soak = health.Soak(self.client, self.gates, clock=self.clock, sleep=self.sleep,
                                progress=self.progress, stopped=self.stopped)
             try:
                 verdicts, analysis_failure = soak.run(targets)
             except KubeError as e:
-                verdicts, analysis_failure = [health.soak_error(e, obj) for obj, _fresh in targets], None
+                verdicts, analysis_failure = [health.soak_error(e, w) for w, _fresh in targets], None
             for rollout, verdict in zip(done, verdicts):
                 if verdict is not None:
                     rollout.result = verdict

@@ -102,7 +102,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.causes impor
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError, redact
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import KINDS
 
 MAX_MESSAGE = 240  # characters of one message
 MAX_LINES = 8
@@ -138,17 +137,6 @@ def truncate(text, limit=MAX_MESSAGE):
 
 
 # ---- the revision being rolled out -----------------------------------------------------------
-
-def _workload(obj):
-    """The kind's class (workloads.KINDS) around a raw object, or None for another kind."""
-    cls = KINDS.get(obj.get('kind'))
-    return cls(obj) if cls is not None else None
-
-
-def desired_at_revision(workload, revision):
-    w = _workload(workload)
-    return w.desired_at(revision) if w is not None else None
-
 
 # ---- grouping and lines ----------------------------------------------------------------------
 
@@ -246,15 +234,15 @@ def _line(subject, cause, pods):
 def diagnose(workload, revision, pods, events, now=None, secrets=(), errors=()):
     """The diagnosis of one workload (see the module docstring for its shape).
 
-    ``workload``: the raw object; ``revision``: what the kind's ``rolled_out_revision`` returns (or
+    ``workload``: the Workload (kinds/workloads.py);
+    ``revision``: what the kind's ``rolled_out_revision`` returns (or
     None); ``pods``: the pods of that revision; ``events``: Warning events of the namespace
     (filtered here); ``now``: a datetime or RFC 3339 string (default: the current time);
     ``secrets``: values to redact (the connection's); ``errors``: reads that failed, as messages.
     """
     text = _Text(secrets)
     now = times.as_datetime(now)
-    meta = _meta(workload)
-    kind, namespace, name = workload.get('kind'), meta.get('namespace'), meta.get('name')
+    kind, namespace, name = workload.kind, workload.namespace, workload.name
     subject = '%s %s/%s' % (kind, namespace, name) if namespace else '%s %s' % (kind, name)
 
     live = [p for p in pods or [] if not _meta(p).get('deletionTimestamp')]
@@ -270,7 +258,7 @@ def diagnose(workload, revision, pods, events, now=None, secrets=(), errors=()):
     groups = {}
     ready = 0
     for pod in sorted(live, key=lambda p: _meta(p).get('name') or ''):
-        causes = pod_causes(pod, now, (workload.get('spec') or {}).get('template'))
+        causes = pod_causes(pod, now, workload.spec.get('template'))
         if not causes:
             ready += 1
             continue
@@ -288,9 +276,9 @@ def diagnose(workload, revision, pods, events, now=None, secrets=(), errors=()):
             _merge(group, cause, _meta(pod).get('name'))
 
     causes = list(groups.values())
-    desired = desired_at_revision(workload, revision)
+    desired = workload.desired_at(revision)
     missing = max(0, desired - len(live)) if desired is not None else 0
-    failure = _creation_failure(workload, revision, warnings) if missing else None
+    failure = _creation_failure(workload.obj, revision, warnings) if missing else None
     if failure:
         causes.append({'category': 'creation', 'reason': failure[0], 'count': missing, 'pods': [],
                        'message': failure[1], 'desired': desired})
@@ -343,13 +331,13 @@ def _error_text(exc):
 
 
 def read_diagnosis(client, workload, history_items=None, now=None):
-    """Read what ``diagnose`` needs for ``workload`` (a raw object already read) and diagnose it.
+    """Read what ``diagnose`` needs for ``workload`` (a Workload, as read) and diagnose it.
 
     ``history_items``: the Deployment's ReplicaSets / the DaemonSet's ControllerRevisions when the
     caller has them (saves a LIST). Never raises for a failed read: ``errors`` says what was missed.
     """
-    w = _workload(workload)
-    namespace = _meta(workload).get('namespace') or 'default'
+    w = workload
+    namespace = w.namespace or 'default'
     ns = path_quote(namespace)
     errors = []
 
@@ -360,15 +348,15 @@ def read_diagnosis(client, workload, history_items=None, now=None):
             errors.append('could not list %s: %s' % (what, _error_text(e)))
         return None
 
-    if history_items is None and w is not None and w.revision_needs_history:
+    if history_items is None and w.revision_needs_history:
         history_items = read(w.history_kind + 's', w.history_path(namespace), label_selector=w.selector)
-    revision = w.rolled_out_revision(history_items) if w is not None else None
+    revision = w.rolled_out_revision(history_items)
 
     pods = []
-    selector = w.revision_pod_selector(revision) if w is not None else None
+    selector = w.revision_pod_selector(revision)
     if selector:
         pods = read('pods', PODS_PATH % ns, label_selector=selector) or []
-    elif revision is None and w is not None and w.history_kind and (
+    elif revision is None and w.history_kind and (
             history_items is not None or not w.revision_needs_history):
         errors.append('the revision being rolled out was not found (no %s for the current template yet)'
                       % w.history_kind)

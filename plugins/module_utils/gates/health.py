@@ -69,14 +69,9 @@ SOAK_POLL_SECONDS = 1.0
 # ---- early stop ------------------------------------------------------------------------------
 
 
-def _label(obj):
-    meta = obj.get('metadata') or {}
-    return '%s %s/%s' % (obj.get('kind'), meta.get('namespace'), meta.get('name'))
-
-
 class EarlyStop:
-    """The probe of one wait: ``__call__(obj)`` looks at the pods of the revision ``obj`` (the newest
-    object the wait saw, with its ``kind``) rolls out and returns a failed RolloutStatus once a
+    """The probe of one wait: ``__call__(workload)`` looks at the pods of the revision ``workload``
+    (a Workload around the newest object the wait saw) rolls out and returns a failed RolloutStatus once a
     blocking cause has been seen for ``fail_fast_seconds``, else None."""
 
     def __init__(self, client, fail_fast_seconds, clock=time.monotonic, read=diagnosis.read_diagnosis):
@@ -86,8 +81,8 @@ class EarlyStop:
         self.read = read
         self.first_seen = {}  # blocking reason -> when it was first seen (continuously since)
 
-    def __call__(self, obj):
-        found = self.read(self.client, obj)
+    def __call__(self, workload):
+        found = self.read(self.client, workload)
         now = self.clock()
         blocking = [c for c in found['causes'] if c['reason'] in BLOCKING]
         reasons = {c['reason'] for c in blocking}
@@ -160,8 +155,8 @@ def _last_state(pod):
 class _SoakTarget:
     """One workload during a soak: the selector of its new revision's pods and what they did."""
 
-    def __init__(self, obj, fresh):
-        self.obj = obj
+    def __init__(self, workload, fresh):
+        self.workload = workload
         self.fresh = fresh  # its new pods were created by this run's change: every restart counts
         self.selector = None
         self.baseline = {}  # pod uid -> {container: restarts not counted}
@@ -171,7 +166,7 @@ class _SoakTarget:
 
 class Soak:
     """Watch the new revision's pods of complete rollouts for ``options.soak_seconds`` (and measure
-    ``options.analysis``). ``run(targets)``: ``targets`` a list of (raw object with its kind, fresh);
+    ``options.analysis``). ``run(targets)``: ``targets`` a list of (Workload, fresh);
     returns a list of RolloutStatus or None per target (None: it passed), and the analysis failure
     (a RolloutStatus) or None."""
 
@@ -186,13 +181,7 @@ class Soak:
     def _select(self, target):
         """Read the workload again (its status names the revision now rolled out) and the selector of
         that revision's pods."""
-        from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import ROLLOUT_KINDS
-
-        meta = target.obj.get('metadata') or {}
-        cls = ROLLOUT_KINDS[target.obj.get('kind')]
-        obj = target.obj = dict(self.client.get(cls.object_path(meta.get('namespace'), meta.get('name'))),
-                                kind=cls.kind)
-        w = cls(obj)
+        w = target.workload = type(target.workload)(self.client.get(target.workload.path))
         history = None
         if w.revision_needs_history:
             history = self.client.list(w.history_path(w.namespace or 'default'),
@@ -201,8 +190,8 @@ class Soak:
 
     def _look(self, target):
         """A failed RolloutStatus when a pod of the new revision is not Ready or restarted too often."""
-        obj = target.obj
-        ns = path_quote((obj.get('metadata') or {}).get('namespace') or 'default')
+        w = target.workload
+        ns = path_quote(w.namespace or 'default')
         pods = self.client.list(diagnosis.PODS_PATH % ns, label_selector=target.selector).get('items') or []
         pods = [p for p in pods if not (p.get('metadata') or {}).get('deletionTimestamp')]
         target.pods = len(pods)
@@ -215,7 +204,7 @@ class Soak:
             if baseline is None:
                 # A container already resized in place (it differs from the template) has restarted
                 # for its resize policy: those restarts are not counted, even in a fresh pod.
-                resized = resized_containers(pod, (obj.get('spec') or {}).get('template'))
+                resized = resized_containers(pod, w.spec.get('template'))
                 baseline = target.baseline[uid] = {
                     name: count if (not target.fresh or name in resized) else 0
                     for name, count in restarts.items()
@@ -233,7 +222,7 @@ class Soak:
                     False,
                     '%s: pod %s restarted %d time%s during the soak (max_restarts %d)%s'
                     % (
-                        _label(obj),
+                        w.label(),
                         meta.get('name'),
                         counted,
                         '' if counted == 1 else 's',
@@ -248,15 +237,16 @@ class Soak:
                 return RolloutStatus(
                     False,
                     '%s: pod %s is not Ready during the soak%s'
-                    % (_label(obj), meta.get('name'), ': %s' % state if state else ''),
+                    % (w.label(), meta.get('name'), ': %s' % state if state else ''),
                     SOAK_NOT_READY,
                     failed=True,
                 )
         return None
 
     def run(self, targets):
-        """``targets``: list of (obj, fresh). Returns (list of RolloutStatus|None, analysis failure|None)."""
-        items = [_SoakTarget(obj, fresh) for obj, fresh in targets]
+        """``targets``: list of (Workload, fresh). Returns (list of RolloutStatus|None, analysis
+        failure|None)."""
+        items = [_SoakTarget(workload, fresh) for workload, fresh in targets]
         results = [None] * len(items)
         analysis = self.options.analysis
         for target in items:
@@ -285,11 +275,11 @@ class Soak:
             self.sleep(min(SOAK_POLL_SECONDS, remaining))
 
 
-def soak_error(err, obj):
+def soak_error(err, workload):
     """A soak that could not read is a failed gate, not a pass."""
     return RolloutStatus(
         False,
-        '%s: the soak could not read the pods: %s' % (_label(obj), getattr(err, 'message', err)),
+        '%s: the soak could not read the pods: %s' % (workload.label(), getattr(err, 'message', err)),
         SOAK_NOT_READY,
         failed=True,
     )

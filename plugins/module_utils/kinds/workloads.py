@@ -249,11 +249,6 @@ class Workload:
         kubectl's rollout status does not support."""
         self.check_waitable()
 
-    def raw(self, obj=None):
-        """``obj`` (default: this workload's object) with its ``kind``, for code that reads raw
-        objects (a LIST's items and some answers carry no kind)."""
-        return dict(self.obj if obj is None else obj, kind=self.kind)
-
     # -- capabilities (kubectl's small contracts: each kind answers for itself)
     def release_refusal(self):
         """Why a release cannot roll this workload out (as read), or None."""

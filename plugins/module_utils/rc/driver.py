@@ -16,6 +16,7 @@ import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import retry_on_conflict
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.diagnosis import read_diagnosis
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import ReplicationController
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
     ApiError,
     KubeError,
@@ -343,7 +344,7 @@ class RollingUpdate(CheckModePlan, Rollback, ControllerRequests):
                                      deadline)
             if not changed or self.clock() > deadline:
                 # why the new pods do not become ready
-                self.diagnosis = read_diagnosis(self.api, self.seen_rc(dst_name))
+                self.diagnosis = read_diagnosis(self.api, ReplicationController(self.seen_rc(dst_name)))
                 raise UpdateError('timed out waiting for any update progress to be made (no scaling possible '
                                   'for %ss: are the new pods becoming ready?)' % opts.timeout)
 

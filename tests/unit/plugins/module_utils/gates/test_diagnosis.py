@@ -10,7 +10,7 @@ import yaml
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates import diagnosis as d
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import ApiClient
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import KINDS
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import KINDS, Deployment
 
 from tests.support import manifests
 
@@ -24,8 +24,9 @@ def load(name):
 
 
 def run(fx, **kw):
-    revision = KINDS[fx['workload']['kind']](fx['workload']).rolled_out_revision(fx.get('history'))
-    return d.diagnose(fx['workload'], revision, fx['pods'], fx['events'], now=fx['now'], **kw)
+    workload = KINDS[fx['workload']['kind']](fx['workload'])
+    revision = workload.rolled_out_revision(fx.get('history'))
+    return d.diagnose(workload, revision, fx['pods'], fx['events'], now=fx['now'], **kw)
 
 
 def test_image_pull_groups_err_image_pull_and_back_off_with_the_pull_error():
@@ -222,7 +223,7 @@ def test_read_diagnosis_costs_three_lists_for_a_deployment(kubesim_factory, tmp_
     # must not show up in this Deployment's diagnosis.
     other = manifests.event('other.1', 'Pod', 'cart-1', 'Error: other')
     client.create('/api/v1/namespaces/default/events', other)
-    web = client.get('/apis/apps/v1/namespaces/default/deployments/web')
+    web = Deployment(client.get('/apis/apps/v1/namespaces/default/deployments/web'))
 
     before = requests_seen()
     result = d.read_diagnosis(client, web)
@@ -250,7 +251,7 @@ def test_failed_reads_are_reported_not_raised(kubesim):
     client.sleep = lambda _s: None
     client.create('/apis/apps/v1/namespaces/default/deployments', _deployment(replicas=1))
     _wait_for_pods(client, 1)
-    web = client.get('/apis/apps/v1/namespaces/default/deployments/web')
+    web = Deployment(client.get('/apis/apps/v1/namespaces/default/deployments/web'))
     kubesim.set_faults('500=1;methods=GET')
     result = d.read_diagnosis(client, web)
     assert len(result['errors']) == 2

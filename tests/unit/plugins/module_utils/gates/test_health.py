@@ -1,6 +1,7 @@
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates import health
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import StatefulSet
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import GateOptions
 
 pytestmark = pytest.mark.unit
@@ -99,7 +100,7 @@ def soak(looks, fresh=True, max_restarts=0, seconds=2, template=None):
         clock.now += s
 
     options = GateOptions(soak_seconds=seconds, max_restarts=max_restarts)
-    target = {'kind': 'StatefulSet', 'metadata': {'name': 'db', 'namespace': 'default'}}
+    target = StatefulSet({'metadata': {'name': 'db', 'namespace': 'default'}})
     return health.Soak(Pods(looks, template), options, clock=clock, sleep=sleep).run([(target, fresh)])
 
 
