@@ -355,7 +355,7 @@ diff:
 
 import signal  # noqa: E402
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release, release_targets  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_targets, strategies  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (  # noqa: E402
     ConnectionFailure,
     KubeError,
@@ -424,7 +424,7 @@ def main(runtime=None):
         except ValueError:  # not the main thread: no handler, SIGTERM ends the process as usual
             pass
         try:
-            strategy = release.strategy(options)
+            strategy = strategies.strategy(options)
             result = strategy(module.client, targets, options, progress=module.module.progress).run()
         finally:
             if previous is not None:

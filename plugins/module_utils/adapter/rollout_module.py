@@ -35,10 +35,9 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options
     DEFAULT_TIMEOUT,
     GATE_ARG_SPEC,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workload import NotSupported, Refused
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
     ROLLOUT_KINDS,
-    NotSupported,
-    Refused,
     UnknownKind,
     rollout_kinds,
 )

@@ -34,7 +34,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
     ConnectionFailure,
     redact,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import JSON_PATCH, STRATEGIC_MERGE
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.transport import (
     MAX_RESPONSE_BYTES,
     READ_TIMEOUT,
@@ -61,6 +60,11 @@ WRITE_ATTEMPTS = 5
 REWATCH_BACKOFF_BASE = 0.25
 REWATCH_BACKOFF_MAX = 4.0
 QUICK_WATCH_SECONDS = 1.0
+
+# The content types of a PATCH (kinds/patches.py builds the bodies).
+STRATEGIC_MERGE = 'application/strategic-merge-patch+json'
+JSON_PATCH = 'application/json-patch+json'
+MERGE_PATCH = 'application/merge-patch+json'
 
 
 class ApiClient:

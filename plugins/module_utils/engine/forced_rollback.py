@@ -17,7 +17,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.engine.watch impor
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import DEFAULT_TIMEOUT
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status as status_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status import observed
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import (
     POD_REVISION_LABEL,
     pod_ready,
     stuck_pods,

@@ -22,12 +22,12 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status impor
     RolloutStatus,
     observed,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import (
     POD_REVISION_LABEL,
-    StatefulSet,
     pod_ordinal,
     pod_ready,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import StatefulSet
 
 POLL_SECONDS = 0.25
 

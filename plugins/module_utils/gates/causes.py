@@ -19,10 +19,7 @@ __metaclass__ = type
 import datetime
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.times import parse_datetime
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
-    pod_ready,
-    ready_condition,
-)
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import pod_ready, ready_condition
 
 # Waiting reasons that only say "not started yet": reported when a pod shows nothing better.
 TRANSIENT_WAITING = frozenset(['ContainerCreating', 'PodInitializing'])

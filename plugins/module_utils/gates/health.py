@@ -37,7 +37,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.causes impor
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status import RolloutStatus
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import pod_ready
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import pod_ready
 
 # Reasons a wait reports (beside status.py's kubectl reasons).
 STUCK = 'RolloutStuck'

@@ -12,6 +12,12 @@ __metaclass__ = type
 
 import copy
 
+# The patch content types, defined with the client that sends them.
+from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import (  # noqa: F401
+    JSON_PATCH,
+    MERGE_PATCH,
+    STRATEGIC_MERGE,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.revisions import (
     ANNOTATIONS_TO_SKIP,
     CHANGE_CAUSE_ANNOTATION,
@@ -20,9 +26,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.revisions im
     strip_hash,
 )
 
-STRATEGIC_MERGE = 'application/strategic-merge-patch+json'
-JSON_PATCH = 'application/json-patch+json'
-MERGE_PATCH = 'application/merge-patch+json'
 
 RESTARTED_AT_ANNOTATION = 'kubectl.kubernetes.io/restartedAt'
 WILDCARD = '*'

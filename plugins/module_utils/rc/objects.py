@@ -17,7 +17,7 @@ from collections import namedtuple
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import UpdateError
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import (
     ready_condition,
     selector_string,
 )

@@ -30,10 +30,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import 
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.steps import Step
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.watch import ControllerWatch
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
-    ReplicationController,
-    selector_string,
-)
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import selector_string
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import ReplicationController
 
 # An RC's status is written by its controller while the update reads and writes its spec: a
 # read-modify-write is decided again after a conflict, this many times in all.

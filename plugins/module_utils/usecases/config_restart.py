@@ -15,7 +15,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import Refused
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workload import Refused
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.writes import (
     Outcome,
     annotations_of,

@@ -21,8 +21,8 @@
 
 ``Release`` is the plain strategy; a canary's phases (usecases/canary.py) are strategies too, each a
 subclass that answers the hooks (``refusal``, ``patch_of``, ``rollout_of``, ``restore_patch``,
-``restored``, ``finish``, ``words``). ``strategy(options)`` chooses one, once.
-``strategy(options)(client, targets, options).run()`` returns a ``ReleaseResult``.
+``restored``, ``finish``, ``words``); ``strategies.strategy(options)`` chooses one, once.
+``Release(client, targets, options).run()`` returns a ``ReleaseResult``.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -368,11 +368,3 @@ class Release:
         else:
             message = '; '.join(lines)
         return ReleaseResult(self.targets, failed, message, lines, self.warnings, self.options.check_mode)
-
-
-def strategy(options):
-    """The strategy class of a release with ``options``: plain, or a canary's phase."""
-    if not options.canary:
-        return Release
-    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import canary
-    return canary.PHASES[options.canary]

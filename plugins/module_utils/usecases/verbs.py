@@ -20,7 +20,7 @@ import time
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import DEFAULT_TIMEOUT
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import NotSupported, Refused
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workload import NotSupported, Refused
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.writes import (
     Outcome,
     annotations_of,

@@ -7,24 +7,25 @@ import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status import observed
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import (
+    pod_backing_off,
+    pod_ordinal,
+    pod_ready,
+    ready_condition,
+    selector_string,
+    stuck_pods,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workload import NotSupported, Refused
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
     KINDS,
     ROLLOUT_KINDS,
     DaemonSet,
     Deployment,
-    NotSupported,
-    Refused,
     ReplicationController,
     StatefulSet,
     UnknownKind,
-    pod_backing_off,
-    pod_ordinal,
-    pod_ready,
-    ready_condition,
     rollout_kind,
     rollout_kinds,
-    selector_string,
-    stuck_pods,
 )
 
 from tests.support.manifests import (

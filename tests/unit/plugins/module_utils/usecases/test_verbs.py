@@ -9,13 +9,12 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import ve
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import UnknownContainer
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.revisions import RevisionNotFound
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import selector_string
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workload import NotSupported, Refused
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
     DaemonSet,
     Deployment,
-    NotSupported,
-    Refused,
     StatefulSet,
-    selector_string,
 )
 
 from tests.support.manifests import controller_revision, deployment, replica_set, statefulset

@@ -1,0 +1,22 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The release strategies, chosen once per task from its options: the plain release, or one phase
+of a canary. A new strategy is a new file in this folder and one line here."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import Release
+
+
+def strategy(options):
+    """The strategy class of a release with ``options`` (release_targets.ReleaseOptions)."""
+    if not options.canary:
+        return Release
+    # Imported for a canary's task only.
+    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.canary import PHASES
+    return PHASES[options.canary]

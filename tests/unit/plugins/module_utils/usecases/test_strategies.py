@@ -1,0 +1,22 @@
+"""The strategy of a release is chosen once, from its options."""
+
+import pytest
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import canary, strategies
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import Release
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_targets import ReleaseOptions
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize('phase, expected', [
+    (None, Release), ('start', canary.CanaryStart), ('promote', canary.CanaryPromote),
+    ('abort', canary.CanaryAbort)])
+def test_the_canary_option_chooses_the_strategy(phase, expected):
+    chosen = strategies.strategy(ReleaseOptions(canary=phase))
+    assert chosen is expected and issubclass(chosen, Release)
+
+
+def test_every_canary_phase_is_a_strategy_of_its_own():
+    assert set(canary.PHASES) == {'start', 'promote', 'abort'}
+    assert len(set(canary.PHASES.values())) == 3
