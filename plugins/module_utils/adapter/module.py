@@ -3,11 +3,10 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""Shared module scaffolding: argument specs, target resolution, waiting, results, error messages.
-
-A module builds a ``RolloutModule`` with its own options and calls ``run`` with a function
-``(client, workload) -> verbs.Outcome``; everything else (connecting, finding the workloads,
-check/diff results, waiting, turning errors into clear failures) happens here.
+"""Every module's Ansible side: the runtime it runs in (a module process, or the controller path's
+runtime in plugin_utils/controller.py) and ``KubeModule``, the connection options on it: the
+connection, the client and the namespace resolved once, every number option checked, the same
+messages for every module. The rollout modules build on it in ``rollout_module.py``.
 """
 
 from __future__ import absolute_import, division, print_function

@@ -18,6 +18,8 @@ __metaclass__ = type
 import traceback
 
 
+from collections import namedtuple
+
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
     ApiError,
     ConnectionFailure,
@@ -73,17 +75,11 @@ def workloads_arg_spec(entry_options=None):
     return {'workloads': {'type': 'list', 'elements': 'dict', 'options': options}}
 
 
-class Entry:
+class Entry(namedtuple('Entry', 'index kinds name selectors namespace fields')):
     """One entry of the ``workloads`` option, checked: ``kinds`` (Workload classes), ``name`` or
     ``selectors``, ``namespace`` (None: the task's), ``fields`` (the module's per-entry fields)."""
 
-    def __init__(self, index, kinds, name, selectors, namespace, fields):
-        self.index = index
-        self.kinds = kinds
-        self.name = name
-        self.selectors = selectors
-        self.namespace = namespace
-        self.fields = fields
+    __slots__ = ()
 
     def where(self):
         return 'workloads[%d] (%s)' % (self.index, self.name or ','.join(self.selectors or []))

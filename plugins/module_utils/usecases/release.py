@@ -328,6 +328,7 @@ class Release:
             ' '.join(['release refused before any write:'] + [p + ';' for p in problems]).rstrip(';'),
             lines,
             self.warnings,
+            self.options.check_mode,
         )
 
     def words(self):

@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+from collections import namedtuple
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (
     label_problem,
@@ -117,14 +118,11 @@ class ReleaseOptions:
         self.check_mode = check_mode
 
 
-class ReleaseResult:
-    def __init__(self, targets, failed, message, lines, warnings, check_mode=False):
-        self.check_mode = check_mode
-        self.targets = targets
-        self.failed = failed
-        self.message = message
-        self.lines = lines
-        self.warnings = warnings
+class ReleaseResult(namedtuple('ReleaseResult', 'targets failed message lines warnings check_mode')):
+    """How a release ended: its targets, whether it failed, the summary message and lines, the
+    warnings; ``changed``: something was written (or, in check mode, would be)."""
+
+    __slots__ = ()
 
     @property
     def changed(self):
