@@ -1,0 +1,43 @@
+"""Unit tests of module_utils/engine/lease.py (one run at a time: names, holders, expiry)."""
+
+import pytest
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
+
+pytestmark = pytest.mark.unit
+
+
+def test_lease_names_and_holders():
+    assert lease_mod.lease_name('p-', 'web') == 'p-web'
+    long_name = lease_mod.lease_name('p-', 'x' * 253)
+    assert len(long_name) <= 253 and long_name != lease_mod.lease_name('p-', 'x' * 252)
+    host, pid, random_part = lease_mod.holder_identity().split('/')
+    assert host and int(pid) > 0 and len(random_part) == 8
+    assert lease_mod.holder_identity() != lease_mod.holder_identity()
+
+
+@pytest.mark.parametrize('spec, seen_ago, expired', [
+    ({'holderIdentity': 'h/1/a', 'renewTime': 'NOW-3'}, 3, False),
+    ({'holderIdentity': 'h/1/a', 'renewTime': 'NOW-11'}, 0, True),  # not renewed
+    ({'holderIdentity': 'h/1/a', 'renewTime': 'NOW+60'}, 11, True),  # skewed clock, unchanged for long
+    ({'holderIdentity': '', 'renewTime': 'NOW-1'}, 0, True),  # released
+])
+def test_lease_expiry(spec, seen_ago, expired):
+    now = 1700000000.0
+    spec = dict(spec, leaseDurationSeconds=10,
+                renewTime=times.micro_time(now + float(spec['renewTime'][3:])))
+    lease = lease_mod.Lease(None, 'default', 'p-web', 'web', 10, clock=lambda: now)
+    # unchanged for as long as this run has been looking at it counts too (holder clocks may differ)
+    assert lease.expired({'spec': spec}, now - seen_ago) is expired
+
+
+def test_a_lost_lease_is_refused_before_the_next_write():
+    subject = 'the release of Deployment shop/web'
+    lease = lease_mod.Lease(None, 'shop', 'p-web', subject, 10, clock=lambda: 100.0)
+    lease.check()  # never acquired, never renewed: nothing to say
+    lease.renewed = 80.0
+    with pytest.raises(lease_mod.LeaseLost) as e:
+        lease.check()
+    assert 'could not renew its Lease shop/p-web for 10s' in str(e.value)
+    assert 'the release of Deployment shop/web' in str(e.value)
