@@ -111,7 +111,7 @@ def test_statefulset_revision_names_hash_the_raw_data(kube):
 def test_pod_template_hashes_are_the_controllers(kube):
     # The pod-template-hash of a Deployment's ReplicaSet and the hash in a DaemonSet's revision
     # name are controller.ComputeHash of the template the API server stored, printed as its Go
-    # value (tests/kubesim/spew.py; tests/unit/kubesim/test_spew.py checks it against hashes Go
+    # value (tests/kubesim/machinery/spew.py; tests/unit/kubesim/test_spew.py checks it against hashes Go
     # computed). The Go structs are those of one minor version: another prints other fields.
     from tests.kubesim.controllers.common import compute_hash
     from tests.kubesim.discovery import KUBERNETES_MINOR

@@ -14,10 +14,10 @@ import copy
 import json
 import re
 
-from .errors import ApiError
-from .quantity import parse_quantity
-from .selectors import (LABEL_VALUE_MSG, QUALIFIED_NAME_MSG, SUBDOMAIN_MSG, matches_labels,
-                        selector_from_label_selector_object)
+from .machinery.errors import ApiError
+from .machinery.quantity import parse_quantity
+from .machinery.selectors import (LABEL_VALUE_MSG, QUALIFIED_NAME_MSG, SUBDOMAIN_MSG, matches_labels,
+                                  selector_from_label_selector_object)
 
 DS_TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation'
 

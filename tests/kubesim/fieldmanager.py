@@ -26,9 +26,9 @@ import datetime
 import functools
 import json
 
-from .errors import ApiError
-from .gotypes import type_for, zero
-from .gotypes_table import ATOMIC_STRUCTS, LIST_TYPES, TYPES
+from .machinery.errors import ApiError
+from .machinery.gotypes import type_for, zero
+from .machinery.gotypes_table import ATOMIC_STRUCTS, LIST_TYPES, TYPES
 
 APPLY, UPDATE = 'Apply', 'Update'
 _MISSING = object()

@@ -8,7 +8,7 @@ the store).
 It runs as a store listener, so its work starts right after the namespace is marked.
 """
 
-from .errors import ApiError
+from .machinery.errors import ApiError
 from .resources import RESOURCES
 
 

@@ -15,8 +15,8 @@ and no descriptions; nothing is marked required (the API server validates that).
 import functools
 import json
 
-from . import protowire as pw
-from .gotypes_table import TYPES
+from .machinery import protowire as pw
+from .machinery.gotypes_table import TYPES
 
 PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf'
 # What kube-openapi's handler answers it with ('@' is not allowed in a media type).

@@ -10,8 +10,8 @@ simulated (every quota applies to every pod). Usage counts the namespace's pods 
 finished (phase Succeeded or Failed), as the quota controller's evaluator does.
 """
 
-from .errors import ApiError
-from .quantity import Quantity, parse_quantity
+from .machinery.errors import ApiError
+from .machinery.quantity import Quantity, parse_quantity
 
 COMPUTE = {'cpu': ('requests', 'cpu'), 'memory': ('requests', 'memory'),
            'requests.cpu': ('requests', 'cpu'), 'requests.memory': ('requests', 'memory'),

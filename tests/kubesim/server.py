@@ -19,12 +19,12 @@ from urllib.parse import unquote
 import yaml
 from aiohttp import web
 
-from . import (admission, discovery, fieldmanager, gotypes, openapi_v2, patch, protobuf, resources, tables,
-               typed)
+from . import admission, discovery, fieldmanager, openapi_v2, resources, tables, typed
+from .machinery import gotypes, patch, protobuf
 from .admission import go_repr
 from .store import now_rfc3339
-from .errors import ApiError
-from .selectors import parse_field_selector, parse_label_selector
+from .machinery.errors import ApiError
+from .machinery.selectors import parse_field_selector, parse_label_selector
 
 JSON = 'application/json'
 # Bodies of create and update requests kubesim decodes (CBOR is an alpha feature, off in 1.37).

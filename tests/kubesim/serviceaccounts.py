@@ -22,7 +22,7 @@ its namespace finds the `default` ServiceAccount (on a real cluster the plugin r
 import copy
 
 from .controllers.common import random_suffix
-from .errors import ApiError
+from .machinery.errors import ApiError
 
 DEFAULT = 'default'
 ROOT_CA = 'kube-root-ca.crt'

@@ -13,7 +13,7 @@ written back as its encoder writes them (gotypes.py, with the struct facts of go
 Empty structs (`securityContext: {}`) stay, as Go prints a non-nil pointer to an empty struct.
 """
 
-from . import gotypes
+from .machinery import gotypes
 
 DecodeError = gotypes.DecodeError
 _GROUPS_BY_KIND = {}

@@ -200,7 +200,7 @@ def _raw_get(kubesim, path):
 
 
 def test_protobuf_watch_replays_changes_errors_and_bookmarks(kubesim, http):
-    from tests.kubesim import protobuf
+    from tests.kubesim.machinery import protobuf
 
     _, _, first = http.post(CMS, configmap('a'))
     http.patch(f'{CMS}/a', {'data': {'k': 'v2'}}, content_type='application/merge-patch+json')
@@ -228,7 +228,7 @@ def test_protobuf_watch_replays_changes_errors_and_bookmarks(kubesim, http):
 
 
 def test_protobuf_watch_too_old_is_a_status_error_event(kubesim):
-    from tests.kubesim import protobuf
+    from tests.kubesim.machinery import protobuf
     from tests.kubesim import store as store_module
 
     def churn():

@@ -27,7 +27,7 @@ import logging
 import re
 import time
 
-from ..errors import ApiError
+from ..machinery.errors import ApiError
 from .common import is_pod_ready
 from .daemonset import DaemonSetController
 from .deployment import DeploymentController

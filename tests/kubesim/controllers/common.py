@@ -6,10 +6,10 @@ import json
 import math
 import random
 
-from .. import spew
-from ..errors import ApiError
+from ..machinery import spew
+from ..machinery.errors import ApiError
 from ..fieldmanager import CONTROLLER_MANAGER, recorder
-from ..selectors import matches_labels
+from ..machinery.selectors import matches_labels
 
 # Kubernetes' alphabet for generated name suffixes and encoded hashes (no vowels, no look-alikes).
 SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789'

@@ -8,9 +8,9 @@ scheduler binds it. Revisions are ControllerRevisions whose hash is also the pod
 (or surges up to `maxSurge` new pods first); OnDelete waits for someone to delete old pods.
 """
 
-from ..errors import ApiError
+from ..machinery.errors import ApiError
 from ..fieldmanager import CONTROLLER_MANAGER, recorder
-from ..selectors import selector_from_label_selector_object
+from ..machinery.selectors import selector_from_label_selector_object
 from . import history
 from .events import WARNING
 from .common import (claim, compute_hash, create_with_random_name, creation_key, is_deleting,

@@ -10,7 +10,7 @@ grows and `lastTimestamp` moves, as the recorder's correlator does. Events are n
 
 import time
 
-from ..errors import ApiError
+from ..machinery.errors import ApiError
 from ..store import now_rfc3339
 from .common import name_of, ns_of, uid_of
 

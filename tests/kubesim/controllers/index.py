@@ -8,7 +8,7 @@ plus the orphans its selector matches (all that adoption needs).
 """
 
 from ..resources import strategy
-from ..selectors import matches_labels
+from ..machinery.selectors import matches_labels
 
 
 def json_copy(value):

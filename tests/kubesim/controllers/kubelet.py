@@ -24,9 +24,9 @@ import uuid
 from fractions import Fraction
 
 from ..discovery import SERVER_VERSION
-from ..errors import ApiError
+from ..machinery.errors import ApiError
 from ..fieldmanager import KUBELET as KUBELET_MANAGER, recorder
-from ..quantity import parse_quantity
+from ..machinery.quantity import parse_quantity
 from ..store import now_rfc3339
 from .common import name_of, ns_of, pod_phase, uid_of
 from .events import NORMAL, WARNING

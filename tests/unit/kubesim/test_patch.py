@@ -8,8 +8,8 @@ import copy
 
 import pytest
 
-from tests.kubesim import patch
-from tests.kubesim.errors import ApiError
+from tests.kubesim.machinery import patch
+from tests.kubesim.machinery.errors import ApiError
 
 pytestmark = pytest.mark.unit
 

@@ -3,7 +3,7 @@
 import pytest
 
 from tests.kubesim.controllers.kubelet import pod_requests, unschedulable_message
-from tests.kubesim.quantity import parse_quantity
+from tests.kubesim.machinery.quantity import parse_quantity
 
 pytestmark = pytest.mark.unit
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from tests.kubesim.errors import ApiError
+from tests.kubesim.machinery.errors import ApiError
 from tests.kubesim.resources import BY_KEY
-from tests.kubesim.selectors import (matches_fields, matches_labels, parse_field_selector,
+from tests.kubesim.machinery.selectors import (matches_fields, matches_labels, parse_field_selector,
                                      parse_label_selector, selector_from_label_selector_object)
 
 pytestmark = pytest.mark.unit

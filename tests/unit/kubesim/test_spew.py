@@ -7,12 +7,12 @@ import pathlib
 
 import pytest
 
-from tests.kubesim import spew
+from tests.kubesim.machinery import spew
 from tests.kubesim.controllers.common import compute_hash
 from tests.kubesim.controllers.statefulset import StatefulSetController
-from tests.kubesim.gotypes_table import TYPES
-from tests.kubesim.quantity import go_parse_quantity, go_quantity_string, go_round_up
-from tests.kubesim.spew_table import NAMED, STRUCTS
+from tests.kubesim.machinery.gotypes_table import TYPES
+from tests.kubesim.machinery.quantity import go_parse_quantity, go_quantity_string, go_round_up
+from tests.kubesim.machinery.spew_table import NAMED, STRUCTS
 
 pytestmark = pytest.mark.unit
 

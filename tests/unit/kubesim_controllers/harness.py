@@ -26,7 +26,7 @@ class Harness:
         return self.store.get(resource, namespace, name)
 
     def list(self, resource, namespace='default', selector=None):
-        from tests.kubesim.selectors import parse_label_selector
+        from tests.kubesim.machinery.selectors import parse_label_selector
 
         return self.store.list(resource, namespace, label_selector=parse_label_selector(selector))
 

@@ -6,7 +6,7 @@ import pytest
 
 from tests.kubesim.admission import image_pull_policy
 from tests.kubesim.resources import admit
-from tests.kubesim.errors import ApiError
+from tests.kubesim.machinery.errors import ApiError
 
 from .harness import daemonset, deployment, statefulset
 

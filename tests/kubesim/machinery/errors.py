@@ -68,7 +68,7 @@ class ApiError(Exception):
         """causes: [(field, reason_type, message)], e.g. ('spec.template.spec.containers[0].name',
         'FieldValueRequired', 'Required value')."""
         if kind is None:
-            from .resources import BY_KEY  # resources -> admission -> errors: imported when needed
+            from ..resources import BY_KEY  # resources -> admission -> errors: imported when needed
 
             row = BY_KEY.get(resource)
             kind = row.qualified_kind if row else _kind_name(resource)[1]

@@ -96,7 +96,7 @@ def _int_or_string(value):
 def _fields_v1(value):
     if value is None:
         return _Go(Raw=None)
-    from .controllers.common import go_json
+    from ..controllers.common import go_json
     return _Go(Raw=list(go_json(value)))
 
 
