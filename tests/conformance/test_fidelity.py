@@ -24,7 +24,7 @@ def test_server_version_is_the_one_kubesim_presents(kube, cluster):
     assert abs(int(server['minor']) - int(client['minor'])) <= 1
     assert 'WARNING' not in kube('version').stderr
     if is_kubesim(cluster):
-        from tests.kubesim.discovery import KUBERNETES_MINOR
+        from tests.kubesim.apiserver.discovery import KUBERNETES_MINOR
 
         assert server['gitVersion'] == f'v1.{KUBERNETES_MINOR}.0'
 
@@ -114,7 +114,7 @@ def test_pod_template_hashes_are_the_controllers(kube):
     # value (tests/kubesim/machinery/spew.py; tests/unit/kubesim/test_spew.py checks it against hashes Go
     # computed). The Go structs are those of one minor version: another prints other fields.
     from tests.kubesim.controllers.common import compute_hash
-    from tests.kubesim.discovery import KUBERNETES_MINOR
+    from tests.kubesim.apiserver.discovery import KUBERNETES_MINOR
 
     server = json.loads(kube('version', '-o', 'json').stdout)['serverVersion']
     if int(server['minor'].rstrip('+')) != KUBERNETES_MINOR:

@@ -9,7 +9,7 @@ It runs as a store listener, so its work starts right after the namespace is mar
 """
 
 from .machinery.errors import ApiError
-from .resources import RESOURCES
+from .apiserver.registry.resources import RESOURCES
 
 
 class NamespaceController:

@@ -19,12 +19,13 @@ import threading
 
 from aiohttp import web
 
-from . import namespaces, quota, resources, serviceaccounts
+from . import namespaces, quota, serviceaccounts
+from .apiserver.registry import resources
 from .controllers import ControllerManager
 from .faults import Faults
-from .kubeconfig import write_kubeconfig
-from .server import ApiServer
-from .store import Store
+from .apiserver.kubeconfig import write_kubeconfig
+from .apiserver.server import ApiServer
+from .apiserver.registry.store import Store
 
 INITIAL_NAMESPACES = ('default', 'kube-system', 'kube-public')
 START_TIMEOUT = 10
@@ -71,7 +72,7 @@ class KubeSim:
         store.validating_admission.append(quota.check)
         ssl_context = None
         if self.tls:
-            from .tls import Certificates  # cryptography is only imported when TLS is wanted
+            from .apiserver.tls import Certificates  # cryptography is only imported when TLS is wanted
 
             self.certificates = Certificates()
             ssl_context = self.certificates.server_context(self.auth_options['client_certs'])

@@ -8,7 +8,7 @@ import random
 
 from ..machinery import spew
 from ..machinery.errors import ApiError
-from ..fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
 from ..machinery.selectors import matches_labels
 
 # Kubernetes' alphabet for generated name suffixes and encoded hashes (no vowels, no look-alikes).

@@ -9,7 +9,7 @@ scheduler binds it. Revisions are ControllerRevisions whose hash is also the pod
 """
 
 from ..machinery.errors import ApiError
-from ..fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
 from ..machinery.selectors import selector_from_label_selector_object
 from . import history
 from .events import WARNING

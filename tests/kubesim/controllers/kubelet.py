@@ -23,11 +23,11 @@ import hashlib
 import uuid
 from fractions import Fraction
 
-from ..discovery import SERVER_VERSION
+from ..apiserver.discovery import SERVER_VERSION
 from ..machinery.errors import ApiError
-from ..fieldmanager import KUBELET as KUBELET_MANAGER, recorder
+from ..apiserver.fieldmanager import KUBELET as KUBELET_MANAGER, recorder
 from ..machinery.quantity import parse_quantity
-from ..store import now_rfc3339
+from ..apiserver.registry.store import now_rfc3339
 from .common import name_of, ns_of, pod_phase, uid_of
 from .events import NORMAL, WARNING
 from .programs import Program, program

@@ -1,6 +1,6 @@
 """The ResourceQuota controller: keeps each quota's `status.hard` and `status.used` current."""
 
-from ..fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
 from ..quota import quota_status
 from .common import name_of, ns_of
 

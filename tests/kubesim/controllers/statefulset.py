@@ -12,7 +12,7 @@ when someone deletes it. Revisions live in ControllerRevisions (see history.py).
 import re
 
 from ..machinery.errors import ApiError
-from ..fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
 from ..machinery.selectors import selector_from_label_selector_object
 from . import history
 from .events import WARNING

@@ -68,7 +68,7 @@ class ApiError(Exception):
         """causes: [(field, reason_type, message)], e.g. ('spec.template.spec.containers[0].name',
         'FieldValueRequired', 'Required value')."""
         if kind is None:
-            from ..resources import BY_KEY  # resources -> admission -> errors: imported when needed
+            from ..apiserver.registry.resources import BY_KEY  # imported here: resources imports errors
 
             row = BY_KEY.get(resource)
             kind = row.qualified_kind if row else _kind_name(resource)[1]

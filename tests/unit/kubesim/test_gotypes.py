@@ -4,7 +4,7 @@ commands do (controllers/programs.py) and the HPA conversion (hpa.py): pure func
 import pytest
 
 from tests.kubesim.machinery import gotypes, protobuf, protowire
-from tests.kubesim import hpa
+from tests.kubesim.apiserver.strategies import autoscaling as hpa
 from tests.kubesim.controllers.programs import Program, program
 
 pytestmark = pytest.mark.kubesim

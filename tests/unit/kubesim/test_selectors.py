@@ -3,7 +3,7 @@
 import pytest
 
 from tests.kubesim.machinery.errors import ApiError
-from tests.kubesim.resources import BY_KEY
+from tests.kubesim.apiserver.registry.resources import BY_KEY
 from tests.kubesim.machinery.selectors import (matches_fields, matches_labels, parse_field_selector,
                                      parse_label_selector, selector_from_label_selector_object)
 

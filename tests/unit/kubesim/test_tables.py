@@ -4,8 +4,8 @@ import datetime
 
 import pytest
 
-from tests.kubesim import tables
-from tests.kubesim.resources import BY_KEY
+from tests.kubesim.apiserver import tables
+from tests.kubesim.apiserver.registry.resources import BY_KEY
 
 pytestmark = pytest.mark.unit
 

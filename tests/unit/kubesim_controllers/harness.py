@@ -5,9 +5,9 @@ import contextlib
 import copy
 import time
 
-from tests.kubesim import resources
+from tests.kubesim.apiserver.registry import resources
 from tests.kubesim.controllers import ControllerManager
-from tests.kubesim.store import Store
+from tests.kubesim.apiserver.registry.store import Store
 from tests.support import manifests
 
 

@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from tests.kubesim.admission import image_pull_policy
-from tests.kubesim.resources import admit
+from tests.kubesim.apiserver.registry.resources import admit
 from tests.kubesim.machinery.errors import ApiError
 
 from .harness import daemonset, deployment, statefulset

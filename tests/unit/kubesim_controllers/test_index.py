@@ -4,7 +4,7 @@ import pytest
 
 from tests.kubesim.controllers.index import ObjectIndex, json_copy
 from tests.kubesim.machinery.selectors import parse_label_selector
-from tests.kubesim.store import Store
+from tests.kubesim.apiserver.registry.store import Store
 
 pytestmark = pytest.mark.unit
 

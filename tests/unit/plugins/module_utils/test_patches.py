@@ -5,7 +5,7 @@ import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils import patches
 from tests.kubesim.machinery import patch as kube_patch
-from tests.kubesim import typed
+from tests.kubesim.apiserver import typed
 from tests.kubesim.machinery.errors import ApiError
 
 from .fixtures import controller_revision, deployment, replica_set, statefulset, template

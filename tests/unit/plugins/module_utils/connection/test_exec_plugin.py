@@ -21,7 +21,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.connection.exec_pl
     ExecCredentialError,
     ExecCredentialProvider,
 )
-from tests.kubesim.tls import Certificates
+from tests.kubesim.apiserver.tls import Certificates
 
 pytestmark = pytest.mark.unit
 

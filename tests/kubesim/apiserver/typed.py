@@ -13,7 +13,7 @@ written back as its encoder writes them (gotypes.py, with the struct facts of go
 Empty structs (`securityContext: {}`) stay, as Go prints a non-nil pointer to an empty struct.
 """
 
-from .machinery import gotypes
+from ..machinery import gotypes
 
 DecodeError = gotypes.DecodeError
 _GROUPS_BY_KIND = {}
@@ -21,7 +21,7 @@ _GROUPS_BY_KIND = {}
 
 def _type_name(kind, group=None, version='v1'):
     if group is None:
-        from .resources import RESOURCES
+        from .registry.resources import RESOURCES
 
         if not _GROUPS_BY_KIND:
             for r in RESOURCES:

@@ -15,9 +15,9 @@ import datetime
 import itertools
 import uuid
 
-from .machinery.errors import ApiError
+from ...machinery.errors import ApiError
 from .resources import strategy
-from .machinery.selectors import matches_fields, matches_labels
+from ...machinery.selectors import matches_fields, matches_labels
 
 _SCALARS = (str, int, float, bool, type(None))
 

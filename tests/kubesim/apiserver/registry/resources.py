@@ -11,7 +11,9 @@ router, the store, discovery, fault injection and the Table printer all read thi
 import dataclasses
 from typing import Callable, Optional
 
-from . import admission, hpa, tables, typed
+from ... import admission
+from ..strategies import autoscaling as hpa
+from .. import tables, typed
 
 ALL_VERBS = ('create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch')
 SUB_VERBS = ('get', 'patch', 'update')

@@ -26,9 +26,9 @@ import datetime
 import functools
 import json
 
-from .machinery.errors import ApiError
-from .machinery.gotypes import type_for, zero
-from .machinery.gotypes_table import ATOMIC_STRUCTS, LIST_TYPES, TYPES
+from ..machinery.errors import ApiError
+from ..machinery.gotypes import type_for, zero
+from ..machinery.gotypes_table import ATOMIC_STRUCTS, LIST_TYPES, TYPES
 
 APPLY, UPDATE = 'Apply', 'Update'
 _MISSING = object()
@@ -460,7 +460,7 @@ def recorder(resource, manager, subresource=''):
     """The store hook (Store.update's and Store.create's ``manager``) of a write a component of
     the control plane makes itself as ``manager`` through ``subresource``, in the storage version
     (None for kinds the type table does not know)."""
-    from .resources import BY_KEY
+    from .registry.resources import BY_KEY
 
     row = BY_KEY[resource]
     type_name = type_for(row.group, row.version, row.kind)

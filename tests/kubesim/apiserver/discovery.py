@@ -1,7 +1,7 @@
 """The discovery documents (APIVersions, APIGroupList, APIResourceList, OpenAPI v3) built from
 the resource table in resources.py."""
 
-from .resources import RESOURCES, groups
+from .registry.resources import RESOURCES, groups
 
 # The one Kubernetes version kubesim presents (README: "Version"). Its defaults, validation, feature
 # gates and serialisation follow this version's API server and controllers.

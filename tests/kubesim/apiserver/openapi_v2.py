@@ -15,8 +15,8 @@ and no descriptions; nothing is marked required (the API server validates that).
 import functools
 import json
 
-from .machinery import protowire as pw
-from .machinery.gotypes_table import TYPES
+from ..machinery import protowire as pw
+from ..machinery.gotypes_table import TYPES
 
 PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf'
 # What kube-openapi's handler answers it with ('@' is not allowed in a media type).
@@ -91,7 +91,7 @@ def _properties(type_name):
 def document():
     """The Swagger 2.0 document as JSON-ready data."""
     from .discovery import SERVER_VERSION
-    from .resources import RESOURCES
+    from .registry.resources import RESOURCES
 
     served = {}
     for r in RESOURCES:

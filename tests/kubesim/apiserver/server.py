@@ -19,12 +19,14 @@ from urllib.parse import unquote
 import yaml
 from aiohttp import web
 
-from . import admission, discovery, fieldmanager, openapi_v2, resources, tables, typed
-from .machinery import gotypes, patch, protobuf
-from .admission import go_repr
-from .store import now_rfc3339
-from .machinery.errors import ApiError
-from .machinery.selectors import parse_field_selector, parse_label_selector
+from .. import admission
+from . import discovery, fieldmanager, openapi_v2, tables, typed
+from .registry import resources
+from ..machinery import gotypes, patch, protobuf
+from ..admission import go_repr
+from .registry.store import now_rfc3339
+from ..machinery.errors import ApiError
+from ..machinery.selectors import parse_field_selector, parse_label_selector
 
 JSON = 'application/json'
 # Bodies of create and update requests kubesim decodes (CBOR is an alpha feature, off in 1.37).
