@@ -19,11 +19,11 @@ from urllib.parse import unquote
 import yaml
 from aiohttp import web
 
-from .. import admission
 from . import discovery, fieldmanager, openapi_v2, tables, typed
 from .registry import resources
 from ..machinery import gotypes, patch, protobuf
-from ..admission import go_repr
+from .strategies import core
+from .strategies.validation import go_repr
 from .registry.store import now_rfc3339
 from ..machinery.errors import ApiError
 from ..machinery.selectors import parse_field_selector, parse_label_selector
@@ -697,7 +697,7 @@ class ApiServer:
         current = self.store.must_get(res.key, route.namespace, route.name)
         self._check_uid(route, obj, current)
         if route.subresource == 'resize':
-            obj = admission.resize_pod(current, res.stored(obj))
+            obj = core.resize_pod(current, res.stored(obj))
         updated = self.store.update(res.key, res.stored(obj), subresource=route.subresource, dry_run=dry_run,
                                     manager=self._manager(request, route),
                                    whole_object=True)
@@ -856,7 +856,7 @@ class ApiServer:
         patched, warnings = self._typed(request, route, patched, patch_type=ctype, patch_body=body)
         self._check_uid(route, patched, current)
         if route.subresource == 'resize':
-            patched = admission.resize_pod(self.store.must_get(res.key, route.namespace, route.name),
+            patched = core.resize_pod(self.store.must_get(res.key, route.namespace, route.name),
                                            res.stored(patched))
         updated = self.store.update(res.key, res.stored(patched), subresource=route.subresource,
                                     manager=self._manager(request, route),

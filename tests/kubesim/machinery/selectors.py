@@ -13,7 +13,8 @@ _QUALIFIED = re.compile(r'^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$')
 _SUBDOMAIN = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')
 _VALUE = re.compile(r'^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$')
 _INT64 = re.compile(r'^[+-]?[0-9]+$')
-# The validation messages (apimachinery's util/validation), shared with admission.py.
+# The validation messages (apimachinery's util/validation), shared with the API server's
+# strategies (apiserver/strategies/validation.py).
 QUALIFIED_NAME_MSG = ('name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must '
                       'start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  '
                       'or \'123-abc\', regex used for validation is '

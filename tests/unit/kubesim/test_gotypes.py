@@ -1,10 +1,11 @@
 """The Go-type round trip (gotypes.py), the protobuf codec (protobuf.py, protowire.py), what container
-commands do (controllers/programs.py) and the HPA conversion (hpa.py): pure functions."""
+commands do (controllers/programs.py) and the HPA conversion (apiserver/strategies/autoscaling.py):
+pure functions."""
 
 import pytest
 
 from tests.kubesim.machinery import gotypes, protobuf, protowire
-from tests.kubesim.apiserver.strategies import autoscaling as hpa
+from tests.kubesim.apiserver.strategies import autoscaling
 from tests.kubesim.controllers.programs import Program, program
 
 pytestmark = pytest.mark.kubesim
@@ -156,10 +157,11 @@ def test_hpa_v2_to_v1_and_back_keeps_what_v1_cannot_hold():
           'status': {'currentReplicas': 2, 'desiredReplicas': 3, 'currentMetrics': [
               {'type': 'Resource', 'resource': {'name': 'cpu', 'current': {'averageUtilization': 90}}}],
               'conditions': [{'type': 'AbleToScale', 'status': 'True'}]}}
-    v1 = hpa.to_v1(v2)
+    v1 = autoscaling.to_v1(v2)
     assert v1['spec']['targetCPUUtilizationPercentage'] == 70
     assert v1['status']['currentCPUUtilizationPercentage'] == 90
-    assert set(v1['metadata']['annotations']) == {hpa.METRICS, hpa.BEHAVIOR, hpa.CONDITIONS}
-    back = hpa.to_v2(v1)
+    assert set(v1['metadata']['annotations']) == {autoscaling.METRICS, autoscaling.BEHAVIOR,
+                                                  autoscaling.CONDITIONS}
+    back = autoscaling.to_v2(v1)
     assert back['spec'] == v2['spec'] and back['status'] == v2['status']
     assert 'annotations' not in back['metadata']

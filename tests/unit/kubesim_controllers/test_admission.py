@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from tests.kubesim.admission import image_pull_policy
+from tests.kubesim.apiserver.strategies.podspec import image_pull_policy
 from tests.kubesim.apiserver.registry.resources import admit
 from tests.kubesim.machinery.errors import ApiError
 

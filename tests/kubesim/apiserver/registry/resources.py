@@ -3,17 +3,19 @@ per-kind strategy (registry/<group>/<kind>/strategy.go) holds them.
 
 A row says where the resource lives (group, version, plural: the URL path), whether it is
 namespaced, what discovery lists (short names, categories, subresources, verbs), whether writes
-track `metadata.generation`, what a delete propagates to by default, which admission hooks default
-and validate it (see admission.py) and which columns `kubectl get` prints (see tables.py). The HTTP
-router, the store, discovery, fault injection and the Table printer all read this table.
+track `metadata.generation`, what a delete propagates to by default, which strategy hooks default
+and validate it (functions of the strategies/ modules, run by `admit`) and which columns
+`kubectl get` prints (see tables.py). The HTTP router, the store, discovery, fault injection and
+the Table printer all read this table.
 """
 
 import dataclasses
 from typing import Callable, Optional
 
-from ... import admission
-from ..strategies import autoscaling as hpa
+from ...machinery.errors import ApiError
 from .. import tables, typed
+from ..strategies import apps, autoscaling, coordination, core
+from ..strategies.validation import Errors, validate_annotations_size, validate_labels, validate_name
 
 ALL_VERBS = ('create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch')
 SUB_VERBS = ('get', 'patch', 'update')
@@ -47,7 +49,7 @@ class Resource:
     # restores them from the stored object); every other metadata change is kept.
     status_keeps: tuple = ()
     # PrepareForCreate: the status a new object gets whatever the client sent, from the object
-    # (admission.empty_status for the workload kinds); None keeps what was sent.
+    # (empty_status for the workload kinds); None keeps what was sent.
     initial_status: Optional[Callable] = None
     # A version the objects are not stored in: `to_version` converts a stored object into it,
     # `from_version` converts one back (the storage version's row has neither).
@@ -100,31 +102,38 @@ class Resource:
         return out
 
 
+def empty_status(obj):
+    """The zero status the workload strategies (Deployment, ReplicaSet, StatefulSet, DaemonSet,
+    ReplicationController), Services and ResourceQuotas start from: the encoder prints its
+    fields without omitempty (`replicas: 0` ...)."""
+    return {}
+
+
 RESOURCES = [
     Resource('', 'v1', 'namespaces', 'Namespace', namespaced=False, short_names=('ns',),
              subresources=('status',), verbs=('create', 'delete', 'get', 'list', 'patch', 'update', 'watch'),
-             generation=False, defaulter=admission.default_namespace, columns=tuple(tables.NAMESPACE),
-             initial_status=admission.namespace_initial_status,
+             generation=False, defaulter=core.default_namespace, columns=tuple(tables.NAMESPACE),
+             initial_status=core.namespace_initial_status,
              field_labels=('status.phase',)),
     Resource('', 'v1', 'nodes', 'Node', namespaced=False, short_names=('no',), subresources=('status',),
              generation=False, columns=tuple(tables.NODE), field_labels=('spec.unschedulable',)),
     Resource('', 'v1', 'pods', 'Pod', short_names=('po',), categories=('all',),
              subresources=('resize', 'status'),
-             defaulter=admission.default_pod, validator=admission.validate_pod_object,
+             defaulter=core.default_pod, validator=core.validate_pod_object,
              columns=tuple(tables.POD), status_keeps=('ownerReferences',),
-             initial_status=admission.pod_initial_status,
+             initial_status=core.pod_initial_status,
              field_labels=('spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName',
                            'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP',
                            'status.podIPs', 'status.nominatedNodeName')),
     # core/v1 ReplicationController keeps the pre-GC default (orphan) for compatibility.
     Resource('', 'v1', 'replicationcontrollers', 'ReplicationController', short_names=('rc',),
              categories=('all',), subresources=('scale', 'status'), delete_propagation='Orphan',
-             defaulter=admission.default_rc, validator=admission.validate_rc,
-             initial_status=admission.empty_status, columns=tuple(tables.REPLICA_SET),
+             defaulter=core.default_rc, validator=core.validate_rc,
+             initial_status=empty_status, columns=tuple(tables.REPLICA_SET),
              field_labels=('status.replicas',)),
     Resource('', 'v1', 'resourcequotas', 'ResourceQuota', short_names=('quota',), subresources=('status',),
-             generation=False, validator=admission.validate_resourcequota,
-             initial_status=admission.empty_status, columns=tuple(tables.RESOURCE_QUOTA)),
+             generation=False, validator=core.validate_resourcequota,
+             initial_status=empty_status, columns=tuple(tables.RESOURCE_QUOTA)),
     Resource('', 'v1', 'events', 'Event', short_names=('ev',), generation=False, columns=tuple(tables.EVENT),
              field_labels=('involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name',
                            'involvedObject.uid', 'involvedObject.apiVersion',
@@ -133,38 +142,39 @@ RESOURCES = [
     Resource('', 'v1', 'configmaps', 'ConfigMap', short_names=('cm',), generation=False,
              columns=tuple(tables.CONFIG_MAP)),
     Resource('', 'v1', 'secrets', 'Secret', generation=False, columns=tuple(tables.SECRET),
-             field_labels=('type',), defaulter=admission.convert_secret, validator=admission.validate_secret),
+             field_labels=('type',), defaulter=core.convert_secret, validator=core.validate_secret),
     Resource('', 'v1', 'serviceaccounts', 'ServiceAccount', short_names=('sa',), generation=False),
     Resource('', 'v1', 'services', 'Service', short_names=('svc',), categories=('all',),
-             subresources=('status',), generation=False, initial_status=admission.empty_status),
+             subresources=('status',), generation=False, initial_status=empty_status),
     Resource('coordination.k8s.io', 'v1', 'leases', 'Lease', generation=False,
-             validator=admission.validate_lease, columns=tuple(tables.LEASE)),
+             validator=coordination.validate_lease, columns=tuple(tables.LEASE)),
     Resource('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', short_names=('hpa',),
-             categories=('all',), subresources=('status',), defaulter=hpa.default, validator=hpa.validate,
-             initial_status=admission.empty_status, columns=tuple(tables.HORIZONTAL_POD_AUTOSCALER)),
+             categories=('all',), subresources=('status',), defaulter=autoscaling.default,
+             validator=autoscaling.validate, initial_status=empty_status,
+             columns=tuple(tables.HORIZONTAL_POD_AUTOSCALER)),
     Resource('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', short_names=('hpa',),
              categories=('all',), subresources=('status',), columns=tuple(tables.HORIZONTAL_POD_AUTOSCALER),
-             to_version=hpa.to_v1, from_version=hpa.to_v2),
+             to_version=autoscaling.to_v1, from_version=autoscaling.to_v2),
     Resource('apps', 'v1', 'controllerrevisions', 'ControllerRevision', generation=False,
-             validator=admission.validate_controllerrevision, columns=tuple(tables.CONTROLLER_REVISION)),
+             validator=apps.validate_controllerrevision, columns=tuple(tables.CONTROLLER_REVISION)),
     Resource('apps', 'v1', 'daemonsets', 'DaemonSet', short_names=('ds',), categories=('all',),
-             subresources=('status',), defaulter=admission.default_daemonset,
-             validator=admission.validate_daemonset, after_admit=admission.daemonset_template_generation,
-             initial_status=admission.empty_status,
+             subresources=('status',), defaulter=apps.default_daemonset,
+             validator=apps.validate_daemonset, after_admit=apps.daemonset_template_generation,
+             initial_status=empty_status,
              columns=tuple(tables.DAEMON_SET)),
     Resource('apps', 'v1', 'deployments', 'Deployment', short_names=('deploy',), categories=('all',),
-             subresources=('scale', 'status'), defaulter=admission.default_deployment,
-             validator=admission.validate_deployment, after_admit=admission.bump_deployment_generation,
-             initial_status=admission.empty_status,
+             subresources=('scale', 'status'), defaulter=apps.default_deployment,
+             validator=apps.validate_deployment, after_admit=apps.bump_deployment_generation,
+             initial_status=empty_status,
              columns=tuple(tables.DEPLOYMENT), status_keeps=('labels',)),
     Resource('apps', 'v1', 'replicasets', 'ReplicaSet', short_names=('rs',), categories=('all',),
-             subresources=('scale', 'status'), defaulter=admission.default_replicaset,
-             validator=admission.validate_replicaset, columns=tuple(tables.REPLICA_SET),
-             initial_status=admission.empty_status),
+             subresources=('scale', 'status'), defaulter=apps.default_replicaset,
+             validator=apps.validate_replicaset, columns=tuple(tables.REPLICA_SET),
+             initial_status=empty_status),
     Resource('apps', 'v1', 'statefulsets', 'StatefulSet', short_names=('sts',), categories=('all',),
-             subresources=('scale', 'status'), defaulter=admission.default_statefulset,
-             validator=admission.validate_statefulset, columns=tuple(tables.STATEFUL_SET),
-             initial_status=admission.empty_status),
+             subresources=('scale', 'status'), defaulter=apps.default_statefulset,
+             validator=apps.validate_statefulset, columns=tuple(tables.STATEFUL_SET),
+             initial_status=empty_status),
 ]
 
 # Store key -> the row of the version objects are stored in.
@@ -188,8 +198,31 @@ def strategy(key):
 
 
 def admit(key, obj, old):
-    """The store's admission hook: default and validate ``obj`` as its resource's row says."""
-    admission.admit(strategy(key), obj, old)
+    """The store's admission hook: default ``obj`` in place and validate it with the hooks of its
+    resource's row; ``old`` is the stored object on updates. Raises a 422 listing every invalid
+    field."""
+    row = strategy(key)
+    if row.defaulter is None and row.validator is None and row.initial_status is None:
+        return
+    if row.validator is not None and not isinstance(obj.get('spec', {}), dict):
+        raise ApiError.invalid(row.key, (obj.get('metadata') or {}).get('name', ''),
+                               [('spec', 'FieldValueInvalid', 'Invalid value: must be an object')],
+                               kind=row.qualified_kind)
+    if row.defaulter is not None:
+        row.defaulter(obj, old)
+    if old is None and row.initial_status is not None:
+        obj['status'] = row.initial_status(obj)
+    if row.validator is None:
+        return
+    errs = Errors()
+    if old is None:
+        validate_name(errs, obj)
+    validate_labels(errs, (obj.get('metadata') or {}).get('labels'), 'metadata.labels')
+    validate_annotations_size(errs, (obj.get('metadata') or {}).get('annotations'))
+    row.validator(obj, old, errs)
+    errs.raise_if_any(row, obj)
+    if row.after_admit is not None:
+        row.after_admit(obj, old)
 
 
 def groups():

@@ -13,7 +13,7 @@ restores them, so a v1 client's update keeps what a v2 client set.
 import copy
 import json
 
-from ...admission import Errors
+from .validation import Errors
 
 METRICS = 'autoscaling.alpha.kubernetes.io/metrics'
 CURRENT_METRICS = 'autoscaling.alpha.kubernetes.io/current-metrics'
