@@ -923,8 +923,8 @@ class ApiServer:
     def _delete_namespace(self, route, preconditions, dry_run):
         """The namespace storage's Delete (pkg/registry/core/namespace/storage/storage.go): the
         first DELETE marks it (deletionTimestamp, phase Terminating) and answers it; the
-        namespace controller (namespaces.py) empties it and it goes. Deleting it again while its
-        finalizers are pending is a 409."""
+        namespace controller (controllers/namespace.py) empties it and it goes. Deleting it again
+        while its finalizers are pending is a 409."""
         current = self.store.must_get('/namespaces', None, route.name)
         if current['metadata'].get('deletionTimestamp'):
             if (current.get('spec') or {}).get('finalizers'):

@@ -6,7 +6,7 @@ import copy
 import time
 
 from tests.kubesim.apiserver.registry import resources
-from tests.kubesim.controllers import ControllerManager
+from tests.kubesim.controllers.manager import ControllerManager
 from tests.kubesim.apiserver.registry.store import Store
 from tests.support import manifests
 

@@ -1,4 +1,8 @@
-"""ResourceQuota: the admission check on pod creation and the usage the quota controller reports.
+"""ResourceQuota, in one place: the usage of a namespace's pods (the pod evaluator of
+pkg/quota/v1/evaluator/core/pods.go), the ResourceQuota admission plugin that checks a pod's
+creation against it (plugin/pkg/admission/resourcequota, `check`, which the API server's store
+runs as a validating admission plugin) and the quota controller that reports it in each quota's
+status (pkg/controller/resourcequota, `ResourceQuotaController`).
 
 A quota's `spec.hard` may limit `pods` (or `count/pods`), `requests.cpu` (or `cpu`),
 `requests.memory` (or `memory`), `limits.cpu` and `limits.memory` in its namespace. Creating a pod
@@ -10,8 +14,10 @@ simulated (every quota applies to every pod). Usage counts the namespace's pods 
 finished (phase Succeeded or Failed), as the quota controller's evaluator does.
 """
 
-from .machinery.errors import ApiError
-from .machinery.quantity import Quantity, parse_quantity
+from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..machinery.errors import ApiError
+from ..machinery.quantity import Quantity, parse_quantity
+from .common import name_of, ns_of
 
 COMPUTE = {'cpu': ('requests', 'cpu'), 'memory': ('requests', 'memory'),
            'requests.cpu': ('requests', 'cpu'), 'requests.memory': ('requests', 'memory'),
@@ -118,3 +124,22 @@ def quota_status(store, quota):
     hard = dict((quota.get('spec') or {}).get('hard') or {})
     used = namespace_usage(store, quota['metadata'].get('namespace', ''), list(hard))
     return {'hard': hard, 'used': {res: str(used.get(res, Quantity(0))) for res in hard}}
+
+
+class ResourceQuotaController:
+    resource = '/resourcequotas'
+
+    def __init__(self, mgr):
+        self.mgr = mgr
+        self.store = mgr.store
+
+    def sync_all(self):
+        for quota in self.mgr.index.list(self.resource):
+            self.mgr.guard('ResourceQuota', quota, self.sync, quota)
+
+    def sync(self, quota):
+        status = quota_status(self.store, quota)
+        if status != (quota.get('status') or {}):
+            self.store.update(self.resource, {'metadata': {'name': name_of(quota), 'namespace': ns_of(quota)},
+                                              'status': status}, subresource='status',
+                              manager=recorder(self.resource, CONTROLLER_MANAGER, 'status'))
