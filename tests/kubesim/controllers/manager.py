@@ -34,7 +34,7 @@ from .deployment import DeploymentController
 from .events import EventRecorder
 from .hpa import HorizontalPodAutoscalerController
 from .index import ObjectIndex
-from .kubelet import Kubelet
+from ..kubelet.kubelet import Kubelet
 from .resourcequota import ResourceQuotaController
 from .replicaset import ReplicaSetController, ReplicationControllerController
 from .statefulset import StatefulSetController

@@ -6,7 +6,7 @@ import pytest
 
 from tests.kubesim.machinery import gotypes, protobuf, protowire
 from tests.kubesim.apiserver.strategies import autoscaling
-from tests.kubesim.controllers.programs import Program, program
+from tests.kubesim.kubelet.programs import Program, program
 
 pytestmark = pytest.mark.kubesim
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.kubesim.controllers.kubelet import pod_requests, unschedulable_message
+from tests.kubesim.kubelet.scheduler import pod_requests, unschedulable_message
 from tests.kubesim.machinery.quantity import parse_quantity
 
 pytestmark = pytest.mark.unit
