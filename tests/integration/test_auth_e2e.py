@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 from tests.kubesim.apiserver.kubeconfig import kubeconfig as kubeconfig_of
-from tests.kubesim.apiserver.server import READONLY_USER, token_fingerprint
+from tests.kubesim.apiserver.authentication import READONLY_USER, token_fingerprint
 from tests.kubesim.apiserver.tls import Certificates
 
 from .conftest import BIN, CALLBACKS, ROOT, Kube, read_log, task, workload
