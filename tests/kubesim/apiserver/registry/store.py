@@ -1,7 +1,10 @@
-"""The in-memory object store behind kubesim: Kubernetes object metadata rules, watches and GC.
+"""The in-memory object store behind kubesim: Kubernetes object metadata rules, watches and GC
+(the registry store, apiserver pkg/registry/generic/registry/store.go; the garbage collector of
+kube-controller-manager runs here, as the store's deferred work).
 
 Everything here runs on kubesim's single asyncio event loop thread, so no locking is needed. The
-HTTP layer (server.py) and the controllers (controllers/) both read and write through this class.
+HTTP layer (apiserver/server.py) and the controllers (controllers/) both read and write through
+this class; a watch is a `Watch` (watch.py).
 
 Objects are plain JSON dicts (``dict``/``list``/``str``/...), stored and returned as deep copies,
 so nobody can mutate the store by accident and unknown fields survive every operation.
@@ -17,6 +20,7 @@ import uuid
 
 from ...machinery.errors import ApiError
 from .resources import strategy
+from .watch import Watch
 from ...machinery.selectors import matches_fields, matches_labels
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -83,49 +87,6 @@ def _gc_finalizers(propagation, obj, row):
 def _spec_view(obj):
     """What counts as a spec change for `metadata.generation` (everything but metadata and status)."""
     return {k: v for k, v in obj.items() if k not in ('metadata', 'status', 'apiVersion', 'kind')}
-
-
-class Watch:
-    """One open watch: events are pushed by the store, consumed by the HTTP layer."""
-
-    def __init__(self, store, resource, namespace, label_selector, field_selector):
-        import asyncio
-
-        self.store = store
-        self.resource = resource
-        self.namespace = namespace
-        self.label_selector = label_selector
-        self.field_selector = field_selector
-        self.queue = asyncio.Queue()
-
-    def wants(self, resource, obj):
-        if resource != self.resource or obj is None:
-            return False
-        meta = obj.get('metadata', {})
-        if self.namespace and meta.get('namespace') != self.namespace:
-            return False
-        return matches_labels(self.label_selector, meta.get('labels') or {}) and matches_fields(
-            self.field_selector, obj
-        )
-
-    def event_for(self, typ, resource, obj, old):
-        """The event this watch sees for a change, or None. As in the API server's watch cache, an
-        object that starts matching the selectors is ADDED and one that stops matching is DELETED."""
-        now = self.wants(resource, obj)
-        if typ != 'MODIFIED':
-            return typ if now else None
-        before = self.wants(resource, old) if old is not None else now
-        if now and before:
-            return 'MODIFIED'
-        if now:
-            return 'ADDED'
-        if before:
-            return 'DELETED'
-        return None
-
-    def close(self):
-        if self in self.store.watches:
-            self.store.watches.remove(self)
 
 
 class Store:
@@ -470,15 +431,6 @@ class Store:
         for ref in old['metadata'].get('ownerReferences') or []:
             self.defer(self._finish_foreground, ref.get('uid'))
         return gone
-
-    def _check_preconditions(self, resource, name, old, preconditions):
-        if preconditions:
-            if preconditions.get('uid') and preconditions['uid'] != old['metadata']['uid']:
-                raise ApiError.conflict(resource, name, 'Precondition failed: UID in precondition')
-            rv = preconditions.get('resourceVersion')
-            if rv and rv != old['metadata']['resourceVersion']:
-                raise ApiError.conflict(resource, name,
-                                        'Precondition failed: ResourceVersion in precondition')
 
     # ---- the garbage collector ---------------------------------------------------------------
     def _dependents(self, owner_uid):
