@@ -1,4 +1,5 @@
-"""Admission: defaulting (idempotent, applied to templates) and validation (422 with causes)."""
+"""The strategies (the resource rows' hooks, run by `resources.admit`): defaulting (idempotent,
+applied to templates) and validation (422 with causes)."""
 
 import copy
 
@@ -8,7 +9,7 @@ from tests.kubesim.apiserver.strategies.podspec import image_pull_policy
 from tests.kubesim.apiserver.registry.resources import admit
 from tests.kubesim.machinery.errors import ApiError
 
-from .harness import daemonset, deployment, statefulset
+from ..controllers.harness import daemonset, deployment, statefulset
 
 pytestmark = pytest.mark.unit
 

@@ -1,6 +1,6 @@
 """The Go-type round trip (gotypes.py), the protobuf codec (protobuf.py, protowire.py), what container
-commands do (controllers/programs.py) and the HPA conversion (apiserver/strategies/autoscaling.py):
-pure functions."""
+commands do (kubelet/programs.py) and the HPA conversion (apiserver/strategies/autoscaling.py): pure
+functions."""
 
 import pytest
 
