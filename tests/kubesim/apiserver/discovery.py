@@ -1,5 +1,5 @@
 """The discovery documents (APIVersions, APIGroupList, APIResourceList, OpenAPI v3) built from
-the resource table in resources.py."""
+the resource table in registry/resources.py."""
 
 from .registry.resources import RESOURCES, groups
 

@@ -2,10 +2,11 @@
 sigs.k8s.io/structured-merge-diff (typed/compare.go, typed/tofieldset.go, typed/merge.go,
 merge/update.go) and apiserver's fieldmanager.
 
-Objects are walked with their Go types (gotypes_table.py) and the server-side apply markers of
-`k8s.io/api` (`LIST_TYPES`, `ATOMIC_STRUCTS`): structs and maps are granular unless atomic; a list
-is atomic (one value) unless `+listType=map` (items by their `+listMapKey`s: `k:{"name":"app"}`)
-or `set` (items by value: `v:"x"`); scalars, Quantities, times and raw extensions are leaves.
+Objects are walked with their Go types (machinery/gotypes_table.py) and the server-side apply
+markers of `k8s.io/api` (`LIST_TYPES`, `ATOMIC_STRUCTS`): structs and maps are granular unless
+atomic; a list is atomic (one value) unless `+listType=map` (items by their `+listMapKey`s:
+`k:{"name":"app"}`) or `set` (items by value: `v:"x"`); scalars, Quantities, times and raw
+extensions are leaves.
 
 A field set is a Python set of paths, each a tuple of path elements as FieldsV1 writes them
 (`f:spec`, `f:replicas`, `k:{"name":"app"}`, `v:"finalizer"`); `to_fields_v1` and

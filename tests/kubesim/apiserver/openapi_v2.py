@@ -2,8 +2,8 @@
 asks for (`application/com.github.proto-openapi.spec.v2@v1.0+protobuf`, the gnostic OpenAPIv2
 messages of github.com/google/gnostic-models `openapiv2/OpenAPIv2.proto`).
 
-The definitions come from the Go struct facts of gotypes_table.py, named by Go package as the
-API server names them (`io.k8s.api.apps.v1.Deployment`,
+The definitions come from the Go struct facts of machinery/gotypes_table.py, named by Go package
+as the API server names them (`io.k8s.api.apps.v1.Deployment`,
 `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`): properties with their types (integers with
 format int32/int64), `$ref`s to other structs, `x-kubernetes-group-version-kind` on the served
 kinds and their lists, and `x-kubernetes-patch-strategy`/`x-kubernetes-patch-merge-key` where the

@@ -1,5 +1,6 @@
 """The typed round-trip: a body is read as the API server's decoder reads it into Go structs and
-written back as its encoder writes them (gotypes.py, with the struct facts of gotypes_table.py).
+written back as its encoder writes them (machinery/gotypes.py, with the struct facts of
+machinery/gotypes_table.py).
 
 - a field no Go struct declares is dropped (and reported, for `fieldValidation`);
 - a null is a nil pointer, slice or map (or a zero value): omitted when the field has

@@ -12,7 +12,7 @@ omitempty, `z` omitzero, `i` an embedded struct whose fields are inlined in JSON
 `meta.v1.TypeMeta` carries no protobuf number: its fields travel in the protobuf envelope). `LIST_TYPES` and
 `ATOMIC_STRUCTS` are the server-side apply markers of the same sources (`+listType=map|set`
 with its `+listMapKey`s, `+mapType=atomic`, `+structType=atomic`; a list without a marker is
-atomic). Read by gotypes.py, openapi_v2.py, protobuf.py and fieldmanager.py.
+atomic). Read by gotypes.py, protobuf.py, apiserver/openapi_v2.py and apiserver/fieldmanager.py.
 """
 
 TYPES = {

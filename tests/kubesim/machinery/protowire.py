@@ -1,7 +1,7 @@
 """The protobuf wire format, generically: varints, tags, length-delimited fields, fixed 64-bit
 values. Messages are written as bytes from (field number, value) pieces and read back as a list of
 (field number, wire type, value); what the fields mean is the caller's table (gotypes_table.py for
-Kubernetes objects, openapi_v2.py for the OpenAPI v2 document).
+Kubernetes objects, apiserver/openapi_v2.py for the OpenAPI v2 document).
 """
 
 import struct

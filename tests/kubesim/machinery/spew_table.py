@@ -11,7 +11,7 @@ struct whose fields are inlined (and for the unexported fields of `resource.Quan
 `intstr.IntOrString` and the types under them, which spew.py fills from the JSON value). `NAMED`
 maps every other named type to the type it is declared as. Pointer, slice and map types are
 spelled as Go spells them (`*int64`, `[]v1.Container`, `map[string]string`). Read by spew.py;
-tests/unit/kubesim/test_spew.py checks these against gotypes_table.py.
+tests/unit/kubesim/machinery/test_spew.py checks these against gotypes_table.py.
 """
 
 STRUCTS = {

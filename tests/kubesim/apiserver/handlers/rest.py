@@ -178,7 +178,7 @@ class RestHandlers:
 
     @staticmethod
     def _typed(request, route, obj, *, patch_type=None, patch_body=None):
-        """The typed round-trip (typed.py) and `fieldValidation` (default Warn): unknown fields are
+        """The typed round-trip (../typed.py) and `fieldValidation` (default Warn): unknown fields are
         dropped, with a Warning each (Warn), an error (Strict) or silently (Ignore); a value the
         decoder refuses is an error. Returns the normalised object and the Warning header values.
 
