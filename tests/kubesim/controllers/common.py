@@ -6,9 +6,9 @@ import json
 import math
 import random
 
+from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
 from ..machinery import spew
 from ..machinery.errors import ApiError
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
 from ..machinery.selectors import matches_labels
 
 # Kubernetes' alphabet for generated name suffixes and encoded hashes (no vowels, no look-alikes).

@@ -27,6 +27,8 @@ import logging
 import re
 import time
 
+from .. import timeline
+from ..kubelet.kubelet import Kubelet
 from ..machinery.errors import ApiError
 from .common import is_pod_ready
 from .daemonset import DaemonSetController
@@ -34,11 +36,9 @@ from .deployment import DeploymentController
 from .events import EventRecorder
 from .hpa import HorizontalPodAutoscalerController
 from .index import ObjectIndex
-from ..kubelet.kubelet import Kubelet
-from .resourcequota import ResourceQuotaController
 from .replicaset import ReplicaSetController, ReplicationControllerController
+from .resourcequota import ResourceQuotaController
 from .statefulset import StatefulSetController
-from .. import timeline
 
 __all__ = ['ControllerManager']
 

@@ -8,8 +8,8 @@ the store).
 It runs as a store listener, so its work starts right after the namespace is marked.
 """
 
-from ..machinery.errors import ApiError
 from ..apiserver.registry.resources import RESOURCES
+from ..machinery.errors import ApiError
 
 
 class NamespaceController:

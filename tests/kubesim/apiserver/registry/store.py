@@ -19,9 +19,9 @@ import itertools
 import uuid
 
 from ...machinery.errors import ApiError
+from ...machinery.selectors import matches_fields, matches_labels
 from .resources import strategy
 from .watch import Watch
-from ...machinery.selectors import matches_fields, matches_labels
 
 _SCALARS = (str, int, float, bool, type(None))
 
