@@ -67,7 +67,7 @@ integration: setup
 	$(BIN)/python -m pytest -m integration $(PYTEST_ARGS)
 
 kubesim-tests: setup
-	$(BIN)/python -m pytest tests/unit/kubesim tests/unit/kubesim_controllers tests/kubesim_api tests/conformance $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests/unit/kubesim tests/kubesim_api tests/conformance $(PYTEST_ARGS)
 
 sanity: setup
 	@scripts/sanity

@@ -69,7 +69,7 @@ def machine():
 
 def _kubesim_version():
     try:
-        from tests.kubesim.discovery import SERVER_VERSION
+        from tests.kubesim.apiserver.discovery import SERVER_VERSION
     except ImportError:
         return None
     return SERVER_VERSION.get('gitVersion')

@@ -24,7 +24,7 @@ def test_server_version_is_the_one_kubesim_presents(kube, cluster):
     assert abs(int(server['minor']) - int(client['minor'])) <= 1
     assert 'WARNING' not in kube('version').stderr
     if is_kubesim(cluster):
-        from tests.kubesim.discovery import KUBERNETES_MINOR
+        from tests.kubesim.apiserver.discovery import KUBERNETES_MINOR
 
         assert server['gitVersion'] == f'v1.{KUBERNETES_MINOR}.0'
 
@@ -111,10 +111,11 @@ def test_statefulset_revision_names_hash_the_raw_data(kube):
 def test_pod_template_hashes_are_the_controllers(kube):
     # The pod-template-hash of a Deployment's ReplicaSet and the hash in a DaemonSet's revision
     # name are controller.ComputeHash of the template the API server stored, printed as its Go
-    # value (tests/kubesim/spew.py; tests/unit/kubesim/test_spew.py checks it against hashes Go
-    # computed). The Go structs are those of one minor version: another prints other fields.
+    # value (tests/kubesim/machinery/spew.py; tests/unit/kubesim/machinery/test_spew.py checks it
+    # against hashes Go computed). The Go structs are those of one minor version: another prints
+    # other fields.
     from tests.kubesim.controllers.common import compute_hash
-    from tests.kubesim.discovery import KUBERNETES_MINOR
+    from tests.kubesim.apiserver.discovery import KUBERNETES_MINOR
 
     server = json.loads(kube('version', '-o', 'json').stdout)['serverVersion']
     if int(server['minor'].rstrip('+')) != KUBERNETES_MINOR:
@@ -131,7 +132,7 @@ def test_pod_template_hashes_are_the_controllers(kube):
     assert [rs['metadata']['name'] for rs in current] == [f'web-{pod_hash}']
     assert current[0]['metadata']['labels']['pod-template-hash'] == pod_hash
     # the hash Go computes for the template `kubectl create deployment web --image=nginx:1.25`
-    # leaves, then `set resources` (both in tests/unit/kubesim/template_hashes.json)
+    # leaves, then `set resources` (both in tests/unit/kubesim/machinery/template_hashes.json)
     first = [rs for rs in kube.items('rs', '-l', 'app=web') if rs['metadata']['name'] != f'web-{pod_hash}']
     assert [rs['metadata']['name'] for rs in first] == ['web-7bfb4bc78d']
 

@@ -27,7 +27,7 @@ unauthenticated requests get their 401, not a fault.
 
 import random
 
-from . import resources
+from .apiserver.registry import resources
 
 ACTIONS = ('429', '500', '503', 'drop')
 # setting -> what happens to the answer of a write that was applied

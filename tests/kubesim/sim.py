@@ -19,12 +19,16 @@ import threading
 
 from aiohttp import web
 
-from . import namespaces, quota, resources, serviceaccounts
-from .controllers import ControllerManager
+from .apiserver.admission import serviceaccount as serviceaccount_admission
+from .apiserver.kubeconfig import write_kubeconfig
+from .apiserver.registry import resources
+from .apiserver.registry.store import Store
+from .apiserver.server import ApiServer
+from .controllers import resourcequota
+from .controllers.manager import ControllerManager
+from .controllers.namespace import NamespaceController
+from .controllers.serviceaccount import ServiceAccountsController
 from .faults import Faults
-from .kubeconfig import write_kubeconfig
-from .server import ApiServer
-from .store import Store
 
 INITIAL_NAMESPACES = ('default', 'kube-system', 'kube-public')
 START_TIMEOUT = 10
@@ -68,15 +72,16 @@ class KubeSim:
         store = self.store = Store()
         store.admission = resources.admit
         store.encoder = resources.encode
-        store.validating_admission.append(quota.check)
+        store.validating_admission.append(resourcequota.check)
         ssl_context = None
         if self.tls:
-            from .tls import Certificates  # cryptography is only imported when TLS is wanted
+            from .apiserver.tls import Certificates  # cryptography is only imported when TLS is wanted
 
             self.certificates = Certificates()
             ssl_context = self.certificates.server_context(self.auth_options['client_certs'])
-        serviceaccounts.ServiceAccounts(store, self.ca_pem).attach()
-        namespaces.NamespaceController(store).attach()
+        store.mutating_admission.append(serviceaccount_admission.admit)
+        ServiceAccountsController(store, self.ca_pem).attach()
+        NamespaceController(store).attach()
         for name in INITIAL_NAMESPACES:
             store.create('/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': name}})
         if self.request_log_path:

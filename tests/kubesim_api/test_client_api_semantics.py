@@ -63,7 +63,7 @@ def test_a_new_statefulset_reads_back_through_the_typed_client(kubesim):
 def test_a_deployment_from_the_typed_client_gets_the_controllers_pod_template_hash(kubesim):
     # The same template `kubectl create deployment web --image=nginx:1.25` sends, as JSON from the
     # Python client: the ReplicaSet is named with the hash Go computes for the stored template
-    # (tests/unit/kubesim/template_hashes.json), and `0.5` CPU is stored as `500m`.
+    # (tests/unit/kubesim/machinery/template_hashes.json), and `0.5` CPU is stored as `500m`.
     import kubernetes
     from kubernetes import client
 

@@ -106,7 +106,7 @@ def test_watch_list_sends_initial_events_then_a_bookmark(kubesim, http):
 
 def test_too_old_resource_version_is_an_expired_error_event(kubesim, http):
     def churn():
-        from tests.kubesim import store as store_module
+        from tests.kubesim.apiserver.registry import store as store_module
 
         for i in range(store_module.EVENT_HISTORY + 10):
             kubesim.store.create('/configmaps', {'metadata': {'name': f'c{i}', 'namespace': 'default'}})
@@ -200,7 +200,7 @@ def _raw_get(kubesim, path):
 
 
 def test_protobuf_watch_replays_changes_errors_and_bookmarks(kubesim, http):
-    from tests.kubesim import protobuf
+    from tests.kubesim.machinery import protobuf
 
     _, _, first = http.post(CMS, configmap('a'))
     http.patch(f'{CMS}/a', {'data': {'k': 'v2'}}, content_type='application/merge-patch+json')
@@ -228,8 +228,8 @@ def test_protobuf_watch_replays_changes_errors_and_bookmarks(kubesim, http):
 
 
 def test_protobuf_watch_too_old_is_a_status_error_event(kubesim):
-    from tests.kubesim import protobuf
-    from tests.kubesim import store as store_module
+    from tests.kubesim.machinery import protobuf
+    from tests.kubesim.apiserver.registry import store as store_module
 
     def churn():
         for i in range(store_module.EVENT_HISTORY + 10):

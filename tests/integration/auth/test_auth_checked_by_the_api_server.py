@@ -22,9 +22,9 @@ import subprocess
 import pytest
 import yaml
 
-from tests.kubesim.kubeconfig import kubeconfig as kubeconfig_of
-from tests.kubesim.server import READONLY_USER, token_fingerprint
-from tests.kubesim.tls import Certificates
+from tests.kubesim.apiserver.kubeconfig import kubeconfig as kubeconfig_of
+from tests.kubesim.apiserver.authentication import READONLY_USER, token_fingerprint
+from tests.kubesim.apiserver.tls import Certificates
 
 from ..conftest import BIN, CALLBACKS, ROOT, Kube, read_log, task, workload
 from .test_exec_credentials_and_secrets import plugin

@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from tests.hostile.fixtures import hostile_server  # noqa: F401  (fixture)
-from tests.kubesim.kubeconfig import kubeconfig as kubeconfig_of
-from tests.kubesim.tls import Certificates
+from tests.kubesim.apiserver.kubeconfig import kubeconfig as kubeconfig_of
+from tests.kubesim.apiserver.tls import Certificates
 
 from ..conftest import BIN, CALLBACKS, ROOT, Kube, task, workload
 from ..rc import Rcs, rc_manifest

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.kubesim.kubeconfig import write_kubeconfig
+from tests.kubesim.apiserver.kubeconfig import write_kubeconfig
 
 from ..conftest import Kube, task, workload
 from ..rc import Rcs, rc_manifest

@@ -5,7 +5,7 @@ import socket
 
 import pytest
 
-from tests.kubesim.kubeconfig import write_kubeconfig
+from tests.kubesim.apiserver.kubeconfig import write_kubeconfig
 
 from ..conftest import Kube, task, workload
 

@@ -10,7 +10,7 @@ import yaml
 
 from tests.hostile.fixtures import hostile_server  # noqa: F401  (fixture)
 from tests.hostile.server import COLLECTION_PATH, OBJECT_PATH
-from tests.kubesim.kubeconfig import kubeconfig as kubeconfig_of
+from tests.kubesim.apiserver.kubeconfig import kubeconfig as kubeconfig_of
 
 from ..conftest import Kube, entry, image_of, read_log, task, workload
 from ..rc import Rcs, rc_manifest

@@ -6,10 +6,10 @@ import json
 import math
 import random
 
-from .. import spew
-from ..errors import ApiError
-from ..fieldmanager import CONTROLLER_MANAGER, recorder
-from ..selectors import matches_labels
+from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..machinery import spew
+from ..machinery.errors import ApiError
+from ..machinery.selectors import matches_labels
 
 # Kubernetes' alphabet for generated name suffixes and encoded hashes (no vowels, no look-alikes).
 SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789'
@@ -90,8 +90,8 @@ def controller_revision_hash(data, collision_count=0):
 
 def compute_hash(template, collision_count=None):
     """A pod template's hash as controller.ComputeHash computes it (controller_utils.go): FNV-1a,
-    32 bits, over the template's Go value as `dump.ForHash` prints it (spew.py), then, when the
-    status has a collision count (0 included, a pointer in Go), 8 bytes holding it as a
+    32 bits, over the template's Go value as `dump.ForHash` prints it (machinery/spew.py), then,
+    when the status has a collision count (0 included, a pointer in Go), 8 bytes holding it as a
     little-endian uint32 and 4 zero bytes; the decimal of the sum, safe-encoded (at most 10
     characters of "4-9bcdf")."""
     return _template_hash(canonical_json(template or {}), collision_count)

@@ -8,14 +8,14 @@ scheduler binds it. Revisions are ControllerRevisions whose hash is also the pod
 (or surges up to `maxSurge` new pods first); OnDelete waits for someone to delete old pods.
 """
 
-from ..errors import ApiError
-from ..fieldmanager import CONTROLLER_MANAGER, recorder
-from ..selectors import selector_from_label_selector_object
+from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..machinery.errors import ApiError
+from ..machinery.selectors import selector_from_label_selector_object
 from . import history
-from .events import WARNING
 from .common import (claim, compute_hash, create_with_random_name, creation_key, is_deleting,
                      is_pod_ready, labels_of, name_of, ns_of, omit_zero, pod_from_template, pod_phase,
                      scaled_value, semantic_equal, uid_of)
+from .events import WARNING
 
 TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation'
 # The tolerations every DaemonSet pod gets (AddOrUpdateDaemonPodTolerations), in its order; pods on

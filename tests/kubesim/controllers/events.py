@@ -10,8 +10,8 @@ grows and `lastTimestamp` moves, as the recorder's correlator does. Events are n
 
 import time
 
-from ..errors import ApiError
-from ..store import now_rfc3339
+from ..apiserver.registry.store import now_rfc3339
+from ..machinery.errors import ApiError
 from .common import name_of, ns_of, uid_of
 
 NORMAL, WARNING = 'Normal', 'Warning'

@@ -7,8 +7,8 @@ also what `kubectl rollout undo` sends and what kubectl compares byte for byte.
 
 import copy
 
-from ..errors import ApiError
-from ..selectors import selector_from_label_selector_object
+from ..machinery.errors import ApiError
+from ..machinery.selectors import selector_from_label_selector_object
 from .common import claim, controller_ref, creation_key, name_of, ns_of, semantic_equal, sorted_json
 
 RESOURCE = 'apps/controllerrevisions'

@@ -23,11 +23,11 @@ lastScaleTime and the conditions AbleToScale, ScalingActive and ScalingLimited.
 
 import math
 
-from ..errors import ApiError
-from ..fieldmanager import CONTROLLER_MANAGER, recorder
-from ..quantity import format_quantity, parse_quantity
-from ..selectors import matches_labels, selector_from_label_selector_object
-from ..store import now_rfc3339
+from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.registry.store import now_rfc3339
+from ..machinery.errors import ApiError
+from ..machinery.quantity import format_quantity, parse_quantity
+from ..machinery.selectors import matches_labels, selector_from_label_selector_object
 from .common import is_deleting, is_pod_ready, name_of, ns_of, pod_phase, uid_of
 from .events import NORMAL, WARNING
 

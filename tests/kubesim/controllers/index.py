@@ -7,8 +7,8 @@ and within passes by the store's events, and copies only what a caller selects: 
 plus the orphans its selector matches (all that adoption needs).
 """
 
-from ..resources import strategy
-from ..selectors import matches_labels
+from ..apiserver.registry.resources import strategy
+from ..machinery.selectors import matches_labels
 
 
 def json_copy(value):

@@ -13,10 +13,10 @@ import math
 import re
 import time
 
-from ..errors import ApiError
-from ..fieldmanager import CONTROLLER_MANAGER, recorder
-from ..selectors import matches_labels, selector_from_label_selector_object
-from ..store import now_rfc3339
+from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.registry.store import now_rfc3339
+from ..machinery.errors import ApiError
+from ..machinery.selectors import matches_labels, selector_from_label_selector_object
 from .common import (claim, controller_of, create_with_random_name, is_deleting, is_pod_active,
                      is_pod_ready, labels_of, name_of, ns_of, omit_zero, pod_condition, pod_from_template,
                      pod_phase, template_labels_match, uid_of)

@@ -11,13 +11,13 @@ when someone deletes it. Revisions live in ControllerRevisions (see history.py).
 
 import re
 
-from ..errors import ApiError
-from ..fieldmanager import CONTROLLER_MANAGER, recorder
-from ..selectors import selector_from_label_selector_object
+from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..machinery.errors import ApiError
+from ..machinery.selectors import selector_from_label_selector_object
 from . import history
-from .events import WARNING
 from .common import (claim, controller_revision_hash, is_deleting, is_pod_ready, labels_of, name_of, ns_of,
                      pod_from_template, pod_phase, scaled_value, uid_of)
+from .events import WARNING
 
 POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name'
 POD_INDEX_LABEL = 'apps.kubernetes.io/pod-index'

@@ -8,7 +8,7 @@ paused conditions, then either `sync_scale` (paused or a scaling event: scale on
 so watchers see each step.
 """
 
-from ...selectors import selector_from_label_selector_object
+from ...machinery.selectors import selector_from_label_selector_object
 from ..common import claim, is_deleting, ns_of, uid_of
 from .progress import ProgressMixin
 from .recreate import RecreateMixin

@@ -1,6 +1,6 @@
 """client.Transport on real sockets: keep-alive, chunked watch streams, proxies, TLS names, failures.
 
-Small servers on 127.0.0.1 (http.server, plus a CONNECT proxy and TLS from tests/kubesim/tls.py)
+Small servers on 127.0.0.1 (http.server, plus a CONNECT proxy and TLS from tests/kubesim/apiserver/tls.py)
 see exactly what the client sends.
 """
 
@@ -19,7 +19,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.api import client 
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import ApiClient
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.connection.settings import Connection
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ConnectionFailure
-from tests.kubesim.tls import Certificates
+from tests.kubesim.apiserver.tls import Certificates
 
 pytestmark = [pytest.mark.unit, pytest.mark.timeout(30)]
 

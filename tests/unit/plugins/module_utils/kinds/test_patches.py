@@ -4,9 +4,9 @@ import jsonpatch
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
-from tests.kubesim import patch as kube_patch
-from tests.kubesim import typed
-from tests.kubesim.errors import ApiError
+from tests.kubesim.machinery import patch as kube_patch
+from tests.kubesim.apiserver import typed
+from tests.kubesim.machinery.errors import ApiError
 
 from tests.support.manifests import (
     controller_revision,

@@ -21,7 +21,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.api.connection.exe
     ExecCredentialError,
     ExecCredentialProvider,
 )
-from tests.kubesim.tls import Certificates
+from tests.kubesim.apiserver.tls import Certificates
 
 pytestmark = pytest.mark.unit
 

@@ -1,0 +1,102 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The record a release keeps on every workload it writes, so that a release outlives its runner.
+
+The annotation ``kubeops.rollout/release`` is written in the same request as the new images and
+removed when the release ends (success, or put back). It holds, as JSON: the release ``id``, the
+``images`` it wrote, what the workload had before (``template``, ``changeCause``), the
+``generation`` its write produced, the ``lease`` (namespace/name of the Lease the runner holds while
+it works), the ``runner`` and when it ``started``.
+
+A record is acted on only when it belongs to the workload as it is now: the current template is the
+recorded one with the recorded images, at the recorded generation. A record copied onto a ReplicaSet
+or a ControllerRevision and brought back by an undo, a workload edited since, or a record that does
+not parse, fails that check and is never acted on (``check`` says what differs).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import hashlib
+import json
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
+
+RECORD_ANNOTATION = 'kubeops.rollout/release'
+# The Leases of releases: one per release, named after its id.
+LEASE_PREFIX = 'kubeops-release-'
+LEASE_SECONDS = 30
+
+
+def release_id(targets, change_cause=None):
+    """The id of a release: what it writes (each workload's images) and its change-cause, so that
+    the same task run again is the same release."""
+    text = json.dumps([[t.label(), sorted(t.images.items())] for t in targets] + [change_cause or ''],
+                      sort_keys=True)
+    return 'r-' + hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]
+
+
+def record_text(release, workload, images, generation, lease, runner, started):
+    """The record written with the images onto ``workload`` (as read before the write)."""
+    return json.dumps({
+        'id': release, 'images': dict(sorted(images.items())), 'template': workload.template,
+        'changeCause': workload.annotations.get(patches.CHANGE_CAUSE_ANNOTATION), 'generation': generation,
+        'lease': lease, 'runner': runner, 'started': started,
+    }, sort_keys=True, separators=(',', ':'))
+
+
+def text_of(obj):
+    """The record annotation's text on ``obj``, or None."""
+    return ((obj.get('metadata') or {}).get('annotations') or {}).get(RECORD_ANNOTATION)
+
+
+def parse(text):
+    """(record, problem): the record as a dict when its shape is right, else None and what is wrong."""
+    try:
+        record = json.loads(text)
+    except ValueError:
+        return None, 'it is not JSON'
+    if not isinstance(record, dict):
+        return None, 'it is not a JSON object'
+    wrong = [key for key, kind in (('id', str), ('images', dict), ('template', dict), ('generation', int),
+                                   ('lease', str)) if not isinstance(record.get(key), kind)]
+    if 'images' not in wrong and not all(isinstance(k, str) and isinstance(v, str)
+                                         for k, v in record['images'].items()):
+        wrong.append('images')
+    if wrong:
+        verb = 'is' if len(wrong) == 1 else 'are'
+        return None, 'its %s %s missing or of the wrong type' % (', '.join(wrong), verb)
+    return record, None
+
+
+def check(workload):
+    """(record, problem) of ``workload`` (as read): (None, None) without a record; a record that
+    belongs to it as it is now; or None and why it is not acted on."""
+    text = text_of(workload.obj)
+    if text is None:
+        return None, None
+    record, problem = parse(text)
+    if problem:
+        return None, problem
+    generation = workload.metadata.get('generation')
+    if generation != record['generation']:
+        return None, ('it was written at generation %s and the workload is at generation %s: its spec '
+                      'changed since (an edit, or an undo that brought an old record back)'
+                      % (record['generation'], generation))
+    try:
+        expected = patches.imaged_template(record['template'], record['images'])
+    except (patches.UnknownContainer, AttributeError, TypeError):
+        return None, 'its images name containers its template does not have'
+    if not revisions.templates_equal(expected, workload.template):
+        return None, 'the workload\'s template is not the recorded one with the recorded images'
+    return record, None
+
+
+def clear_command(workload):
+    """The kubectl command that removes the record (after checking the workload is as wanted)."""
+    return 'kubectl annotate %s %s -n %s %s-' % (workload.kind.lower(), workload.name, workload.namespace,
+                                                 RECORD_ANNOTATION)

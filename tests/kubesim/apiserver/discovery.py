@@ -1,0 +1,111 @@
+"""The discovery documents (APIVersions, APIGroupList, APIResourceList, OpenAPI v3) built from
+the resource table in registry/resources.py."""
+
+from .registry.resources import RESOURCES, groups
+
+# The one Kubernetes version kubesim presents (README: "Version"). Its defaults, validation, feature
+# gates and serialisation follow this version's API server and controllers.
+KUBERNETES_MINOR = 37
+SERVER_VERSION = {
+    'major': '1',
+    'minor': str(KUBERNETES_MINOR),
+    'emulationMajor': '1',
+    'emulationMinor': str(KUBERNETES_MINOR),
+    'minCompatibilityMajor': '1',
+    'minCompatibilityMinor': str(KUBERNETES_MINOR - 1),
+    'gitVersion': f'v1.{KUBERNETES_MINOR}.0',
+    'gitCommit': '0000000000000000000000000000000000000000',
+    'gitTreeState': 'clean',
+    'buildDate': '2026-08-01T00:00:00Z',
+    'goVersion': 'go1.25.0',
+    'compiler': 'gc',
+    'platform': 'linux/amd64',
+}
+
+
+def api_versions(server_address):
+    return {'kind': 'APIVersions', 'versions': ['v1'],
+            'serverAddressByClientCIDRs': [{'clientCIDR': '0.0.0.0/0', 'serverAddress': server_address}]}
+
+
+def api_group(name):
+    """The group's versions, the preferred (the version its objects are stored in) first."""
+    stored = {r.version for r in RESOURCES if r.group == name and r.to_version is None}
+    ordered = sorted(groups()[name], key=lambda v: (v not in stored, v))
+    versions = [{'groupVersion': f'{name}/{v}', 'version': v} for v in ordered]
+    return {'kind': 'APIGroup', 'apiVersion': 'v1', 'name': name, 'versions': versions,
+            'preferredVersion': versions[0]}
+
+
+def api_group_list():
+    return {'kind': 'APIGroupList', 'apiVersion': 'v1',
+            'groups': [{k: v for k, v in api_group(g).items() if k not in ('kind', 'apiVersion')}
+                       for g in groups()]}
+
+
+def api_resource_list(group, version):
+    """None when the group/version is not served."""
+    members = [r for r in RESOURCES if r.group == group and r.version == version]
+    if not members:
+        return None
+    resources = []
+    for r in members:
+        resources.extend(r.api_resources())
+    gv = f'{group}/{version}' if group else version
+    return {'kind': 'APIResourceList', 'apiVersion': 'v1', 'groupVersion': gv, 'resources': resources}
+
+
+# ---- OpenAPI v3 ----------------------------------------------------------------------------
+# kubectl reads OpenAPI v3 only to learn that PATCH takes `fieldValidation` (then it validates on
+# the server instead of downloading schemas); for patch strategies it falls back to its compiled-in
+# types. So each group-version document lists the PATCH operations, with no component schemas.
+
+_PATCH_PARAMETERS = [
+    {'name': name, 'in': 'query', 'schema': {'type': typ, 'uniqueItems': True}}
+    for name, typ in (('dryRun', 'string'), ('fieldManager', 'string'), ('fieldValidation', 'string'),
+                      ('force', 'boolean'))
+]
+
+
+def _gv_path(group, version):
+    return f'apis/{group}/{version}' if group else f'api/{version}'
+
+
+def openapi_v3_document(group, version):
+    """The OpenAPI v3 document of one group-version, or None if not served."""
+    members = [r for r in RESOURCES if r.group == group and r.version == version]
+    if not members:
+        return None
+    paths = {}
+    for r in members:
+        scope = '/namespaces/{namespace}' if r.namespaced else ''
+        gvk = {'group': r.group, 'version': r.version, 'kind': r.kind}
+        paths[f'/{_gv_path(group, version)}{scope}/{r.plural}/{{name}}'] = {
+            'patch': {
+                'operationId': f'patch{"Namespaced" if r.namespaced else ""}{r.kind}',
+                'x-kubernetes-action': 'patch',
+                'x-kubernetes-group-version-kind': gvk,
+                'parameters': _PATCH_PARAMETERS,
+                'requestBody': {'content': {t: {'schema': {'type': 'object'}} for t in (
+                    'application/json-patch+json', 'application/merge-patch+json',
+                    'application/strategic-merge-patch+json')}, 'required': True},
+                'responses': {'200': {'description': 'OK'}, '201': {'description': 'Created'}},
+            },
+        }
+    info = {'title': 'Kubernetes (kubesim)', 'version': SERVER_VERSION['gitVersion']}
+    return {'openapi': '3.0.0', 'info': info, 'paths': paths, 'components': {'schemas': {}}}
+
+
+def openapi_v3_root():
+    """/openapi/v3: where each group-version's document lives (the hash lets clients cache it)."""
+    import hashlib
+    import json
+
+    paths = {}
+    gvs = sorted({(r.group, r.version) for r in RESOURCES})
+    for group, version in gvs:
+        doc = json.dumps(openapi_v3_document(group, version), sort_keys=True).encode()
+        digest = hashlib.sha512(doc).hexdigest().upper()
+        paths[_gv_path(group, version)] = {
+            'serverRelativeURL': f'/openapi/v3/{_gv_path(group, version)}?hash={digest}'}
+    return {'paths': paths}

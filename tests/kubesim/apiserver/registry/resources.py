@@ -1,0 +1,242 @@
+"""Every resource kubesim serves and its per-kind facts: one row per resource, as the API server's
+per-kind strategy (registry/<group>/<kind>/strategy.go) holds them.
+
+A row says where the resource lives (group, version, plural: the URL path), whether it is
+namespaced, what discovery lists (short names, categories, subresources, verbs), whether writes
+track `metadata.generation`, what a delete propagates to by default, which strategy hooks default
+and validate it (functions of the strategies/ modules, run by `admit`) and which columns
+`kubectl get` prints (see tables.py). The HTTP router, the store, discovery, fault injection and
+the Table printer all read this table.
+"""
+
+import dataclasses
+from typing import Callable, Optional
+
+from ...machinery.errors import ApiError
+from .. import tables, typed
+from ..strategies import apps, autoscaling, coordination, core
+from ..strategies.validation import Errors, validate_annotations_size, validate_labels, validate_name
+
+ALL_VERBS = ('create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch')
+SUB_VERBS = ('get', 'patch', 'update')
+
+
+@dataclasses.dataclass(frozen=True)
+class Resource:
+    group: str  # '' for the core API
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool = True
+    short_names: tuple = ()
+    categories: tuple = ()
+    subresources: tuple = ()  # 'status', 'scale'
+    verbs: tuple = ALL_VERBS
+    # Whether spec writes bump `metadata.generation` (false for kinds without a spec to track).
+    generation: bool = True
+    # What a DELETE without propagationPolicy or orphanDependents does to dependents.
+    delete_propagation: str = 'Background'
+    # Admission hooks: defaulter(obj, old), validator(obj, old, errs), after_admit(obj, old).
+    defaulter: Optional[Callable] = None
+    validator: Optional[Callable] = None
+    after_admit: Optional[Callable] = None
+    # `kubectl get` columns: (name, type, priority, cell function) tuples.
+    columns: tuple = tuple(tables.DEFAULT)
+    # Field selector labels beyond metadata.name/namespace, when the kind registers its own field
+    # label conversion (then others are `field label not supported: X`); None: the generic one.
+    field_labels: Optional[tuple] = None
+    # Metadata fields a write to `/status` cannot change (its status strategy's PrepareForUpdate
+    # restores them from the stored object); every other metadata change is kept.
+    status_keeps: tuple = ()
+    # PrepareForCreate: the status a new object gets whatever the client sent, from the object
+    # (empty_status for the workload kinds); None keeps what was sent.
+    initial_status: Optional[Callable] = None
+    # A version the objects are not stored in: `to_version` converts a stored object into it,
+    # `from_version` converts one back (the storage version's row has neither).
+    to_version: Optional[Callable] = None
+    from_version: Optional[Callable] = None
+
+    def shown(self, obj):
+        """A stored object as this version shows it (as this version's Go type prints it)."""
+        if self.to_version is None:
+            return obj
+        return typed.encode(self.group, self.version, self.kind, self.to_version(obj))
+
+    def stored(self, obj):
+        """An object of this version as it is stored."""
+        return self.from_version(obj) if self.from_version is not None else obj
+
+    @property
+    def key(self):
+        """The store's resource key, e.g. 'apps/deployments' or '/pods'."""
+        return f'{self.group}/{self.plural}'
+
+    @property
+    def group_version(self):
+        return f'{self.group}/{self.version}' if self.group else self.version
+
+    @property
+    def singular(self):
+        return self.kind.lower()
+
+    @property
+    def qualified_kind(self):
+        """The kind as validation errors name it: 'Deployment.apps', 'Pod'."""
+        return f'{self.kind}.{self.group}' if self.group else self.kind
+
+    def api_resources(self):
+        """This resource's entries in an APIResourceList (the resource, then its subresources)."""
+        main = {'name': self.plural, 'singularName': self.singular, 'namespaced': self.namespaced,
+                'kind': self.kind, 'verbs': list(self.verbs)}
+        if self.short_names:
+            main['shortNames'] = list(self.short_names)
+        if self.categories:
+            main['categories'] = list(self.categories)
+        out = [main]
+        for sub in self.subresources:
+            entry = {'name': f'{self.plural}/{sub}', 'singularName': '', 'namespaced': self.namespaced,
+                     'kind': self.kind, 'verbs': list(SUB_VERBS)}
+            if sub == 'scale':
+                entry.update(group='autoscaling', version='v1', kind='Scale')
+            out.append(entry)
+        return out
+
+
+def empty_status(obj):
+    """The zero status the workload strategies (Deployment, ReplicaSet, StatefulSet, DaemonSet,
+    ReplicationController), Services and ResourceQuotas start from: the encoder prints its
+    fields without omitempty (`replicas: 0` ...)."""
+    return {}
+
+
+RESOURCES = [
+    Resource('', 'v1', 'namespaces', 'Namespace', namespaced=False, short_names=('ns',),
+             subresources=('status',), verbs=('create', 'delete', 'get', 'list', 'patch', 'update', 'watch'),
+             generation=False, defaulter=core.default_namespace, columns=tuple(tables.NAMESPACE),
+             initial_status=core.namespace_initial_status,
+             field_labels=('status.phase',)),
+    Resource('', 'v1', 'nodes', 'Node', namespaced=False, short_names=('no',), subresources=('status',),
+             generation=False, columns=tuple(tables.NODE), field_labels=('spec.unschedulable',)),
+    Resource('', 'v1', 'pods', 'Pod', short_names=('po',), categories=('all',),
+             subresources=('resize', 'status'),
+             defaulter=core.default_pod, validator=core.validate_pod_object,
+             columns=tuple(tables.POD), status_keeps=('ownerReferences',),
+             initial_status=core.pod_initial_status,
+             field_labels=('spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName',
+                           'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP',
+                           'status.podIPs', 'status.nominatedNodeName')),
+    # core/v1 ReplicationController keeps the pre-GC default (orphan) for compatibility.
+    Resource('', 'v1', 'replicationcontrollers', 'ReplicationController', short_names=('rc',),
+             categories=('all',), subresources=('scale', 'status'), delete_propagation='Orphan',
+             defaulter=core.default_rc, validator=core.validate_rc,
+             initial_status=empty_status, columns=tuple(tables.REPLICA_SET),
+             field_labels=('status.replicas',)),
+    Resource('', 'v1', 'resourcequotas', 'ResourceQuota', short_names=('quota',), subresources=('status',),
+             generation=False, validator=core.validate_resourcequota,
+             initial_status=empty_status, columns=tuple(tables.RESOURCE_QUOTA)),
+    Resource('', 'v1', 'events', 'Event', short_names=('ev',), generation=False, columns=tuple(tables.EVENT),
+             field_labels=('involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name',
+                           'involvedObject.uid', 'involvedObject.apiVersion',
+                           'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason',
+                           'reportingComponent', 'source', 'type')),
+    Resource('', 'v1', 'configmaps', 'ConfigMap', short_names=('cm',), generation=False,
+             columns=tuple(tables.CONFIG_MAP)),
+    Resource('', 'v1', 'secrets', 'Secret', generation=False, columns=tuple(tables.SECRET),
+             field_labels=('type',), defaulter=core.convert_secret, validator=core.validate_secret),
+    Resource('', 'v1', 'serviceaccounts', 'ServiceAccount', short_names=('sa',), generation=False),
+    Resource('', 'v1', 'services', 'Service', short_names=('svc',), categories=('all',),
+             subresources=('status',), generation=False, initial_status=empty_status),
+    Resource('coordination.k8s.io', 'v1', 'leases', 'Lease', generation=False,
+             validator=coordination.validate_lease, columns=tuple(tables.LEASE)),
+    Resource('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', short_names=('hpa',),
+             categories=('all',), subresources=('status',), defaulter=autoscaling.default,
+             validator=autoscaling.validate, initial_status=empty_status,
+             columns=tuple(tables.HORIZONTAL_POD_AUTOSCALER)),
+    Resource('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', short_names=('hpa',),
+             categories=('all',), subresources=('status',), columns=tuple(tables.HORIZONTAL_POD_AUTOSCALER),
+             to_version=autoscaling.to_v1, from_version=autoscaling.to_v2),
+    Resource('apps', 'v1', 'controllerrevisions', 'ControllerRevision', generation=False,
+             validator=apps.validate_controllerrevision, columns=tuple(tables.CONTROLLER_REVISION)),
+    Resource('apps', 'v1', 'daemonsets', 'DaemonSet', short_names=('ds',), categories=('all',),
+             subresources=('status',), defaulter=apps.default_daemonset,
+             validator=apps.validate_daemonset, after_admit=apps.daemonset_template_generation,
+             initial_status=empty_status,
+             columns=tuple(tables.DAEMON_SET)),
+    Resource('apps', 'v1', 'deployments', 'Deployment', short_names=('deploy',), categories=('all',),
+             subresources=('scale', 'status'), defaulter=apps.default_deployment,
+             validator=apps.validate_deployment, after_admit=apps.bump_deployment_generation,
+             initial_status=empty_status,
+             columns=tuple(tables.DEPLOYMENT), status_keeps=('labels',)),
+    Resource('apps', 'v1', 'replicasets', 'ReplicaSet', short_names=('rs',), categories=('all',),
+             subresources=('scale', 'status'), defaulter=apps.default_replicaset,
+             validator=apps.validate_replicaset, columns=tuple(tables.REPLICA_SET),
+             initial_status=empty_status),
+    Resource('apps', 'v1', 'statefulsets', 'StatefulSet', short_names=('sts',), categories=('all',),
+             subresources=('scale', 'status'), defaulter=apps.default_statefulset,
+             validator=apps.validate_statefulset, columns=tuple(tables.STATEFUL_SET),
+             initial_status=empty_status),
+]
+
+# Store key -> the row of the version objects are stored in.
+BY_KEY = {r.key: r for r in RESOURCES if r.to_version is None}
+# (group, version, plural) -> Resource, for routing.
+BY_PATH = {(r.group, r.version, r.plural): r for r in RESOURCES}
+
+
+def lookup(group, version, plural):
+    return BY_PATH.get((group, version, plural))
+
+
+def strategy(key):
+    """The row for a resource key; a namespaced, generation-tracking row with no hooks for keys
+    kubesim does not serve (unit tests store whatever they like)."""
+    found = BY_KEY.get(key)
+    if found is None:
+        group, _, plural = key.partition('/')
+        found = Resource(group, 'v1', plural, plural)
+    return found
+
+
+def admit(key, obj, old):
+    """The store's admission hook: default ``obj`` in place and validate it with the hooks of its
+    resource's row; ``old`` is the stored object on updates. Raises a 422 listing every invalid
+    field."""
+    row = strategy(key)
+    if row.defaulter is None and row.validator is None and row.initial_status is None:
+        return
+    if row.validator is not None and not isinstance(obj.get('spec', {}), dict):
+        raise ApiError.invalid(row.key, (obj.get('metadata') or {}).get('name', ''),
+                               [('spec', 'FieldValueInvalid', 'Invalid value: must be an object')],
+                               kind=row.qualified_kind)
+    if row.defaulter is not None:
+        row.defaulter(obj, old)
+    if old is None and row.initial_status is not None:
+        obj['status'] = row.initial_status(obj)
+    if row.validator is None:
+        return
+    errs = Errors()
+    if old is None:
+        validate_name(errs, obj)
+    validate_labels(errs, (obj.get('metadata') or {}).get('labels'), 'metadata.labels')
+    validate_annotations_size(errs, (obj.get('metadata') or {}).get('annotations'))
+    row.validator(obj, old, errs)
+    errs.raise_if_any(row, obj)
+    if row.after_admit is not None:
+        row.after_admit(obj, old)
+
+
+def groups():
+    """Non-core group name -> sorted versions."""
+    out = {}
+    for r in RESOURCES:
+        if r.group:
+            out.setdefault(r.group, set()).add(r.version)
+    return {g: sorted(v) for g, v in sorted(out.items())}
+
+
+def encode(key, obj):
+    """The store's encoder: ``obj`` as its kind's Go type prints it (typed.encode)."""
+    row = BY_KEY.get(key)
+    if row is None:
+        return obj
+    return typed.encode(row.group, row.version, row.kind, obj)
