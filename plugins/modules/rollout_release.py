@@ -20,8 +20,15 @@ description:
     problem fails the task with one message listing each workload that failed and why, and nothing is
     changed. A workload managed by Helm or Argo CD (their labels, annotations or C(managedFields)) gets
     a warning: their next upgrade or sync reverts the change."
-  - "B(Write) all the changes (strategic merge patches of absolute values, safe to repeat), keeping
-    each workload's pod template and change-cause exactly as the preflight read them."
+  - "B(Write) all the changes: per workload one JSON patch of the template with the new images, the
+    change-cause and the release record (the C(kubeops.rollout/release) annotation: the release id, the
+    images, the template and change-cause it had, the generation the write produced, the Lease of the
+    runner), guarded by the generation and annotations the preflight read. A change made by anyone in
+    between fails that workload (C(not written: it was changed by someone else since the preflight read
+    it)) and is never written over; a write whose answer was lost is recognised by its record and
+    counted as written. While it writes and waits, the run holds a Lease (C(coordination.k8s.io/v1),
+    C(kubeops-release-<id>) in the first workload's namespace, renewed every 10 s): another run of the
+    same release is refused while it lives."
   - "B(Wait) for all the rollouts at once, with the rules of M(kubeops.rollout.rollout_status), a
     progress line per workload as its state changes (at C(-v), when the task runs on the controller),
     and the early stop of I(fail_fast_seconds) for every kind. An C(OnDelete) StatefulSet has its pods
@@ -40,8 +47,21 @@ description:
     its C(outcome). C(changed) is true when anything was written, even if it was put back.
   - Check mode runs the preflight (the dry runs are the change, validated by the API server) and
     reports what would change; with C(--diff), the template diff per workload. Nothing persists.
-  - SIGINT or SIGTERM during the wait ends the task at once, reporting what was written; nothing is
-    left running.
+  - "A workload whose spec changes while the release waits for it or soaks it (someone else's edit, a
+    revert) fails the release as C(changed by someone else since the release wrote it) and is never
+    put back over that change."
+  - "B(A release survives its runner). SIGINT or SIGTERM (Ctrl-C, an AWX cancel) ends the task at once,
+    reporting what was written; every written workload keeps its release record. The same task run
+    again (the same workloads, images and change-cause, or the same I(release_id)) resumes the release:
+    it writes nothing more, waits, runs the gates and puts back on failure, or removes the records on
+    success. Any other release of a workload with a record is refused, naming the release, when and by
+    whom it started, with the two ways out: I(recover=resume) finishes the recorded release (its
+    images), I(recover=rollback) puts it back. A record is acted on only when the workload is as the
+    release left it (the recorded template with the recorded images, at the recorded generation); a
+    record that fails that check (an edit since, or an old record brought back by an undo) is never
+    acted on, and the refusal names the C(kubectl annotate) command that removes it."
+  - "A plain release refuses a workload with a canary in progress (the C(kubeops.rollout/canary)
+    annotation) or a StatefulSet partition above 0: it would leave pods on two versions."
   - "B(Canary), with I(canary): the same transaction in three calls, your verification between them.
     V(start) writes the new images together with a record of what each workload had (the
     C(kubeops.rollout/canary) annotation); a StatefulSet gets a partition so that only its
@@ -125,6 +145,19 @@ options:
         the whole release in one call.
     type: str
     choices: [start, promote, abort]
+  release_id:
+    description:
+      - The name of this release in the records it writes. Unset, derived from the workloads, their
+        images and change-causes, so that the same task run again is the same release.
+    type: str
+  recover:
+    description:
+      - What to do with the record of another release that did not finish (its runner stopped) on a
+        workload of this task. V(resume) finishes that release (its images - wait, gates, put back on
+        failure); V(rollback) puts every workload of this task that has a record back as the record
+        says. Unset, such a workload is refused.
+    type: str
+    choices: [resume, rollback]
   canary_ordinals:
     description:
       - With I(canary=start), how many of a StatefulSet's highest ordinals run the new images while the
@@ -355,6 +388,7 @@ diff:
 
 import signal  # noqa: E402
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_targets, strategies  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (  # noqa: E402
     ConnectionFailure,
@@ -387,6 +421,8 @@ ARGUMENT_SPEC = {
     'rollback': {'type': 'bool', 'default': True},
     'canary': {'type': 'str', 'choices': ['start', 'promote', 'abort']},
     'canary_ordinals': {'type': 'int', 'default': 1},
+    'release_id': {'type': 'str'},
+    'recover': {'type': 'str', 'choices': ['resume', 'rollback']},
 }
 ARGUMENT_SPEC.update(GATE_ARG_SPEC)
 ARGUMENT_SPEC.update(ANALYSIS_ARG_SPEC)
@@ -415,7 +451,8 @@ def main(runtime=None):
     try:
         options = release_targets.ReleaseOptions(
             params['atomic'], params['timeout'], params['rollback_timeout'], module.gate_options(),
-            module.module.check_mode, params['rollback'], params['canary'], params['canary_ordinals'])
+            module.module.check_mode, params['rollback'], params['canary'], params['canary_ordinals'],
+            params['release_id'], params['recover'])
         namespace = params['workload_namespace'] or module.namespace
         targets = release_targets.build_targets(params['workloads'], namespace, params['change_cause'])
         previous = None
@@ -448,11 +485,13 @@ def main(runtime=None):
         diffs = []
         for t in result.targets:
             if t.patch is not None and t.workload is not None:
-                before, after = release_targets.diff_of(t)
+                before, after = release_targets.diff_of(t, hidden=(release_record.RECORD_ANNOTATION,))
                 diffs.append({'before': before, 'after': after, 'before_header': t.label(),
                               'after_header': t.label()})
         if diffs:
             out['diff'] = diffs
+    if result.interrupted:
+        module.module.alert([result.message])
     module.module.show(result.lines)
     if result.failed:
         module.fail(result.message, **out)

@@ -22,6 +22,7 @@ import collections
 import importlib
 import json
 import os
+import sys
 
 from ansible.module_utils.common.parameters import remove_values
 from ansible.module_utils.parsing.convert_bool import boolean
@@ -135,6 +136,16 @@ class ControllerRuntime:
     def show(self, lines):
         for line in lines:
             display.display(remove_values(line, self.no_log_values))
+
+    def alert(self, lines):
+        """Straight to the terminal, at once: after SIGINT or SIGTERM ansible-playbook may be gone
+        before a displayed line or the task's result reaches it."""
+        try:
+            for line in lines:
+                sys.stderr.write(remove_values(line, self.no_log_values) + '\n')
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
 
     def exit_json(self, **result):
         raise ModuleExit(self._formatted(result))

@@ -71,7 +71,8 @@ class AnsibleRuntime(AnsibleModule):
     ``params`` (validated), ``check_mode``, ``diff``, ``env`` (the environment to read ``K8S_AUTH_*``
     and ``KUBECONFIG`` from), ``no_log_values`` (a set: every value in it is removed from the
     result), ``warn``, ``deprecate``, ``progress`` (a live progress line, at -v), ``show`` (lines of
-    the task's output at every verbosity, such as a release's summary) and ``exit_json`` /
+    the task's output at every verbosity, such as a release's summary), ``alert`` (lines printed at
+    once, even while the play is being interrupted) and ``exit_json`` /
     ``fail_json``, which do not return. Secrets inside option values (an inline kubeconfig's keys
     and tokens, credentials in proxy URLs) join ``no_log_values`` as soon as the options are read,
     so no output, not even a failure of option validation, shows them.
@@ -94,6 +95,10 @@ class AnsibleRuntime(AnsibleModule):
 
     def show(self, lines):
         """A module process cannot print: what it would show is in its result."""
+
+    def alert(self, lines):
+        """Lines that must reach the user at once (an interrupted release): a module process cannot
+        print, its result carries them."""
 
 
 class KubeModule:

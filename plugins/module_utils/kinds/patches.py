@@ -291,6 +291,25 @@ def template_view(template, annotations, partition=None):
     return {'metadata': {'annotations': dict(annotations or {})}, 'spec': spec}
 
 
+def template_write_patch(obj, template, annotations):
+    """JSON patch writing ``template`` as the pod template of ``obj`` (as read) and the
+    ``annotations`` given (a value of None removes one), guarded by what the decision was made from:
+    the generation (the spec as read) and the annotations as read (the whole map, written back whole
+    with the changes, so nothing else in it is lost). A change by anyone since the read fails it."""
+    meta = obj.get('metadata') or {}
+    have = meta.get('annotations') or {}
+    after = dict(have)
+    for key, value in annotations.items():
+        if value is None:
+            after.pop(key, None)
+        else:
+            after[key] = value
+    changes = [{'op': 'replace', 'path': '/spec/template', 'value': template}]
+    if after != have:
+        changes.append({'op': 'add', 'path': '/metadata/annotations', 'value': after})
+    return _guarded([spec_guard(meta), annotations_guard(meta)], changes)
+
+
 def annotation_removal(obj, key):
     """JSON patch operations removing the annotation ``key`` from ``obj`` (as read), guarded by its
     exact text: none when it has no such annotation."""

@@ -229,6 +229,21 @@ def until_terminated(predicate):
     return judge
 
 
+CHANGED_ELSEWHERE = 'ChangedElsewhere'
+
+
+def unchanged_since(predicate, generation):
+    """``predicate``, failed once the workload's spec moved past ``generation`` (the one this run's
+    write produced): someone else changed it, and this run's rollout is no longer what runs."""
+    def judge(obj):
+        now = (obj.get('metadata') or {}).get('generation')
+        if generation is not None and isinstance(now, int) and now > generation:
+            return RolloutStatus(False, 'changed by someone else since the release wrote it (generation %s, '
+                                 'now %s)' % (generation, now), CHANGED_ELSEWHERE, failed=True)
+        return predicate(obj)
+    return judge
+
+
 def after_change(predicate, before, written=None):
     """``predicate`` for the wait that follows this task's change of the workload (``before``: the
     object as read before the write; ``written``: the write's answer).

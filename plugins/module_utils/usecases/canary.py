@@ -38,6 +38,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Rollout
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import CHANGE_CAUSE_ANNOTATION
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import Release
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_targets import (
     ROLLBACK_FAILED,
@@ -90,6 +91,10 @@ class _CanaryPhase(Release):
         problem = w.canary_refusal()
         if problem:
             return problem
+        if release_record.text_of(w.obj) is not None:
+            return ('%s carries a %s record: a release of it did not finish; resume it or put it back '
+                    '(rollout_release with recover: resume or rollback) before a canary'
+                    % (t.label(), release_record.RECORD_ANNOTATION))
         record = record_of(w.obj)
         if record is not None and not _running(w.template, record.get('images')):
             # A record whose images no longer run (copied back by an undo, say) is no canary.
@@ -104,6 +109,9 @@ class _CanaryPhase(Release):
     def phase_refusal(self, t, record):
         """Why this phase cannot act on ``t`` (as read, with its ``record`` or None), or None."""
         return None
+
+    def finish(self):
+        """A canary phase keeps no release record: nothing to remove."""
 
     def restore_patch(self, t, current):
         """The template and change-cause back, the hold undone (a paused Deployment would not roll

@@ -37,6 +37,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
     KubeError,
     error_text,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Engine, Rollout, fan_out
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status as status_mod
@@ -44,6 +46,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches impo
     CHANGE_CAUSE_ANNOTATION,
     UnknownContainer,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_targets import (
     ROLLBACK_FAILED,
     ROLLED_BACK,
@@ -70,6 +73,10 @@ class Release:
         self.engine = Engine(client, options.gates, self.progress, clock=clock, sleep=sleep,
                              stopped=self._stop.is_set)
         self._rollouts = {}  # id(target) -> the Rollout of its wait
+        self.id = options.release_id or release_record.release_id(targets)
+        self.runner = lease_mod.holder_identity()
+        self.started = times.rfc3339_now()
+        self.lease = None  # the Lease this run holds while it works (not in check mode)
 
     # -- 1. preflight
     def preflight(self):
@@ -112,15 +119,79 @@ class Release:
         return problems
 
     def refusal(self, t):
-        """Why ``t`` (as read) cannot be released, or None."""
-        return t.workload.release_refusal()
+        """Why ``t`` (as read) cannot be released, or None. A release record on it is checked: one of
+        this release is resumed; another is refused unless ``recover`` says what to do with it."""
+        w = t.workload
+        problem = w.release_refusal() or self._hold_refusal(t)
+        if problem:
+            return problem
+        record, problem = release_record.check(w)
+        if problem:
+            return ('%s carries a %s record that is not acted on: %s. Check the workload is as you want it, '
+                    'then remove the record: %s' % (t.label(), release_record.RECORD_ANNOTATION, problem,
+                                                    release_record.clear_command(w)))
+        if record is None:
+            return None
+        holder = self._live_holder(record)
+        if holder is not None:
+            return ('%s: release %s is in progress (started %s by %s; %s): wait for it to end'
+                    % (t.label(), record['id'], record.get('started'), record.get('runner'), holder))
+        if record['id'] != self.id and self.options.recover is None:
+            return ('%s: release %s (started %s by %s) did not finish: its runner stopped. Resume it '
+                    '(recover: resume) or put it back (recover: rollback), then release again'
+                    % (t.label(), record['id'], record.get('started'), record.get('runner')))
+        t.record, t.resumed = record, True
+        t.original_template, t.original_cause = record['template'], record.get('changeCause')
+        if self.options.recover == 'resume' or record['id'] == self.id:
+            t.images = dict(record['images'])
+        return None
+
+    def _hold_refusal(self, t):
+        """A plain release over a canary or a partition would leave pods on two versions."""
+        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.canary import CANARY_ANNOTATION
+        w = t.workload
+        if CANARY_ANNOTATION in w.annotations:
+            return ('%s has a canary in progress: promote it (canary: promote) or abort it (canary: abort) '
+                    'before a release' % t.label())
+        if w.partition:
+            return ('%s has a rolling update partition of %d: a release would update only the pods above it '
+                    'and leave the others on the old images; set the partition to 0 first, or release it as '
+                    'a canary' % (t.label(), w.partition))
+        return None
+
+    def _live_holder(self, record):
+        """The holder of ``record``'s Lease while it is live (another run works on it), else None."""
+        namespace, _sep, name = record['lease'].partition('/')
+        lease = lease_mod.Lease(self.client, namespace, name, 'release %s' % record['id'],
+                                self.options.lease_seconds or release_record.LEASE_SECONDS, clock=time.time)
+        if self.lease is not None and self.lease.name == name and self.lease.namespace == namespace:
+            return None
+        found = lease.read()
+        if found is None or lease.expired(found, time.time()):
+            return None
+        return lease.describe(found)
 
     def patch_of(self, t):
-        """The write of ``t``: (content type, body), or None when it has its images already. The
-        change-cause is written with new images only."""
-        if t.workload.image_patch(t.images) is None:
+        """The write of ``t``: a JSON patch of the template with the new images, the change-cause and
+        the release record, guarded by the generation and annotations the preflight read (a change in
+        between fails it); None when it has its images already (or resumes a release)."""
+        w = t.workload
+        if t.resumed or w.image_patch(t.images) is None:
             return None
-        return t.workload.image_patch(t.images, t.change_cause)
+        generation = (w.metadata.get('generation') or 0) + 1  # a spec write bumps it by one
+        lease = '%s/%s' % (self._lease_namespace(), self._lease_name())
+        record = release_record.record_text(self.id, w, t.images, generation, lease, self.runner,
+                                            self.started)
+        template = patches.imaged_template(w.template, t.images)
+        return patches.JSON_PATCH, patches.template_write_patch(
+            w.obj, template, {patches.CHANGE_CAUSE_ANNOTATION: t.change_cause,
+                              release_record.RECORD_ANNOTATION: record})
+
+    def _lease_namespace(self):
+        return self.targets[0].namespace
+
+    def _lease_name(self):
+        return lease_mod.lease_name(release_record.LEASE_PREFIX, self.id)
 
     # -- 2. write
     def write_all(self):
@@ -128,27 +199,67 @@ class Release:
         for t in self.targets:
             if t.patch is None:
                 continue
+            if self.lease is not None:
+                self.lease.check()
             t.write_sent = True
             try:
-                # Absolute values (images, change-cause): a repeat after a lost answer changes nothing.
+                # Guarded by the preflight's read: a repeat after a lost answer fails its test and the
+                # read below finds this release's own write.
                 t.written = self.client.patch(t.workload.path, t.patch[1], t.patch[0], retry=True)
             except KubeError as e:
-                t.cause = 'the write was refused: %s' % error_text(e)
-                return t
+                current = self._read_again(t)
+                if self._own_write(t, current):
+                    t.written = current  # applied: the answer was lost
+                elif self._changed_since_preflight(t, current):
+                    t.cause = ('not written: it was changed by someone else since the preflight read it '
+                               '(generation %s, now %s); release it again to decide from what it is now'
+                               % (t.workload.metadata.get('generation'),
+                                  ((current or {}).get('metadata') or {}).get('generation')))
+                    return t
+                else:
+                    t.cause = 'the write was refused: %s' % error_text(e)
+                    return t
             self.progress(
                 '%s: new images written (generation %s)'
                 % (t.label(), (t.written.get('metadata') or {}).get('generation'))
             )
         return None
 
+    def _read_again(self, t):
+        """The workload read after a write whose answer was lost or refused (None: unreadable)."""
+        try:
+            return self.client.get(t.workload.path)
+        except KubeError:
+            return None
+
+    def _own_write(self, t, current):
+        """Whether ``current`` (``t`` as read again) carries this release's record with the template it
+        wrote: the write was applied (its answer lost)."""
+        if current is None:
+            return False
+        record, _problem = release_record.check(t.kind(current))
+        return record is not None and record['id'] == self.id
+
+    def _changed_since_preflight(self, t, current):
+        """Whether someone changed ``t``'s spec or annotations since the preflight read them."""
+        if current is None:
+            return False
+        meta, read = current.get('metadata') or {}, t.workload.metadata
+        return meta.get('generation') != read.get('generation') or \
+            (meta.get('annotations') or {}) != (read.get('annotations') or {})
+
     # -- 3. wait
     def rollout_of(self, t):
         """What the wait of ``t`` waits for (changed or not: one asked to be released should be
-        healthy); a written workload is judged by its own rollout."""
-        if t.written is None:
+        healthy); a written workload is judged by its own rollout, and fails if anyone else changes
+        its spec in the meantime."""
+        if t.written is None and not t.resumed:
             return Rollout(t.workload, label=t.label())
-        predicate = status_mod.after_change(t.workload.rollout_status, t.workload.obj, t.written)
-        return Rollout(t.workload, t.written, predicate, written=True, label=t.label())
+        start = t.written if t.written is not None else t.workload.obj
+        predicate = status_mod.after_change(t.workload.rollout_status, t.workload.obj, start)
+        generation = (start.get('metadata') or {}).get('generation')
+        return Rollout(t.workload, start, status_mod.unchanged_since(predicate, generation), written=True,
+                       label=t.label())
 
     def wait_all(self):
         rollouts = [self.rollout_of(t) for t in self.targets]
@@ -223,16 +334,18 @@ class Release:
         return True, 'put back to the template it had before the release'
 
     def restore_patch(self, t, current):
-        """The guarded JSON patch that puts ``t`` back, from ``current`` (as just read)."""
-        return patches.template_restore_patch(current, t.original_template, t.original_cause)
+        """The guarded JSON patch that puts ``t`` back, from ``current`` (as just read), and removes
+        its release record."""
+        return (patches.template_restore_patch(current, t.original_template, t.original_cause)
+                + patches.annotation_removal(current, release_record.RECORD_ANNOTATION))
 
     def restored(self, current):
         """Whether ``current``, whose template and change-cause are back, needs nothing more."""
-        return True
+        return release_record.text_of(current) is None
 
     def recorded(self, t):
-        """Whether ``t`` carries a record of a change made before this run (a canary's)."""
-        return False
+        """Whether ``t`` carries a record of a change made before this run."""
+        return t.resumed
 
     def _replace_stuck(self, t, written):
         """A StatefulSet stuck on the broken revision: replace its stuck pods, then wait again."""
@@ -279,6 +392,31 @@ class Release:
         except KeyboardInterrupt:
             self._stop.set()
             return self._summary(interrupted=True)
+        finally:
+            self._release_lease()
+
+    def _acquire(self):
+        """Take this release's Lease (one runner at a time); a problem when another live run holds it."""
+        self.lease = lease_mod.Lease(self.client, self._lease_namespace(), self._lease_name(),
+                                     'release %s' % self.id,
+                                     self.options.lease_seconds or release_record.LEASE_SECONDS,
+                                     identity=self.runner)
+        try:
+            self.lease.acquire(wait=False, timeout=0)
+        except lease_mod.LeaseHeld as e:
+            self.lease = None
+            return 'release %s is running elsewhere (%s): wait for it to end' % (self.id, e)
+        self.lease.start_renewing()
+        return None
+
+    def _release_lease(self):
+        if self.lease is not None:
+            try:
+                self.lease.release()
+            except KubeError as e:
+                self.warnings.append('the Lease of release %s could not be deleted (%s): it expires by itself'
+                                     % (self.id, error_text(e)))
+            self.lease = None
 
     def _run(self):
         problems = self.preflight()
@@ -286,9 +424,19 @@ class Release:
             return self._refused(problems)
         if self.options.check_mode:
             for t in self.targets:
-                t.outcome = UPGRADED if t.patch else UNCHANGED
-                t.would_change = t.patch is not None
+                t.outcome = UPGRADED if (t.patch or t.resumed) else UNCHANGED
+                t.would_change = t.patch is not None or t.resumed
             return self._summary()
+        if any(t.patch is not None or t.resumed for t in self.targets):
+            problem = self._acquire()
+            if problem:
+                return self._refused([problem])
+        if self.options.recover == 'rollback':
+            return self._put_back_recorded()
+        for t in self.targets:
+            if t.resumed:
+                t.write_sent = True  # written by the run that stopped: this one finishes or puts it back
+                self.progress('%s: resuming release %s' % (t.label(), t.record['id']))
         refused = self.write_all()
         if refused is None:
             self.wait_all()
@@ -314,8 +462,35 @@ class Release:
             self.finish()
         return self._summary()
 
+    def _put_back_recorded(self):
+        """``recover: rollback``: every workload with a release record put back as the record says."""
+        recorded = [t for t in self.targets if t.resumed]
+        for t in self.targets:
+            if not t.resumed:
+                t.outcome = UNCHANGED
+        self.put_back([], chosen=recorded)
+        for t in recorded:
+            t.write_sent = t.outcome in (ROLLED_BACK, ROLLBACK_FAILED)
+            if t.outcome == ROLLED_BACK:
+                t.cause = None  # put back as asked: not a failure
+        return self._summary()
+
     def finish(self):
-        """After a release that passed every gate."""
+        """After a release that passed every gate: each release record goes (guarded by its text)."""
+        for t in self.targets:
+            if t.written is None and not t.resumed:
+                continue
+            try:
+                current = self.client.get(t.workload.path)
+                removal = patches.annotation_removal(current, release_record.RECORD_ANNOTATION)
+                if removal:
+                    self.client.patch(t.workload.path, removal, patches.JSON_PATCH, retry=True)
+            except KubeError as e:
+                if not (isinstance(e, ApiError) and e.is_conflict):
+                    how = release_record.clear_command(t.workload)
+                    self.warnings.append('%s: released, but its %s record could not be removed: %s; remove '
+                                         'it with %s' % (t.label(), release_record.RECORD_ANNOTATION,
+                                                         error_text(e), how))
 
     def _refused(self, problems):
         """The result of a failed preflight: nothing was written."""
@@ -329,6 +504,7 @@ class Release:
             lines,
             self.warnings,
             self.options.check_mode,
+            False,
         )
 
     def words(self):
@@ -361,11 +537,16 @@ class Release:
                 line += ' => %s' % t.rollback
             lines.append(line)
         if interrupted:
-            message = 'release interrupted; written so far: %s' % (
-                ', '.join(t.label() for t in self.targets if t.write_sent) or 'nothing'
-            )
+            written = [t.label() for t in self.targets if t.write_sent]
+            message = 'release %s interrupted; written so far: %s' % (self.id,
+                                                                       ', '.join(written) or 'nothing')
+            if written:
+                message += ('. Each keeps its %s record: run the same task again to resume the release '
+                            '(wait, gates, put back on failure), or with recover: rollback to put it back'
+                            % release_record.RECORD_ANNOTATION)
         elif failed:
             message = 'release failed: %s' % '; '.join(lines)
         else:
             message = '; '.join(lines)
-        return ReleaseResult(self.targets, failed, message, lines, self.warnings, self.options.check_mode)
+        return ReleaseResult(self.targets, failed, message, lines, self.warnings, self.options.check_mode,
+                             interrupted)

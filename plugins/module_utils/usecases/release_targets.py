@@ -64,6 +64,8 @@ class Target:
         # record on the workload says it had them).
         self.original_template = None
         self.original_cause = None
+        self.record = None  # the release record it carries (release_record.py), when it is acted on
+        self.resumed = False  # this run judges (and finishes or puts back) a release written before
 
     def label(self):
         return '%s %s/%s' % (self.kind.kind, self.namespace, self.name)
@@ -106,9 +108,13 @@ class Target:
 class ReleaseOptions:
     def __init__(
         self, atomic=True, timeout=DEFAULT_TIMEOUT, rollback_timeout=None, gates=None,
-        check_mode=False, rollback=True, canary=None, canary_ordinals=1,
+        check_mode=False, rollback=True, canary=None, canary_ordinals=1, release_id=None, recover=None,
+        lease_seconds=None,
     ):
         self.canary = canary  # None, or the phase of a canary (canary.py)
+        self.release_id = release_id  # the user's name for the release (else derived: release_record.py)
+        self.recover = recover  # None, or what to do with another release's record: resume | rollback
+        self.lease_seconds = lease_seconds  # the Lease's duration (None: release_record.LEASE_SECONDS)
         self.canary_ordinals = canary_ordinals
         self.atomic = atomic
         self.rollback = rollback
@@ -118,9 +124,13 @@ class ReleaseOptions:
         self.check_mode = check_mode
 
 
-class ReleaseResult(namedtuple('ReleaseResult', 'targets failed message lines warnings check_mode')):
+_RESULT_FIELDS = 'targets failed message lines warnings check_mode interrupted'
+
+
+class ReleaseResult(namedtuple('ReleaseResult', _RESULT_FIELDS)):
     """How a release ended: its targets, whether it failed, the summary message and lines, the
-    warnings; ``changed``: something was written (or, in check mode, would be)."""
+    warnings, whether a signal stopped it; ``changed``: something was written (or, in check mode,
+    would be)."""
 
     __slots__ = ()
 
@@ -212,17 +222,24 @@ def managers(obj):
     return found
 
 
-def diff_of(t):
-    """before/after of a target's change (diff mode): the part of the object a release may change."""
+def diff_of(t, hidden=()):
+    """before/after of a target's change (diff mode): the part of the object a release may change;
+    the annotations named in ``hidden`` (a release's own record) are left out of both."""
     after = t.dry_run or t.written
-    before = patches.template_view(t.workload.template, t.workload.annotations)
+
+    def shown(annotations):
+        return {k: v for k, v in (annotations or {}).items() if k not in hidden}
+
+    before = patches.template_view(t.workload.template, shown(t.workload.annotations))
     if after is None:
         local = patches.imaged_template(t.workload.template, t.images)
-        annotations = patches.annotated(t.workload.annotations, t.patch[1])
-        return before, patches.template_view(local, annotations)
+        annotations = dict(t.workload.annotations, **{CHANGE_CAUSE_ANNOTATION: t.change_cause})
+        if isinstance(t.patch[1], dict):  # a strategic merge patch (a canary's) says what it writes
+            annotations = patches.annotated(t.workload.annotations, t.patch[1])
+        return before, patches.template_view(local, shown(annotations))
     return before, patches.template_view(
         copy.deepcopy((after.get('spec') or {}).get('template') or {}),
-        (after.get('metadata') or {}).get('annotations') or {},
+        shown((after.get('metadata') or {}).get('annotations')),
     )
 
 
