@@ -429,6 +429,10 @@ ARGUMENT_SPEC.update(ANALYSIS_ARG_SPEC)
 
 
 def _interrupt(_signum, _frame):
+    # Once: the report and the Lease's release must not be cut short by the SIGTERM that
+    # ansible-playbook sends its workers as it exits after a SIGINT.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)
     raise KeyboardInterrupt()
 
 
@@ -455,17 +459,21 @@ def main(runtime=None):
             params['release_id'], params['recover'])
         namespace = params['workload_namespace'] or module.namespace
         targets = release_targets.build_targets(params['workloads'], namespace, params['change_cause'])
-        previous = None
-        try:
-            previous = signal.signal(signal.SIGTERM, _interrupt)
-        except ValueError:  # not the main thread: no handler, SIGTERM ends the process as usual
-            pass
+        # SIGINT and SIGTERM (Ctrl-C, an AWX cancel) end the release at once with its report, which
+        # goes straight to the terminal: ansible-playbook itself exits before a result reaches it.
+        module.module.prepare_alert()
+        previous = {}
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            try:
+                previous[signum] = signal.signal(signum, _interrupt)
+            except ValueError:  # not the main thread: no handler, the signal acts as usual
+                pass
         try:
             strategy = strategies.strategy(options)
             result = strategy(module.client, targets, options, progress=module.module.progress).run()
         finally:
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
     except release_targets.PreflightFailed as e:
         summary = ['preflight failed, nothing was changed:'] + list(e.args[0])
         module.module.show(summary)
@@ -492,6 +500,7 @@ def main(runtime=None):
             out['diff'] = diffs
     if result.interrupted:
         module.module.alert([result.message])
+        module.module.abandon()
     module.module.show(result.lines)
     if result.failed:
         module.fail(result.message, **out)

@@ -137,14 +137,35 @@ class ControllerRuntime:
         for line in lines:
             display.display(remove_values(line, self.no_log_values))
 
+    def prepare_alert(self):
+        """Open ansible-playbook's stderr for ``alert``, while ansible-playbook is there: a task's
+        worker has its own stdio detached (ansible-core 2.19), and after SIGINT or SIGTERM
+        ansible-playbook exits before a displayed line or the task's result reaches it. Linux's
+        /proc gives the worker its parent's stderr; elsewhere the worker's own stderr is used."""
+        if getattr(self, '_alert_stream', None) is not None:
+            return
+        try:
+            self._alert_stream = open('/proc/%d/fd/2' % os.getppid(), 'a')  # noqa: SIM115 - kept open
+        except OSError:
+            self._alert_stream = sys.__stderr__
+
+    def abandon(self):
+        """After SIGINT or SIGTERM, once the report is out: ansible-playbook is exiting and reads no
+        result any more, so this worker ends here rather than wait to hand one over."""
+        try:
+            self._alert_stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+        os._exit(1)
+
     def alert(self, lines):
-        """Straight to the terminal, at once: after SIGINT or SIGTERM ansible-playbook may be gone
-        before a displayed line or the task's result reaches it."""
+        """Lines printed at once, straight to where ansible-playbook prints its errors."""
+        self.prepare_alert()
         try:
             for line in lines:
-                sys.stderr.write(remove_values(line, self.no_log_values) + '\n')
-            sys.stderr.flush()
-        except (OSError, ValueError):
+                self._alert_stream.write(remove_values(line, self.no_log_values) + '\n')
+            self._alert_stream.flush()
+        except (OSError, ValueError, AttributeError):
             pass
 
     def exit_json(self, **result):

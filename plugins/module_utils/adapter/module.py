@@ -96,6 +96,12 @@ class AnsibleRuntime(AnsibleModule):
     def show(self, lines):
         """A module process cannot print: what it would show is in its result."""
 
+    def prepare_alert(self):
+        """Nothing to prepare in a module process (see ``alert``)."""
+
+    def abandon(self):
+        """A module process hands its result over as usual (``fail_json``), interrupted or not."""
+
     def alert(self, lines):
         """Lines that must reach the user at once (an interrupted release): a module process cannot
         print, its result carries them."""

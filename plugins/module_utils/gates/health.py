@@ -36,13 +36,17 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.causes impor
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status import RolloutStatus
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status import (
+    CHANGED_ELSEWHERE,
+    RolloutStatus,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import pod_ready
 
 # Reasons a wait reports (beside status.py's kubectl reasons).
 STUCK = 'RolloutStuck'
 SOAK_NOT_READY = 'SoakPodNotReady'
 SOAK_RESTARTS = 'SoakRestarts'
+SOAK_NO_PODS = 'SoakNoPods'
 ANALYSIS_FAILED = 'AnalysisFailed'
 
 # What to do about each cause a rollout cannot get past by itself.
@@ -195,6 +199,13 @@ class Soak:
         pods = self.client.list(diagnosis.PODS_PATH % ns, label_selector=target.selector).get('items') or []
         pods = [p for p in pods if not (p.get('metadata') or {}).get('deletionTimestamp')]
         target.pods = len(pods)
+        wanted = w.replicas
+        if wanted is None:  # a DaemonSet: the nodes that should run one
+            wanted = (w.obj.get('status') or {}).get('desiredNumberScheduled')
+        if wanted and not pods:
+            return RolloutStatus(False, '%s: no pod of the new revision is running during the soak: it was '
+                                 'changed or scaled by someone else, or its pods were deleted' % w.label(),
+                                 SOAK_NO_PODS, failed=True)
         for pod in sorted(pods, key=lambda p: (p.get('metadata') or {}).get('name') or ''):
             meta = pod.get('metadata') or {}
             uid = meta.get('uid')
@@ -271,8 +282,24 @@ class Soak:
                     return results, RolloutStatus(False, analysis.message, ANALYSIS_FAILED, failed=True)
             remaining = deadline - self.clock()
             if remaining <= 0 or self.stopped():
-                return results, None
+                return self._still_as_soaked(items, results), None
             self.sleep(min(SOAK_POLL_SECONDS, remaining))
+
+
+    def _still_as_soaked(self, items, results):
+        """At the end of the soak, each workload is read again: one whose spec changed since the soak
+        began (someone else's edit, a revert) did not pass it."""
+        for i, target in enumerate(items):
+            if results[i] is not None:
+                continue
+            fresh = self.client.get(target.workload.path)
+            before = target.workload.metadata.get('generation')
+            now = (fresh.get('metadata') or {}).get('generation')
+            if before is not None and now != before:
+                results[i] = RolloutStatus(False, '%s: changed by someone else during the soak (generation '
+                                           '%s, now %s)' % (target.workload.label(), before, now),
+                                           CHANGED_ELSEWHERE, failed=True)
+        return results
 
 
 def soak_error(err, workload):

@@ -388,12 +388,20 @@ class Release:
     # -- the whole
     def run(self):
         try:
-            return self._run()
+            result = self._run()
         except KeyboardInterrupt:
             self._stop.set()
+            # The Lease goes too, but the report must not wait on it: ansible-playbook is exiting.
+            releasing = threading.Thread(target=self._release_lease)
+            releasing.daemon = True
+            releasing.start()
+            releasing.join(5)
             return self._summary(interrupted=True)
-        finally:
+        except BaseException:
             self._release_lease()
+            raise
+        self._release_lease()
+        return result
 
     def _acquire(self):
         """Take this release's Lease (one runner at a time); a problem when another live run holds it."""

@@ -1,0 +1,201 @@
+"""A release outlives the ansible-playbook that started it: a record on every workload it writes, a
+Lease while it runs, a re-run that resumes it, ``recover`` to finish or put back another release,
+and writes guarded by what was read. Real ansible-playbook processes, killed with real signals."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+import yaml
+
+from ..conftest import BIN, CALLBACKS, ROOT, Kube, PlayResult, image_of, task, workload
+
+pytestmark = pytest.mark.integration
+
+GOOD = 'nginx:1.26'
+BROKEN = 'registry.example.com/broken:9'  # --fail-image: never pulls
+RECORD = 'kubeops.rollout/release'
+
+
+def release(*entries, **options):
+    options.setdefault('timeout', 60)
+    return task('release', 'rollout_release', workloads=list(entries), **options)
+
+
+def entry(name, image, kind='Deployment'):
+    return {'kind': kind, 'name': name, 'images': {'app': image}}
+
+
+def record_of(kube, name, kind='Deployment'):
+    text = ((kube.get(kind, name)['metadata'].get('annotations')) or {}).get(RECORD)
+    return json.loads(text) if text else None
+
+
+def start_playbook(sim, tasks, workdir):
+    """ansible-playbook in a process group of its own, as a terminal or AWX starts it."""
+    play = [{'hosts': 'localhost', 'gather_facts': False,
+             'module_defaults': {'group/kubeops.rollout.rollout': {'kubeconfig': str(sim.kubeconfig)}},
+             'tasks': tasks}]
+    book = workdir / 'play.yml'
+    book.write_text(yaml.safe_dump(play, sort_keys=False))
+    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / 'ansible.cfg'), ANSIBLE_NOCOLOR='1',
+               ANSIBLE_CALLBACK_PLUGINS=str(CALLBACKS), ANSIBLE_CALLBACKS_ENABLED='kubeops_record',
+               KUBEOPS_RECORD_OUT=str(workdir / 'results.json'), ANSIBLE_DEPRECATION_WARNINGS='false',
+               PATH='%s%s%s' % (BIN, os.pathsep, os.environ.get('PATH', '')))
+    for key in list(env):
+        if key.startswith('K8S_AUTH_') or key == 'KUBECONFIG':
+            del env[key]
+    return subprocess.Popen([str(BIN / 'ansible-playbook'), str(book)], cwd=ROOT, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+def until(condition, timeout=60, what='the condition'):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.2)
+    raise AssertionError('timed out waiting for %s' % what)
+
+
+def interrupted_release(sim, kube, tmp_path, sig, tasks):
+    """Start ``tasks``, send ``sig`` to the process group once web carries a record, return the output."""
+    proc = start_playbook(sim, tasks, tmp_path)
+    try:
+        until(lambda: record_of(kube, 'web') is not None, what='the release record on web')
+        time.sleep(1.0)  # in the wait now
+        os.killpg(proc.pid, sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode != 0
+    return out + err
+
+
+@pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
+def test_an_interrupted_release_keeps_its_record_and_the_same_task_again_resumes_it(
+        kubesim_factory, play, tmp_path, sig):
+    sim = kubesim_factory(fail_image='broken')
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web')])
+    before = kube.get('Deployment', 'web')
+    tasks = [release(entry('web', BROKEN), timeout=120, fail_fast_seconds=0)]
+    output = interrupted_release(sim, kube, tmp_path, sig, tasks)
+
+    # The run says what it wrote, that the record is left, and how to resume or put back.
+    assert 'interrupted; written so far: Deployment default/web' in output, output[-3000:]
+    assert 'run the same task again to resume the release' in output
+    record = record_of(kube, 'web')
+    assert record is not None and record['images'] == {'app': BROKEN}
+    assert record['generation'] == kube.get('Deployment', 'web')['metadata']['generation']
+    assert image_of(kube.get('Deployment', 'web')) == BROKEN
+
+    # The same task again resumes: nothing written again, the wait fails, the release is put back.
+    res = play(sim, [release(entry('web', BROKEN), timeout=5, fail_fast_seconds=0)])
+    r = res.failed('release')
+    (w,) = r['workloads']
+    assert w['outcome'] == 'rolled_back', w
+    after = kube.get('Deployment', 'web')
+    assert image_of(after) == image_of(before) and record_of(kube, 'web') is None
+    assert 'resuming release %s' % record['id'] in res.proc.stdout + res.proc.stderr or w['changed']
+
+
+def test_another_release_is_refused_then_recover_rollback_puts_the_recorded_one_back(
+        kubesim_factory, play, tmp_path):
+    sim = kubesim_factory(fail_image='broken')
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web')])
+    before = kube.get('Deployment', 'web')
+    interrupted_release(sim, kube, tmp_path, signal.SIGINT,
+                        [release(entry('web', BROKEN), timeout=120, fail_fast_seconds=0)])
+    recorded = record_of(kube, 'web')
+
+    # Another release of web: refused before any write, naming the release and the ways out.
+    res = play(sim, [release(entry('web', 'nginx:1.27'))])
+    r = res.failed('release')
+    assert 'release %s' % recorded['id'] in r['msg'] and 'recover: resume' in r['msg'], r['msg']
+    assert 'recover: rollback' in r['msg']
+    assert image_of(kube.get('Deployment', 'web')) == BROKEN
+
+    # recover: rollback puts back what the record says, and removes it.
+    res = play(sim, [release(entry('web', 'nginx:1.27'), recover='rollback')])
+    (w,) = res.ok('release')['workloads']
+    assert w['outcome'] == 'rolled_back', w
+    assert image_of(kube.get('Deployment', 'web')) == image_of(before) and record_of(kube, 'web') is None
+
+
+def test_a_record_that_does_not_belong_to_the_workload_is_never_acted_on(kubesim_factory, play):
+    sim = kubesim_factory()
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web')])
+    for text in ('not json', json.dumps({'id': 'r-x', 'images': ['nginx'], 'template': {}, 'generation': 1,
+                                         'lease': 'default/l'})):
+        kube.patch('Deployment', 'web', {'metadata': {'annotations': {RECORD: text}}})
+        res = play(sim, [release(entry('web', 'nginx:1.27'), recover='rollback')])
+        r = res.failed('release')
+        assert 'is not acted on' in r['msg'] and 'kubectl annotate deployment web -n default %s-' % RECORD \
+            in r['msg'], r['msg']
+        assert image_of(kube.get('Deployment', 'web')) != 'nginx:1.27'
+    # A well-formed record whose generation is not the workload's (an edit since, or an undo that
+    # brought an old record back) is stale.
+    current = kube.get('Deployment', 'web')
+    stale = {'id': 'r-old', 'images': {'app': 'nginx:9'}, 'template': current['spec']['template'],
+             'generation': current['metadata']['generation'] - 1, 'lease': 'default/kubeops-release-r-old'}
+    kube.patch('Deployment', 'web', {'metadata': {'annotations': {RECORD: json.dumps(stale)}}})
+    r = play(sim, [release(entry('web', 'nginx:1.27'), recover='rollback')]).failed('release')
+    assert 'written at generation' in r['msg'] and 'is not acted on' in r['msg'], r['msg']
+
+
+def test_a_live_release_refuses_a_second_run_of_it(kubesim_factory, play, tmp_path):
+    sim = kubesim_factory(fail_image='broken')
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web')])
+    tasks = [release(entry('web', BROKEN), timeout=120, fail_fast_seconds=0)]
+    proc = start_playbook(sim, tasks, tmp_path)
+    try:
+        until(lambda: record_of(kube, 'web') is not None, what='the release record on web')
+        res = play(sim, [release(entry('web', BROKEN), timeout=120, fail_fast_seconds=0)])
+        r = res.failed('release')
+        assert 'is running elsewhere' in r['msg'] or 'is in progress' in r['msg'], r['msg']
+        assert 'holds Lease default/kubeops-release-' in r['msg']
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.communicate(timeout=60)
+
+
+def test_a_change_by_someone_else_during_the_soak_fails_the_release_and_is_not_put_back(
+        kubesim_factory, play, tmp_path):
+    sim = kubesim_factory()
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web')])
+    proc = start_playbook(sim, [release(entry('web', 'nginx:1.27'), soak_seconds=12)], tmp_path)
+    try:
+        until(lambda: record_of(kube, 'web') is not None, what='the release to write')
+        kube.rolled_out('Deployment', 'web')
+        time.sleep(2)  # in the soak now
+        kube.patch('Deployment', 'web', {'spec': {'template': {'spec': {'containers': [
+            {'name': 'app', 'image': 'nginx:hotfix'}]}}}})
+        proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    res = PlayResult(proc, json.loads((tmp_path / 'results.json').read_text()), 0)
+    r = res.failed('release')
+    assert 'changed by someone else' in json.dumps(r), r['msg']
+    # Not put back over the hotfix.
+    assert image_of(kube.get('Deployment', 'web')) == 'nginx:hotfix'
+
+
+def test_a_plain_release_refuses_a_partitioned_statefulset(kubesim_factory, play):
+    sim = kubesim_factory()
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('StatefulSet', 'db')])
+    kube.patch('StatefulSet', 'db', {'spec': {'updateStrategy': {'type': 'RollingUpdate',
+                                                                 'rollingUpdate': {'partition': 2}}}})
+    r = play(sim, [release(entry('db', 'nginx:1.27', kind='StatefulSet'))]).failed('release')
+    assert 'rolling update partition of 2' in r['msg'], r['msg']
+    assert image_of(kube.get('StatefulSet', 'db')) != 'nginx:1.27'
