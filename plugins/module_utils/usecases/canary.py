@@ -47,7 +47,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_t
     UPGRADED,
 )
 
-CANARY_ANNOTATION = 'kubeops.rollout/canary'
+CANARY_ANNOTATION = release_record.CANARY_ANNOTATION
 
 
 def record_of(obj):

@@ -122,7 +122,7 @@ class Release:
         """Why ``t`` (as read) cannot be released, or None. A release record on it is checked: one of
         this release is resumed; another is refused unless ``recover`` says what to do with it."""
         w = t.workload
-        problem = w.release_refusal() or self._hold_refusal(t)
+        problem = w.release_refusal() or release_record.hold_refusal(w, t.label())
         if problem:
             return problem
         record, problem = release_record.check(w)
@@ -132,7 +132,8 @@ class Release:
                                                     release_record.clear_command(w)))
         if record is None:
             return None
-        holder = self._live_holder(record)
+        holder = release_record.live_holder(self.client, record,
+                                            self.options.lease_seconds or release_record.LEASE_SECONDS)
         if holder is not None:
             return ('%s: release %s is in progress (started %s by %s; %s): wait for it to end'
                     % (t.label(), record['id'], record.get('started'), record.get('runner'), holder))
@@ -145,31 +146,6 @@ class Release:
         if self.options.recover == 'resume' or record['id'] == self.id:
             t.images = dict(record['images'])
         return None
-
-    def _hold_refusal(self, t):
-        """A plain release over a canary or a partition would leave pods on two versions."""
-        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.canary import CANARY_ANNOTATION
-        w = t.workload
-        if CANARY_ANNOTATION in w.annotations:
-            return ('%s has a canary in progress: promote it (canary: promote) or abort it (canary: abort) '
-                    'before a release' % t.label())
-        if w.partition:
-            return ('%s has a rolling update partition of %d: a release would update only the pods above it '
-                    'and leave the others on the old images; set the partition to 0 first, or release it as '
-                    'a canary' % (t.label(), w.partition))
-        return None
-
-    def _live_holder(self, record):
-        """The holder of ``record``'s Lease while it is live (another run works on it), else None."""
-        namespace, _sep, name = record['lease'].partition('/')
-        lease = lease_mod.Lease(self.client, namespace, name, 'release %s' % record['id'],
-                                self.options.lease_seconds or release_record.LEASE_SECONDS, clock=time.time)
-        if self.lease is not None and self.lease.name == name and self.lease.namespace == namespace:
-            return None
-        found = lease.read()
-        if found is None or lease.expired(found, time.time()):
-            return None
-        return lease.describe(found)
 
     def patch_of(self, t):
         """The write of ``t``: a JSON patch of the template with the new images, the change-cause and

@@ -23,10 +23,14 @@ __metaclass__ = type
 
 import hashlib
 import json
+import time
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
 
 RECORD_ANNOTATION = 'kubeops.rollout/release'
+# A canary's record (usecases/canary.py): what the workload had before its start.
+CANARY_ANNOTATION = 'kubeops.rollout/canary'
 # The Leases of releases: one per release, named after its id.
 LEASE_PREFIX = 'kubeops-release-'
 LEASE_SECONDS = 30
@@ -100,3 +104,26 @@ def clear_command(workload):
     """The kubectl command that removes the record (after checking the workload is as wanted)."""
     return 'kubectl annotate %s %s -n %s %s-' % (workload.kind.lower(), workload.name, workload.namespace,
                                                  RECORD_ANNOTATION)
+
+
+def hold_refusal(workload, label):
+    """Why a plain release of ``workload`` would leave pods on two versions (a canary in progress, a
+    partition above 0), or None."""
+    if CANARY_ANNOTATION in workload.annotations:
+        return ('%s has a canary in progress: promote it (canary: promote) or abort it (canary: abort) '
+                'before a release' % label)
+    if workload.partition:
+        return ('%s has a rolling update partition of %d: a release would update only the pods above it '
+                'and leave the others on the old images; set the partition to 0 first, or release it as '
+                'a canary' % (label, workload.partition))
+    return None
+
+
+def live_holder(client, record, seconds):
+    """Who holds ``record``'s Lease while it is live (another run works on the release), else None."""
+    namespace, _sep, name = record['lease'].partition('/')
+    lease = lease_mod.Lease(client, namespace, name, 'release %s' % record['id'], seconds, clock=time.time)
+    found = lease.read()
+    if found is None or lease.expired(found, time.time()):
+        return None
+    return lease.describe(found)
