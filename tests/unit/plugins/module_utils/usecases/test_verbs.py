@@ -9,7 +9,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import ve
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import UnknownContainer
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.revisions import RevisionNotFound
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import selector_string
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workload import NotSupported, Refused
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
     DaemonSet,
@@ -373,14 +372,3 @@ def test_image_with_change_cause_in_one_patch():
     (_, _path, _ctype, body, _retry), = client.writes()
     assert 'metadata' not in body
 
-
-# ---- workloads -------------------------------------------------------------------------------
-
-def test_selector_string_from_label_selector():
-    assert selector_string({'matchLabels': {'b': '2', 'a': '1'}, 'matchExpressions': [
-        {'key': 'tier', 'operator': 'In', 'values': ['front', 'back']},
-        {'key': 'env', 'operator': 'NotIn', 'values': ['dev']},
-        {'key': 'canary', 'operator': 'DoesNotExist'},
-        {'key': 'team', 'operator': 'Exists'}]}) == (
-        'a=1,b=2,tier in (back,front),env notin (dev),!canary,team')
-    assert selector_string({'app': 'rc'}) == 'app=rc'
