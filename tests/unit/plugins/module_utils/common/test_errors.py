@@ -1,6 +1,6 @@
 import pytest
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import secret_name
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import redact, secret_name
 
 pytestmark = pytest.mark.unit
 
@@ -16,3 +16,10 @@ def test_names_of_credentials_are_secret(name):
                                   None])
 def test_names_of_settings_are_not(name):
     assert not secret_name(name)
+
+
+def test_redact_hides_secrets_and_url_userinfo():
+    token = 'sekret-token-0123456789'
+    text = redact('token %s at https://user:pw@host/x' % token, [token])
+    assert token not in text and 'user:pw' not in text
+    assert text == 'token ******** at https://********@host/x'
