@@ -113,10 +113,6 @@ def sts_pod(ordinal, revision, ready, waiting=None, owner=STS_UID, deleting=Fals
                owner=('StatefulSet', owner), containers=containers, deleting=deleting)
 
 
-def test_the_revision_label_is_the_controller_revision_hash():
-    assert POD_REVISION_LABEL == 'controller-revision-hash'
-
-
 def test_stuck_pods_are_those_of_another_revision_not_ready_lowest_ordinal_first():
     pods = [sts_pod(3, 'db-bad', False, 'ImagePullBackOff'), sts_pod(0, 'db-good', True),
             sts_pod(1, 'db-good', False), sts_pod(2, 'db-bad', False), sts_pod(4, 'db-old', True),
