@@ -37,3 +37,30 @@ def options(**kw):
 def steps(old, new, desired, surge, unavailable, **kw):
     lim = step_math.limits(surge, unavailable, desired, old)
     return [(s.action, s.to_replicas) for s in step_math.plan_steps(old, new, lim, **kw)]
+
+
+# ---- against kubesim -------------------------------------------------------------------------------
+
+RCS = '/api/v1/namespaces/default/replicationcontrollers'
+
+
+def create_ready_rc(client, name='web', image='nginx:1.25', replicas=2, **kw):
+    """Create an RC (``manifests.workload``) in namespace default and wait until its pods are ready."""
+    from tests.support.manifests import workload
+
+    client.create(RCS, workload('ReplicationController', name, image, replicas, namespace='default', **kw))
+    return wait_ready_rc(client, name, replicas)
+
+
+def wait_ready_rc(client, name, replicas=None):
+    """The RC once it has ``replicas`` (default: its spec's) ready pods."""
+    from tests.support.kube import wait_until
+
+    def check():
+        rc = client.get('%s/%s' % (RCS, name))
+        want = rc['spec'].get('replicas', 1) if replicas is None else replicas
+        st = rc.get('status') or {}
+        ok = st.get('replicas', 0) == want and st.get('readyReplicas', 0) == want \
+            and st.get('observedGeneration', 0) >= rc['metadata'].get('generation', 0)
+        return rc if ok else None
+    return wait_until(check, 'ReplicationController %s to be ready' % name)

@@ -1,138 +1,164 @@
-"""The workloads option of the rollout modules (entries checked before any request, each named), and the
-pure parts of rollout_restart's since and summary, run through the controller runtime's real argument
-validation. No entry reaches the network: the tasks below fail before a connection is configured (an
-empty environment, no kubeconfig)."""
+"""KubeModule (adapter/module.py): every number option checked before any request, the connection,
+client and namespace resolved once with the same messages for every module, the secrets of the
+options and of the connection kept out of every result, the analysis option; on the controller
+runtime, with kubesim where a request is sent."""
 
-import datetime
+import base64
 
 import pytest
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import verbs
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import Deployment
-from ansible_collections.kubeops.rollout.plugins.modules import rollout_restart, rollout_status, rollout_undo
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter import module as module_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import KubeModule, option_secrets
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (
+    INT32_MAX,
+    INT64_MAX,
+    MAX_SECONDS,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates import analysis as analysis_pkg
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (
+    ANALYSIS_ARG_SPEC,
+    GATE_ARG_SPEC,
+)
 from ansible_collections.kubeops.rollout.plugins.plugin_utils.controller import ModuleExit, TaskContext
 
-from tests.support.manifests import deployment, replica_set
-from tests.unit.plugins.module_utils.usecases.test_verbs import ScriptedClient
+from tests.support.kube import read_log, write_kubeconfig
 
 pytestmark = pytest.mark.unit
 
+SPEC = dict(GATE_ARG_SPEC, wait_timeout={'type': 'int'}, poll_interval={'type': 'float'},
+            update_period={'type': 'float'}, partition={'type': 'int'}, revision={'type': 'int'},
+            replicas={'type': 'int'})
 
-def run(module, args, check_mode=False):
-    context = TaskContext(module.__name__.rsplit('.', 1)[1], args, check_mode, False, {}, 'localhost')
+
+def exit_of(build):
     with pytest.raises(ModuleExit) as exited:
-        module.main(context.runtime)
+        build()
     return exited.value.result
 
 
-def test_every_bad_entry_is_named_in_one_failure_before_any_request():
-    result = run(rollout_undo, {'workloads': [
-        {'kind': 'Deployment', 'name': 'web'},                     # fine
-        {'kind': 'Deployment'},                                    # neither name nor selectors
-        {'kind': 'Pod', 'name': 'p'},                              # not a rollout kind
-        {'kind': 'deploy', 'name': 'a', 'label_selectors': ['x=y']},  # both
-        {'kind': 'deploy', 'name': 'Bad_Name'},                    # not a valid name
-        {'kind': 'sts', 'name': 'db', 'to_revision': -1},          # negative revision
-        {'label_selectors': [' ']},                                # would select everything
-        {'kind': 'deploy,sts', 'name': 'x'},                       # a name names one kind
-        {'name': 'y'},                                             # no kind
-        {'kind': 'ds', 'name': 'agent', 'namespace': 'Not_A_Namespace'},
-    ]})
-    assert result['failed'] is True and result['changed'] is False and result['workloads'] == []
-    msg = result['msg']
-    assert msg.startswith('workloads: ') and msg.endswith('Nothing was done.'), msg
-    for i in range(1, 10):
-        assert 'workloads[%d]' % i in msg, (i, msg)
-    assert 'workloads[0]' not in msg
-    assert 'workloads[2] (p): kind "Pod" is not a kind rollouts apply to' in msg
-    assert 'workloads[3] (a): give name or label_selectors, not both' in msg
-    assert 'workloads[5] (db): to_revision must be 0 or more (got -1)' in msg
-    assert 'workloads[8] (y): kind is required with name' in msg
+def kube_module(args, spec=SPEC, env=None, **kwargs):
+    context = TaskContext('kube_test', args, False, False, env or {}, 'localhost')
+    return KubeModule(spec, context.runtime, **kwargs)
 
 
-def test_workloads_is_exclusive_with_name_and_takes_no_unknown_key():
-    both = run(rollout_status, {'name': 'web', 'kind': ['Deployment'],
-                                'workloads': [{'kind': 'Deployment', 'name': 'web'}]})
-    assert 'mutually exclusive' in both['msg'] and 'workloads' in both['msg'], both['msg']
-    unknown = run(rollout_status, {'workloads': [{'kind': 'Deployment', 'name': 'web', 'images': {}}]})
-    assert 'images' in unknown['msg'] and 'workloads' in unknown['msg'], unknown['msg']
-    empty = run(rollout_status, {'workloads': []})
-    assert 'workloads is empty' in empty['msg']
-    # A per-entry field only the undo takes.
-    revision = run(rollout_restart, {'workloads': [{'kind': 'Deployment', 'name': 'web', 'to_revision': 2}]})
-    assert 'to_revision' in revision['msg'], revision['msg']
+def failed(module):
+    """The module's result after a plain failure (what a task would show)."""
+    return exit_of(lambda: module.fail('stop'))
 
 
-@pytest.mark.parametrize('since', ['yesterday', '2026-01-02 03:04:05Z', '2026-13-01T00:00:00Z',
-                                   '2026-01-02T03:04:05', '1767323045'])
-def test_since_must_be_rfc3339(since):
-    result = run(rollout_restart, {'kind': ['Deployment'], 'name': 'web', 'since': since})
-    assert result['failed'] is True
-    assert result['msg'] == 'since must be an RFC 3339 time such as 2026-01-02T03:04:05Z, not "%s"' % since
+# ---- numbers ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('args, message', [
+    ({'wait_timeout': 0}, 'wait_timeout must be greater than 0 (got 0)'),
+    ({'poll_interval': float('nan')}, 'poll_interval must be a finite number, not nan'),
+    ({'poll_interval': float('inf')}, 'poll_interval must be a finite number, not inf'),
+    ({'update_period': -0.5}, 'update_period must not be negative (got -0.5)'),
+    ({'replicas': -1}, 'replicas must be 0 or more (got -1)'),
+    ({'soak_seconds': -1}, 'soak_seconds must be 0 or more (got -1)'),
+    ({'wait_timeout': MAX_SECONDS + 1}, 'wait_timeout must be at most %d seconds (%d days) (got %d)'
+     % (MAX_SECONDS, MAX_SECONDS // 86400, MAX_SECONDS + 1)),
+    ({'partition': INT32_MAX + 1}, 'partition must be at most %d (got %d)' % (INT32_MAX, INT32_MAX + 1)),
+    ({'revision': 10 ** 40}, 'revision must be at most %d (got 1e+40)' % INT64_MAX),
+])
+def test_number_options_are_checked_before_any_request(args, message):
+    result = exit_of(lambda: kube_module(args))
+    assert result['failed'] and result['msg'] == message
 
 
-def test_since_is_refused_with_configuration():
-    result = run(rollout_restart, {'kind': ['Deployment'], 'name': 'web', 'since': '2026-01-02T03:04:05Z',
-                                   'config_from_template': True})
-    assert 'since cannot be combined with config_maps' in result['msg']
+def test_numbers_within_bounds_pass():
+    module = kube_module({'wait_timeout': MAX_SECONDS, 'partition': INT32_MAX, 'revision': INT64_MAX,
+                          'update_period': 0.0, 'replicas': 0, 'soak_seconds': 5})
+    assert module.params['partition'] == INT32_MAX and module.analysis_gate() is None
 
 
-def test_last_replaced_is_the_later_of_the_restart_and_the_current_revision():
-    # The current revision (4, the template's image) was created 2026-01-04; the template's restart later.
-    restarted = deployment(image='nginx:4', annotations={'deployment.kubernetes.io/revision': '4'})
-    restarted['spec']['template']['metadata']['annotations'] = {
-        'kubectl.kubernetes.io/restartedAt': '2026-01-05T10:00:00+02:00'}
-    history = [replica_set(3, 'nginx:3'), replica_set(4, 'nginx:4', replicas=3)]
-    history[1]['spec']['template']['metadata']['annotations'] = {
-        'kubectl.kubernetes.io/restartedAt': '2026-01-05T10:00:00+02:00'}
-    last = verbs.last_replaced(ScriptedClient(history=history), Deployment(restarted))
-    assert last == datetime.datetime(2026, 1, 5, 8, 0, tzinfo=datetime.timezone.utc)
-    # Never restarted: the creation of the current revision.
-    plain = Deployment(deployment(image='nginx:4'))
-    last = verbs.last_replaced(ScriptedClient(history=[replica_set(3, 'nginx:3'), replica_set(4, 'nginx:4')]),
-                               plain)
-    assert last == datetime.datetime(2026, 1, 4, tzinfo=datetime.timezone.utc)
-    # Nothing recorded yet: unknown (so it is restarted).
-    assert verbs.last_replaced(ScriptedClient(history=[]), plain) is None
+# ---- the connection, against kubesim ---------------------------------------------------------------
+
+def test_the_client_reaches_the_api_and_the_namespace_comes_from_the_kubeconfig(kubesim_factory, tmp_path):
+    sim = kubesim_factory(request_log=tmp_path / 'requests.log')
+    sim.write_kubeconfig(tmp_path / 'shop', namespace='shop')
+    module = kube_module({'kubeconfig': str(tmp_path / 'shop')})
+    assert module.client is module.client and module.connection is module.client.connection
+    assert module.namespace == 'shop'
+    assert module.client.get('/api/v1/namespaces/default')['metadata']['name'] == 'default'
+    assert read_log(tmp_path / 'requests.log')[-1]['path'] == '/api/v1/namespaces/default'
+    assert kube_module({'kubeconfig': str(tmp_path / 'shop'), 'namespace': 'ops'},
+                       spec=dict(SPEC, namespace={'type': 'str'})).namespace == 'ops'
+    sim.write_kubeconfig(tmp_path / 'none', namespace='')
+    assert kube_module({'kubeconfig': str(tmp_path / 'none')}).namespace == module_mod.DEFAULT_NAMESPACE
 
 
-def test_restarted_since_is_an_unchanged_outcome_that_is_not_waited_for():
-    outcome = verbs.restarted_since(Deployment(deployment()),
-                                    datetime.datetime(2026, 1, 5, tzinfo=datetime.timezone.utc),
-                                    '2026-01-02T00:00:00Z')
-    entry = outcome.entry()
-    assert outcome.changed is False and outcome.waits is False
-    assert entry['skipped'] is True and entry['last_replaced'] == '2026-01-05T00:00:00Z'
-    assert entry['message'] == 'restarted or rolled out since 2026-01-02T00:00:00Z'
+def test_a_namespace_the_api_server_would_refuse_fails_naming_where_it_came_from(tmp_path):
+    spec = dict(SPEC, namespace={'type': 'str'})
+    module = kube_module({'host': 'https://api:6443', 'namespace': 'Shop'}, spec=spec)
+    result = exit_of(lambda: module.namespace)
+    assert result['failed'] and result['msg'].startswith('namespace: ') and 'Shop' in result['msg']
+    kc = write_kubeconfig(tmp_path / 'config', contexts=[{'name': 'main', 'context': {
+        'cluster': 'c1', 'user': 'u1', 'namespace': 'Bad_NS'}}])
+    result = exit_of(lambda: kube_module({'kubeconfig': kc}).namespace)
+    assert result['msg'].startswith('the namespace of kubeconfig %s (context "main"): ' % kc)
 
 
-def test_restart_summary_sorts_each_workload_and_gives_reasons():
-    def done(name, changed):
-        return {'kind': 'Deployment', 'namespace': 'shop', 'name': name,
-                'workload': 'Deployment shop/' + name, 'changed': changed}
-    outcome = {'done': [done('a', True), done('b', False), done('c', True), done('d', False)],
-               'failed': [], 'not_reached': []}
-    entries = {'Deployment shop/a': {'restart_reason': 'ConfigMap/x changed',
-                                     'config_objects': ['ConfigMap/x']},
-               'Deployment shop/b': {'config_objects': ['ConfigMap/x']},
-               'Deployment shop/c': {'recorded_only': True, 'config_objects': ['ConfigMap/x']},
-               'Deployment shop/d': {'config_objects': []}}
-    rollout_restart.summarize(True, '', False)(outcome, entries)
-    assert outcome['restarted'] == ['Deployment shop/a'] and outcome['recorded'] == ['Deployment shop/c']
-    assert outcome['unchanged'] == ['Deployment shop/b', 'Deployment shop/d'] and outcome['skipped'] == []
-    assert outcome['reasons'] == {'Deployment shop/a': 'ConfigMap/x changed',
-                                  'Deployment shop/b': 'configuration digest unchanged',
-                                  'Deployment shop/c': 'configuration digest recorded, no restart',
-                                  'Deployment shop/d': 'no ConfigMap or Secret to tie the restart to'}
-    assert outcome['lines'] == [
-        'Restarted: Deployment shop/a (ConfigMap/x changed)',
-        'Recorded the configuration digest, no restart: Deployment shop/c (configuration digest recorded, '
-        'no restart)',
-        'Unchanged: Deployment shop/b (configuration digest unchanged), Deployment shop/d (no ConfigMap or '
-        'Secret to tie the restart to)']
-    since = {'done': [done('a', False)], 'failed': [], 'not_reached': []}
-    rollout_restart.summarize(False, '2026-01-02T00:00:00Z', True)(
-        since, {'Deployment shop/a': {'skipped': True}})
-    assert since['lines'] == ['Would restart: none',
-                              'Already restarted since 2026-01-02T00:00:00Z: Deployment shop/a']
-    assert since['skipped'] == ['Deployment shop/a'] and since['reasons'] == {}
+def test_a_connection_that_cannot_be_configured_says_so_without_its_secrets():
+    module = kube_module({'host': 'https://api:6443', 'proxy': 'socks5://alice:pr0xy-s3cret@proxy:1080'})
+    result = exit_of(lambda: module.client)
+    assert result['failed'] and result['msg'].startswith(
+        'cannot configure the Kubernetes connection: invalid proxy socks5://')
+    assert 'pr0xy-s3cret' not in str(result)
+    result = exit_of(lambda: kube_module({'kubeconfig': '/nonexistent/config'}).client)
+    assert result['msg'] == ('cannot configure the Kubernetes connection: kubeconfig file '
+                             '/nonexistent/config does not exist')
+
+
+def test_the_connections_warnings_are_the_tasks():
+    module = kube_module({'host': 'https://api:6443', 'validate_certs': False})
+    assert module.connection.verify is False
+    result = failed(module)
+    assert len(result['warnings']) == 1 and 'verification of the Kubernetes API at https://api:6443 is off' \
+        in result['warnings'][0]
+
+
+# ---- secrets ---------------------------------------------------------------------------------------
+
+def test_the_secrets_of_a_kubeconfig_file_never_show(tmp_path):
+    token = 'kubeconfig-token-4f9a2c'
+    kc = write_kubeconfig(tmp_path / 'config', users=[{'name': 'u1', 'user': {'token': token}}])
+    module = kube_module({'kubeconfig': kc})
+    assert module.connection.token == token
+    result = exit_of(lambda: module.fail('the token was %s, base64 %s' % (
+        token, base64.b64encode(token.encode()).decode())))
+    assert token not in str(result) and base64.b64encode(token.encode()).decode() not in str(result)
+
+
+def test_the_secrets_inside_option_values_never_show():
+    inline = {'current-context': 'x', 'contexts': [{'name': 'x', 'context': {'cluster': 'c', 'user': 'u'}}],
+              'clusters': [{'name': 'c', 'cluster': {'server': 'https://api:6443'}}],
+              'users': [{'name': 'u', 'user': {'token': 'inline-token-7e1b', 'password': 'inline-pw-99'}}]}
+    assert {'inline-token-7e1b', 'inline-pw-99', base64.b64encode(b'inline-token-7e1b').decode()} <= \
+        option_secrets({'kubeconfig': inline})
+    result = exit_of(lambda: kube_module({'kubeconfig': inline}).fail('inline-token-7e1b inline-pw-99'))
+    assert 'inline-token-7e1b' not in str(result) and 'inline-pw-99' not in str(result)
+
+
+# ---- the analysis option ---------------------------------------------------------------------------
+
+ANALYSIS_SPEC = dict(SPEC, **ANALYSIS_ARG_SPEC)
+CHECK = {'name': 'smoke', 'http': {'url': 'https://app/health', 'bearer_token': 'analysis-t0ken-123'}}
+
+
+def test_the_analysis_checks_are_read_before_any_request_and_their_secrets_hidden():
+    module = kube_module({'analysis': {'checks': [CHECK]}}, spec=ANALYSIS_SPEC, analysis=lambda: analysis_pkg)
+    gate = module.analysis_gate()
+    assert gate is module.analysis_gate() and gate is module.gate_options().analysis
+    assert module.gate_options().fail_fast_seconds == GATE_ARG_SPEC['fail_fast_seconds']['default']
+    assert 'analysis-t0ken-123' not in str(failed(module))
+
+
+def test_invalid_analysis_checks_fail_the_task():
+    result = exit_of(lambda: kube_module({'analysis': {'checks': []}}, spec=ANALYSIS_SPEC,
+                                         analysis=lambda: analysis_pkg))
+    assert result['msg'] == 'invalid analysis option: analysis needs at least one check'
+
+
+def test_a_module_without_the_analysis_loader_takes_no_analysis():
+    with pytest.raises(ValueError, match='this module takes no analysis option'):
+        kube_module({'analysis': {'checks': [CHECK]}}, spec=ANALYSIS_SPEC)

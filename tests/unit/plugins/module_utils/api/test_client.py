@@ -1,277 +1,23 @@
 import base64
 import http.client
 import json
-import os
 import ssl
 
 import pytest
-import yaml
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.api import client as client_mod
-from ansible_collections.kubeops.rollout.plugins.module_utils.api.connection import tokens as tokens_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.api import transport as transport_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import ApiClient
-from ansible_collections.kubeops.rollout.plugins.module_utils.api.connection.options import load_connection
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.connection.settings import Connection
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
     ApiError,
     ConfigError,
     ConnectionFailure,
-    redact,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.api.transport import Transport
 
 pytestmark = pytest.mark.unit
 
 TOKEN = 'sekret-token-0123456789'
-
-
-# ---- kubeconfig parsing and auth choice ------------------------------------------------------
-
-def write_kubeconfig(path, users=None, contexts=None, current='main', clusters=None):
-    config = {
-        'apiVersion': 'v1', 'kind': 'Config', 'current-context': current,
-        'clusters': clusters or [{'name': 'c1', 'cluster': {'server': 'https://10.0.0.1:6443',
-                                                            'certificate-authority': 'ca.crt'}}],
-        'users': users or [{'name': 'u1', 'user': {'token': TOKEN}}],
-        'contexts': contexts or [{'name': 'main',
-                                  'context': {'cluster': 'c1', 'user': 'u1', 'namespace': 'shop'}}],
-    }
-    path.write_text(yaml.safe_dump(config))
-    return str(path)
-
-
-def test_kubeconfig_token_namespace_and_relative_paths(tmp_path):
-    kc = write_kubeconfig(tmp_path / 'config')
-    conn = load_connection({'kubeconfig': kc}, env={})
-    assert conn.server == 'https://10.0.0.1:6443'
-    assert conn.token == TOKEN
-    assert conn.namespace == 'shop'
-    assert conn.ca_file == str(tmp_path / 'ca.crt')  # relative to the kubeconfig's directory
-    assert conn.verify is True
-
-
-def test_kubeconfig_context_option_and_unknown_context(tmp_path):
-    kc = write_kubeconfig(tmp_path / 'config', contexts=[
-        {'name': 'main', 'context': {'cluster': 'c1', 'user': 'u1'}},
-        {'name': 'other', 'context': {'cluster': 'c1', 'user': 'u2', 'namespace': 'ops'}}],
-        users=[{'name': 'u1', 'user': {'token': 'a' * 8}},
-               {'name': 'u2', 'user': {'username': 'admin', 'password': 'pw-1234'}}])
-    conn = load_connection({'kubeconfig': kc, 'context': 'other'}, env={})
-    assert (conn.username, conn.password, conn.token, conn.namespace) == ('admin', 'pw-1234', None, 'ops')
-    with pytest.raises(ConfigError,
-                       match=r'context "nope" not found in kubeconfig .* \(contexts: main, other\)'):
-        load_connection({'kubeconfig': kc, 'context': 'nope'}, env={})
-
-
-PEM = '-----BEGIN CERTIFICATE-----\nQ0EgUEVN\n-----END CERTIFICATE-----\n'
-
-
-def test_kubeconfig_cert_data_and_insecure_and_proxy(tmp_path):
-    b64 = lambda s: base64.b64encode(s.encode()).decode()  # noqa: E731
-    kc = write_kubeconfig(tmp_path / 'config', clusters=[{'name': 'c1', 'cluster': {
-        'server': 'https://k:6443', 'proxy-url': 'http://proxy:3128',
-        'certificate-authority-data': b64(PEM), 'tls-server-name': 'kube.internal'}}],
-        users=[{'name': 'u1', 'user': {'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY'),
-                                       'as': 'jane', 'as-groups': ['devs']}}])
-    conn = load_connection({'kubeconfig': kc}, env={})
-    assert conn.verify is True and conn.proxy == 'http://proxy:3128'
-    assert conn.ca_data == PEM and conn.tls_server_name == 'kube.internal'
-    assert (conn.cert_data, conn.key_data) == (b'CERT', b'KEY')
-    assert (conn.impersonate_user, conn.impersonate_groups) == ('jane', ['devs'])
-    kc = write_kubeconfig(tmp_path / 'insecure', clusters=[{'name': 'c1', 'cluster': {
-        'server': 'https://k:6443', 'insecure-skip-tls-verify': True}}])
-    assert load_connection({'kubeconfig': kc}, env={}).verify is False
-
-
-@pytest.mark.parametrize('cluster, words', [
-    ({'certificate-authority-data': ''}, 'certificate-authority-data of cluster "c1" in kubeconfig'),
-    ({'certificate-authority-data': '  '}, 'is empty'),
-    ({'certificate-authority-data': 'not base64!'}, 'is not valid base64'),
-    ({'certificate-authority-data': base64.b64encode(b'just text').decode()}, 'holds no PEM certificate'),
-    ({'certificate-authority-data': base64.b64encode(PEM.encode()).decode(),
-      'insecure-skip-tls-verify': True}, 'insecure-skip-tls-verify: true, which kubectl refuses too'),
-    ({'certificate-authority': 'ca.crt', 'insecure-skip-tls-verify': True}, 'kubectl refuses too'),
-])
-def test_kubeconfig_ca_problems_are_errors(tmp_path, cluster, words):
-    kc = write_kubeconfig(tmp_path / 'config', clusters=[{'name': 'c1', 'cluster': dict(
-        {'server': 'https://k:6443'}, **cluster)}])
-    with pytest.raises(ConfigError) as err:
-        load_connection({'kubeconfig': kc}, env={})
-    assert words in str(err.value)
-
-
-@pytest.mark.parametrize('section, field, value, kind', [
-    ('cluster', 'server', 6443, 'a number'),
-    ('user', 'token', 12345678901234567890, 'a number'),
-    ('context', 'namespace', ['a', 'b'], 'a list'),
-    ('user', 'username', {'a': 1}, 'a mapping'),
-    ('cluster', 'proxy-url', True, 'a boolean'),
-    ('user', 'exec', 'aws', 'a str'),
-])
-def test_kubeconfig_fields_of_the_wrong_type_are_named(tmp_path, section, field, value, kind):
-    clusters = [{'name': 'c1', 'cluster': {'server': 'https://k:6443'}}]
-    users = [{'name': 'u1', 'user': {'token': 'abcdefgh'}}]
-    contexts = [{'name': 'main', 'context': {'cluster': 'c1', 'user': 'u1'}}]
-    entry = {'cluster': clusters, 'user': users, 'context': contexts}[section][0][section]
-    entry[field] = value
-    kc = write_kubeconfig(tmp_path / 'config', clusters=clusters, users=users, contexts=contexts)
-    with pytest.raises(ConfigError) as err:
-        load_connection({'kubeconfig': kc}, env={})
-    assert 'kubeconfig field %s of %s' % (field, section) in str(err.value)
-    assert kind in str(err.value)
-    assert str(value) not in str(err.value) or isinstance(value, bool)  # the value may be a credential
-
-
-def test_token_file_is_read_and_refreshable(tmp_path):
-    (tmp_path / 'tok').write_text('first\n')
-    kc = write_kubeconfig(tmp_path / 'config', users=[{'name': 'u1', 'user': {'tokenFile': 'tok'}}])
-    conn = load_connection({'kubeconfig': kc}, env={})
-    assert conn.token == 'first'
-    (tmp_path / 'tok').write_text('second')
-    assert conn.refresh() == 'second'
-
-
-def test_kubeconfig_env_list_merges_first_wins(tmp_path):
-    a = write_kubeconfig(tmp_path / 'a', current='main')
-    b = write_kubeconfig(tmp_path / 'b', current='other', contexts=[
-        {'name': 'main', 'context': {'cluster': 'c1', 'user': 'u1', 'namespace': 'ignored'}},
-        {'name': 'other', 'context': {'cluster': 'c1', 'user': 'u1', 'namespace': 'from-b'}}])
-    conn = load_connection({}, env={'KUBECONFIG': a + os.pathsep + b})
-    assert conn.namespace == 'shop'  # current-context and "main" both from the first file
-    conn = load_connection({'context': 'other'}, env={'KUBECONFIG': a + os.pathsep + b})
-    assert conn.namespace == 'from-b'
-
-
-def test_kubeconfig_path_list_in_k8s_auth_kubeconfig_or_the_option_merges_as_kubectl(tmp_path):
-    a = write_kubeconfig(tmp_path / 'a', current='main')
-    b = write_kubeconfig(tmp_path / 'b', current='other', contexts=[
-        {'name': 'main', 'context': {'cluster': 'c1', 'user': 'u1', 'namespace': 'ignored'}},
-        {'name': 'other', 'context': {'cluster': 'c1', 'user': 'u1', 'namespace': 'from-b'}}])
-    missing = str(tmp_path / 'missing')
-    for source in ({'env': {'K8S_AUTH_KUBECONFIG': os.pathsep.join([missing, a, b])}},
-                   {'params': {'kubeconfig': os.pathsep.join([a, b])}},
-                   {'params': {'kubeconfig': [a, missing, b]}}):
-        params = dict(source.get('params') or {})
-        conn = load_connection(params, env=source.get('env') or {})
-        assert conn.namespace == 'shop', source  # current-context and "main" both from the first file
-        conn = load_connection(dict(params, context='other'), env=source.get('env') or {})
-        assert conn.namespace == 'from-b', source
-        assert a in conn.source and b in conn.source
-    with pytest.raises(ConfigError, match='no kubeconfig found at'):
-        load_connection({'kubeconfig': os.pathsep.join([missing, missing + '2'])}, env={})
-    with pytest.raises(ConfigError, match='kubeconfig file .*missing does not exist'):
-        load_connection({'kubeconfig': missing}, env={})  # one file named alone must exist
-    with pytest.raises(ConfigError, match='not a list holding int'):
-        load_connection({'kubeconfig': [a, 3]}, env={})
-
-
-def test_inline_kubeconfig_dict():
-    config = {'current-context': 'x', 'clusters': [{'name': 'c', 'cluster': {'server': 'https://127.0.0.1:1'}}],
-              'users': [{'name': 'u', 'user': {'token': 'tok-inline'}}],
-              'contexts': [{'name': 'x', 'context': {'cluster': 'c', 'user': 'u'}}]}
-    conn = load_connection({'kubeconfig': config}, env={})
-    assert (conn.server, conn.token, conn.namespace) == ('https://127.0.0.1:1', 'tok-inline', None)
-
-
-def test_host_and_api_key_skip_the_kubeconfig(tmp_path):
-    conn = load_connection({'host': 'https://api:6443/', 'api_key': 'k' * 10},
-                           env={'KUBECONFIG': '/nonexistent'})
-    assert (conn.server, conn.token) == ('https://api:6443', 'k' * 10)
-
-
-def test_env_variables_like_kubernetes_core(tmp_path):
-    ca = tmp_path / 'ca.pem'
-    env = {'K8S_AUTH_HOST': 'https://envhost', 'K8S_AUTH_API_KEY': 'envtoken', 'K8S_AUTH_VERIFY_SSL': 'no',
-           'K8S_AUTH_SSL_CA_CERT': str(ca), 'K8S_AUTH_IMPERSONATE_GROUPS': 'a, b'}
-    conn = load_connection({}, env=env)
-    assert (conn.server, conn.token, conn.verify) == ('https://envhost', 'envtoken', False)
-    assert conn.ca_file == str(ca)
-    assert conn.impersonate_groups == ['a', 'b']
-    # module options win over the environment
-    conn = load_connection({'api_key': 'param', 'validate_certs': True}, env=env)
-    assert (conn.token, conn.verify) == ('param', True)
-
-
-def test_options_override_kubeconfig(tmp_path):
-    kc = write_kubeconfig(tmp_path / 'config')
-    conn = load_connection({'kubeconfig': kc, 'host': 'https://override', 'validate_certs': False,
-                            'ca_cert': '/x/ca.pem'}, env={})
-    assert (conn.server, conn.verify) == ('https://override', False)
-    assert (conn.ca_file, conn.token) == ('/x/ca.pem', TOKEN)
-
-
-def test_in_cluster_service_account_when_nothing_else(tmp_path, monkeypatch):
-    sa = tmp_path / 'sa'
-    sa.mkdir()
-    (sa / 'token').write_text('sa-token\n')
-    (sa / 'ca.crt').write_text('pem')
-    (sa / 'namespace').write_text('apps')
-    monkeypatch.setattr(tokens_mod, 'SERVICE_ACCOUNT_DIR', str(sa))
-    env = {'KUBERNETES_SERVICE_HOST': '10.96.0.1', 'KUBERNETES_SERVICE_PORT': '443'}
-    conn = load_connection({}, env=env)
-    assert (conn.server, conn.token, conn.namespace) == ('https://10.96.0.1:443', 'sa-token', 'apps')
-    assert conn.ca_file == str(sa / 'ca.crt')
-
-
-def test_no_configuration_at_all_is_a_clear_error(tmp_path):
-    with pytest.raises(ConfigError, match='no Kubernetes connection configured'):
-        load_connection({}, env={'KUBECONFIG': str(tmp_path / 'missing')})
-    with pytest.raises(ConfigError, match='kubeconfig file .* does not exist'):
-        load_connection({'kubeconfig': str(tmp_path / 'missing')}, env={})
-    (tmp_path / 'bad').write_text('{{{ not yaml')
-    with pytest.raises(ConfigError, match='not valid YAML'):
-        load_connection({'kubeconfig': str(tmp_path / 'bad')}, env={})
-
-
-def _jwt(claims):
-    part = lambda d: base64.urlsafe_b64encode(json.dumps(d).encode()).decode().rstrip('=')  # noqa: E731
-    return '%s.%s.c2lnbmF0dXJl' % (part({'alg': 'RS256'}), part(claims))
-
-
-def test_oidc_auth_provider_token_through_the_kubernetes_library(tmp_path):
-    """The real library reads the kubeconfig; its id-token becomes the bearer token."""
-    token = _jwt({'sub': 'dev', 'exp': 4102444800})
-    (tmp_path / 'ca.crt').write_text('')  # the library checks that the file exists
-    kc = write_kubeconfig(tmp_path / 'config', users=[{'name': 'u1', 'user': {
-        'auth-provider': {'name': 'oidc', 'config': {'id-token': token, 'client-id': 'k8s',
-                                                     'idp-issuer-url': 'https://issuer.invalid'}}}}])
-    conn = load_connection({'kubeconfig': kc}, env={})
-    assert conn.token == token
-    assert conn.refresh() == token
-    assert token in conn.secrets()
-
-
-@pytest.mark.parametrize('provider, words', [
-    ({'name': 'gcp', 'config': {'access-token': 'ya29.x'}}, ['gcp auth-provider', 'gke-gcloud-auth-plugin']),
-    ({'name': 'azure', 'config': {'access-token': 'x'}}, ['azure auth-provider', 'kubelogin']),
-    ({'name': 'openstack'}, ['"openstack", which is not supported']),
-    ({'name': 'oidc', 'config': {'client-id': 'k8s'}}, ['has no id-token']),
-    ({'name': 'oidc', 'config': {'id-token': 'not-a-jwt'}}, ['gave no token', 'not a JWT']),
-    ('oidc', ['auth-provider of user "u1"', 'must be a mapping']),
-])
-def test_auth_providers_that_cannot_authenticate_are_refused(tmp_path, provider, words):
-    (tmp_path / 'ca.crt').write_text('')
-    kc = write_kubeconfig(tmp_path / 'config', users=[{'name': 'u1', 'user': {'auth-provider': provider}}])
-    with pytest.raises(ConfigError) as err:
-        load_connection({'kubeconfig': kc}, env={})
-    for word in words:
-        assert word in str(err.value)
-    assert 'user "u1"' in str(err.value)
-
-
-def test_native_auth_does_not_import_kubernetes(tmp_path):
-    import subprocess
-    import sys
-    kc = write_kubeconfig(tmp_path / 'config')
-    collections = client_mod.__file__.split('/ansible_collections/')[0]
-    code = ('import sys; sys.path.insert(0, %r)\n'
-            'from ansible_collections.kubeops.rollout.plugins.module_utils.api.connection.options import '
-            'load_connection\n'
-            'load_connection({"kubeconfig": %r}, env={})\n'
-            'print("kubernetes" in sys.modules)') % (collections, kc)
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == 'False'
 
 
 # ---- requests, retries, errors ---------------------------------------------------------------
@@ -557,47 +303,12 @@ def test_error_answer_to_a_watch_is_raised_and_closed():
 
 # ---- secrets ---------------------------------------------------------------------------------
 
-def test_redact_hides_secrets_and_url_userinfo():
-    text = redact('token %s at https://user:pw@host/x' % TOKEN, [TOKEN])
-    assert TOKEN not in text and 'user:pw' not in text
-    assert text == 'token ******** at https://********@host/x'
-
-
 def test_error_messages_never_echo_the_token():
     body = status_body(403, 'Forbidden', 'token %s is not allowed' % TOKEN)
     client, _pool, _ = make_client([FakeResponse(403, body)])
     with pytest.raises(ApiError) as e:
         client.get('/x')
     assert TOKEN not in e.value.message and '********' in e.value.message
-
-
-def test_connection_secrets_listed_for_no_log():
-    conn = Connection()
-    conn.token, conn.password, conn.proxy_headers = 't0k3n', 'pa55', {'proxy_basic_auth': 'u:p'}
-    assert set(conn.secrets()) == {'t0k3n', 'pa55', 'u:p'}
-
-
-def test_client_cert_data_loaded_and_temp_files_removed(tmp_path, monkeypatch):
-    import ssl
-    import tempfile
-
-    loaded = {}
-
-    def fake_load_cert_chain(self, cert, key):
-        with open(cert, 'rb') as f:
-            loaded['cert'] = f.read()
-        loaded['mode'] = os.stat(key).st_mode & 0o777
-        loaded['dir'] = os.path.dirname(cert)
-
-    monkeypatch.setattr(ssl.SSLContext, 'load_cert_chain', fake_load_cert_chain)
-    monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
-    conn = Connection()
-    conn.server = 'https://api:6443'
-    conn.cert_data, conn.key_data = b'CERT-PEM', b'KEY-PEM'
-    client = ApiClient(conn)
-    assert isinstance(client._transport, Transport) and client._transport.ssl_context is not None
-    assert loaded['cert'] == b'CERT-PEM' and loaded['mode'] == 0o600
-    assert not os.path.exists(loaded['dir'])
 
 
 def test_proxy_and_no_proxy():

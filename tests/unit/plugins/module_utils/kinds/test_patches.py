@@ -221,3 +221,43 @@ def test_update_partition_defaults_and_ondelete():
     rolling = {'type': 'RollingUpdate', 'rollingUpdate': {'partition': 3}}
     assert patches.update_partition({'updateStrategy': rolling}) == 3
     assert patches.update_partition({'updateStrategy': {'type': 'OnDelete'}}) is None
+
+
+# ---- a release's put-back --------------------------------------------------------------------------
+
+CAUSE = 'kubernetes.io/change-cause'
+
+
+def released(generation=3, annotations=None, image='web:2'):
+    """A workload as a release's write left it."""
+    return {
+        'metadata': {
+            'generation': generation,
+            'annotations': dict(annotations or {}),
+            'resourceVersion': '7',
+        },
+        'spec': {'template': {'spec': {'containers': [{'name': 'web', 'image': image}]}}},
+    }
+
+
+def test_the_put_back_restores_the_template_and_change_cause_exactly():
+    written = released(annotations={CAUSE: 'release 2', 'keep': 'me'})
+    original = {'spec': {'containers': [{'name': 'web', 'image': 'web:1', 'unknownField': {'x': 1}}]}}
+    body = patches.template_restore_patch(written, original, 'release 1')
+    after = jsonpatch.apply_patch(written, body)
+    assert after['spec']['template'] == original
+    assert after['metadata']['annotations'] == {CAUSE: 'release 1', 'keep': 'me'}
+
+
+def test_the_put_back_removes_a_change_cause_the_workload_did_not_have():
+    written = released(annotations={CAUSE: 'release 2'})
+    after = jsonpatch.apply_patch(written, patches.template_restore_patch(written, {}, None))
+    assert after['metadata']['annotations'] == {}
+
+
+def test_the_put_back_is_refused_once_anyone_wrote_the_spec_again():
+    written = released(generation=3, annotations={CAUSE: 'release 2'})
+    body = patches.template_restore_patch(written, {}, 'release 1')
+    later = released(generation=4, annotations={CAUSE: 'release 2'})
+    with pytest.raises(jsonpatch.JsonPatchTestFailed):
+        jsonpatch.apply_patch(later, body)

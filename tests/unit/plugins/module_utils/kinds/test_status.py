@@ -125,6 +125,14 @@ def test_statefulset_never_observed_waits():
     assert status.statefulset_status(obj).reason == 'SpecNotObserved'
 
 
+def test_observed_compares_generations():
+    assert status.observed({'metadata': {'generation': 3}, 'status': {'observedGeneration': 3}})
+    assert not status.observed({'metadata': {'generation': 4}, 'status': {'observedGeneration': 3}})
+    assert not status.observed({'metadata': {'generation': 1}, 'status': {}})
+    assert status.observed({'metadata': {}, 'status': {}})
+    assert not status.observed({'metadata': {'generation': 2}, 'status': {'observedGeneration': '2'}})
+
+
 def test_observed_status():
     assert status.observed_status(dep(generation=2, observed=2)).done
     assert not status.observed_status(dep(generation=3, observed=2)).done

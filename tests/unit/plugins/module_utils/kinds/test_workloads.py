@@ -1,20 +1,12 @@
-"""The kind classes of workloads.py: API paths, kubectl's spellings, the patch of each verb and its
-refusals, the revision being rolled out and its pods; the pod helpers of a forced rollback."""
+"""The kind classes of workloads.py: the kind tables, kubectl's spellings, the patch of each verb and
+its refusals, the revision being rolled out and its pods, each kind's capabilities. (What every kind
+inherits is in test_workload.py, the pod helpers in test_pods.py.)"""
 
 import copy
 
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status import observed
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import (
-    pod_backing_off,
-    pod_ordinal,
-    pod_ready,
-    ready_condition,
-    selector_string,
-    stuck_pods,
-)
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workload import NotSupported, Refused
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
     KINDS,
@@ -29,7 +21,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads im
 )
 
 from tests.support.manifests import (
-    DEPLOY_UID,
     STS_UID,
     controller_revision,
     deployment,
@@ -71,74 +62,10 @@ def names(pods):
     return [p['metadata']['name'] for p in pods]
 
 
-# ---- where each kind lives ------------------------------------------------------------------------
-
-@pytest.mark.parametrize('cls, collection, history, resource', [
-    (Deployment, '/apis/apps/v1/namespaces/shop/deployments', '/apis/apps/v1/namespaces/shop/replicasets',
-     'deployments.apps'),
-    (StatefulSet, '/apis/apps/v1/namespaces/shop/statefulsets',
-     '/apis/apps/v1/namespaces/shop/controllerrevisions', 'statefulsets.apps'),
-    (DaemonSet, '/apis/apps/v1/namespaces/shop/daemonsets',
-     '/apis/apps/v1/namespaces/shop/controllerrevisions', 'daemonsets.apps'),
-    (ReplicationController, '/api/v1/namespaces/shop/replicationcontrollers',
-     '/api/v1/namespaces/shop/None', 'replicationcontrollers'),
-])
-def test_api_paths_and_kubectls_resource_name(cls, collection, history, resource):
-    assert cls.collection_path('shop') == collection
-    assert cls.object_path('shop', 'web') == collection + '/web'
-    assert cls.history_path('shop') == history
-    assert cls.resource() == resource
-    obj = cls({'kind': cls.kind, 'metadata': {'name': 'web', 'namespace': 'shop'}})
-    assert obj.path == collection + '/web'
-    assert obj.describe() == '%s "web"' % resource
-    assert obj.label() == '%s shop/web' % cls.kind
-    assert obj.identity() == {'kind': cls.kind, 'name': 'web', 'namespace': 'shop'}
-
-
-def test_names_in_paths_are_quoted():
-    assert Deployment.object_path('a b', 'x/y') == '/apis/apps/v1/namespaces/a%20b/deployments/x%2Fy'
-
-
-def test_accessors_read_the_object_and_tolerate_missing_parts():
-    d = Deployment(deployment(annotations={CHANGE_CAUSE: 'v2'}, paused=True))
-    assert (d.name, d.namespace, d.uid, d.resource_version) == ('web', 'default', DEPLOY_UID, '100')
-    assert d.annotations == {CHANGE_CAUSE: 'v2'}
-    assert d.selector == 'app=web' and d.paused is True and d.replicas == 3
-    assert d.template['spec']['containers'][0]['image'] == 'nginx:1.25'
-    bare = Deployment({})
-    assert (bare.name, bare.annotations, bare.spec, bare.template, bare.selector) == (None, {}, {}, {}, '')
-    assert bare.paused is False and bare.replicas is None and bare.partition is None
-
-
-def test_only_a_rolling_update_statefulset_has_a_partition():
-    assert StatefulSet(statefulset()).partition == 0
-    sts = statefulset()
-    sts['spec']['updateStrategy']['rollingUpdate']['partition'] = 2
-    assert StatefulSet(sts).partition == 2
-    sts['spec']['updateStrategy'] = {'type': 'OnDelete'}
-    assert StatefulSet(sts).partition is None
-    assert DaemonSet(daemonset()).partition is None and Deployment(deployment()).partition is None
-
-
 def test_kind_tables():
     rollout = {'Deployment': Deployment, 'StatefulSet': StatefulSet, 'DaemonSet': DaemonSet}
     assert dict(rollout, ReplicationController=ReplicationController) == KINDS
     assert rollout == ROLLOUT_KINDS
-
-
-# ---- selectors ------------------------------------------------------------------------------------
-
-def test_selector_string_as_kubectl_writes_a_label_selector():
-    assert selector_string(None) == '' and selector_string({}) == ''
-    assert selector_string({'matchLabels': {'tier': 'web', 'app': 'shop'}}) == 'app=shop,tier=web'
-    assert selector_string({'app': 'web', 'deployment': 'abc'}) == 'app=web,deployment=abc'  # an RC's map
-    assert selector_string({'matchLabels': {'app': 'web'}, 'matchExpressions': [
-        {'key': 'env', 'operator': 'In', 'values': ['prod', 'canary']},
-        {'key': 'zone', 'operator': 'NotIn', 'values': ['b', 'a']},
-        {'key': 'managed', 'operator': 'Exists'},
-        {'key': 'legacy', 'operator': 'DoesNotExist'},
-        {'key': 'odd', 'operator': 'Gt', 'values': ['1']},
-    ]}) == 'app=web,env in (canary,prod),zone notin (a,b),managed,!legacy'
 
 
 # ---- kubectl's spellings --------------------------------------------------------------------------
@@ -175,71 +102,6 @@ def test_lists_of_kinds_as_kubectl_reads_deploy_comma_sts():
         rollout_kinds([])
 
 
-# ---- pods -----------------------------------------------------------------------------------------
-
-def test_ready_condition_and_pod_ready():
-    ready, not_ready = pod('a', ready=True), pod('b', ready=False)
-    assert ready_condition(ready) == {'type': 'Ready', 'status': 'True'}
-    assert pod_ready(ready) is True and pod_ready(not_ready) is False
-    unknown = pod('c', ready=None, conditions=[{'type': 'PodScheduled', 'status': 'True'}])
-    assert ready_condition(unknown) is None and pod_ready(unknown) is False
-    assert pod_ready({}) is False
-
-
-def test_observed_compares_generations():
-    assert observed({'metadata': {'generation': 3}, 'status': {'observedGeneration': 3}})
-    assert not observed({'metadata': {'generation': 4}, 'status': {'observedGeneration': 3}})
-    assert not observed({'metadata': {'generation': 1}, 'status': {}})
-    assert observed({'metadata': {}, 'status': {}})
-    assert not observed({'metadata': {'generation': 2}, 'status': {'observedGeneration': '2'}})
-
-
-@pytest.mark.parametrize('name, ordinal', [
-    ('db-0', 0), ('db-12', 12), ('db-x', None), ('db-', None), ('web-1', None), ('db-1-2', None),
-    ('dbx-1', None)])
-def test_pod_ordinal(name, ordinal):
-    assert pod_ordinal(pod(name), 'db') == ordinal
-
-
-def test_pod_ordinal_of_a_set_whose_name_has_a_dash():
-    assert pod_ordinal(pod('db-eu-3'), 'db-eu') == 3 and pod_ordinal(pod('db-eu-3'), 'db') is None
-
-
-def sts_pod(ordinal, revision, ready, waiting=None, owner=STS_UID, deleting=False):
-    containers = [{'name': 'app', 'state': {'waiting': {'reason': waiting}}}] if waiting else None
-    return pod('db-%d' % ordinal, ready, labels={'app': 'db', 'controller-revision-hash': revision},
-               owner=('StatefulSet', owner), containers=containers, deleting=deleting)
-
-
-def test_pod_backing_off_names_the_first_back_off_of_init_then_app_containers():
-    p = pod('db-0', containers=[{'name': 'app', 'state': {'waiting': {'reason': 'CrashLoopBackOff'}}}],
-            init_containers=[{'name': 'init', 'state': {'waiting': {'reason': 'ErrImagePull'}}}])
-    assert pod_backing_off(p) == 'ErrImagePull'
-    creating = {'name': 'app', 'state': {'waiting': {'reason': 'ContainerCreating'}}}
-    starting = pod('db-1', containers=[creating])
-    assert pod_backing_off(starting) is None and pod_backing_off(pod('db-2')) is None
-
-
-def test_stuck_pods_are_those_of_another_revision_not_ready_lowest_ordinal_first():
-    pods = [sts_pod(3, 'db-bad', False, 'ImagePullBackOff'), sts_pod(0, 'db-good', True),
-            sts_pod(1, 'db-good', False), sts_pod(2, 'db-bad', False), sts_pod(4, 'db-old', True)]
-    # db-1 is not Ready but on the restored revision: never touched; db-4 is Ready: the controller's job.
-    assert names(stuck_pods(pods, STS_UID, 'db', 'db-good')) == ['db-2', 'db-3']
-
-
-def test_stuck_pods_ignore_other_owners_pods_being_deleted_and_other_names():
-    pods = [sts_pod(1, 'db-bad', False, owner='other'), sts_pod(2, 'db-bad', False, deleting=True)]
-    stray = pod('cache-0', ready=False, labels={'controller-revision-hash': 'db-bad'},
-                owner=('StatefulSet', STS_UID))
-    assert stuck_pods(pods + [stray], STS_UID, 'db', 'db-good') == []
-
-
-def test_a_ready_pod_in_a_crash_back_off_is_stuck():
-    p = sts_pod(1, 'db-bad', True, 'CrashLoopBackOff')
-    assert pod_backing_off(p) == 'CrashLoopBackOff'
-    assert names(stuck_pods([p], STS_UID, 'db', 'db-good')) == ['db-1']
-
-
 # ---- pause / resume -------------------------------------------------------------------------------
 
 def test_only_a_deployment_pauses():
@@ -254,12 +116,8 @@ def test_only_a_deployment_pauses():
 
 # ---- restart --------------------------------------------------------------------------------------
 
-def test_restart_patch_sets_restarted_at_and_a_paused_deployment_is_refused():
-    body = {'spec': {'template': {'metadata': {'annotations': {
-        'kubectl.kubernetes.io/restartedAt': '2026-01-02T03:04:05Z'}}}}}
-    for obj in (Deployment(deployment()), StatefulSet(statefulset()), DaemonSet(daemonset())):
-        assert obj.check_restartable() is None
-        assert obj.restart_patch('2026-01-02T03:04:05Z') == (patches.STRATEGIC_MERGE, body)
+def test_a_paused_deployment_is_refused_a_restart():
+    assert Deployment(deployment()).check_restartable() is None
     with pytest.raises(Refused, match=r'deployments.apps "web" can\'t restart paused deployment'):
         Deployment(deployment(paused=True)).check_restartable()
 
@@ -272,13 +130,6 @@ def test_image_patch_merges_containers_by_name_and_none_when_nothing_changes():
         'spec': {'template': {'spec': {'containers': [{'name': 'web', 'image': 'nginx:1.27'}]}}},
         'metadata': {'annotations': {CHANGE_CAUSE: 'v27'}}})
     assert d.image_patch({'web': 'nginx:1.25'}) is None
-
-
-def test_a_partition_is_refused_for_kinds_without_one():
-    with pytest.raises(NotSupported, match=r'deployments.apps "web" has no update partition'):
-        Deployment(deployment()).image_patch({'web': 'nginx:2'}, partition=1)
-    with pytest.raises(NotSupported, match=r'daemonsets.apps "agent" has no update partition'):
-        DaemonSet(daemonset()).image_patch({'app': 'nginx:2'}, partition=0)
 
 
 def test_a_statefulset_sets_its_partition_with_the_images_unless_it_is_on_delete():
@@ -384,19 +235,6 @@ def test_a_paused_deployment_cannot_progress():
     with pytest.raises(Refused, match=r'Deployment default/web is paused, so its rollout cannot finish'):
         Deployment(deployment(paused=True)).check_can_progress()
     assert Deployment(deployment()).check_can_progress() is None
-
-
-def test_an_on_delete_statefulset_or_daemonset_cannot_be_waited_for():
-    s = statefulset()
-    s['spec']['updateStrategy'] = {'type': 'OnDelete'}
-    with pytest.raises(Refused, match=r'^StatefulSet default/db: waiting is impossible: .* \(OnDelete\); '
-                                      r'set wait=false'):
-        StatefulSet(s).check_waitable()
-    with pytest.raises(Refused, match=r'^DaemonSet default/agent: waiting is impossible'):
-        DaemonSet(daemonset(updateStrategy={'type': 'OnDelete'})).check_can_progress()
-    assert StatefulSet(statefulset()).check_waitable() is None
-    assert StatefulSet(statefulset()).strategy_type() == 'RollingUpdate'
-    assert DaemonSet(daemonset()).strategy_type() == 'RollingUpdate'
 
 
 # ---- the revision being rolled out and its pods ---------------------------------------------------

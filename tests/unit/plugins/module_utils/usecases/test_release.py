@@ -1,101 +1,189 @@
-import jsonpatch
+"""The plain release (usecases/release.py) against kubesim, driven as rollout_release's main drives
+it (release_targets.build_targets, ReleaseOptions, strategies.strategy): every workload written
+then waited for, a failing rollout put back with the others (atomic), a preflight refusal and check
+mode that write nothing, a refused write that is not put back."""
+
 import pytest
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_targets as release
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import GateOptions
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_targets, strategies
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import Release
+
+from tests.support.kube import api_client, create_settled, read_log, settled, writes
+from tests.support.manifests import workload
 
 pytestmark = pytest.mark.unit
 
+DEPLOY = '/apis/apps/v1/namespaces/default/deployments/web'
+STS = '/apis/apps/v1/namespaces/default/statefulsets/db'
 CAUSE = 'kubernetes.io/change-cause'
+BAD = 'registry.invalid/redis:2'
+FAST = {'ready_delay': 0.02, 'fail_image': r'^registry\.invalid/'}
 
 
-def obj(generation=3, annotations=None, image='web:2'):
-    return {
-        'metadata': {
-            'generation': generation,
-            'annotations': dict(annotations or {}),
-            'resourceVersion': '7',
-        },
-        'spec': {'template': {'spec': {'containers': [{'name': 'web', 'image': image}]}}},
-    }
+@pytest.fixture
+def sim(kubesim_factory, tmp_path):
+    sim = kubesim_factory(request_log=tmp_path / 'requests.log', **FAST)
+    sim.log = tmp_path / 'requests.log'
+    sim.client = api_client(sim)
+    create_settled(sim.client, workload('Deployment', 'web', 'nginx:1', 2))
+    create_settled(sim.client, workload('StatefulSet', 'db', 'redis:1', 2))
+    return sim
 
 
-def test_the_put_back_restores_the_template_and_change_cause_exactly():
-    written = obj(annotations={CAUSE: 'release 2', 'keep': 'me'})
-    original = {'spec': {'containers': [{'name': 'web', 'image': 'web:1', 'unknownField': {'x': 1}}]}}
-    body = patches.template_restore_patch(written, original, 'release 1')
-    after = jsonpatch.apply_patch(written, body)
-    assert after['spec']['template'] == original
-    assert after['metadata']['annotations'] == {CAUSE: 'release 1', 'keep': 'me'}
+def entries(web='nginx:2', db='redis:2'):
+    out = []
+    if web:
+        out.append({'kind': 'Deployment', 'name': 'web', 'images': {'app': web}})
+    if db:
+        out.append({'kind': 'StatefulSet', 'name': 'db', 'images': {'app': db}})
+    return out
 
 
-def test_the_put_back_removes_a_change_cause_the_workload_did_not_have():
-    written = obj(annotations={CAUSE: 'release 2'})
-    after = jsonpatch.apply_patch(written, patches.template_restore_patch(written, {}, None))
-    assert after['metadata']['annotations'] == {}
+def release(client, wanted, cause=None, **options):
+    """What rollout_release's main does with its options: (result, progress lines)."""
+    options.setdefault('timeout', 30)
+    options.setdefault('gates', GateOptions(fail_fast_seconds=1))
+    opts = release_targets.ReleaseOptions(**options)
+    targets = release_targets.build_targets(wanted, 'default', cause)
+    chosen = strategies.strategy(opts)
+    assert chosen is Release
+    lines = []
+    return chosen(client, targets, opts, progress=lines.append).run(), lines
 
 
-def test_the_put_back_is_refused_once_anyone_wrote_the_spec_again():
-    written = obj(generation=3, annotations={CAUSE: 'release 2'})
-    body = patches.template_restore_patch(written, {}, 'release 1')
-    later = obj(generation=4, annotations={CAUSE: 'release 2'})
-    with pytest.raises(jsonpatch.JsonPatchTestFailed):
-        jsonpatch.apply_patch(later, body)
+def image(obj):
+    return obj['spec']['template']['spec']['containers'][0]['image']
 
 
-def test_targets_refuse_what_is_not_a_workload_before_any_request():
-    with pytest.raises(release.PreflightFailed) as e:
-        release.build_targets(
-            [
-                {'kind': 'ReplicaSet', 'name': 'rs', 'images': {'a': 'b'}},
-                {'kind': 'deploy', 'name': ' ', 'images': {'a': 'b'}},
-                {'kind': 'sts', 'name': 'db', 'images': {'a': None}},
-                {'kind': 'ds', 'name': 'agent', 'images': {}},
-                {'kind': 'deploy', 'name': 'web', 'images': {'a': 'b'}},
-                {'kind': 'Deployment', 'name': 'web', 'images': {'a': 'c'}},
-            ],
-            'shop',
-        )
-    problems = e.value.args[0]
-    assert problems[0].startswith('workloads[0] (rs): kind "ReplicaSet" is not a kind')
-    assert problems[1] == 'workloads[1]: name is empty'
-    assert problems[2] == 'StatefulSet shop/db: no image given for container a'
-    assert problems[3] == 'DaemonSet shop/agent: images is empty'
-    assert problems[4] == 'Deployment shop/web: listed twice'
+def persisted_writes(sim, since=0):
+    return writes(read_log(sim.log)[since:], dry_run=False)
 
 
-def test_targets_take_the_entry_namespace_and_cause_first():
-    (t,) = release.build_targets(
-        [{'kind': 'deploy', 'name': 'web', 'namespace': 'a', 'images': {'w': 'x:1'}}], 'b', None
-    )
-    assert (t.namespace, t.change_cause) == ('a', 'rollout_release: w=x:1')
+def specs(client, *paths):
+    """What a write would change (status writes by the controllers aside)."""
+    out = {}
+    for path in paths:
+        obj = client.get(path)
+        out[path] = (obj['metadata']['generation'], obj['metadata'].get('annotations'), obj['spec'])
+    return out
 
 
-def test_helm_and_argo_cd_owners_are_found_from_labels_annotations_and_managed_fields():
-    helm = {
-        'metadata': {
-            'labels': {'app.kubernetes.io/managed-by': 'Helm'},
-            'annotations': {'meta.helm.sh/release-name': 'shop'},
-        }
-    }
-    argo = {
-        'metadata': {'annotations': {'argocd.argoproj.io/tracking-id': 'shop-app:apps/Deployment:shop/web'}}
-    }
-    fields = {'metadata': {'managedFields': [{'manager': 'argocd-controller'}, {'manager': 'kubectl'}]}}
-    assert release.managers(helm) == ['Helm (release shop)']
-    assert release.managers(argo) == ['Argo CD (application shop-app)']
-    assert release.managers(fields) == ['Argo CD']
-    assert release.managers({'metadata': {'labels': {'app.kubernetes.io/instance': 'web'}}}) == []
+def test_a_release_writes_every_workload_and_waits_for_each(sim):
+    result, lines = release(sim.client, entries(), cause='release 2')
+    assert not result.failed and result.changed, result.message
+    assert result.lines == ['Upgraded: Deployment default/web', 'Upgraded: StatefulSet default/db']
+    assert result.message == 'Upgraded: Deployment default/web; Upgraded: StatefulSet default/db'
+    assert [t.outcome for t in result.targets] == [release_targets.UPGRADED] * 2
+    assert all(t.status.done for t in result.targets) and result.warnings == []
+    web, db = settled(sim.client, DEPLOY), settled(sim.client, STS)
+    assert (image(web), image(db)) == ('nginx:2', 'redis:2')
+    assert web['metadata']['annotations'][CAUSE] == db['metadata']['annotations'][CAUSE] == 'release 2'
+    assert any(line.startswith('Deployment default/web: new images written (generation 2)') for line in lines)
+    # One dry run and one write per workload, each a strategic merge patch.
+    patches = [(e['path'], e['dry_run']) for e in writes(read_log(sim.log)) if e['method'] == 'PATCH']
+    assert patches == [(DEPLOY, True), (STS, True), (DEPLOY, False), (STS, False)]
+
+    # Again: nothing to write, nothing written, still judged healthy.
+    mark = len(read_log(sim.log))
+    again, _ = release(sim.client, entries(), cause='release 2')
+    assert not again.failed and not again.changed
+    assert again.lines == ['Already up to date: Deployment default/web',
+                           'Already up to date: StatefulSet default/db']
+    assert writes(read_log(sim.log)[mark:]) == []
 
 
-def test_the_result_groups_labels_by_outcome():
-    entries = [
-        {'kind': 'Deployment', 'namespace': 'a', 'name': 'x', 'outcome': 'upgraded', 'changed': True},
-        {'kind': 'Deployment', 'namespace': 'a', 'name': 'y', 'outcome': 'rolled_back', 'changed': True},
-        {'kind': 'StatefulSet', 'namespace': 'a', 'name': 'z', 'outcome': 'unchanged', 'changed': False},
-    ]
-    fact = release.result_fields(entries, ['line'])
-    assert fact['upgraded'] == ['Deployment a/x'] and fact['rolled_back'] == ['Deployment a/y']
-    assert fact['unchanged'] == ['StatefulSet a/z'] and fact['summary'] == ['line']
-    assert fact['rollback_failed'] == [] and fact['untouched'] == []
-    assert fact['workloads'][0]['workload'] == 'Deployment a/x'
+def test_a_failing_rollout_puts_every_written_workload_back(sim):
+    before = {path: sim.client.get(path) for path in (DEPLOY, STS)}
+    result, lines = release(sim.client, entries(db=BAD))
+    assert result.failed and result.changed
+    web, db = result.targets
+    assert (web.outcome, db.outcome) == (release_targets.ROLLED_BACK, release_targets.ROLLED_BACK)
+    # Stopped early (fail_fast_seconds) on the pull back-off of the new pod, and said why.
+    assert db.cause.startswith('StatefulSet default/db: 1/1 new pods not ready: ImagePullBackOff')
+    assert 'stopped early' in db.cause and db.status.reason == 'RolloutStuck'
+    assert web.cause == 'put back because the release failed'
+    assert db.rollback == web.rollback == 'put back to the template it had before the release'
+    assert db.deleted_pods == ['db-1']  # the pod stuck on the broken revision, replaced
+    assert result.message.startswith('release failed: ROLLED BACK: Deployment default/web')
+    assert 'putting back Deployment default/web, StatefulSet default/db' in lines
+    for path in (DEPLOY, STS):
+        now = settled(sim.client, path)
+        assert now['spec']['template'] == before[path]['spec']['template']
+        assert CAUSE not in (now['metadata'].get('annotations') or {})
+    pods = sim.client.list('/api/v1/namespaces/default/pods', label_selector='app=db')['items']
+    assert sorted(p['spec']['containers'][0]['image'] for p in pods) == ['redis:1', 'redis:1']
+
+
+def test_without_atomic_only_the_failed_workload_is_put_back(sim):
+    result, _ = release(sim.client, entries(db=BAD), atomic=False)
+    web, db = result.targets
+    assert result.failed
+    assert (web.outcome, db.outcome) == (release_targets.UPGRADED, release_targets.ROLLED_BACK)
+    assert result.lines[0] == 'Upgraded: Deployment default/web'
+    assert image(settled(sim.client, DEPLOY)) == 'nginx:2' and image(settled(sim.client, STS)) == 'redis:1'
+
+
+def test_a_refused_preflight_writes_nothing(sim):
+    sim.client.patch(DEPLOY, {'spec': {'paused': True}})
+    create_settled(sim.client, workload('Deployment', 'api', 'api:1', 1))
+    before = specs(sim.client, DEPLOY, STS)
+    mark = len(read_log(sim.log))
+    wanted = entries(db='redis:2 ') + [  # trailing whitespace: the API server refuses the image
+        {'kind': 'Deployment', 'name': 'gone', 'images': {'app': 'x:1'}},
+        {'kind': 'Deployment', 'name': 'api', 'images': {'sidecar': 'x:1'}}]
+    result, _ = release(sim.client, wanted)
+    assert result.failed and not result.changed
+    assert [t.outcome for t in result.targets] == [release_targets.UNTOUCHED] * 4
+    assert result.lines[0] == 'preflight failed, nothing was changed:'
+    problems = result.lines[1:]
+    assert problems[0].startswith('  Deployment default/web is paused')
+    assert problems[1].startswith('  StatefulSet default/db: the API server refused the change in a dry run')
+    assert 'must not have leading or trailing whitespace' in problems[1]
+    assert problems[2] == '  Deployment default/gone: not found'
+    assert problems[3].startswith('  Deployment default/api: ') and 'sidecar' in problems[3]
+    assert result.message.startswith('release refused before any write: Deployment default/web is paused')
+    assert persisted_writes(sim, mark) == []
+    assert specs(sim.client, DEPLOY, STS) == before
+
+
+def test_check_mode_writes_nothing_and_says_what_would_change(sim):
+    before = specs(sim.client, DEPLOY, STS)
+    mark = len(read_log(sim.log))
+    result, _ = release(sim.client, entries(db='redis:1'), check_mode=True)
+    assert not result.failed and result.changed
+    assert result.lines == ['Would upgrade: Deployment default/web',
+                            'Already up to date: StatefulSet default/db']
+    web, db = result.targets
+    assert web.would_change and image(web.dry_run) == 'nginx:2' and db.patch is None
+    assert [e['dry_run'] for e in writes(read_log(sim.log)[mark:])] == [True]
+    assert specs(sim.client, DEPLOY, STS) == before
+
+
+def test_credentials_that_may_only_read_are_warned_in_the_dry_run_and_refused_the_write(kubesim_factory,
+                                                                                          tmp_path):
+    sim = kubesim_factory(token='admin-token', readonly_token='viewer-token', **FAST)
+    admin = api_client(sim, allow_insecure_credentials=True)
+    create_settled(admin, workload('Deployment', 'web', 'nginx:1', 2))
+    sim.write_kubeconfig(tmp_path / 'viewer', readonly=True)
+    viewer = api_client(sim, allow_insecure_credentials=True)
+    checked, _ = release(viewer, entries(db=None), check_mode=True)
+    assert not checked.failed and checked.lines == ['Would upgrade: Deployment default/web']
+    assert checked.warnings == ['Deployment default/web: the API server refused a dry run of the change '
+                                '(403 Forbidden); it was not validated before the write']
+    result, _ = release(viewer, entries(db=None))
+    (web,) = result.targets
+    assert result.failed and web.outcome == release_targets.UNTOUCHED and web.rollback is None
+    assert web.cause.startswith('the write was refused: forbidden (403)')
+    assert result.lines[0].startswith('Not changed: Deployment default/web (the write was refused')
+    assert image(admin.get(DEPLOY)) == 'nginx:1'
+
+
+def test_a_workload_another_tool_manages_is_released_with_a_warning(sim):
+    sim.client.patch(DEPLOY, {'metadata': {'labels': {'app.kubernetes.io/managed-by': 'Helm'},
+                                           'annotations': {'meta.helm.sh/release-name': 'shop'}}})
+    result, _ = release(sim.client, entries(db=None))
+    assert not result.failed
+    assert result.warnings == ['Deployment default/web is managed by Helm (release shop): its next sync or '
+                               'upgrade will revert this release; release through Helm instead, or expect '
+                               'the change to be undone']

@@ -1,6 +1,7 @@
 """The verbs against a scripted client: which requests, which decisions, check mode writes nothing."""
 
 import copy
+import datetime
 
 import pytest
 
@@ -9,7 +10,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import ve
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import UnknownContainer
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.revisions import RevisionNotFound
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import selector_string
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workload import NotSupported, Refused
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import (
     DaemonSet,
@@ -374,13 +374,32 @@ def test_image_with_change_cause_in_one_patch():
     assert 'metadata' not in body
 
 
-# ---- workloads -------------------------------------------------------------------------------
+# ---- restart since ---------------------------------------------------------------------------
 
-def test_selector_string_from_label_selector():
-    assert selector_string({'matchLabels': {'b': '2', 'a': '1'}, 'matchExpressions': [
-        {'key': 'tier', 'operator': 'In', 'values': ['front', 'back']},
-        {'key': 'env', 'operator': 'NotIn', 'values': ['dev']},
-        {'key': 'canary', 'operator': 'DoesNotExist'},
-        {'key': 'team', 'operator': 'Exists'}]}) == (
-        'a=1,b=2,tier in (back,front),env notin (dev),!canary,team')
-    assert selector_string({'app': 'rc'}) == 'app=rc'
+def test_last_replaced_is_the_later_of_the_restart_and_the_current_revision():
+    # The current revision (4, the template's image) was created 2026-01-04; the template's restart later.
+    restarted = deployment(image='nginx:4', annotations={'deployment.kubernetes.io/revision': '4'})
+    restarted['spec']['template']['metadata']['annotations'] = {
+        'kubectl.kubernetes.io/restartedAt': '2026-01-05T10:00:00+02:00'}
+    history = [replica_set(3, 'nginx:3'), replica_set(4, 'nginx:4', replicas=3)]
+    history[1]['spec']['template']['metadata']['annotations'] = {
+        'kubectl.kubernetes.io/restartedAt': '2026-01-05T10:00:00+02:00'}
+    last = verbs.last_replaced(ScriptedClient(history=history), Deployment(restarted))
+    assert last == datetime.datetime(2026, 1, 5, 8, 0, tzinfo=datetime.timezone.utc)
+    # Never restarted: the creation of the current revision.
+    plain = Deployment(deployment(image='nginx:4'))
+    last = verbs.last_replaced(ScriptedClient(history=[replica_set(3, 'nginx:3'), replica_set(4, 'nginx:4')]),
+                               plain)
+    assert last == datetime.datetime(2026, 1, 4, tzinfo=datetime.timezone.utc)
+    # Nothing recorded yet: unknown (so it is restarted).
+    assert verbs.last_replaced(ScriptedClient(history=[]), plain) is None
+
+
+def test_restarted_since_is_an_unchanged_outcome_that_is_not_waited_for():
+    outcome = verbs.restarted_since(Deployment(deployment()),
+                                    datetime.datetime(2026, 1, 5, tzinfo=datetime.timezone.utc),
+                                    '2026-01-02T00:00:00Z')
+    entry = outcome.entry()
+    assert outcome.changed is False and outcome.waits is False
+    assert entry['skipped'] is True and entry['last_replaced'] == '2026-01-05T00:00:00Z'
+    assert entry['message'] == 'restarted or rolled out since 2026-01-02T00:00:00Z'
