@@ -390,6 +390,10 @@ class Release:
         except lease_mod.LeaseHeld as e:
             self.lease = None
             return 'release %s is running elsewhere (%s): wait for it to end' % (self.id, e)
+        except KubeError as e:
+            self.lease = None
+            return ('release %s could not take its Lease %s/%s (one run at a time): %s'
+                    % (self.id, self._lease_namespace(), self._lease_name(), error_text(e)))
         self.lease.start_renewing()
         return None
 

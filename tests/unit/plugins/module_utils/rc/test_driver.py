@@ -5,6 +5,7 @@ released, the old controller missing, and an update that makes no progress (how 
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, UpdateError
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine.lease import LEASES_PATH
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc import lease as rc_lease
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.driver import RollingUpdate
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import UPDATE_ANNOTATIONS
@@ -16,7 +17,7 @@ from tests.support.rc import RCS, create_ready_rc, options
 pytestmark = pytest.mark.unit
 
 FAST = {'update_period': 0.01, 'poll_interval': 0.01, 'timeout': 20}
-LEASE = rc_lease.LEASES_PATH % 'default' + '/' + rc_lease.lease_name('web')
+LEASE = LEASES_PATH % 'default' + '/' + rc_lease.lease_name('web')
 
 
 @pytest.fixture
@@ -73,7 +74,7 @@ def test_an_image_update_scales_within_the_surge_and_renames_back(sim):
     again = update(sim).run()
     assert not again['changed'] and again['steps'] == []
     assert [e['path'] for e in writes(read_log(sim.log)[mark:])] == [
-        rc_lease.LEASES_PATH % 'default', LEASE]  # the lease taken and released, nothing else
+        LEASES_PATH % 'default', LEASE]  # the lease taken and released, nothing else
 
 
 def test_a_new_name_deletes_the_old_controller(sim):
@@ -89,7 +90,7 @@ def test_the_old_controller_missing_is_an_error_before_any_write(sim):
     with pytest.raises(UpdateError, match='ReplicationController "web" not found in namespace "default"'):
         update(sim).run()
     assert [e['path'] for e in writes(read_log(sim.log)[mark:])] == [
-        rc_lease.LEASES_PATH % 'default', LEASE]
+        LEASES_PATH % 'default', LEASE]
 
 
 def test_an_update_without_progress_says_how_far_it_got_and_why(sim):

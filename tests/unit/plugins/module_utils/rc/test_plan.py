@@ -8,6 +8,7 @@ import time
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine.lease import LEASES_PATH
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc import lease as rc_lease
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.driver import RollingUpdate
 
@@ -17,7 +18,7 @@ from tests.support.rc import RCS, create_ready_rc, options
 pytestmark = pytest.mark.unit
 
 FAST = {'update_period': 0.01, 'poll_interval': 0.01, 'timeout': 20}
-LEASES = rc_lease.LEASES_PATH % 'default'
+LEASES = LEASES_PATH % 'default'
 
 
 @pytest.fixture

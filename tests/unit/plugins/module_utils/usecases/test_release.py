@@ -80,9 +80,12 @@ def test_a_release_writes_every_workload_and_waits_for_each(sim):
     assert (image(web), image(db)) == ('nginx:2', 'redis:2')
     assert web['metadata']['annotations'][CAUSE] == db['metadata']['annotations'][CAUSE] == 'release 2'
     assert any(line.startswith('Deployment default/web: new images written (generation 2)') for line in lines)
-    # One dry run and one write per workload, each a strategic merge patch.
+    # One dry run and one guarded write per workload (the images with the release record), then,
+    # the release passed, the record's removal.
     patches = [(e['path'], e['dry_run']) for e in writes(read_log(sim.log)) if e['method'] == 'PATCH']
-    assert patches == [(DEPLOY, True), (STS, True), (DEPLOY, False), (STS, False)]
+    assert patches == [(DEPLOY, True), (STS, True), (DEPLOY, False), (STS, False), (DEPLOY, False), (STS, False)]
+    assert 'kubeops.rollout/release' not in web['metadata']['annotations']
+    assert 'kubeops.rollout/release' not in db['metadata']['annotations']
 
     # Again: nothing to write, nothing written, still judged healthy.
     mark = len(read_log(sim.log))
@@ -171,11 +174,14 @@ def test_credentials_that_may_only_read_are_warned_in_the_dry_run_and_refused_th
     assert not checked.failed and checked.lines == ['Would upgrade: Deployment default/web']
     assert checked.warnings == ['Deployment default/web: the API server refused a dry run of the change '
                                 '(403 Forbidden); it was not validated before the write']
+    # The run that would write first takes the release's Lease: read-only credentials cannot, and
+    # nothing is written.
     result, _ = release(viewer, entries(db=None))
     (web,) = result.targets
     assert result.failed and web.outcome == release_targets.UNTOUCHED and web.rollback is None
-    assert web.cause.startswith('the write was refused: forbidden (403)')
-    assert result.lines[0].startswith('Not changed: Deployment default/web (the write was refused')
+    assert 'could not take its Lease default/kubeops-release-' in result.message
+    assert 'forbidden (403)' in result.message and 'docs/rbac.md' in result.message
+    assert result.lines[0] == 'preflight failed, nothing was changed:'
     assert image(admin.get(DEPLOY)) == 'nginx:1'
 
 

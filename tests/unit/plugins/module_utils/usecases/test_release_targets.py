@@ -140,12 +140,12 @@ def test_a_result_changed_what_was_written_or_in_check_mode_what_would_be():
     written, untouched, replaced = target(), target(name='api'), target(StatefulSet, 'db')
     written.write_sent = True
     replaced.deleted_pods = ['db-0']
-    assert release.ReleaseResult([written], False, '', [], []).changed
-    assert release.ReleaseResult([replaced], False, '', [], []).changed
-    assert not release.ReleaseResult([untouched], False, '', [], []).changed
+    assert release.ReleaseResult([written], False, '', [], [], False, False).changed
+    assert release.ReleaseResult([replaced], False, '', [], [], False, False).changed
+    assert not release.ReleaseResult([untouched], False, '', [], [], False, False).changed
     untouched.patch = ('application/strategic-merge-patch+json', {})
-    assert release.ReleaseResult([untouched], False, '', [], [], check_mode=True).changed
-    assert not release.ReleaseResult([replaced], False, '', [], [], check_mode=True).changed
+    assert release.ReleaseResult([untouched], False, '', [], [], True, False).changed
+    assert not release.ReleaseResult([replaced], False, '', [], [], True, False).changed
 
 
 # ---- who else manages a workload -------------------------------------------------------------------
