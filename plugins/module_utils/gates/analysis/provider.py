@@ -193,6 +193,8 @@ def reason(err):
     why = getattr(err, 'reason', None)
     if why is not None and not isinstance(why, str):
         why = str(why)
+    if why and why in str(err):  # an ssl.SSLError's reason is a code its text explains
+        why = str(err)
     return why or str(err) or type(err).__name__
 
 

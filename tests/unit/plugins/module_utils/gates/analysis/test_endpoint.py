@@ -16,7 +16,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.end
     open_endpoint,
     proxy_for,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.provider import TimedOut
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.provider import TimedOut, reason
 
 pytestmark = [pytest.mark.unit, pytest.mark.timeout(60)]
 
@@ -72,7 +72,7 @@ def timed(call):
 def test_the_timeout_bounds_the_whole_request_not_each_read(endpoint, answer):
     endpoint.answer('/slow', **answer)
     elapsed, err = timed(lambda: open_endpoint(endpoint.url + '/slow', timeout=0.6))
-    assert 0.5 < elapsed < 1.5
+    assert 0.5 < elapsed < 3  # the whole answer would take 4 s or more (30 s silent)
     assert str(err) == 'no complete answer within 0.6 seconds (timeout)'
 
 
@@ -126,8 +126,9 @@ def test_https_is_verified_and_tunnelled_through_the_proxy(tls_endpoint, proxy, 
     tls_endpoint.answer('/healthz', 200, 'ok')
     ca = str(tls_endpoint.ca_file)
     assert open_endpoint(tls_endpoint.url + '/healthz', ca_path=ca) == (200, b'ok')
-    with pytest.raises(OSError, match='certificate verify failed'):
+    with pytest.raises(OSError, match='certificate verify failed') as err:
         open_endpoint(tls_endpoint.url + '/healthz')
+    assert 'certificate verify failed: unable to get local issuer certificate' in reason(err.value)
     assert open_endpoint(tls_endpoint.url + '/healthz', validate_certs=False) == (200, b'ok')
     monkeypatch.setenv('https_proxy', proxy.url)
     answer = open_endpoint(tls_endpoint.url + '/healthz', ca_path=ca, headers={'X-Key': 'hidden'})

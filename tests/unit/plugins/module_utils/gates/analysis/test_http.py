@@ -120,7 +120,7 @@ def test_a_body_trickled_past_the_timeout_is_an_error_within_the_timeout(endpoin
     endpoint.answer('/healthz', 200, 'o' * 40, trickle=0.1)
     start = time.monotonic()
     _p, m = measure({'url': endpoint.url + '/healthz', 'timeout': 0.6, 'body_regex': 'o'})
-    assert time.monotonic() - start < 1.5
+    assert time.monotonic() - start < 3  # the whole body takes 4 s
     assert (m.outcome, m.message) == (
         'error', 'check "smoke": %s/healthz: no complete answer within 0.6 seconds (timeout)' % endpoint.url)
 
@@ -130,12 +130,12 @@ def test_a_catastrophic_body_regex_ends_within_the_timeout_as_an_error(endpoint)
     endpoint.answer('/healthz', 200, 'a' * 40 + 'b')
     start = time.monotonic()
     _p, m = measure({'url': endpoint.url + '/healthz', 'body_regex': '^(a+)+$'})
-    assert m.outcome == 'failed' and time.monotonic() - start < 2
+    assert m.outcome == 'failed' and time.monotonic() - start < 5
     # One it backtracks on for hours is cut at the check's timeout.
     endpoint.answer('/healthz', 200, 'a' * 60 + 'b')
     start = time.monotonic()
     _p, m = measure({'url': endpoint.url + '/healthz', 'body_regex': '^(a|aa)+$', 'timeout': 1})
-    assert time.monotonic() - start < 4
+    assert time.monotonic() - start < 10  # Python's re would take hours
     assert (m.outcome, m.value) == ('error', None)
     assert m.message == (
         "check \"smoke\": body_regex '^(a|aa)+$' did not finish on the body of GET %s/healthz (200) "
