@@ -22,12 +22,17 @@ options:
         (unless I(inconclusive=pass)) the query returns no data. When one check has more than
         I(failure_limit) failed measurements the wait fails (reason C(AnalysisFailed)) with a message
         naming the check, the value and the bound.
-      - Bearer tokens, header values and passwords in URLs are secrets, never printed.
+      - Bearer tokens, header values and passwords in URLs are secrets, never printed (raw, URL-encoded or
+        base64-encoded). A token or header value with a line break (as a token read from a file often
+        ends) is refused before anything is sent.
+      - Text from an endpoint is shown with its control characters escaped and cut short.
+      - The requests follow the proxy settings (C(http_proxy), C(https_proxy), C(no_proxy)) of the task's
+        environment, the task's C(environment) keyword included.
       - See C(docs/analysis.md) for a worked example.
     type: dict
     suboptions:
       interval:
-        description: Seconds between two measurements of every check.
+        description: Seconds between two measurements of every check, at least V(1).
         type: float
         default: 5
       failure_limit:
@@ -89,7 +94,9 @@ options:
                 type: bool
                 default: false
               timeout:
-                description: Seconds one request may take.
+                description:
+                  - Seconds one measurement may take, all of it (connect, send, every read of the answer,
+                    and I(body_regex)), not each read.
                 type: float
                 default: 5
           http:
@@ -110,7 +117,12 @@ options:
                 elements: int
                 default: [200]
               body_regex:
-                description: A regular expression the body must match (searched, not anchored).
+                description:
+                  - A regular expression the body must match (searched, not anchored), in the first MiB of
+                    the body.
+                  - Matched with a time limit (within I(timeout)) by the Python library C(regex), which must
+                    be installed where the module runs (it is in the collection's C(requirements.txt));
+                    without it a check with I(body_regex) is refused.
                 type: str
               bearer_token:
                 description: 'Sent as C(Authorization: Bearer <token>).'
@@ -132,7 +144,9 @@ options:
                 type: bool
                 default: false
               timeout:
-                description: Seconds one request may take.
+                description:
+                  - Seconds one measurement may take, all of it (connect, send, every read of the answer,
+                    and I(body_regex)), not each read.
                 type: float
                 default: 5
 '''

@@ -19,6 +19,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import collections
+import contextlib
 import importlib
 import json
 import os
@@ -57,6 +58,31 @@ def _module_utils_names():
 ON_DEMAND_MODULE_UTILS = _module_utils_names()
 
 display = Display()
+
+
+@contextlib.contextmanager
+def process_environment(env):
+    """``os.environ`` as the module process would have it, ``env`` (the controller's environment and
+    the task's ``environment:``), while the module's code runs in this worker, then as it was.
+
+    Code that reads the process environment rather than ``runtime.env`` (the analysis checks'
+    proxies: ``http_proxy``, ``https_proxy``, ``no_proxy``; OpenSSL's ``SSL_CERT_FILE``) then sees
+    what it would see on the module path. Each task runs in a worker process of its own (forked by
+    ansible-core's strategy), so no other task sees the change."""
+    saved = dict(os.environ)
+    for name, value in env.items():
+        if saved.get(name) != value:
+            os.environ[name] = value
+    for name in set(saved) - set(env):
+        del os.environ[name]
+    try:
+        yield
+    finally:
+        for name in set(os.environ) - set(saved):
+            del os.environ[name]
+        for name, value in saved.items():
+            if os.environ.get(name) != value:
+                os.environ[name] = value
 
 
 class ModuleExit(BaseException):
@@ -224,7 +250,8 @@ class ModuleAction(ActionBase):
         context = TaskContext(task.action, dict(task.args), bool(task.check_mode), bool(task.diff), env,
                               task_vars.get('inventory_hostname'))
         try:
-            self._code.main(context.runtime)
+            with process_environment(env):
+                self._code.main(context.runtime)
         except ModuleExit as e:
             result.update(e.result)
             ansible_compat.normalize_failed_result(result)

@@ -14,6 +14,11 @@ __metaclass__ = type
 import base64
 import re
 
+try:
+    from urllib.parse import quote, quote_plus
+except ImportError:  # pragma: no cover - Python 2 is not supported, this keeps sanity's import test quiet
+    from urllib import quote, quote_plus  # noqa: F401
+
 MIN_SECRET_LENGTH = 4
 
 # The message of apimachinery's NewGenericServerResponse for 422, which the patch handler uses for a
@@ -91,29 +96,51 @@ def secret_name(name):
 
 
 def secret_forms(value):
-    """``value`` and its base64 encoding: the forms in which a secret can show up in a message."""
+    """The forms in which a secret can show up in a message: the value itself, without the space or
+    line break around it (a token read from a file), URL-encoded (as a query parameter or a form
+    echoes it: ``%2B`` or ``%2b``, ``+`` for a space, with or without ``/`` kept) and base64-encoded
+    (standard and URL-safe, with and without padding)."""
     if not value or len(value) < MIN_SECRET_LENGTH:
         return []
-    forms = [value]
-    try:
-        forms.append(base64.b64encode(value.encode('utf-8')).decode('ascii'))
-    except (UnicodeError, AttributeError):
-        pass
+    if not isinstance(value, str):
+        return [value]
+    plain = [value]
+    if value.strip() != value and len(value.strip()) >= MIN_SECRET_LENGTH:
+        plain.append(value.strip())
+    forms = []
+    for text in plain:
+        for form in (text, quote(text, safe=''), quote(text), quote_plus(text, safe=''), quote_plus(text)):
+            # Percent escapes in either case: %2F and %2f.
+            for spelling in (form, re.sub(r'%[0-9A-F]{2}', lambda m: m.group().lower(), form)):
+                if spelling not in forms:
+                    forms.append(spelling)
+    for text in plain:
+        try:
+            raw = text.encode('utf-8')
+        except UnicodeError:
+            continue
+        for encoded in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
+            for form in (encoded.decode('ascii'), encoded.rstrip(b'=').decode('ascii')):
+                if len(form) >= MIN_SECRET_LENGTH and form not in forms:
+                    forms.append(form)
     return forms
 
 
+_USERINFO = re.compile(r'(?<![A-Za-z])([A-Za-z][A-Za-z0-9+.-]{0,31}://)[^/@\s]+@')
+
+
 def redact(text, secrets):
-    """``text`` with every secret value (raw or base64) and URL userinfo replaced, for messages
-    users see."""
+    """``text`` with every form of every secret (``secret_forms``: raw, URL-encoded, base64) and URL
+    userinfo replaced, for messages users see."""
     text = str(text)
     values = set()
     for secret in secrets:
         values.update(secret_forms(secret))
     for secret in sorted(values, key=len, reverse=True):
         text = text.replace(secret, REDACTED)
-    # The scheme starts where its word does: matched from anywhere, a long word without "://" costs
-    # time quadratic in its length (minutes for a 100 kB message).
-    return re.sub(r'(?<!\w)(\w+://)[^/@\s]+@', r'\1' + REDACTED + '@', text)
+    # A scheme is a letter and at most 31 more characters: a long run of letters is not tried again
+    # from each of its characters (linear in the text, which may be an endpoint's megabyte).
+    return _USERINFO.sub(r'\1' + REDACTED + '@', text)
 
 
 def describe_error(err, action, connection=None):

@@ -244,7 +244,7 @@ def _payload(path):
 
 def test_module_payloads_hold_what_each_module_imports(kubesim_factory, tmp_path):
     """Ansible ships a module with every module_util its code names (lazy imports too). The
-    analysis checks (and ansible's urls, which they open endpoints with) go only with the modules
+    analysis checks go only with the modules
     that take the ``analysis`` option, and those run them from the payload on the module path."""
     sim = kubesim_factory(ready_delay=0.05)
     kube = Kube(sim.kubeconfig)
@@ -276,7 +276,6 @@ def test_module_payloads_hold_what_each_module_imports(kubesim_factory, tmp_path
     package = ROOT / 'plugins' / 'module_utils' / 'gates' / 'analysis'
     analysis = {utils + 'gates/analysis/' + p.name for p in package.glob('*.py')}
     assert len(analysis) > 2, analysis  # the package and its providers
-    analysis.add('ansible/module_utils/urls.py')
     payloads = {}
     for path in keep.glob('*/AnsiballZ_*.py'):
         payloads[path.name[len('AnsiballZ_'):-len('.py')]] = _payload(path)

@@ -15,7 +15,10 @@ A measurement fails when a value is out of its bounds, the endpoint cannot be re
 is not what was asked (an HTTP status or body, a Prometheus error), or, unless ``inconclusive:
 pass``, when it has no data (an empty Prometheus result or NaN). Credentials (bearer tokens,
 passwords in a URL, header values) are secrets: ``secrets()`` lists them for redaction, and no
-result carries them.
+result carries them in any form. An endpoint cannot make a check hang, spin or flood the output:
+``timeout`` bounds the whole measurement, ``body_regex`` runs with a time limit, and the
+endpoint's text is escaped and cut short. ``probe()`` tells a preflight which checks cannot be
+measured.
 
 One module per part:
 
@@ -26,7 +29,7 @@ One module per part:
   of one check built from them, and ``make_check``.
 - ``gate.py``: ``AnalysisGate`` (its defaults) and the ``analysis`` option's argument spec
   (``ANALYSIS_OPTIONS``, ``ANALYSIS_ARG_SPEC``), which ``wait_options`` hands to the modules.
-- ``endpoint.py``: ``open_endpoint``, one request through ansible's ``open_url``.
+- ``endpoint.py``: ``open_endpoint``, one request on ``http.client`` with one deadline for all of it.
 """
 
 from __future__ import absolute_import, division, print_function

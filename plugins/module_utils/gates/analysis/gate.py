@@ -35,9 +35,11 @@ class AnalysisGate:
 
     ``due()``: a measurement is due (``interval`` seconds after the last); ``measure()``: measure
     every check once; ``failed``/``message``: whether more than ``failure_limit`` measurements of a
-    check failed, and the message naming it; ``result()``: what a task returns."""
+    check failed, and the message naming it; ``result()``: what a task returns; ``probe()``: which
+    checks cannot be measured at all (a preflight's question), without counting anything."""
 
     DEFAULT_INTERVAL = 5
+    MIN_INTERVAL = 1  # a smaller one would send a check's requests back to back
     MAX_INTERVAL = 86400
     DEFAULT_FAILURE_LIMIT = 0
     MAX_FAILURE_LIMIT = 1000000
@@ -50,7 +52,9 @@ class AnalysisGate:
         if not checks:
             raise AnalysisError('analysis needs at least one check')
         interval = options.get('interval', self.DEFAULT_INTERVAL)
-        self.interval = duration(interval, 'analysis interval', self.MAX_INTERVAL, 'analysis interval')
+        self.interval = duration(
+            interval, 'analysis interval', self.MAX_INTERVAL, 'analysis interval', minimum=self.MIN_INTERVAL
+        )
         self.failure_limit = int(options.get('failure_limit') or self.DEFAULT_FAILURE_LIMIT)
         if self.failure_limit < 0 or self.failure_limit > self.MAX_FAILURE_LIMIT:
             raise AnalysisError('analysis failure_limit must be between 0 and %d' % self.MAX_FAILURE_LIMIT)
@@ -103,6 +107,42 @@ class AnalysisGate:
                         self.failure_limit,
                     )
         return not self.failed
+
+    def probe(self):
+        """Measure every check once, now, and return the problems of those that cannot be measured.
+
+        For a preflight: a release calls it before its first write, so that a check that could
+        never be measured stops the task before anything changes instead of failing the release
+        after the whole rollout.
+
+        Contract:
+
+        - Returns a list of messages, one for each check that cannot be measured, in the order of
+          the checks; an empty list when every check can be measured. Each message names its check
+          (``check "<name>": ...``) and says why, as a failed measurement would: credentials
+          redacted (every form), the endpoint's text escaped and cut short.
+        - A check cannot be measured when its measurement is an ``error``: the endpoint does not
+          answer (refused, no route, TLS, the name does not resolve, no complete answer within the
+          check's ``timeout``), a Prometheus check gets an answer that is not a 2xx, not a
+          Prometheus result, a query error or a result that is neither a number nor an instant
+          vector (a range vector), or an HTTP check's ``body_regex`` cannot finish in time. An
+          answer that fails its check (a value out of bounds, another HTTP status, a body that does
+          not match) or has no data (an empty result, NaN) is a measurement, not a problem: the
+          release is judged by those during its soak.
+        - Counts nothing: ``measurements``, ``failures``, the kept measurements, ``failed``,
+          ``message`` and when the next measurement is due are as before the call (the soak's
+          first measurement is still made as soon as the rollout completes).
+        - Sends one request per check, the checks one after the other, each bounded by its own
+          ``timeout``: it returns within the sum of the checks' timeouts (5 s each by default),
+          and never raises for what an endpoint does.
+        - Whether to call it in check mode is the caller's choice (its requests change nothing).
+        """
+        problems = []
+        for check in self.checks:
+            measurement = check.measure(self.opener)
+            if measurement.outcome == ERROR:
+                problems.append(measurement.message)
+        return problems
 
     def run(self, seconds, sleep=time.sleep, stopped=lambda: False):
         """Measure for ``seconds`` (at least once), every ``interval``; stop at the first failure."""

@@ -29,6 +29,9 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.pro
     fmt,
 )
 
+# A passed measurement of a vector shows (and keeps as its value) this many of its series' values.
+MAX_VALUES_SHOWN = 10
+
 
 def bounds_text(low, high):
     """``between 1 and 5``, ``min 1`` or ``max 5``."""
@@ -39,22 +42,38 @@ def bounds_text(low, high):
     return 'max %s' % fmt(high)
 
 
+def _sample_value(value):
+    """A sample's value (``[time, "text"]``) as a float: Prometheus sends text, ``+Inf``, ``-Inf`` and
+    ``NaN`` included; anything else is not a sample."""
+    if not isinstance(value, list) or len(value) != 2 or not isinstance(value[1], (str, int, float)):
+        raise ValueError('not a sample')
+    if isinstance(value[1], bool):
+        raise ValueError('not a sample')
+    return float(value[1])
+
+
 def values(data):
-    """[(label text, float)] of a Prometheus instant-query result, or None for another shape."""
+    """[(label text, float)] of a Prometheus instant-query result, or None for another shape. Label
+    names and values must be text (they are shown as the endpoint sent them: the caller escapes
+    and cuts them)."""
     if not isinstance(data, dict):
         return None
     kind, result = data.get('resultType'), data.get('result')
     try:
         if kind == 'scalar':
-            return [('', float(result[1]))]
+            return [('', _sample_value(result))]
         if kind == 'vector':
+            if not isinstance(result, list):
+                return None
             out = []
             for sample in result:
                 metric = dict(sample.get('metric') or {})
+                if not all(isinstance(k, str) and isinstance(v, str) for k, v in metric.items()):
+                    return None
                 name = metric.pop('__name__', '')
                 labels = ', '.join('%s="%s"' % (k, metric[k]) for k in sorted(metric))
                 series = name + ('{%s}' % labels if labels else '')
-                out.append((' of %s' % series if series else '', float(sample['value'][1])))
+                out.append((' of %s' % series if series else '', _sample_value(sample['value'])))
             return out
     except (TypeError, ValueError, KeyError, IndexError, AttributeError):
         return None
@@ -63,8 +82,10 @@ def values(data):
 
 class PrometheusProvider(Provider):
     """A check's ``prometheus`` option: ``url`` (the server) and ``query``; the check needs ``min`` or
-    ``max``. No data (an empty result, NaN) is ``inconclusive``; a query error, a non-Prometheus
-    answer or a range vector is an ``error``."""
+    ``max``. Every series is compared with the bounds (``+Inf`` and ``-Inf`` as numbers); one out of
+    them fails the measurement. No data (an empty result, or NaN in any series) is
+    ``inconclusive``; an answer that is not a 2xx (whatever its body), a query error, a
+    non-Prometheus answer or a range vector is an ``error``."""
 
     KEY = 'prometheus'
     OPTIONS = dict(Provider.ENDPOINT_OPTIONS, query={'type': 'str', 'required': True})
@@ -84,44 +105,68 @@ class PrometheusProvider(Provider):
     def _out_of_bounds(self, value):
         return (self.min is not None and value < self.min) or (self.max is not None and value > self.max)
 
+    def _answer(self, body):
+        """The JSON object of the answer, or None (not JSON, not an object, nested too deeply)."""
+        try:
+            answer = json.loads(body.decode('utf-8', 'replace'))
+        except (ValueError, RecursionError):
+            return None
+        return answer if isinstance(answer, dict) else None
+
     def _measure(self, opener):
         base = self.endpoint['url'].rstrip('/')
         url = '%s/api/v1/query?%s' % (base, urlencode({'query': self.endpoint['query']}))
         status, body = self.request(opener, url, 'GET')
-        try:
-            answer = json.loads(body.decode('utf-8', 'replace'))
-        except ValueError:
-            answer = None
-        if not isinstance(answer, dict):
-            message = 'check "%s": %s answered %d without a Prometheus result'
-            return Measurement(ERROR, message % (self.name, self.where, status))
-        if answer.get('status') != 'success':
-            why = answer.get('error') or answer.get('errorType') or 'no error given'
+        answer = self._answer(body)
+        if answer is not None and answer.get('status') == 'error' or not 200 <= status < 300:
+            if answer is not None and answer.get('status') == 'error':
+                why = answer.get('error') or answer.get('errorType')
+                why = self.endpoint_text(why) if isinstance(why, str) else 'no error given'
+            else:  # an error status fails the measurement whatever the body says
+                why = 'an HTTP error status, whatever the body says'
             return Measurement(
                 ERROR, 'check "%s": the query failed at %s (%d): %s' % (self.name, self.where, status, why)
             )
+        if answer is None:
+            message = 'check "%s": %s answered %d without a Prometheus result'
+            return Measurement(ERROR, message % (self.name, self.where, status))
+        if answer.get('status') != 'success':
+            message = 'check "%s": %s answered %d without a Prometheus result'
+            return Measurement(ERROR, message % (self.name, self.where, status))
         found = values(answer.get('data'))
         if found is None:
+            kind = answer.get('data').get('resultType') if isinstance(answer.get('data'), dict) else None
             return Measurement(
                 ERROR,
                 'check "%s": %s answered a %s, not a number or a vector'
-                % (self.name, self.where, (answer.get('data') or {}).get('resultType')),
+                % (self.name, self.where, self.endpoint_text(str(kind), 40)),
             )
-        numbers = [(labels, v) for labels, v in found if not math.isnan(v)]
-        if not numbers:
-            nan = ' (NaN)' if found else ''
-            return Measurement(INCONCLUSIVE, 'check "%s": the query returned no data%s' % (self.name, nan))
+        if not found:
+            return Measurement(INCONCLUSIVE, 'check "%s": the query returned no data' % self.name)
         bounds = bounds_text(self.min, self.max)
-        for labels, value in numbers:
-            if self._out_of_bounds(value):
+        shown_values = [v for _labels, v in found[:MAX_VALUES_SHOWN]]
+        value = shown_values[0] if len(found) == 1 else shown_values
+        for labels, number in found:
+            if not math.isnan(number) and self._out_of_bounds(number):
                 return Measurement(
                     FAILED,
-                    'check "%s": value %s%s is out of bounds (%s)' % (self.name, fmt(value), labels, bounds),
-                    value,
+                    'check "%s": value %s%s is out of bounds (%s)'
+                    % (self.name, fmt(number), self.endpoint_text(labels, 300), bounds),
+                    number,
                 )
-        if len(numbers) == 1:
-            value, text = numbers[0][1], fmt(numbers[0][1])
-        else:
-            value, text = [v for _labels, v in numbers], ', '.join(fmt(v) for _labels, v in numbers)
+        nan = [labels for labels, number in found if math.isnan(number)]
+        if nan:
+            series = ' for %s' % self.endpoint_text(nan[0][len(' of '):], 300) if nan[0] else ''
+            if len(nan) > 1:
+                series += ' and %d more series' % (len(nan) - 1)
+            count = ' (%d of %d series)' % (len(nan), len(found)) if len(found) > 1 else ''
+            return Measurement(
+                INCONCLUSIVE,
+                'check "%s": the query returned no data (NaN)%s%s' % (self.name, series, count),
+                value,
+            )
+        text = ', '.join(fmt(v) for v in shown_values)
+        if len(found) > MAX_VALUES_SHOWN:
+            text += ' and %d more series' % (len(found) - MAX_VALUES_SHOWN)
         message = 'check "%s": value %s within bounds (%s)' % (self.name, text, bounds)
         return Measurement(PASSED, message, value)

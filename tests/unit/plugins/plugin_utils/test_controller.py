@@ -47,3 +47,24 @@ def test_plugin_class_imports_the_module_utils_a_task_loads_on_demand(name):
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True,
                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)))
     assert out.stdout.strip() == '[] []', out.stdout + out.stderr
+
+
+def test_the_module_code_runs_in_the_environment_the_module_process_would_have(monkeypatch):
+    # The analysis checks read their proxies from os.environ: on the controller path the task's
+    # environment: was ignored, and a request went to a proxy the task had excluded.
+    from ansible_collections.kubeops.rollout.plugins.plugin_utils.controller import process_environment
+    monkeypatch.setenv('http_proxy', 'http://controller-proxy:3128')
+    monkeypatch.setenv('KEPT', 'same')
+    monkeypatch.setenv('GONE_IN_TASK', 'x')
+    monkeypatch.delenv('no_proxy', raising=False)
+    before = dict(os.environ)
+    env = dict(before, no_proxy='127.0.0.1', http_proxy='http://task-proxy:3128')
+    del env['GONE_IN_TASK']
+    with process_environment(env):
+        assert os.environ['no_proxy'] == '127.0.0.1' and os.environ['http_proxy'] == 'http://task-proxy:3128'
+        assert os.environ['KEPT'] == 'same' and 'GONE_IN_TASK' not in os.environ
+        os.environ['SET_BY_THE_MODULE'] = '1'
+    assert dict(os.environ) == before
+    with pytest.raises(RuntimeError), process_environment(dict(before, no_proxy='*')):
+        raise RuntimeError('a module that fails')
+    assert dict(os.environ) == before

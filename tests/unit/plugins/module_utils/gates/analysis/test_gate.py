@@ -176,7 +176,7 @@ def test_credentials_are_sent_and_listed_as_secrets_and_never_in_results():
     }
     opener = Opener(vector(0))
     g = gate([check], opener)
-    assert sorted(g.secrets()) == ['hdr', 'pw123', 'tok-secret']
+    assert sorted(g.secrets()) == ['hdr', 'pw123', 'tok-secret', 'user:pw123']
     g.measure()
     assert opener.calls[0][1]['headers'] == {'X-Key': 'hdr', 'Authorization': 'Bearer tok-secret'}
     text = json.dumps(g.result())
@@ -205,6 +205,19 @@ def test_credentials_are_sent_and_listed_as_secrets_and_never_in_results():
         ),
         ({'checks': [{'name': 'a', 'http': {'url': 'http://x'}}] * 2}, 'a given twice'),
         ({'interval': 0, 'checks': [{'name': 'a', 'http': {'url': 'http://x'}}]}, 'interval must be between'),
+        # 1e-9 was accepted: 57 requests in 3 s.
+        (
+            {'interval': 1e-9, 'checks': [{'name': 'a', 'http': {'url': 'http://x'}}]},
+            'analysis interval must be between 1 and 86400 seconds',
+        ),
+        (
+            {'interval': 0.5, 'checks': [{'name': 'a', 'http': {'url': 'http://x'}}]},
+            'analysis interval must be between 1 and 86400 seconds',
+        ),
+        (
+            {'checks': [{'name': 'a', 'http': {'url': 'http://x', 'bearer_token': 'Zq7-token\n'}}]},
+            'analysis check "a": bearer_token contains a line break',
+        ),
         (
             {'interval': 1e30, 'checks': [{'name': 'a', 'http': {'url': 'http://x'}}]},
             'interval must be between',
@@ -230,7 +243,7 @@ def test_bad_options_are_refused_before_any_request(options, message):
     with pytest.raises(analysis.AnalysisError) as err:
         analysis.AnalysisGate(options, opener=opener)
     assert message in str(err.value)
-    assert 'secretpw' not in str(err.value)
+    assert 'secretpw' not in str(err.value) and 'Zq7' not in str(err.value)
     assert not opener.calls
 
 
@@ -263,3 +276,71 @@ def test_a_gate_measures_a_real_endpoint_with_its_default_opener(endpoint):
         ('smoke', 'passed', 200),
         ('errors', 'passed', 0.0),
     ]
+
+
+def test_the_shortest_interval_is_one_second():
+    clock = Clock()
+
+    def sleep(seconds):
+        clock.now += seconds
+
+    opener = Opener(vector(0))
+    g = gate([{'name': 'e', 'prometheus': PROM, 'max': 1}], opener, clock=clock, interval=1)
+    assert g.interval == analysis.AnalysisGate.MIN_INTERVAL == 1
+    assert g.run(3, sleep=sleep) and len(opener.calls) == 4  # at 0, 1, 2 and 3 s
+
+
+def test_probe_returns_the_checks_that_cannot_be_measured_and_counts_nothing():
+    answers = {
+        'http://prom:9090/api/v1/query?query=ok': vector(9),  # out of bounds: a measurement
+        'http://prom:9090/api/v1/query?query=empty': vector(),  # no data: a measurement
+        'http://prom:9090/api/v1/query?query=sum%28': (
+            400, json.dumps({'status': 'error', 'errorType': 'bad_data', 'error': 'parse error'}).encode()),
+        'http://prom:9090/api/v1/query?query=range': (
+            200, json.dumps({'status': 'success', 'data': {'resultType': 'matrix', 'result': []}}).encode()),
+        'http://prom:9090/api/v1/query?query=down': (500, b'{"status": "success"}'),
+        'http://web/404': (404, b'nothing here'),  # an answer: a measurement
+        'http://web/closed': ConnectionRefusedError(111, 'Connection refused'),
+    }
+
+    def opener(url, **_kwargs):
+        answer = answers[url]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    def prom(name, query):
+        return {'name': name, 'prometheus': dict(PROM, query=query, bearer_token='tok-Zq7'), 'max': 1}
+
+    clock = Clock()
+    g = gate([
+        prom('ok', 'ok'), prom('empty', 'empty'), prom('syntax', 'sum('), prom('range', 'range'),
+        prom('down', 'down'), {'name': 'web', 'http': {'url': 'http://web/404'}},
+        {'name': 'closed', 'http': {'url': 'http://web/closed'}},
+    ], opener, clock=clock)
+    assert g.probe() == [
+        'check "syntax": the query failed at http://prom:9090 (400): parse error',
+        'check "range": http://prom:9090 answered a matrix, not a number or a vector',
+        'check "down": the query failed at http://prom:9090 (500): an HTTP error status, whatever the body '
+        'says',
+        'check "closed": http://web/closed unreachable: [Errno 111] Connection refused',
+    ]
+    assert (g.measurements, g.last, g.failed, g.message) == (0, None, False, None)
+    assert g.failures == {c.name: 0 for c in g.checks} and all(h == [] for h in g.history.values())
+    assert g.due()
+    g = gate([prom('ok', 'ok'), {'name': 'web', 'http': {'url': 'http://web/404'}}], opener)
+    assert g.probe() == []
+
+
+def test_probe_finds_an_unreachable_endpoint_at_once(endpoint):
+    # Item 4: http://127.0.0.1:1 was found only after the whole rollout.
+    endpoint.answer('/healthz', 200, 'ok')
+    g = analysis.AnalysisGate({'checks': [
+        {'name': 'smoke', 'http': {'url': endpoint.url + '/healthz', 'body_regex': '^ok$'}},
+        {'name': 'dead', 'http': {'url': 'http://127.0.0.1:1/healthz', 'timeout': 2}},
+    ]})
+    problems = g.probe()
+    assert len(problems) == 1
+    assert problems[0].startswith('check "dead": http://127.0.0.1:1/healthz unreachable: ')
+    assert 'refused' in problems[0]
+    assert g.measurements == 0 and g.run(0) is False and g.measurements == 1

@@ -1,18 +1,26 @@
 """The HTTP provider against a real local server: statuses, bodies, methods, redirects, credentials,
-timeouts; and the options it refuses before any request."""
+timeouts; ``body_regex`` matched within the timeout by the ``regex`` library (a catastrophic pattern
+ends as an error, without the library the option is refused); and the options it refuses before any
+request."""
 
 import socket
+import time
 
 import pytest
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis import http as http_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.endpoint import open_endpoint
-from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.http import HttpProvider
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.http import (
+    MAX_PATTERN_SIZE,
+    HttpProvider,
+    pattern_size,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.provider import (
     AnalysisError,
     Provider,
 )
 
-pytestmark = pytest.mark.unit
+pytestmark = [pytest.mark.unit, pytest.mark.timeout(60)]
 
 
 def measure(options, **bounds):
@@ -71,7 +79,7 @@ def test_credentials_reach_the_server_and_stay_out_of_what_is_shown(endpoint):
     provider, m = measure({'url': url, 'bearer_token': 'tok-1', 'headers': {'X-Key': 'hdr'}})
     headers = endpoint.requests[0][2]
     assert (headers['Authorization'], headers['X-Key']) == ('Bearer tok-1', 'hdr')
-    assert sorted(provider.secrets()) == ['hdr', 'pw123', 'tok-1']
+    assert sorted(provider.secrets()) == ['hdr', 'pw123', 'tok-1', 'user:pw123']
     assert provider.where == endpoint.url + '/healthz'
     assert 'pw123' not in m.message and 'pw123' not in str(provider.describe())
 
@@ -80,7 +88,8 @@ def test_a_slow_or_closed_endpoint_is_an_error_measurement(endpoint):
     endpoint.answer('/slow', 200, 'ok', delay=1)
     _p, m = measure({'url': endpoint.url + '/slow', 'timeout': 0.2})
     assert m.outcome == 'error' and m.value is None
-    assert m.message.startswith('check "smoke": %s/slow unreachable: ' % endpoint.url)
+    assert m.message == 'check "smoke": %s/slow: no complete answer within 0.2 seconds (timeout)' % (
+        endpoint.url)
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0))
         closed = 'http://127.0.0.1:%d/' % s.getsockname()[1]
@@ -92,6 +101,10 @@ def test_a_slow_or_closed_endpoint_is_an_error_measurement(endpoint):
     ({'url': 'http://x'}, {'high': 1},
      'min and max bound a Prometheus value; an http check is judged by status and body_regex'),
     ({'url': 'http://x', 'body_regex': '('}, {}, 'body_regex is not a regular expression: '),
+    ({'url': 'http://x', 'body_regex': 'x{4294967294}'}, {}, 'body_regex is too large to compile'),
+    ({'url': 'http://x', 'body_regex': '(?:a{1000}){1000}'}, {}, 'body_regex is too large to compile '
+     '(its counted repetitions make 1000000 atoms, at most 10000)'),
+    ({'url': 'http://x', 'bearer_token': 'Zq7\n'}, {}, 'bearer_token contains a line break (CR or LF)'),
     ({'url': 'http://x', 'method': 'GE T'}, {}, "method 'GE T' is not an HTTP method"),
     ({'url': 'ftp://x'}, {}, "url must be an http:// or https:// URL, not 'ftp://x'"),
     ({'url': 'http://x', 'timeout': 0}, {}, 'timeout must be between 0 and 3600 seconds'),
@@ -100,3 +113,54 @@ def test_options_it_cannot_measure_are_refused(options, bounds, message):
     with pytest.raises(AnalysisError) as err:
         HttpProvider('smoke', options, **bounds)
     assert str(err.value).startswith('analysis check "smoke": ' + message)
+
+
+def test_a_body_trickled_past_the_timeout_is_an_error_within_the_timeout(endpoint):
+    # The issue's case: a 40-byte body at a byte per second took 39 s with timeout 2.
+    endpoint.answer('/healthz', 200, 'o' * 40, trickle=0.1)
+    start = time.monotonic()
+    _p, m = measure({'url': endpoint.url + '/healthz', 'timeout': 0.6, 'body_regex': 'o'})
+    assert time.monotonic() - start < 3  # the whole body takes 4 s
+    assert (m.outcome, m.message) == (
+        'error', 'check "smoke": %s/healthz: no complete answer within 0.6 seconds (timeout)' % endpoint.url)
+
+
+def test_a_catastrophic_body_regex_ends_within_the_timeout_as_an_error(endpoint):
+    # The issue's pattern on its 41-byte body: the regex library needs no time for it.
+    endpoint.answer('/healthz', 200, 'a' * 40 + 'b')
+    start = time.monotonic()
+    _p, m = measure({'url': endpoint.url + '/healthz', 'body_regex': '^(a+)+$'})
+    assert m.outcome == 'failed' and time.monotonic() - start < 5
+    # One it backtracks on for hours is cut at the check's timeout.
+    endpoint.answer('/healthz', 200, 'a' * 60 + 'b')
+    start = time.monotonic()
+    _p, m = measure({'url': endpoint.url + '/healthz', 'body_regex': '^(a|aa)+$', 'timeout': 1})
+    assert time.monotonic() - start < 10  # Python's re would take hours
+    assert (m.outcome, m.value) == ('error', None)
+    assert m.message == (
+        "check \"smoke\": body_regex '^(a|aa)+$' did not finish on the body of GET %s/healthz (200) "
+        'within the timeout (1 s)' % endpoint.url)
+
+
+def test_without_the_regex_library_body_regex_is_refused_not_run_unbounded(endpoint, monkeypatch):
+    monkeypatch.setattr(http_mod, 'HAS_REGEX', False)
+    monkeypatch.setattr(http_mod, 'regex', None)
+    with pytest.raises(AnalysisError) as err:
+        HttpProvider('smoke', {'url': endpoint.url, 'body_regex': 'ok'})
+    assert str(err.value) == (
+        'analysis check "smoke": body_regex needs the Python library "regex" (pip install regex; it is in '
+        "the collection's requirements.txt) where the module runs: without it a regular expression cannot "
+        'be matched with a time limit')
+    endpoint.answer('/healthz', 200, 'ok')
+    _p, m = measure({'url': endpoint.url + '/healthz'})  # a check without body_regex needs no library
+    assert m.outcome == 'passed'
+
+
+def test_the_size_of_a_pattern_counts_what_its_repetitions_unroll():
+    assert pattern_size('ok') == 2
+    assert pattern_size('a{10}') == 10
+    assert pattern_size('(?:a{10}b){10}') == 10 * (10 + 1)
+    assert pattern_size('(a{10}b){10}') == 10 * (1 + 10 + 1)  # a group is an atom too
+    assert pattern_size('a+b*') == 2
+    assert pattern_size('(?:a{3,}|[bc]{2}){4}') == 4 * (1 + 3 + 2)  # the alternation, its branches
+    assert pattern_size('^(?P<x>a{50})(?=b{20})(?(x)c{5}|d)$') == 81 < MAX_PATTERN_SIZE
