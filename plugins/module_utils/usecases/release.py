@@ -116,6 +116,11 @@ class Release:
                     continue
                 problems.append('%s: the API server refused the change in a dry run: %s'
                                 % (t.label(), error_text(e)))
+        analysis = self.options.gates.analysis
+        if analysis is not None and not problems:
+            # A check that could never be measured would fail the release only after its rollout.
+            problems.extend('analysis %s; fix it, or the release would be put back after its rollout'
+                            % p for p in analysis.probe())
         return problems
 
     def refusal(self, t):

@@ -199,3 +199,18 @@ def test_a_plain_release_refuses_a_partitioned_statefulset(kubesim_factory, play
     r = play(sim, [release(entry('db', 'nginx:1.27', kind='StatefulSet'))]).failed('release')
     assert 'rolling update partition of 2' in r['msg'], r['msg']
     assert image_of(kube.get('StatefulSet', 'db')) != 'nginx:1.27'
+
+
+def test_an_analysis_check_that_cannot_be_measured_refuses_the_release_before_any_write(
+        kubesim_factory, play):
+    sim = kubesim_factory()
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web')])
+    before = kube.get('Deployment', 'web')
+    analysis = {'checks': [{'name': 'up', 'http': {'url': 'http://127.0.0.1:1/healthz', 'timeout': 2}}]}
+    r = play(sim, [release(entry('web', 'nginx:1.27'), soak_seconds=5, analysis=analysis)]).failed('release')
+    assert 'preflight' in r['msg'] or 'refused before any write' in r['msg'], r['msg']
+    assert 'check "up"' in r['msg'] and 'before' in r['msg'], r['msg']
+    after = kube.get('Deployment', 'web')
+    assert after['metadata']['generation'] == before['metadata']['generation']
+    assert record_of(kube, 'web') is None
