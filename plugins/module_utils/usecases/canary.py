@@ -41,7 +41,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches impo
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import Release
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_targets import (
-    ROLLBACK_FAILED,
     ROLLED_BACK,
     UNCHANGED,
     UPGRADED,
@@ -228,19 +227,11 @@ class CanaryAbort(_CanaryPhase):
         if problems:
             return self._refused(problems)
         with_record = [t for t in self.targets if self.record(t) is not None]
-        for t in self.targets:
-            if self.record(t) is None:
-                t.outcome = UNCHANGED
         if self.options.check_mode:
-            for t in with_record:
-                t.outcome, t.would_change = ROLLED_BACK, True
+            for t in self.targets:
+                t.outcome, t.would_change = (ROLLED_BACK, True) if t in with_record else (UNCHANGED, False)
             return self._summary()
-        self.put_back([], chosen=with_record)
-        for t in with_record:
-            t.write_sent = t.outcome in (ROLLED_BACK, ROLLBACK_FAILED)
-            if t.outcome == ROLLED_BACK:
-                t.cause = None  # put back as asked: not a failure
-        return self._summary()
+        return self.put_back_as_asked(with_record)
 
     def patch_of(self, t):
         return None  # an abort writes only by putting back

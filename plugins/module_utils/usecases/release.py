@@ -457,12 +457,15 @@ class Release:
 
     def _put_back_recorded(self):
         """``recover: rollback``: every workload with a release record put back as the record says."""
-        recorded = [t for t in self.targets if t.resumed]
+        return self.put_back_as_asked([t for t in self.targets if t.resumed])
+
+    def put_back_as_asked(self, chosen):
+        """Put back the ``chosen`` targets (the others are unchanged), as the task asked: a success."""
         for t in self.targets:
-            if not t.resumed:
+            if t not in chosen:
                 t.outcome = UNCHANGED
-        self.put_back([], chosen=recorded)
-        for t in recorded:
+        self.put_back([], chosen=chosen)
+        for t in chosen:
             t.write_sent = t.outcome in (ROLLED_BACK, ROLLBACK_FAILED)
             if t.outcome == ROLLED_BACK:
                 t.cause = None  # put back as asked: not a failure
