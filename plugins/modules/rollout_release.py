@@ -386,7 +386,9 @@ diff:
   elements: dict
 '''
 
+import os  # noqa: E402
 import signal  # noqa: E402
+import threading  # noqa: E402
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_targets, strategies  # noqa: E402
@@ -428,11 +430,18 @@ ARGUMENT_SPEC.update(GATE_ARG_SPEC)
 ARGUMENT_SPEC.update(ANALYSIS_ARG_SPEC)
 
 
+# Seconds an interrupted release has to report and release its Lease before its process ends anyway.
+INTERRUPT_GRACE_SECONDS = 15
+
+
 def _interrupt(_signum, _frame):
     # Once: the report and the Lease's release must not be cut short by the SIGTERM that
-    # ansible-playbook sends its workers as it exits after a SIGINT.
+    # ansible-playbook sends its workers as it exits after a SIGINT; and never longer than the grace.
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, signal.SIG_IGN)
+    watchdog = threading.Timer(INTERRUPT_GRACE_SECONDS, os._exit, (1,))
+    watchdog.daemon = True
+    watchdog.start()
     raise KeyboardInterrupt()
 
 

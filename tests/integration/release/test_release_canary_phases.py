@@ -31,7 +31,9 @@ def pod_images(kube, app):
 
 
 def test_start_holds_a_canary_then_promote_releases_the_rest(kubesim_factory, play):
-    sim = kubesim_factory(ready_delay=0.05)
+    # Pods Ready 0.5 s after creation: the hold lands after the first new pod, and a Deployment whose
+    # pods are Ready at once could finish its rollout first on a loaded machine (the pause races it).
+    sim = kubesim_factory(ready_delay=0.5)
     kube = Kube(sim.kubeconfig)
     wanted = web_and_db(kube)
     before = {k: kube.get(k, n) for k, n in (('Deployment', 'web'), ('StatefulSet', 'db'))}

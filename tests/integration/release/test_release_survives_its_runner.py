@@ -68,7 +68,13 @@ def interrupted_release(sim, kube, tmp_path, sig, tasks):
         until(lambda: record_of(kube, 'web') is not None, what='the release record on web')
         time.sleep(1.0)  # in the wait now
         os.killpg(proc.pid, sig)
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            left = subprocess.run(['ps', '-eo', 'pid,ppid,stat,etime,cmd'], capture_output=True,
+                                  text=True).stdout
+            raise AssertionError('ansible-playbook did not end after %s:\n%s' % (
+                sig, '\n'.join(line for line in left.splitlines() if 'ansible' in line)))
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
