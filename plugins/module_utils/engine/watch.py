@@ -44,9 +44,10 @@ def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monoto
     metadata.name field selector; re-watches when the server ends the stream, re-reads on 410 Gone.
     Returns the last RolloutStatus (reason Timeout / Deleted when those end the wait).
     ``progress(obj, status)``, if given, hears each change of the status message as it happens.
-    ``probe(obj)``, if given, is called every ``probe_interval`` seconds while the rollout is not
-    done (the first time one interval after the start; each watch request then lasts at most one
-    interval) with the newest object; a RolloutStatus it returns ends the wait (early stop).
+    ``probe(obj)``, if given, is called with the newest object once the rollout has not moved (its
+    status message unchanged) for ``probe_interval`` seconds, and again every interval while it does
+    not move (each watch request then lasts at most one interval): a rollout that progresses is not
+    looked at. A RolloutStatus it returns ends the wait (early stop).
     ``stopped()``, if given and true, ends the wait at the next event or interval (reason Timeout).
     """
     name = obj['metadata']['name']
@@ -94,7 +95,11 @@ def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monoto
                     return RolloutStatus(False, '%s was deleted while waiting for its rollout' % name,
                                          DELETED, failed=True)
                 latest[0] = event_obj
+                before = result.message
                 result = report(event_obj, predicate(event_obj))
+                if probe is not None and result.message != before:
+                    # The rollout moved: its pods are looked at only once it stops moving.
+                    next_probe[0] = clock() + probe_interval
                 if result.done or result.failed:
                     return result
                 if clock() >= deadline or (probe is not None and clock() >= next_probe[0]):

@@ -81,3 +81,34 @@ def test_settled_says_whether_the_object_already_answers_the_wait():
         raise KeyError('status')
 
     assert not watch.settled(dep(), broken)
+
+
+def test_the_probe_looks_at_a_rollout_only_once_it_stops_moving():
+    now = [0.0]
+
+    class Clock:
+        def __call__(self):
+            return now[0]
+
+    class MovingClient(FakeWatchClient):
+        """Each watch request: one event 4 s later, with more pods updated each time."""
+
+        def watch(self, path, **kw):
+            self.calls.append(kw)
+            now[0] += 4
+            updated = len(self.calls)
+            if updated <= 3:
+                yield ('MODIFIED', with_rv(dep(updatedReplicas=updated), str(10 + updated)))
+
+    looked = []
+
+    def probe(obj):
+        looked.append((now[0], obj['status']['updatedReplicas']))
+        return status.RolloutStatus(False, 'stuck', 'RolloutStuck', failed=True)
+
+    client = MovingClient([])
+    result = watch.wait_for(client, '/p', with_rv(dep(updatedReplicas=0), '10'), status.deployment_status, 120,
+                            clock=Clock(), probe=probe, probe_interval=5)
+    # Three moves 4 s apart (each within the 5 s interval): no look; then no move for 5 s: one look.
+    assert result.reason == 'RolloutStuck'
+    assert looked and looked[0][1] == 3 and looked[0][0] >= 12 + 4
