@@ -107,8 +107,9 @@ def test_the_probe_looks_at_a_rollout_only_once_it_stops_moving():
         return status.RolloutStatus(False, 'stuck', 'RolloutStuck', failed=True)
 
     client = MovingClient([])
-    result = watch.wait_for(client, '/p', with_rv(dep(updatedReplicas=0), '10'), status.deployment_status, 120,
-                            clock=Clock(), probe=probe, probe_interval=5)
+    start = with_rv(dep(updatedReplicas=0), '10')
+    result = watch.wait_for(client, '/p', start, status.deployment_status, 120, clock=Clock(), probe=probe,
+                            probe_interval=5)
     # Three moves 4 s apart (each within the 5 s interval): no look; then no move for 5 s: one look.
     assert result.reason == 'RolloutStuck'
     assert looked and looked[0][1] == 3 and looked[0][0] >= 12 + 4
