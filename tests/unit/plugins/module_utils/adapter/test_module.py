@@ -8,6 +8,7 @@ import datetime
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import verbs
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import KubeModule
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import Deployment
 from ansible_collections.kubeops.rollout.plugins.modules import rollout_restart, rollout_status, rollout_undo
 from ansible_collections.kubeops.rollout.plugins.plugin_utils.controller import ModuleExit, TaskContext
@@ -61,6 +62,29 @@ def test_workloads_is_exclusive_with_name_and_takes_no_unknown_key():
     # A per-entry field only the undo takes.
     revision = run(rollout_restart, {'workloads': [{'kind': 'Deployment', 'name': 'web', 'to_revision': 2}]})
     assert 'to_revision' in revision['msg'], revision['msg']
+
+
+def namespace_of(args):
+    context = TaskContext('rollout_status', args, False, False, {}, 'localhost')
+    spec = {'namespace': {'type': 'str'}, 'workload_namespace': {'type': 'str'}}
+    return KubeModule(spec, context.runtime).namespace
+
+
+def test_workload_namespace_comes_before_namespace():
+    # What a role passes as workload_namespace wins over the play's module_defaults namespace.
+    assert namespace_of({'workload_namespace': 'team', 'namespace': 'shop'}) == 'team'
+    # Empty counts as unset: the namespace option (the play's module_defaults) then applies.
+    assert namespace_of({'workload_namespace': '', 'namespace': 'shop'}) == 'shop'
+    with pytest.raises(ModuleExit) as exited:
+        namespace_of({'workload_namespace': 'Not_A_Namespace', 'namespace': 'shop'})
+    assert exited.value.result['msg'].startswith('workload_namespace: '), exited.value.result
+
+
+def test_every_rollout_module_takes_workload_namespace():
+    for module in (rollout_restart, rollout_status, rollout_undo):
+        result = run(module, {'workloads': [{'kind': 'Deployment', 'name': 'web'}],
+                              'workload_namespace': 'Bad_Namespace', 'namespace': 'shop'})
+        assert result['failed'] is True and 'workload_namespace: ' in result['msg'], (module, result['msg'])
 
 
 @pytest.mark.parametrize('since', ['yesterday', '2026-01-02 03:04:05Z', '2026-13-01T00:00:00Z',
