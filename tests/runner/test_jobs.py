@@ -307,6 +307,53 @@ def test_bad_extra_vars_fail_before_any_request(run_job, extravars, message):
     assert job.requests == [], f'the job reached the API server: {job.requests}'
 
 
+# A key no playbook takes (namespace misspelt): each playbook hands the entries to its role as they
+# are, and the role's argument specs refuse the key, naming the ones it takes.
+MISSPELT = {'kind': 'Deployment', 'name': 'web', 'namspace': 'demo',
+            'images': {'web': 'registry.example.com/shop/web:1.1'}}
+TAKEN = {
+    'upgrade.yml': 'change_cause, images, kind, name, namespace, to_revision',
+    'rollback.yml': 'change_cause, images, kind, label_selectors, name, namespace, to_revision',
+    'restart.yml': 'change_cause, images, kind, label_selectors, name, namespace, to_revision',
+    'history.yml': 'change_cause, images, kind, label_selectors, name, namespace, to_revision',
+}
+
+
+@pytest.mark.parametrize('playbook', sorted(TAKEN))
+def test_a_misspelt_workloads_key_fails_before_any_request(run_job, playbook):
+    job = run_job(playbook, {'workloads': [MISSPELT]})
+    assert job.status == 'failed' and job.rc != 0, job
+    (fatal,) = job.failed_events()
+    msg = fatal['event_data']['res']['msg']
+    assert msg.startswith('Validation of arguments failed:\n'), msg
+    assert f'workloads.namspace. Supported parameters include: {TAKEN[playbook]}.' in msg, msg
+    assert job.requests == [], f'the job reached the API server: {job.requests}'
+
+
+def test_one_list_of_workloads_serves_every_playbook(run_job, estate):
+    """The keys of every playbook's entries in one list: each takes its own and ignores the others'."""
+    workloads = [{'kind': 'Deployment', 'name': 'web', 'namespace': 'demo',
+                  'images': {'web': 'registry.example.com/shop/web:1.1'}, 'change_cause': 'one list',
+                  'to_revision': 1}]
+    upgrade = run_job('upgrade.yml', {'workloads': workloads, 'soak_seconds': 0})
+    assert upgrade.status == 'successful' and upgrade.failed_events() == [], upgrade
+    assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.1'
+    assert estate.annotation('deployment/web', 'kubectl.kubernetes.io/restartedAt') is None
+
+    history = run_job('history.yml', {'workloads': workloads})
+    assert history.status == 'successful' and history.writes() == [], history
+    assert 'Deployment demo/web: 2 revision(s), current 2' in history.stdout, history
+    assert 'one list' in history.stdout, history
+
+    restart = run_job('restart.yml', {'workloads': workloads})
+    assert restart.status == 'successful' and restart.failed_events() == [], restart
+    assert estate.annotation('deployment/web', 'kubectl.kubernetes.io/restartedAt')
+
+    rollback = run_job('rollback.yml', {'workloads': workloads})
+    assert rollback.status == 'successful' and rollback.failed_events() == [], rollback
+    assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
+
+
 def test_restart_job_serial_by_label(run_job, estate):
     job = run_job('restart.yml', {'workload_kind': 'StatefulSet', 'label_selector': 'tier=backend',
                                   'workload_namespace': 'demo', 'one_at_a_time': True})
