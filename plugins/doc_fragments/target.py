@@ -47,8 +47,14 @@ options:
     default: false
   namespace:
     description:
-      - Namespace of the workloads.
+      - Namespace of the workloads (after I(workload_namespace)).
       - Defaults to the namespace of the kubeconfig context (or of the in-cluster service account),
         else V(default).
+    type: str
+  workload_namespace:
+    description:
+      - Namespace of the workloads, before I(namespace). For roles - a role passes its own namespace
+        variable here, so that when it is unset the play's C(module_defaults) still give I(namespace)
+        (a task argument templated to C(omit) hides a module default).
     type: str
 '''

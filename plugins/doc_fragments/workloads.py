@@ -22,8 +22,8 @@ options:
         cannot be read fail the task, each named as C(workloads[i] (name)). All entries are then
         resolved (one GET or one LIST per kind) before the first workload is acted on, and all are
         waited for at the same time.
-      - I(kind) is the kind of the entries that give none; I(namespace) is the namespace of the
-        entries that give none (an empty one counts as none).
+      - I(kind) is the kind of the entries that give none; I(workload_namespace), else I(namespace),
+        is the namespace of the entries that give none (an empty one counts as none).
       - A workload listed by several entries is acted on once. An entry whose I(label_selectors) match
         nothing is a warning (a failure with I(require_match=true)).
     type: list
@@ -43,6 +43,6 @@ options:
         type: list
         elements: str
       namespace:
-        description: Namespace of the entry. Default the task's I(namespace).
+        description: Namespace of the entry. Default the task's I(workload_namespace), else I(namespace).
         type: str
 '''

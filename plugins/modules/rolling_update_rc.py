@@ -53,6 +53,12 @@ options:
       - Namespace of the RC. Both RCs are in this namespace.
       - Defaults to the kubeconfig context's namespace, else V(default).
     type: str
+  workload_namespace:
+    description:
+      - Namespace of the RC, before I(namespace). For roles - a role passes its own namespace
+        variable here, so that when it is unset the play's C(module_defaults) still give
+        I(namespace) (a task argument templated to C(omit) hides a module default).
+    type: str
   new_name:
     description:
       - Name of the new RC. Every name (I(name), I(new_name), the name in I(new_controller)) is
@@ -420,6 +426,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.rc.steps import ( 
 ARGUMENT_SPEC = {
     'name': {'type': 'str', 'required': True},
     'namespace': {'type': 'str'},
+    'workload_namespace': {'type': 'str'},
     'new_name': {'type': 'str'},
     'image': {'type': 'str'},
     'container': {'type': 'str'},

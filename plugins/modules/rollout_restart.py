@@ -162,12 +162,13 @@ EXAMPLES = r'''
     config_maps: [worker-settings]
     secrets: [worker-credentials]
 
-- name: Restart every StatefulSet of an application
+- name: Restart every StatefulSet of an application; a selector that matches none fails, restarting nothing
   kubeops.rollout.rollout_restart:
     kind: StatefulSet
     namespace: shop
     label_selectors:
       - app.kubernetes.io/part-of=shop
+    require_match: true
 
 - name: Restart its Deployments and StatefulSets (kubectl rollout restart deploy,sts -l ...)
   kubeops.rollout.rollout_restart:

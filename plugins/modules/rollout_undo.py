@@ -69,9 +69,9 @@ options:
         are resolved before the first write; as for several workloads selected by labels, a
         workload that is refused or does not exist does not stop the others, and the task fails at
         the end listing each (C(failures)).
-      - I(kind), I(namespace) and I(to_revision) are those of the entries that give none (an empty
-        namespace counts as none). A workload listed by several entries is rolled back once (entries
-        that disagree on its revision fail the task).
+      - I(kind), the namespace (I(workload_namespace), else I(namespace)) and I(to_revision) are those
+        of the entries that give none (an empty namespace counts as none). A workload listed by
+        several entries is rolled back once (entries that disagree on its revision fail the task).
     type: list
     elements: dict
     suboptions:
@@ -89,7 +89,7 @@ options:
         type: list
         elements: str
       namespace:
-        description: Namespace of the entry. Default the task's I(namespace).
+        description: Namespace of the entry. Default the task's I(workload_namespace), else I(namespace).
         type: str
       to_revision:
         description: The revision to roll back to (V(0), the previous one). Default the task's I(to_revision).

@@ -11,6 +11,9 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(sys.executable).parent
 PLAYBOOKS = sorted(p.stem for p in (ROOT / 'playbooks').glob('*.yml'))
+# A workflow job template's survey: its answers go to every job of the workflow.
+WORKFLOWS = {'canary_workflow': ['canary_start', 'canary_promote', 'canary_abort']}
+SURVEYS = sorted(PLAYBOOKS + list(WORKFLOWS))
 # The question types the AWX API accepts, with the type a default must have (awx/api/views).
 SURVEY_TYPES = {'text': str, 'textarea': str, 'password': str, 'multiplechoice': str, 'multiselect': str,
                 'integer': int, 'float': float}
@@ -23,13 +26,14 @@ def load_survey(playbook):
 
 
 def test_every_playbook_has_a_survey():
-    assert set(PLAYBOOKS) == {'upgrade', 'rollback', 'restart', 'history', 'rc_upgrade', 'fleet'}
+    assert set(PLAYBOOKS) == {'upgrade', 'rollback', 'restart', 'history', 'rc_upgrade', 'fleet',
+                              'canary_start', 'canary_promote', 'canary_abort'}
     surveys = {p.name.removesuffix('.survey.json')
                for p in (ROOT / 'playbooks' / 'awx').glob('*.survey.json')}
-    assert surveys == set(PLAYBOOKS)
+    assert surveys == set(SURVEYS)
 
 
-@pytest.mark.parametrize('playbook', PLAYBOOKS)
+@pytest.mark.parametrize('playbook', SURVEYS)
 def test_survey_is_what_the_awx_api_accepts(playbook):
     """The checks AWX makes when a survey spec is POSTed to a job template."""
     survey = load_survey(playbook)
@@ -57,12 +61,28 @@ def test_survey_is_what_the_awx_api_accepts(playbook):
             assert question.get('min', 0) <= len(default) <= question.get('max', 1024), question
 
 
+def _reads(playbook, variable):
+    text = (ROOT / 'playbooks' / f'{playbook}.yml').read_text()
+    return re.search(rf'\b{variable}\b', text.split('\n- name:', 1)[1])
+
+
 @pytest.mark.parametrize('playbook', PLAYBOOKS)
 def test_survey_asks_only_for_variables_the_playbook_reads(playbook):
-    text = (ROOT / 'playbooks' / f'{playbook}.yml').read_text()
     for question in load_survey(playbook)['spec']:
-        assert re.search(rf'\b{question["variable"]}\b', text.split('\n- name:', 1)[1]), (
-            f'{playbook}.yml never reads {question["variable"]}')
+        assert _reads(playbook, question['variable']), f'{playbook}.yml never reads {question["variable"]}'
+
+
+@pytest.mark.parametrize('workflow', sorted(WORKFLOWS))
+def test_workflow_survey_asks_what_its_jobs_read_and_need(workflow):
+    asked = {q['variable']: q for q in load_survey(workflow)['spec']}
+    for variable in asked:
+        assert any(_reads(p, variable) for p in WORKFLOWS[workflow]), f'no job of {workflow} reads {variable}'
+    # Every question of the jobs' own surveys, so that no job misses an answer it needs.
+    for playbook in WORKFLOWS[workflow]:
+        for question in load_survey(playbook)['spec']:
+            assert question['variable'] in asked, (workflow, playbook, question['variable'])
+            if question['required']:
+                assert asked[question['variable']]['required'], (workflow, question['variable'])
 
 
 def test_execution_environment_build_context(tmp_path):

@@ -307,6 +307,165 @@ def test_bad_extra_vars_fail_before_any_request(run_job, extravars, message):
     assert job.requests == [], f'the job reached the API server: {job.requests}'
 
 
+# ---- a canary split across jobs, as an AWX workflow runs it ------------------------------------
+# canary_start.yml, then an approval node, then canary_promote.yml (approved) or canary_abort.yml
+# (denied, or the promotion failed); the workflow's survey gives every job the same answers.
+CANARY = 'kubeops.rollout/canary'
+CANARY_WEB = dict(UPGRADE_WEB, image='registry.example.com/shop/web:1.1')
+
+
+def read(estate, resource):
+    return json.loads(estate.kubectl('-n', 'demo', 'get', resource, '-o', 'json', check=True).stdout)
+
+
+def held(web):
+    return bool(web['spec'].get('paused')) and CANARY in (web['metadata'].get('annotations') or {})
+
+
+def test_canary_workflow_start_then_approved_promotion(run_job, estate):
+    start = run_job('canary_start.yml', CANARY_WEB)
+    assert start.status == 'successful' and start.failed_events() == [], start
+    (started,) = start.task_events('Canary | start', 'runner_on_ok')
+    assert started['event_data']['res']['changed'] is True, start
+    web = read(estate, 'deployment/web')
+    # Held after the job: paused, with the record, the canary pods of the new image running.
+    assert held(web) and web['spec']['template']['spec']['containers'][0]['image'].endswith('web:1.1'), web
+    assert 0 < web['status'].get('updatedReplicas', 0) < web['spec']['replicas'], web['status']
+
+    promote = run_job('canary_promote.yml', dict(CANARY_WEB, soak_seconds=0))
+    assert promote.status == 'successful' and promote.failed_events() == [], promote
+    web = read(estate, 'deployment/web')
+    assert not web['spec'].get('paused') and CANARY not in (web['metadata'].get('annotations') or {}), web
+    status = web['status']
+    assert status.get('updatedReplicas') == web['spec']['replicas'] == status.get('availableReplicas'), status
+    # The start's change-cause stays in the history.
+    annotations = web['metadata'].get('annotations') or {}
+    assert annotations.get('kubernetes.io/change-cause') == 'AWX job: web to 1.1', annotations
+
+    again = run_job('canary_promote.yml', dict(CANARY_WEB, soak_seconds=0))
+    assert again.status == 'successful' and again.writes() == [], again
+
+
+def test_canary_workflow_start_then_denied_abort(run_job, estate):
+    start = run_job('canary_start.yml', dict(CANARY_WEB, image='registry.example.com/shop/web:1.2'))
+    assert start.status == 'successful', start
+    assert held(read(estate, 'deployment/web'))
+
+    abort = run_job('canary_abort.yml', dict(CANARY_WEB, image='registry.example.com/shop/web:1.2'))
+    assert abort.status == 'successful' and abort.failed_events() == [], abort
+    (aborted,) = abort.task_events('Canary | abort', 'runner_on_ok')
+    assert aborted['event_data']['res']['rolled_back'] == ['Deployment demo/web'], aborted
+    web = read(estate, 'deployment/web')
+    assert not held(web) and not web['spec'].get('paused'), web
+    assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
+
+
+def test_canary_workflow_failed_promotion_puts_everything_back(run_job, estate):
+    """A promotion judged by an analysis check that fails puts every workload back as it was before
+    the canary (the record's template), record removed, and fails the job; an abort job after it (the
+    workflow's failure path) finds no canary and changes nothing."""
+    from tests.integration.metrics import MetricsServer
+    server = MetricsServer()
+    server.health_status, server.health_body = 503, 'degraded'
+    try:
+        assert run_job('canary_start.yml', CANARY_WEB).status == 'successful'
+        analysis = 'interval: 1\nchecks:\n  - name: smoke\n    http:\n      url: %s/healthz\n' % server.url
+        promote = run_job('canary_promote.yml', dict(CANARY_WEB, soak_seconds=1, analysis=analysis))
+        assert promote.status == 'failed', promote
+        assert [e['event_data']['task'] for e in promote.failed_events()] == ['Canary | promote'], promote
+        res = promote.failed_events()[0]['event_data']['res']
+        assert res['rolled_back'] == ['Deployment demo/web'] and 'analysis failed' in res['msg'], res
+    finally:
+        server.stop()
+    web = read(estate, 'deployment/web')
+    assert not held(web) and not web['spec'].get('paused'), web
+    assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
+    abort = run_job('canary_abort.yml', CANARY_WEB)
+    assert abort.status == 'successful' and abort.writes() == [], abort
+    (aborted,) = abort.task_events('Canary | abort', 'runner_on_ok')
+    assert aborted['event_data']['res']['unchanged'] == ['Deployment demo/web'], aborted
+
+
+def test_canary_start_job_partitions_a_statefulset_by_canary_ordinals(run_job, estate):
+    db = {'workload_kind': 'StatefulSet', 'workload_name': 'db', 'workload_namespace': 'demo',
+          'container': 'db', 'image': 'registry.example.com/shop/db:1.1'}
+    start = run_job('canary_start.yml', dict(db, canary_ordinals=1, canary_start_timeout=120))
+    assert start.status == 'successful', start
+    sts = read(estate, 'statefulset/db')
+    assert sts['spec']['updateStrategy']['rollingUpdate']['partition'] == 1, sts['spec']
+    images = {p['metadata']['name']: p['spec']['containers'][0]['image']
+              for p in read(estate, 'pods')['items'] if p['metadata']['name'].startswith('db-')}
+    assert images == {'db-0': 'registry.example.com/shop/db:1.0', 'db-1': 'registry.example.com/shop/db:1.1'}
+    abort = run_job('canary_abort.yml', db)
+    assert abort.status == 'successful', abort
+    strategy = read(estate, 'statefulset/db')['spec']['updateStrategy']
+    assert strategy.get('rollingUpdate', {}).get('partition', 0) == 0, strategy
+
+
+def test_upgrade_job_takes_canary_ordinals_and_the_start_timeout(run_job, estate, tmp_path):
+    verify = tmp_path / 'verify-canary.yml'
+    verify.write_text(
+        '- name: Both ordinals of db run the canary\n'
+        '  ansible.builtin.assert:\n'
+        '    that: rollout_upgrade_result.workloads[0].status.updated == 2\n')
+    job = run_job('upgrade.yml', {'workload_kind': 'StatefulSet', 'workload_name': 'db',
+                                  'workload_namespace': 'demo', 'container': 'db',
+                                  'image': 'registry.example.com/shop/db:1.2', 'canary': True,
+                                  'canary_verify_tasks': str(verify), 'canary_ordinals': 2,
+                                  'canary_start_timeout': 120, 'soak_seconds': 0})
+    assert job.status == 'successful' and job.failed_events() == [], job
+    (started,) = job.task_events('Canary | start', 'runner_on_ok')
+    assert started['event_data']['res']['invocation']['module_args']['timeout'] == 120, started
+    assert estate.image('statefulset/db') == 'registry.example.com/shop/db:1.2'
+
+
+# A key no playbook takes (namespace misspelt): each playbook hands the entries to its role as they
+# are, and the role's argument specs refuse the key, naming the ones it takes.
+MISSPELT = {'kind': 'Deployment', 'name': 'web', 'namspace': 'demo',
+            'images': {'web': 'registry.example.com/shop/web:1.1'}}
+TAKEN = {
+    'upgrade.yml': 'change_cause, images, kind, name, namespace, to_revision',
+    'rollback.yml': 'change_cause, images, kind, label_selectors, name, namespace, to_revision',
+    'restart.yml': 'change_cause, images, kind, label_selectors, name, namespace, to_revision',
+    'history.yml': 'change_cause, images, kind, label_selectors, name, namespace, to_revision',
+}
+
+
+@pytest.mark.parametrize('playbook', sorted(TAKEN))
+def test_a_misspelt_workloads_key_fails_before_any_request(run_job, playbook):
+    job = run_job(playbook, {'workloads': [MISSPELT]})
+    assert job.status == 'failed' and job.rc != 0, job
+    (fatal,) = job.failed_events()
+    msg = fatal['event_data']['res']['msg']
+    assert msg.startswith('Validation of arguments failed:\n'), msg
+    assert f'workloads.namspace. Supported parameters include: {TAKEN[playbook]}.' in msg, msg
+    assert job.requests == [], f'the job reached the API server: {job.requests}'
+
+
+def test_one_list_of_workloads_serves_every_playbook(run_job, estate):
+    """The keys of every playbook's entries in one list: each takes its own and ignores the others'."""
+    workloads = [{'kind': 'Deployment', 'name': 'web', 'namespace': 'demo',
+                  'images': {'web': 'registry.example.com/shop/web:1.1'}, 'change_cause': 'one list',
+                  'to_revision': 1}]
+    upgrade = run_job('upgrade.yml', {'workloads': workloads, 'soak_seconds': 0})
+    assert upgrade.status == 'successful' and upgrade.failed_events() == [], upgrade
+    assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.1'
+    assert estate.annotation('deployment/web', 'kubectl.kubernetes.io/restartedAt') is None
+
+    history = run_job('history.yml', {'workloads': workloads})
+    assert history.status == 'successful' and history.writes() == [], history
+    assert 'Deployment demo/web: 2 revision(s), current 2' in history.stdout, history
+    assert 'one list' in history.stdout, history
+
+    restart = run_job('restart.yml', {'workloads': workloads})
+    assert restart.status == 'successful' and restart.failed_events() == [], restart
+    assert estate.annotation('deployment/web', 'kubectl.kubernetes.io/restartedAt')
+
+    rollback = run_job('rollback.yml', {'workloads': workloads})
+    assert rollback.status == 'successful' and rollback.failed_events() == [], rollback
+    assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
+
+
 def test_restart_job_serial_by_label(run_job, estate):
     job = run_job('restart.yml', {'workload_kind': 'StatefulSet', 'label_selector': 'tier=backend',
                                   'workload_namespace': 'demo', 'one_at_a_time': True})

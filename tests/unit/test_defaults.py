@@ -14,8 +14,9 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 # Options that are the wait timeout (other timeouts - a request's, an exec plugin's - are not).
 TIMEOUT_OPTIONS = re.compile(r'^(wait_timeout|timeout|rollout_[a-z]+_timeout|rc_upgrade_timeout)$')
+# The canary's start (its pods Ready) and the put-back have timeouts of their own.
 NOT_THE_WAIT = {'rollout_upgrade_canary_start_timeout', 'rollout_upgrade_rollback_timeout',
-                'rollout_rollback_timeout_per_workload'}
+                'rollout_rollback_timeout_per_workload', 'canary_start_timeout'}
 
 
 def _docs(path):
@@ -40,7 +41,8 @@ def documented():
         yield from _options(_docs(path).get('options'), path.name)
     for path in sorted((ROOT / 'playbooks').glob('*.yml')):
         for match in re.finditer(r'(\w+_timeout) \| default\((\d+)', path.read_text()):
-            yield 'playbooks/%s:%s' % (path.name, match.group(1)), int(match.group(2))
+            if match.group(1) not in NOT_THE_WAIT:
+                yield 'playbooks/%s:%s' % (path.name, match.group(1)), int(match.group(2))
 
 
 def test_every_documented_wait_timeout_is_the_one_default():

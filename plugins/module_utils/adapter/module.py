@@ -185,13 +185,19 @@ class KubeModule:
 
     @property
     def namespace(self):
-        """The namespace option, else the kubeconfig context's (or service account's), else default;
-        a name the API server would refuse fails the task before any request."""
-        namespace = self.params.get('namespace') or self.connection.namespace or DEFAULT_NAMESPACE
+        """The workload_namespace option (modules that take it), else the namespace option, else the
+        kubeconfig context's (or service account's), else default; a name the API server would refuse
+        fails the task before any request.
+
+        workload_namespace is what the roles pass their namespace variable as: a task argument
+        templated to ``omit`` removes the play's ``module_defaults`` value of that same option too
+        (ansible-core merges the defaults under the task's arguments, then drops the omitted ones),
+        so a role's ``namespace: "{{ x | default(omit) }}"`` would hide a group default namespace."""
+        option = next((name for name in ('workload_namespace', 'namespace') if self.params.get(name)), None)
+        namespace = (self.params[option] if option else self.connection.namespace) or DEFAULT_NAMESPACE
         problem = label_problem(namespace)
         if problem:
-            source = 'namespace' if self.params.get('namespace') else \
-                'the namespace of %s' % self.connection.source
+            source = option or 'the namespace of %s' % self.connection.source
             self.fail('%s: %s' % (source, problem))
         return namespace
 

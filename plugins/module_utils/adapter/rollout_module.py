@@ -54,6 +54,8 @@ TARGET_ARG_SPEC = {
     'name': {'type': 'str'},
     'label_selectors': {'type': 'list', 'elements': 'str'},
     'namespace': {'type': 'str'},
+    # Before namespace: what a role passes, so that the play's module_defaults still give namespace.
+    'workload_namespace': {'type': 'str'},
     'require_match': {'type': 'bool', 'default': False},
 }
 

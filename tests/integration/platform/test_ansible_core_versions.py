@@ -10,7 +10,7 @@ must give the same results.
 
 from tests.conftest import ansible_core
 
-from ..conftest import Kube, run_playbook, task, workload
+from ..conftest import Kube, include, run_playbook, task, workload
 
 OLDER_VERSIONS = ('2.16', '2.17', '2.18')
 SECRET = 'sup3r-s3cret-t0ken'
@@ -87,3 +87,27 @@ def test_the_plugins_behave_the_same_on_every_supported_ansible_core(kubesim_fac
     expected = _summary(runs['venv'])
     for version in OLDER_VERSIONS:
         assert _summary(runs[version]) == expected, version
+
+
+def test_roles_take_the_namespace_and_check_their_variables_on_every_supported_ansible_core(kubesim_factory):
+    """A role's unset namespace leaves the play's module_defaults namespace to its module (the omit
+    rules of each ansible-core), and its first task names a misspelt variable."""
+    sim = kubesim_factory(ready_delay=0.05)
+    kube = Kube(sim.kubeconfig)
+    kube.create({'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': 'shop'}})
+    kube.create_rolled_out([workload('Deployment', 'web', ns='shop')])
+    tasks = [
+        {'name': 'version', 'ansible.builtin.set_fact': {'core': '{{ ansible_version.full }}'}},
+        include('rollout_wait', rollout_wait_workloads=[{'kind': 'Deployment', 'name': 'web'}],
+                rollout_wait_timout=5),
+        {'name': 'show', 'ansible.builtin.debug': {'var': 'rollout_wait_result'}},
+    ]
+    for version in ('venv',) + OLDER_VERSIONS:
+        core = None if version == 'venv' else ansible_core(version)
+        res = run_playbook(sim.kubeconfig, tasks, module_defaults={'namespace': 'shop'}, ansible_core=core)
+        assert res.rc == 0, (version, res.stdout[-3000:])
+        waited = res.ok('show')['rollout_wait_result']
+        assert [d['workload'] for d in waited['done']] == ['Deployment shop/web'], (version, waited)
+        checked = res.ok("kubeops.rollout.rollout_wait : Check the names of the role's variables")
+        assert checked['unknown'] == [{'name': 'rollout_wait_timout', 'closest': 'rollout_wait_timeout'}], (
+            version, checked)

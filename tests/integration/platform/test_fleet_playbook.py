@@ -191,3 +191,25 @@ def test_two_hosts_on_one_cluster_stop_before_the_first_wave(kubesim_factory, tm
     assert 'its kubeconfig and context are also those of us' in run.summary['eu']['reason']
     assert 'Note that this cluster\'s upgrade started' not in run.results
     assert persisted_writes(log, mark) == []
+
+
+def test_a_misspelt_workloads_key_fails_the_cluster_before_any_write(kubesim_factory, tmp_path):
+    log = tmp_path / 'requests.jsonl'
+    sim = kubesim_factory(request_log=log)
+    Kube(sim.kubeconfig).create_rolled_out([workload('Deployment', 'web', image='web:1', replicas=1)])
+    entry = {'kind': 'Deployment', 'name': 'web', 'namspace': 'default', 'images': {'app': 'web:2'}}
+    inventory = {'clusters': {
+        'hosts': {'eu': {'kubeconfig': str(sim.kubeconfig)}},
+        'vars': {'ansible_connection': 'local', 'ansible_python_interpreter': '{{ ansible_playbook_python }}',
+                 'workloads': [entry]}}}
+    path = tmp_path / 'inventory.yml'
+    path.write_text(yaml.safe_dump(inventory))
+    mark = len(read_log(log))
+
+    run = run_fleet(tmp_path, path)
+
+    assert run.rc == 2, run.stdout[-4000:]
+    assert run.summary['eu']['status'] == 'failed', run.summary
+    assert ('rollout_upgrade_workloads.namspace. Supported parameters include: change_cause, images, kind, '
+            'name, namespace, to_revision.') in run.summary['eu']['reason'], run.summary
+    assert read_log(log)[mark:] == []

@@ -175,6 +175,7 @@ SETUPS = {
     'rollout_undo': ({'fail_image': '^broken'}, undo_setup),
     'rollout_release': ({}, release_setup),
     'rolling_update_rc': ({'fail_image': '^broken'}, rc_setup),
+    'role_variables': ({}, lambda kube: None),
 }
 
 
@@ -213,6 +214,8 @@ def test_examples_run_as_written(kubesim_factory, play, module, request, tmp_pat
         agent = kube.get('DaemonSet', 'node-agent')['spec']['template']['spec']
         assert {c['image'] for c in agent['containers'] + agent['initContainers']} == {
             'registry.example.com/agent:7'}
+    if module == 'role_variables':
+        assert res.ok('Show what was misspelt')['msg'] == ['myapp_deploy_soak_second']
     if module == 'rollout_undo':
         pods = kube.list('Pod', selector='app=db')
         assert sorted(p['spec']['containers'][0]['image'] for p in pods) == ['nginx:1.25'] * 3

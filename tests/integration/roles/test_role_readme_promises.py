@@ -1,6 +1,7 @@
-"""What the upgrade and rollback role READMEs promise: a second upgrade run changes nothing, a
-rejected canary puts every workload back as it was, and a re-run of a rollback does what the
-rollback README says for each kind."""
+"""What the upgrade and rollback role READMEs promise: a second upgrade run changes nothing, the
+default change-cause, what the recap of a failed release counts, a rejected canary puts every
+workload back as it was, and a re-run of a rollback does what the rollback README says for each
+kind."""
 
 import pytest
 
@@ -25,6 +26,29 @@ def test_upgrade_twice_changes_nothing_the_second_time(kubesim_factory, play):
         [], ['Deployment default/web', 'StatefulSet default/db'], False, False), again
     assert [w['outcome'] for w in again['workloads']] == ['unchanged', 'unchanged']
     assert 'changed=0' in second.stdout.split('PLAY RECAP')[-1]
+
+
+def test_default_change_cause_and_the_recap_of_a_release_put_back(kubesim_factory, play):
+    sim = kubesim_factory(ready_delay=0.05, fail_image=r'^broken/')
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web'), workload('Deployment', 'api')])
+    ok = play(sim, [include('rollout_upgrade', rollout_upgrade_soak_seconds=0, rollout_upgrade_workloads=[
+        {'kind': 'Deployment', 'name': 'web', 'images': {'app': 'nginx:2'}}])])
+    assert ok.rc == 0, ok.stdout[-3000:]
+    # No rollout_upgrade_change_cause: "rollout_release: <container>=<image>".
+    annotations = kube.get('Deployment', 'web')['metadata']['annotations']
+    assert annotations['kubernetes.io/change-cause'] == 'rollout_release: app=nginx:2', annotations
+
+    broken = [{'kind': 'Deployment', 'name': 'api', 'images': {'app': 'broken/nginx:2'}}]
+    failed = play(sim, caught(include(
+        'rollout_upgrade', rollout_upgrade_soak_seconds=0, rollout_upgrade_fail_fast_seconds=1,
+        rollout_upgrade_timeout=60, rollout_upgrade_workloads=broken), 'rollout_upgrade_result'))
+    release = failed.failed('kubeops.rollout.rollout_upgrade : Release the new images')
+    # Written, then put back: the result says changed, the recap counts the task as failed, not changed.
+    assert release['changed'] is True and release['rolled_back'] == ['Deployment default/api'], release
+    recap = failed.stdout.split('PLAY RECAP')[-1]
+    assert 'changed=0' in recap and 'rescued=1' in recap, recap
+    assert image_of(kube.rolled_out('Deployment', 'api')) == 'nginx:1.25'
 
 
 def test_a_rejected_canary_puts_every_workload_back(kubesim_factory, play, tmp_path):

@@ -61,8 +61,9 @@ def test_wait_role_reports_each_workload_in_one_call(kubesim_factory, play):
     assert any('ImagePullBackOff' in line or 'ErrImagePull' in line for line in bad['causes']), bad
     assert not bad['message'].startswith('Deployment default/bad'), bad
     assert failed['Deployment default/missing']['msg'] == 'Deployment default/missing not found'
-    # One module call, then the fact: no background jobs, no polling.
-    assert role_tasks(res, 'rollout_wait') == ['Report which rollouts completed and which did not',
+    # The check of its variables, one module call, then the fact: no background jobs, no polling.
+    assert role_tasks(res, 'rollout_wait') == ["Check the names of the role's variables",
+                                               'Report which rollouts completed and which did not',
                                                'Wait for every rollout']
     assert 'async' not in res.stdout.lower() and 'RETRYING' not in res.stdout
     # kubectl's progress lines, from the one call.
@@ -177,6 +178,7 @@ def test_rollback_role_check_mode_writes_nothing_and_a_rerun_changes_nothing(kub
     assert again['rolled_back'] == [] and [w['name'] for w in again['unchanged']] == ['web', 'api']
     assert writes(log) == []
     assert role_tasks(second, 'rollout_rollback') == [
+        "Check the names of the role's variables",
         'Fail when a rollback was refused or did not roll out', 'Roll back the workloads',
         'Show what was rolled back', 'Sum up the rollback']
 

@@ -162,3 +162,19 @@ def test_invalid_analysis_checks_fail_the_task():
 def test_a_module_without_the_analysis_loader_takes_no_analysis():
     with pytest.raises(ValueError, match='this module takes no analysis option'):
         kube_module({'analysis': {'checks': [CHECK]}}, spec=ANALYSIS_SPEC)
+
+
+def namespace_of(args):
+    context = TaskContext('rollout_status', args, False, False, {}, 'localhost')
+    spec = {'namespace': {'type': 'str'}, 'workload_namespace': {'type': 'str'}}
+    return KubeModule(spec, context.runtime).namespace
+
+
+def test_workload_namespace_comes_before_namespace():
+    # What a role passes as workload_namespace wins over the play's module_defaults namespace.
+    assert namespace_of({'workload_namespace': 'team', 'namespace': 'shop'}) == 'team'
+    # Empty counts as unset: the namespace option (the play's module_defaults) then applies.
+    assert namespace_of({'workload_namespace': '', 'namespace': 'shop'}) == 'shop'
+    with pytest.raises(ModuleExit) as exited:
+        namespace_of({'workload_namespace': 'Not_A_Namespace', 'namespace': 'shop'})
+    assert exited.value.result['msg'].startswith('workload_namespace: '), exited.value.result

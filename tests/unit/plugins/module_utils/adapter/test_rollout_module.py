@@ -6,7 +6,10 @@ the ``outcome``."""
 
 import pytest
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.rollout_module import RolloutModule
+from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.rollout_module import (
+    TARGET_ARG_SPEC,
+    RolloutModule,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workload import Refused
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import verbs
@@ -276,3 +279,48 @@ def test_an_outcome_that_failed_is_diagnosed_when_the_rollout_did_not_finish(sim
     result = result_of(module_of(sim, {'kind': ['deploy'], 'name': 'web'}), timed_out)
     assert result['failed'] and result['msg'].startswith('Deployment default/web: timed out')
     assert 'lines' in result['workloads'][0]['diagnosis']
+
+
+# ---- where each target is looked for: the entry, workload_namespace, namespace ---------------------
+
+class NothingThere:
+    """Answers every GET with a 404, recording the path."""
+
+    def __init__(self):
+        self.paths = []
+
+    def get(self, path, **_):
+        self.paths.append(path)
+        raise ApiError(404, 'NotFound', 'not found')
+
+
+def looked_up(args):
+    context = TaskContext('rollout_status', args, False, False, {}, 'localhost')
+    module = RolloutModule(wait=True, runtime=context.runtime, entry_options={})
+    client = NothingThere()
+    module._client = client
+    module.targets(each_alone=True)
+    return [path.split('/')[5] for path in client.paths]  # /apis/apps/v1/namespaces/<ns>/...
+
+
+def test_workload_namespace_is_a_target_option():
+    assert TARGET_ARG_SPEC['workload_namespace'] == {'type': 'str'}
+
+
+def test_entry_then_workload_namespace_then_namespace():
+    entries = [{'kind': ['Deployment'], 'name': 'a', 'namespace': 'own'},
+               {'kind': ['Deployment'], 'name': 'b'},
+               {'kind': ['Deployment'], 'name': 'c', 'namespace': ''}]
+    assert looked_up({'workloads': entries, 'workload_namespace': 'role', 'namespace': 'play'}) == [
+        'own', 'role', 'role']
+    # Unset or empty (a role's variable left unset): the namespace option, a play's module_defaults.
+    assert looked_up({'workloads': entries, 'namespace': 'play'}) == ['own', 'play', 'play']
+    assert looked_up({'workloads': entries, 'workload_namespace': '', 'namespace': 'play'}) == [
+        'own', 'play', 'play']
+
+
+def test_every_rollout_module_takes_workload_namespace():
+    for module in (rollout_restart, rollout_status, rollout_undo):
+        result = run_module(module, {'workloads': [{'kind': 'Deployment', 'name': 'web'}],
+                                     'workload_namespace': 'Bad_Namespace', 'namespace': 'shop'})
+        assert result['failed'] is True and 'workload_namespace: ' in result['msg'], (module, result['msg'])
