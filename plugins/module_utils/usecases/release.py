@@ -472,21 +472,24 @@ class Release:
         return self._summary()
 
     def finish(self):
-        """After a release that passed every gate: each release record goes (guarded by its text)."""
-        for t in self.targets:
-            if t.written is None and not t.resumed:
-                continue
-            try:
-                current = self.client.get(t.workload.path)
-                removal = patches.annotation_removal(current, release_record.RECORD_ANNOTATION)
-                if removal:
-                    self.client.patch(t.workload.path, removal, patches.JSON_PATCH, retry=True)
-            except KubeError as e:
-                if not (isinstance(e, ApiError) and e.is_conflict):
-                    how = release_record.clear_command(t.workload)
-                    self.warnings.append('%s: released, but its %s record could not be removed: %s; remove '
-                                         'it with %s' % (t.label(), release_record.RECORD_ANNOTATION,
-                                                         error_text(e), how))
+        """After a release that passed every gate: each release record goes, all at once, guarded by
+        its text as written (no read: a record changed since is someone else's to remove)."""
+        done = [t for t in self.targets if t.written is not None or t.resumed]
+        fan_out([lambda t=t: self._remove_record(t) for t in done], on_error=lambda e: None)
+
+    def _remove_record(self, t):
+        written = t.written if t.written is not None else t.workload.obj
+        removal = patches.annotation_removal(written, release_record.RECORD_ANNOTATION)
+        if not removal:
+            return
+        try:
+            self.client.patch(t.workload.path, removal, patches.JSON_PATCH, retry=True)
+        except KubeError as e:
+            if not (isinstance(e, ApiError) and e.is_conflict):  # a conflict: removed already
+                how = release_record.clear_command(t.workload)
+                self.warnings.append('%s: released, but its %s record could not be removed: %s; remove '
+                                     'it with %s' % (t.label(), release_record.RECORD_ANNOTATION,
+                                                     error_text(e), how))
 
     def _refused(self, problems):
         """The result of a failed preflight: nothing was written."""
