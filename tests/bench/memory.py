@@ -128,7 +128,8 @@ class TreeSampler:
 def run(cmd, out_path, timeout, interval=0.25, **popen):
     """Run ``cmd`` with its output in ``out_path``: (returncode, seconds, memory dict).
 
-    The memory dict has ``maxrss_mb`` (wait4) and the sampler's peaks (see the module's docstring).
+    The memory dict has ``maxrss_mb`` (wait4), the sampler's peaks (see the module's docstring) and
+    ``cpu_seconds``, the CPU time of the tree (wait4 again).
     """
     with open(out_path, 'w') as out:
         t0 = time.monotonic()
@@ -149,4 +150,16 @@ def run(cmd, out_path, timeout, interval=0.25, **popen):
         memory = sampler.stop()
     # Linux reports ru_maxrss in KiB.
     memory['maxrss_mb'] = usage.ru_maxrss * 1024 / MB
+    # CPU time of the process and of the descendants it waited for.
+    memory['cpu_seconds'] = usage.ru_utime + usage.ru_stime
     return proc.returncode, seconds, memory
+
+
+def process_cpu(pid):
+    """CPU seconds (user + system) ``pid`` has used so far, from /proc/<pid>/stat; None if gone."""
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            fields = f.read().rsplit(')', 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')

@@ -690,7 +690,13 @@ def release_scale_section(results, add):
         f'callback, the playbook\'s wall time beside it. **kubectl**: {n} shells started at once, each '
         '`kubectl set image deployment/X web=IMAGE && kubectl rollout status deployment/X`, timed from the '
         'first start to the last exit. Ratios are taken within each repetition, the two sides measured '
-        'minutes apart on the same machine; `make bench-release-scale` runs this part alone.\n')
+        'minutes apart on the same machine; `make bench-release-scale` runs this part alone. Each tool runs '
+        'in a session of its own (ansible-playbook\'s task worker calls `setsid`; the shells are started '
+        'together in a new session), kubesim in another'
+        + (': the kernel schedules each session as one group (autogroup), so a tool\'s process count does '
+           'not change kubesim\'s share of the CPU.' if suite.get('autogroup') else '.')
+        + (f' A side failed in {suite["attempts"] - reps} repetition(s), run again (failed runs are listed '
+           'below the table and not counted).' if suite.get('attempts', reps) > reps else '') + '\n')
     def per_rep(key, samples):
         return ', '.join(_s(e[key], 1) if e['ok'] else 'failed' for e in samples)
 
@@ -750,13 +756,19 @@ def release_scale_section(results, add):
                  _s(_med(_phase(kc, 'rollout_median')), 1)])
     rows.append(['a workload\'s own rollout, longest', _s(_med(_phase(rel, 'rollout_max')), 1),
                  _s(_med(_phase(kc, 'rollout_max')), 1)])
+    for key, label in (('cpu_seconds', 'CPU seconds of the tool (ansible-playbook; the shells and kubectl)'),
+                       ('kubesim_cpu_seconds', 'CPU seconds of kubesim'),
+                       ('loadavg', 'load average (1 min) at the start')):
+        rows.append([label, *(_s(_med(summary([e.get(key) for e in samples if e['ok']])), 1)
+                              for samples in (rel, kc))])
     add(_table(['', 'release', 'kubectl'], rows))
     add('')
     add(release_scale_findings(suite, f))
 
 
 def _diff(a, b):
-    return None if a is None or b is None else a - b
+    # Rounded first, so that a difference that rounds to zero never prints as -0.0.
+    return None if a is None or b is None else round(a - b, 1) + 0.0
 
 
 def release_scale_findings(suite, f):
@@ -777,10 +789,19 @@ def release_scale_findings(suite, f):
                  f'and {_s(k["last_complete"], 1)} s (kubectl); the release\'s task ended '
                  f'{_s(_diff(r["end"], r["last_complete"]), 1)} s after that, kubectl\'s last shell '
                  f'{_s(_diff(k["end"], k["last_complete"]), 1)} s after.')
+    cpu = {side: {key: _med(summary([e.get(key) for e in samples if e['ok']]))
+                  for key in ('cpu_seconds', 'kubesim_cpu_seconds')}
+           for side, samples in (('release', rel), ('kubectl', kc))}
+    rc, kcpu = cpu['release'], cpu['kubectl']
     parts.append(f'A workload\'s own rollout took a median {_s(r["rollout_median"], 1)} s under the release '
-                 f'and {_s(k["rollout_median"], 1)} s under kubectl: kubesim\'s controllers share one event '
-                 'loop with its API (API requests go first), so what the server spends on requests it does '
-                 'not spend rolling out.')
+                 f'and {_s(k["rollout_median"], 1)} s under kubectl. kubesim\'s controllers are CPU-bound '
+                 f'(kubesim used {_s(rc["kubesim_cpu_seconds"], 1)} and {_s(kcpu["kubesim_cpu_seconds"], 1)} '
+                 'CPU seconds), and on this machine they share the 2 cores with the tool measured: '
+                 f'ansible-playbook used {_s(rc["cpu_seconds"], 1)} CPU seconds, the '
+                 f'{kc[0].get("processes", "")} kubectl processes and their shells '
+                 f'{_s(kcpu["cpu_seconds"], 1)}. The rollouts, not the tools\' own work, take most of either '
+                 'side\'s time; what a tool costs the machine (and each request costs the API server) slows '
+                 'them.')
     lists = {}
     for e in rel:
         for res, v in e['requests']['lists'].items():
@@ -789,9 +810,11 @@ def release_scale_findings(suite, f):
         text = ', '.join(f'{res} {summary(v)["median"]:.1f}' for res, v in sorted(lists.items()))
         parts.append(f'The release\'s LISTs per workload ({text}) are its early-stop probes: while a '
                      'rollout is not complete, the pods of its new revision are looked at every probe '
-                     'interval (a LIST of ReplicaSets, of Warning events and, once the new ReplicaSet is '
-                     'found, of its pods), and each watch is reopened after the interval; the longer the '
-                     'rollouts take, the more probes and watches per workload.')
+                     'interval (5 s with the default `fail_fast_seconds`: a LIST of ReplicaSets and one of '
+                     'Warning events, and one of pods once the new ReplicaSet exists), and the watch, which '
+                     'lasts until the next probe, is opened again. A rollout that completes within the '
+                     'first interval costs the GET, the dry run, the write and one WATCH; every further 5 s '
+                     'adds 2–3 LISTs and a WATCH, so the count grows with the rollouts\' duration.')
     return ' '.join(parts) + '\n'
 
 

@@ -235,7 +235,8 @@ def _scale_sample(tool, seconds, per_workload, watches, mb=None, ok=True, lists=
                            'lists': lists or {}, 'dry_runs': 1.0, 'total': 0},
               'phases': {'first_request': 0.5, 'last_dry_run': 2.0, 'first_write': 2.1, 'last_write': 5.0,
                          'first_complete': 6.0, 'last_complete': seconds - 1, 'end': seconds,
-                         'complete': 100, 'rollout_median': 30.0, 'rollout_max': 60.0}}
+                         'complete': 100, 'rollout_median': 30.0, 'rollout_max': 60.0},
+              'cpu_seconds': 8.0 if tool == 'release' else 40.0, 'kubesim_cpu_seconds': 20.0, 'loadavg': 1.5}
     if tool == 'release':
         sample.update(wall=seconds + 3, memory={'maxrss_mb': mb, 'tree_pss_mb': mb - 5,
                                                 'tree_rss_mb': mb * 2, 'processes': 2})
@@ -295,4 +296,27 @@ def test_scale_document_section():
     assert '| kubectl | 3.0 | 1.0 | 0.0 | 2.0 | 1.0 | 1.0 | – |' in text
     assert '| 90 | 85 | 180 | 2 |' in text
     assert '| last rollout complete on the server | 109.0 | 99.0 |' in text
+    assert '| CPU seconds of the tool (ansible-playbook; the shells and kubectl) | 8.0 | 40.0 |' in text
+    assert '| load average (1 min) at the start | 1.5 | 1.5 |' in text
+    assert 'ansible-playbook used 8.0 CPU seconds, the 200 kubectl processes and their shells 40.0' in text
     assert 'are its early-stop probes' in text
+    assert 'run again' not in text
+
+
+def test_scale_document_notes_repetitions_run_again():
+    results = _scale_results([120, 90, 110, 100], [100, 100, 100, 100])
+    suite = results['suites']['release_scale']
+    suite.update(reps=3, attempts=4)
+    suite['samples']['kubectl'][0].update(ok=False, msg='TLS handshake timeout')
+    text = report.document(results, 'chart.png')
+    assert 'A side failed in 1 repetition(s), run again' in text
+    assert '- failed kubectl run: TLS handshake timeout' in text
+    # The failed repetition's pair is left out of the ratios.
+    assert '| release / kubectl (the task) | 1.00× (0.90×–1.10×) | 0.90×, 1.10×, 1.00× |  |' in text
+
+
+def test_scale_valid_pairs_and_rounded_differences():
+    ok, bad = {'ok': True}, {'ok': False}
+    assert suite_release_scale.valid_pairs({'release': [ok, ok, bad], 'kubectl': [bad, ok, ok]}) == 1
+    assert report._diff(10.0, 10.04) == 0.0 and str(report._diff(10.0, 10.04)) == '0.0'
+    assert report._diff(None, 1.0) is None
