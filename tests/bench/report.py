@@ -617,10 +617,15 @@ def _range(s, fmt):
     return f'{fmt(s["median"])} ({fmt(s["min"])}–{fmt(s["max"])})'
 
 
-def _verbs_text(sample_sets):
+def _per(x):
+    """A count per workload: one decimal, two below 0.1 (a Lease write shared by 100 workloads: 0.01)."""
+    return f'{x:.1f}' if x >= 0.1 or x == 0 else f'{x:.2f}'
+
+
+def _verbs_text(sample_sets, exclude=('WATCH',)):
     """'GET 1.0, LIST 19.6, PATCH 2.0' from the median per verb over ``sample_sets``."""
-    verbs = sorted({v for e in sample_sets for v in e['requests']['verbs'] if v != 'WATCH'})
-    return ', '.join(f'{v} {summary([e["requests"]["verbs"].get(v, 0) for e in sample_sets])["median"]:.1f}'
+    verbs = sorted({v for e in sample_sets for v in e['requests']['verbs'] if v not in exclude})
+    return ', '.join(f'{v} {_per(summary([e["requests"]["verbs"].get(v, 0) for e in sample_sets])["median"])}'
                      for v in verbs)
 
 
@@ -726,10 +731,11 @@ def release_scale_section(results, add):
         lists = sorted({res for q in reqs for res in q['lists']})
         rows.append([tool, _range(f['requests'][tool], _f1),
                      *(_range(summary([q['verbs'].get(v, 0) for q in reqs]), _f1) for v in SCALE_VERBS),
+                     _verbs_text(samples, exclude=SCALE_VERBS) or '–',
                      _range(summary([q['dry_runs'] for q in reqs]), _f1),
                      ', '.join(f'{res} {summary([q["lists"].get(res, 0) for q in reqs])["median"]:.1f}'
                                for res in lists) or '–'])
-    add(_table(['', 'all but watches', *SCALE_VERBS, 'PATCH dry runs', 'LIST by resource'], rows))
+    add(_table(['', 'all but watches', *SCALE_VERBS, 'other', 'PATCH dry runs', 'LIST by resource'], rows))
     add('')
 
     add('### Memory of the release\n')

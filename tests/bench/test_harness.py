@@ -292,8 +292,8 @@ def test_scale_document_section():
     assert '## 5. A release at scale: one task against 100 kubectl shells' in text
     assert '| rollout_release (the task) | 110.0 (90.0–120.0) | 120.0, 90.0, 110.0 | 3/3 |' in text
     assert '| release / kubectl (the task) | 1.10× (0.90×–1.20×) | 1.20×, 0.90×, 1.10× |  |' in text
-    assert '| release | 19.6 | 1.0 | 16.6 | 2.0 | 10.8 | 1.0 | events 9.8, replicasets 9.8 |' in text
-    assert '| kubectl | 3.0 | 1.0 | 0.0 | 2.0 | 1.0 | 1.0 | – |' in text
+    assert '| release | 19.6 | 1.0 | 16.6 | 2.0 | 10.8 | – | 1.0 | events 9.8, replicasets 9.8 |' in text
+    assert '| kubectl | 3.0 | 1.0 | 0.0 | 2.0 | 1.0 | – | 1.0 | – |' in text
     assert '| 90 | 85 | 180 | 2 |' in text
     assert '| last rollout complete on the server | 109.0 | 99.0 |' in text
     assert '| CPU seconds of the tool (ansible-playbook; the shells and kubectl) | 8.0 | 40.0 |' in text
@@ -320,3 +320,14 @@ def test_scale_valid_pairs_and_rounded_differences():
     assert suite_release_scale.valid_pairs({'release': [ok, ok, bad], 'kubectl': [bad, ok, ok]}) == 1
     assert report._diff(10.0, 10.04) == 0.0 and str(report._diff(10.0, 10.04)) == '0.0'
     assert report._diff(None, 1.0) is None
+
+
+def test_scale_other_verbs_are_shown_per_workload():
+    # A Lease shared by the 100 workloads: one POST and four PUTs.
+    results = _scale_results([90], [100])
+    release = results['suites']['release_scale']['samples']['release'][0]
+    release['requests']['verbs'].update(POST=0.01, PUT=0.04)
+    by_target = {v['target']: v for v in report.targets(results)}
+    assert '(GET 1.0, LIST 16.6, PATCH 2.0, POST 0.01, PUT 0.04)' in by_target[SCALE_REQUESTS]['measured']
+    text = report.document(results, 'chart.png')
+    assert '| release | 19.6 | 1.0 | 16.6 | 2.0 | 10.8 | POST 0.01, PUT 0.04 | 1.0 |' in text
