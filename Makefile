@@ -94,6 +94,14 @@ demo-fleet: setup
 bench: setup
 	@scripts/bench
 
+# The release at scale alone (one rollout_release of 100 Deployments against 100 kubectl shells, 3
+# repetitions; BENCH_QUICK=1: 30 Deployments, once). Its report goes to .bench/release-scale/:
+# docs/benchmarks.md stays as the last full `make bench` wrote it.
+.PHONY: bench-release-scale
+bench-release-scale: setup
+	@scripts/bench --only release-scale --docs .bench/release-scale --results .bench/release-scale/results.json \
+		$(BENCH_ARGS)
+
 build: setup
 	$(BIN)/ansible-galaxy collection build --force --output-path build/
 

@@ -9,6 +9,7 @@ import time
 import yaml
 
 from .kube import ROOT
+from .memory import run as measure_memory
 
 CALLBACK_DIR = os.path.join(ROOT, 'tests', 'bench', 'callback_plugins')
 BENCH_DIR = os.path.join(ROOT, '.bench')
@@ -34,6 +35,7 @@ class PlaybookRun:
     wall: float  # the whole ansible-playbook process, start to exit
     returncode: int
     output: str
+    memory: dict = None  # with run_playbook(memory=True): see memory.run
 
     def named(self, prefix):
         return [t for t in self.tasks if t.name.startswith(prefix)]
@@ -73,10 +75,11 @@ def env(timer_out, request_log=None):
     return e
 
 
-def run_playbook(plays, workdir, label, request_log=None, timeout=1800, extra_env=None):
+def run_playbook(plays, workdir, label, request_log=None, timeout=1800, extra_env=None, memory=False):
     """Write ``plays`` to ``<workdir>/<label>.yml``, run it, and time each task.
 
-    A task's requests are the request log's lines between its start and its last result.
+    A task's requests are the request log's lines between its start and its last result. With
+    ``memory``, the peak memory of ansible-playbook's process tree is measured too (memory.run).
     """
     os.makedirs(workdir, exist_ok=True)
     path = os.path.join(workdir, f'{label}.yml')
@@ -86,18 +89,27 @@ def run_playbook(plays, workdir, label, request_log=None, timeout=1800, extra_en
     if os.path.exists(timer_out):
         os.unlink(timer_out)
     cmd = [os.path.join(VENV_BIN, 'ansible-playbook'), path]
-    t0 = time.monotonic()
-    proc = subprocess.run(cmd, cwd=ROOT, env={**env(timer_out, request_log), **(extra_env or {})},
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
-    wall = time.monotonic() - t0
-    with open(os.path.join(workdir, f'{label}.out'), 'w') as f:
-        f.write(proc.stdout)
+    run_env = {**env(timer_out, request_log), **(extra_env or {})}
+    out_path = os.path.join(workdir, f'{label}.out')
+    peaks = None
+    if memory:
+        returncode, wall, peaks = measure_memory(cmd, out_path, timeout, cwd=ROOT, env=run_env)
+        with open(out_path) as f:
+            output = f.read()
+    else:
+        t0 = time.monotonic()
+        proc = subprocess.run(cmd, cwd=ROOT, env=run_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, timeout=timeout)
+        wall = time.monotonic() - t0
+        returncode, output = proc.returncode, proc.stdout
+        with open(out_path, 'w') as f:
+            f.write(output)
     events = []
     if os.path.exists(timer_out):
         with open(timer_out) as f:
             events = [json.loads(line) for line in f if line.strip()]
     tasks = _tasks(events, request_log)
-    return PlaybookRun(tasks=tasks, wall=wall, returncode=proc.returncode, output=proc.stdout)
+    return PlaybookRun(tasks=tasks, wall=wall, returncode=returncode, output=output, memory=peaks)
 
 
 def _tasks(events, request_log):

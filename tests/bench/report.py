@@ -255,6 +255,7 @@ def targets(results):
                                                     for n, s in per.items())
         out.append({'target': f'scale: rolling_update_rc <= {RC_REQUESTS_PER_REPLICA} requests per replica',
                     'measured': measured or 'no data', 'ok': ok})
+    out.extend(release_scale_targets(results))
     return out
 
 
@@ -313,7 +314,8 @@ def document(results, png_name):
         'with kubernetes.core, on one simulated control plane (kubesim, `tests/kubesim`) in one run: API '
         'requests per operation, time per Ansible task, and how both grow with the size of the problem.\n')
     add('```sh\nmake bench                 # everything, as below\nBENCH_QUICK=1 make bench   # fewer '
-        'repetitions and sizes, for iterating\n```\n')
+        'repetitions and sizes, for iterating\nmake bench-release-scale   # section 5 alone (its report in '
+        '.bench/release-scale/)\n```\n')
     add(_table(['', ''], [
         ['date', results['date']],
         ['mode', results['mode'] + (' (rough numbers)' if results['mode'] == 'quick' else '')],
@@ -552,7 +554,275 @@ def document(results, png_name):
             add('')
             add('The tasks the role ran: ' + ', '.join(f'`{n}`' for n in names) + '.\n')
         add('')
+    release_scale_section(results, add)
     return '\n'.join(out).rstrip() + '\n'
+
+
+# ---- a release at scale ----------------------------------------------------------------------------
+
+SCALE_RATIO = 1.0  # one rollout_release over kubectl's parallel shells
+SCALE_REQUESTS = 3  # per workload, the watches besides
+SCALE_MB = 150  # the controller's peak memory
+SCALE_VERBS = ('GET', 'LIST', 'PATCH', 'WATCH')
+
+
+def _memory_mb(sample):
+    """The controller's peak for one release run: the larger of its largest process (ru_maxrss) and
+    its whole process tree with shared pages counted once (PSS)."""
+    mem = sample.get('memory') or {}
+    values = [mem.get('maxrss_mb'), mem.get('tree_pss_mb')]
+    values = [v for v in values if v is not None]
+    return max(values) if values else None
+
+
+def release_scale_figures(suite):
+    """What the report says of the release-at-scale suite, from its samples: medians and per-repetition
+    values of time, ratios (each repetition's two sides measured next to each other), requests per
+    workload and memory."""
+    rel, kc = suite['samples']['release'], suite['samples']['kubectl']
+    pairs = [(a, b) for a, b in zip(rel, kc) if a['ok'] and b['ok']]
+    ratios = [ratio(a['seconds'], b['seconds']) for a, b in pairs]
+    return {
+        'release': summary([e['seconds'] for e in rel if e['ok']]),
+        'wall': summary([e['wall'] for e in rel if e['ok']]),
+        'kubectl': summary([e['seconds'] for e in kc if e['ok']]),
+        'ratios': ratios,
+        'ratio': summary(ratios),
+        'wall_ratio': summary([ratio(a['wall'], b['seconds']) for a, b in pairs]),
+        'ok': all(e['ok'] for e in rel + kc) and bool(rel) and bool(kc),
+        'requests': {tool: summary([e['requests']['per_workload'] for e in suite['samples'][tool]])
+                     for tool in ('release', 'kubectl')},
+        'watches': {tool: summary([e['requests']['watches_per_workload'] for e in suite['samples'][tool]])
+                    for tool in ('release', 'kubectl')},
+        'memory': summary([_memory_mb(e) for e in rel]),
+    }
+
+
+def _s1(x):
+    return _s(x, 1)
+
+
+def _f1(x):
+    return f'{x:.1f}'
+
+
+def _f0(x):
+    return f'{x:.0f}'
+
+
+def _range(s, fmt):
+    if s is None:
+        return '–'
+    if s['n'] == 1 or s['min'] == s['max']:
+        return fmt(s['median'])
+    return f'{fmt(s["median"])} ({fmt(s["min"])}–{fmt(s["max"])})'
+
+
+def _per(x):
+    """A count per workload: one decimal, two below 0.1 (a Lease write shared by 100 workloads: 0.01)."""
+    return f'{x:.1f}' if x >= 0.1 or x == 0 else f'{x:.2f}'
+
+
+def _verbs_text(sample_sets, exclude=('WATCH',)):
+    """'GET 1.0, LIST 19.6, PATCH 2.0' from the median per verb over ``sample_sets``."""
+    verbs = sorted({v for e in sample_sets for v in e['requests']['verbs'] if v not in exclude})
+    return ', '.join(f'{v} {_per(summary([e["requests"]["verbs"].get(v, 0) for e in sample_sets])["median"])}'
+                     for v in verbs)
+
+
+def release_scale_targets(results):
+    suite = results['suites'].get('release_scale')
+    if not suite:
+        return []
+    f = release_scale_figures(suite)
+    n = suite['workloads']
+    rel = suite['samples']['release']
+    out = []
+    r = f['ratio']
+    measured = (f'{_s(_med(f["release"]))} s vs {_s(_med(f["kubectl"]))} s (medians); release / kubectl per '
+                f'repetition: median {_x(_med(r))}')
+    if r is not None and r['n'] > 1:
+        measured += f' ({_x(r["min"])}–{_x(r["max"])}, {r["n"]} repetitions)'
+    if not f['ok']:
+        measured += '; failed runs: ' + '; '.join(e['msg'][:120] for tool in ('release', 'kubectl')
+                                                  for e in suite['samples'][tool] if not e['ok'])
+    out.append({'target': f'release at scale: one rollout_release of {n} Deployments <= {SCALE_RATIO:g}× {n} '
+                          'parallel shells of kubectl set image && rollout status',
+                'measured': measured, 'ok': None if r is None else r['median'] <= SCALE_RATIO and f['ok']})
+    q, w = f['requests']['release'], f['watches']['release']
+    qk, wk = f['requests']['kubectl'], f['watches']['kubectl']
+    out.append({'target': f'release at scale: <= {SCALE_REQUESTS} requests per workload plus the watches',
+                'measured': (f'{_range(q, _f1)} per workload ({_verbs_text(rel)}) + '
+                             f'{_range(w, _f1)} WATCH; kubectl {_s(_med(qk), 1)} + '
+                             f'{_s(_med(wk), 1)} WATCH') if q else 'no data',
+                'ok': None if q is None else q['median'] <= SCALE_REQUESTS})
+    m = f['memory']
+    out.append({'target': f'release at scale: the controller\'s peak memory < {SCALE_MB} MB',
+                'measured': (f'{m["max"]:.0f} MB, the highest of {m["n"]} runs (the larger of the largest '
+                             'process\'s peak RSS and the process tree\'s PSS)') if m else 'no data',
+                'ok': None if m is None else m['max'] < SCALE_MB})
+    return out
+
+
+PHASES = (
+    ('first_request', 'first request'),
+    ('last_dry_run', 'preflight done (last dry run)'),
+    ('first_write', 'first write'),
+    ('last_write', 'last write'),
+    ('first_complete', 'first rollout complete on the server'),
+    ('last_complete', 'last rollout complete on the server'),
+    ('end', 'end (task result; last shell\'s exit)'),
+)
+
+
+def _phase(samples, key):
+    return summary([e['phases'].get(key) for e in samples if e['ok']])
+
+
+def release_scale_section(results, add):
+    suite = results['suites'].get('release_scale')
+    if not suite:
+        return
+    f = release_scale_figures(suite)
+    n, reps = suite['workloads'], suite['reps']
+    rel, kc = suite['samples']['release'], suite['samples']['kubectl']
+    add(f'## 5. A release at scale: one task against {n} kubectl shells\n')
+    add(f'{n} Deployments of {suite["replicas"]} replicas get a new image, on a kubesim of their own whose '
+        f'pods are Ready {suite["ready_delay"]} s after creation; {reps} repetition(s), the two sides taking '
+        'turns, each on its own fresh Deployments (made and rolled out before the clock starts, deleted '
+        'with their pods after it stops). **release**: one `kubeops.rollout.rollout_release` task naming '
+        f'the {n} (default options: preflight with server-side dry runs, write, wait for every rollout at '
+        'once with the early-stop probes, put-back on failure), timed over the task by the bench_timer '
+        f'callback, the playbook\'s wall time beside it. **kubectl**: {n} shells started at once, each '
+        '`kubectl set image deployment/X web=IMAGE && kubectl rollout status deployment/X`, timed from the '
+        'first start to the last exit. Ratios are taken within each repetition, the two sides measured '
+        'minutes apart on the same machine; `make bench-release-scale` runs this part alone. Each tool runs '
+        'in a session of its own (ansible-playbook\'s task worker calls `setsid`; the shells are started '
+        'together in a new session), kubesim in another'
+        + (': the kernel schedules each session as one group (autogroup), so a tool\'s process count does '
+           'not change kubesim\'s share of the CPU.' if suite.get('autogroup') else '.')
+        + (f' A side failed in {suite["attempts"] - reps} repetition(s), run again (failed runs are listed '
+           'below the table and not counted).' if suite.get('attempts', reps) > reps else '') + '\n')
+    def per_rep(key, samples):
+        return ', '.join(_s(e[key], 1) if e['ok'] else 'failed' for e in samples)
+
+    add(_table(['', 'median seconds (min–max)', 'per repetition', 'runs ok'], [
+        ['rollout_release (the task)', _range(f['release'], _s1), per_rep('seconds', rel),
+         f'{sum(e["ok"] for e in rel)}/{len(rel)}'],
+        ['rollout_release (ansible-playbook wall time)', _range(f['wall'], _s1), per_rep('wall', rel), ''],
+        [f'kubectl: {n} shells', _range(f['kubectl'], _s1), per_rep('seconds', kc),
+         f'{sum(e["ok"] for e in kc)}/{len(kc)}'],
+        ['release / kubectl (the task)', _range(f['ratio'], _x), ', '.join(_x(x) for x in f['ratios']), ''],
+        ['release / kubectl (wall time)', _range(f['wall_ratio'], _x), '', ''],
+    ]))
+    add('')
+    failed = [(tool, e['msg']) for tool, samples in (('release', rel), ('kubectl', kc))
+              for e in samples if not e['ok']]
+    for tool, msg in failed:
+        add(f'- failed {tool} run: {msg[:300]}')
+    if failed:
+        add('')
+
+    add('### Requests per workload\n')
+    add('From kubesim\'s request log, divided by the number of workloads; median over the repetitions '
+        '(range in brackets). The target counts every request but the watches.\n')
+    rows = []
+    for tool, samples in (('release', rel), ('kubectl', kc)):
+        reqs = [e['requests'] for e in samples]
+        lists = sorted({res for q in reqs for res in q['lists']})
+        rows.append([tool, _range(f['requests'][tool], _f1),
+                     *(_range(summary([q['verbs'].get(v, 0) for q in reqs]), _f1) for v in SCALE_VERBS),
+                     _verbs_text(samples, exclude=SCALE_VERBS) or '–',
+                     _range(summary([q['dry_runs'] for q in reqs]), _f1),
+                     ', '.join(f'{res} {summary([q["lists"].get(res, 0) for q in reqs])["median"]:.1f}'
+                               for res in lists) or '–'])
+    add(_table(['', 'all but watches', *SCALE_VERBS, 'other', 'PATCH dry runs', 'LIST by resource'], rows))
+    add('')
+
+    add('### Memory of the release\n')
+    add('ansible-playbook\'s process tree during the release: the collection\'s modules run in the worker '
+        'process ansible-playbook forks for the task (the controller path), so that is where the release\'s '
+        'memory is. The largest process\'s peak RSS comes from `wait4()` (the kernel\'s count); the tree is '
+        'sampled from `/proc` every 0.25 s, its PSS counting each page shared by a fork once, its RSS sum '
+        'counting it in every process.\n')
+    def mem(key):
+        return _range(summary([(e.get('memory') or {}).get(key) for e in rel]), _f0)
+
+    add(_table(['largest process, peak RSS (MB)', 'tree, peak PSS (MB)', 'tree, peak RSS sum (MB)',
+                'processes'], [[mem('maxrss_mb'), mem('tree_pss_mb'), mem('tree_rss_mb'), mem('processes')]]))
+    add('')
+
+    add('### Where the time goes\n')
+    add('Seconds from each side\'s start (the task\'s start; the first shell\'s start), median over the '
+        'repetitions: requests from the request log\'s timestamps, completions from an observer (one WATCH '
+        'of the side\'s Deployments with a read-only token, left out of the counts) that notes when each '
+        'Deployment, with the new template, is first complete on the server. A workload\'s own rollout is '
+        'from its write to its completion.\n')
+    rows = [[label, _s(_med(_phase(rel, key)), 1), _s(_med(_phase(kc, key)), 1)] for key, label in PHASES]
+    rows.append(['a workload\'s own rollout, median', _s(_med(_phase(rel, 'rollout_median')), 1),
+                 _s(_med(_phase(kc, 'rollout_median')), 1)])
+    rows.append(['a workload\'s own rollout, longest', _s(_med(_phase(rel, 'rollout_max')), 1),
+                 _s(_med(_phase(kc, 'rollout_max')), 1)])
+    for key, label in (('cpu_seconds', 'CPU seconds of the tool (ansible-playbook; the shells and kubectl)'),
+                       ('kubesim_cpu_seconds', 'CPU seconds of kubesim'),
+                       ('loadavg', 'load average (1 min) at the start')):
+        rows.append([label, *(_s(_med(summary([e.get(key) for e in samples if e['ok']])), 1)
+                              for samples in (rel, kc))])
+    add(_table(['', 'release', 'kubectl'], rows))
+    add('')
+    add(release_scale_findings(suite, f))
+
+
+def _diff(a, b):
+    # Rounded first, so that a difference that rounds to zero never prints as -0.0.
+    return None if a is None or b is None else round(a - b, 1) + 0.0
+
+
+def release_scale_findings(suite, f):
+    """The paragraph that reads the tables: which phase the difference is in, and what the extra
+    requests are."""
+    rel, kc = suite['samples']['release'], suite['samples']['kubectl']
+    if not any(e['ok'] for e in rel) or not any(e['ok'] for e in kc):
+        return ''
+    p = {side: {key: _med(_phase(samples, key)) for key, _label in PHASES + (('rollout_median', ''),)}
+         for side, samples in (('release', rel), ('kubectl', kc))}
+    r, k = p['release'], p['kubectl']
+    parts = []
+    parts.append(f'The release\'s preflight (a GET and a dry-run PATCH per workload, one after another) '
+                 f'ended {_s(r["last_dry_run"], 1)} s after the task started and its writes at '
+                 f'{_s(r["last_write"], 1)} s; kubectl\'s {suite["workloads"]} shells had all written at '
+                 f'{_s(k["last_write"], 1)} s.')
+    parts.append(f'The last rollout was complete on the server at {_s(r["last_complete"], 1)} s (release) '
+                 f'and {_s(k["last_complete"], 1)} s (kubectl); the release\'s task ended '
+                 f'{_s(_diff(r["end"], r["last_complete"]), 1)} s after that, kubectl\'s last shell '
+                 f'{_s(_diff(k["end"], k["last_complete"]), 1)} s after.')
+    cpu = {side: {key: _med(summary([e.get(key) for e in samples if e['ok']]))
+                  for key in ('cpu_seconds', 'kubesim_cpu_seconds')}
+           for side, samples in (('release', rel), ('kubectl', kc))}
+    rc, kcpu = cpu['release'], cpu['kubectl']
+    parts.append(f'A workload\'s own rollout took a median {_s(r["rollout_median"], 1)} s under the release '
+                 f'and {_s(k["rollout_median"], 1)} s under kubectl. kubesim\'s controllers are CPU-bound '
+                 f'(kubesim used {_s(rc["kubesim_cpu_seconds"], 1)} and {_s(kcpu["kubesim_cpu_seconds"], 1)} '
+                 'CPU seconds), and on this machine they share the 2 cores with the tool measured: '
+                 f'ansible-playbook used {_s(rc["cpu_seconds"], 1)} CPU seconds, the '
+                 f'{kc[0].get("processes", "")} kubectl processes and their shells '
+                 f'{_s(kcpu["cpu_seconds"], 1)}. The rollouts, not the tools\' own work, take most of either '
+                 'side\'s time; what a tool costs the machine (and each request costs the API server) slows '
+                 'them.')
+    lists = {}
+    for e in rel:
+        for res, v in e['requests']['lists'].items():
+            lists.setdefault(res, []).append(v)
+    if lists:
+        text = ', '.join(f'{res} {summary(v)["median"]:.1f}' for res, v in sorted(lists.items()))
+        parts.append(f'The release\'s LISTs per workload ({text}) are its early-stop probes: while a '
+                     'rollout is not complete, the pods of its new revision are looked at every probe '
+                     'interval (5 s with the default `fail_fast_seconds`: a LIST of ReplicaSets and one of '
+                     'Warning events, and one of pods once the new ReplicaSet exists), and the watch, which '
+                     'lasts until the next probe, is opened again. A rollout that completes within the '
+                     'first interval costs the GET, the dry run, the write and one WATCH; every further 5 s '
+                     'adds 2–3 LISTs and a WATCH, so the count grows with the rollouts\' duration.')
+    return ' '.join(parts) + '\n'
 
 
 def breakdown_section(results, lat, floor, add):

@@ -11,14 +11,15 @@ import subprocess
 import sys
 import time
 
-from . import report, suite_breakdown, suite_latency, suite_release, suite_requests, suite_scale
+from . import (report, suite_breakdown, suite_latency, suite_release, suite_release_scale, suite_requests,
+               suite_scale)
 from .ansible_run import BENCH_DIR, VENV_BIN
 from .context import KUBECTL, READY_DELAY, Context
 from .deps import core_version
 from .kube import ROOT
 
 RESULTS = os.path.join(BENCH_DIR, 'results.json')
-SUITES = ('requests', 'latency', 'scale', 'release')
+SUITES = ('requests', 'latency', 'scale', 'release', 'release-scale')
 # Parts of a suite that can run alone: `fleet` is the scale suite's one-task-vs-a-loop comparison.
 PARTS = ('fleet',)
 
@@ -26,10 +27,12 @@ PARTS = ('fleet',)
 PLANS = {
     'full': {'request_passes': 2, 'latency_reps': 2, 'latency_rounds': 5, 'calibration_tasks': 10,
              'history_sizes': [10, 100, 1000], 'history_reps': 3, 'fleet_sizes': [1, 10, 100],
-             'rc_sizes': [10, 100], 'breakdown_reps': 9, 'release_reps': 5},
+             'rc_sizes': [10, 100], 'breakdown_reps': 9, 'release_reps': 5,
+             'release_scale_reps': 3, 'release_scale_workloads': 100},
     'quick': {'request_passes': 1, 'latency_reps': 1, 'latency_rounds': 2, 'calibration_tasks': 5,
               'history_sizes': [10, 100], 'history_reps': 1, 'fleet_sizes': [1, 10],
-              'rc_sizes': [10], 'breakdown_reps': 3, 'release_reps': 2},
+              'rc_sizes': [10], 'breakdown_reps': 3, 'release_reps': 2,
+              'release_scale_reps': 1, 'release_scale_workloads': 30},
 }
 
 
@@ -120,6 +123,13 @@ def measure(plan, suites, quick):
             _log('release: the upgrade role against kubectl')
             results['suites']['release'] = suite_release.run(ctx, plan['release_reps'])
             durations['release'] = time.monotonic() - s
+        if 'release-scale' in suites:
+            s = time.monotonic()
+            _log(f'release at scale: one rollout_release of {plan["release_scale_workloads"]} Deployments '
+                 'against as many kubectl shells')
+            results['suites']['release_scale'] = suite_release_scale.run(
+                ctx, plan['release_scale_reps'], plan['release_scale_workloads'])
+            durations['release-scale'] = time.monotonic() - s
     finally:
         ctx.stop()
     results['durations'] = durations
@@ -143,17 +153,27 @@ def main(argv=None):
     p.add_argument('--report-only', action='store_true',
                    help=f'write the docs from the last results ({os.path.relpath(RESULTS, ROOT)})')
     p.add_argument('--docs', default=os.path.join(ROOT, 'docs'), help='where to write benchmarks.md/.png')
+    p.add_argument('--release-scale-reps', type=int, metavar='N',
+                   help='repetitions of the release at scale (default: 3, quick 1)')
+    p.add_argument('--release-scale-workloads', type=int, metavar='N',
+                   help='Deployments per side in the release at scale (default: 100, quick 30)')
+    p.add_argument('--results', default=RESULTS,
+                   help='the results file written (read with --report-only); default %(default)s')
     args = p.parse_args(argv)
     if args.report_only:
-        with open(RESULTS) as f:
+        with open(args.results) as f:
             results = json.load(f)
     else:
-        plan = PLANS['quick' if args.quick else 'full']
+        plan = dict(PLANS['quick' if args.quick else 'full'])
+        if args.release_scale_reps:
+            plan['release_scale_reps'] = args.release_scale_reps
+        if args.release_scale_workloads:
+            plan['release_scale_workloads'] = args.release_scale_workloads
         results = measure(plan, args.only or SUITES, args.quick)
-        os.makedirs(BENCH_DIR, exist_ok=True)
-        with open(RESULTS, 'w') as f:
+        os.makedirs(os.path.dirname(os.path.abspath(args.results)), exist_ok=True)
+        with open(args.results, 'w') as f:
             json.dump(results, f, indent=1)
-        _log(f'measured in {results["seconds"]:.0f}s; results in {os.path.relpath(RESULTS, ROOT)}')
+        _log(f'measured in {results["seconds"]:.0f}s; results in {os.path.relpath(args.results, ROOT)}')
     md, png = report.write(results, args.docs)
     _log(f'wrote {os.path.relpath(md, ROOT)} and {os.path.relpath(png, ROOT)}')
     verdicts = report.targets(results)
