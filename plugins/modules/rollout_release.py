@@ -431,7 +431,7 @@ ARGUMENT_SPEC.update(ANALYSIS_ARG_SPEC)
 
 
 # Seconds an interrupted release has to report and release its Lease before its process ends anyway.
-INTERRUPT_GRACE_SECONDS = 15
+INTERRUPT_GRACE_SECONDS = 5
 
 
 def _interrupt(_signum, _frame):

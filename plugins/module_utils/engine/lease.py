@@ -52,6 +52,16 @@ def holder_identity():
     return '%s/%d/%s' % (socket.gethostname(), os.getpid(), binascii.hexlify(os.urandom(4)).decode('ascii'))
 
 
+def holder_gone(identity):
+    """Whether ``identity`` (``holder_identity``'s host/pid/random) names a process of this host that
+    no longer runs: its lease is free at once rather than when it expires."""
+    host, _sep, rest = identity.partition('/')
+    pid = rest.partition('/')[0]
+    if host != socket.gethostname() or not pid.isdigit() or not os.path.isdir('/proc/self'):
+        return False
+    return not os.path.exists('/proc/%s' % pid)
+
+
 class Lease:
     """A ``coordination.k8s.io/v1`` Lease: one run at a time drives what it is named after.
 
@@ -114,9 +124,10 @@ class Lease:
                    spec.get('renewTime') or '?', spec.get('leaseDurationSeconds') or '?'))
 
     def expired(self, lease, seen_since):
-        """Free: no holder, or neither renewTime + duration nor our own sighting is recent."""
+        """Free: no holder, a holder that was a process of this host and is gone, or neither
+        renewTime + duration nor our own sighting is recent."""
         spec = lease.get('spec') or {}
-        if not spec.get('holderIdentity'):
+        if not spec.get('holderIdentity') or holder_gone(spec['holderIdentity']):
             return True
         duration = float(spec.get('leaseDurationSeconds') or self.duration)
         renewed = times.parse(spec.get('renewTime') or spec.get('acquireTime'))

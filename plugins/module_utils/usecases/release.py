@@ -344,8 +344,7 @@ class Release:
         return self.engine.wait_one(Rollout(workload, label=t.label()), timeout)
 
     def put_back(self, failed, chosen=None):
-        """Put back the workloads this run changed (all of them when atomic, else the ``failed``),
-        or the ``chosen`` ones."""
+        """Put back what this run changed (all when atomic, else the ``failed``), or the ``chosen``."""
         if chosen is None:
             chosen = [
                 t
@@ -372,11 +371,11 @@ class Release:
             result = self._run()
         except KeyboardInterrupt:
             self._stop.set()
-            # The Lease goes too, but the report must not wait on it: ansible-playbook is exiting.
+            # The Lease goes too, but the report does not wait on it: ansible-playbook is exiting.
             releasing = threading.Thread(target=self._release_lease)
             releasing.daemon = True
             releasing.start()
-            releasing.join(5)
+            releasing.join(2)
             return self._summary(interrupted=True)
         except BaseException:
             self._release_lease()

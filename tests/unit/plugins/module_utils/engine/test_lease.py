@@ -41,3 +41,21 @@ def test_a_lost_lease_is_refused_before_the_next_write():
         lease.check()
     assert 'could not renew its Lease shop/p-web for 10s' in str(e.value)
     assert 'the release of Deployment shop/web' in str(e.value)
+
+
+def test_a_lease_of_a_process_of_this_host_that_is_gone_is_free_at_once():
+    import os
+    import socket
+    import subprocess
+    import sys
+    gone = subprocess.run([sys.executable, '-c', 'import os; print(os.getpid())'], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    here = socket.gethostname()
+    assert lease_mod.holder_gone('%s/%s/abcd' % (here, gone))
+    assert not lease_mod.holder_gone('%s/%d/abcd' % (here, os.getpid()))  # alive
+    assert not lease_mod.holder_gone('elsewhere/%s/abcd' % gone)  # another host: its lease expires
+    now = 1700000000.0
+    lease = lease_mod.Lease(None, 'default', 'p-web', 'web', 30, clock=lambda: now)
+    spec = {'holderIdentity': '%s/%s/abcd' % (here, gone), 'leaseDurationSeconds': 30,
+            'renewTime': times.micro_time(now)}
+    assert lease.expired({'spec': spec}, now)
