@@ -108,10 +108,9 @@ def test_restart_since_is_idempotent_and_check_mode_writes_nothing(kubesim_facto
     kube = Kube(sim.kubeconfig)
     kube.create_rolled_out([workload('Deployment', 'web', labels={'part-of': 'shop'}),
                             workload('StatefulSet', 'db', labels={'part-of': 'shop'})])
-    # A time after the workloads' current revisions were created (second precision).
-    created = max(kube.get(k, n)['metadata']['creationTimestamp'] for k, n in (('Deployment', 'web'),
-                                                                                ('StatefulSet', 'db')))
-    since = datetime.datetime.strptime(created, '%Y-%m-%dT%H:%M:%SZ') + datetime.timedelta(seconds=1)
+    # A time after the workloads' current revisions were created (second precision): they exist by
+    # now (rolled out), so the next whole second is after them, however slowly the controllers ran.
+    since = datetime.datetime.utcnow().replace(microsecond=0) + datetime.timedelta(seconds=1)
     while datetime.datetime.utcnow() < since:
         time.sleep(0.05)
     role = include('rollout_restart', rollout_restart_timeout=60,
