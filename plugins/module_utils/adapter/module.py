@@ -42,6 +42,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options
 
 DEFAULT_NAMESPACE = 'default'
 
+
 def _all_forms(secrets):
     out = set()
     for secret in secrets:

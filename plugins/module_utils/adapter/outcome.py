@@ -12,30 +12,30 @@ __metaclass__ = type
 
 
 def outcome_summary(outcomes, entries, refused, not_reached, summarize, failures):
-        """What happened to each workload, for a caller that reports on many (the roles): ``done``,
+    """What happened to each workload, for a caller that reports on many (the roles): ``done``,
     ``failed``, ``not_reached`` and ``lines``. ``failures``: id(outcome) -> (message, reason) of
     each outcome that failed; ``summarize(out, entries by label)`` may add to it."""
-        done, failed = [], []
-        for identity, text in refused:
-            failed.append(_failure(identity, text))
-        for o, entry in zip(outcomes, entries):
-            identity = o.workload.identity()
-            if id(o) in failures:
-                text, reason = failures[id(o)]
-                failed.append(_failure(identity, text, reason, entry))
-            else:
-                done.append(dict(identity, workload=o.workload.label(), changed=o.changed))
-        out = {'done': done, 'failed': failed,
-               'not_reached': [dict(w.identity(), workload=w.label()) for w in not_reached]}
-        by_label = {o.workload.label(): e for o, e in zip(outcomes, entries)}
-        out['lines'] = ['%s: %s' % (d['workload'], _what(by_label[d['workload']])) for d in done]
-        if summarize is not None:
-            summarize(out, by_label)
-        out['lines'] += ['FAILED %s' % f['msg'] for f in failed]
-        if out['not_reached']:
-            out['lines'].append('Not reached (one at a time stops at the first failure): %s'
-                                % ', '.join(w['workload'] for w in out['not_reached']))
-        return out
+    done, failed = [], []
+    for identity, text in refused:
+        failed.append(_failure(identity, text))
+    for o, entry in zip(outcomes, entries):
+        identity = o.workload.identity()
+        if id(o) in failures:
+            text, reason = failures[id(o)]
+            failed.append(_failure(identity, text, reason, entry))
+        else:
+            done.append(dict(identity, workload=o.workload.label(), changed=o.changed))
+    out = {'done': done, 'failed': failed,
+           'not_reached': [dict(w.identity(), workload=w.label()) for w in not_reached]}
+    by_label = {o.workload.label(): e for o, e in zip(outcomes, entries)}
+    out['lines'] = ['%s: %s' % (d['workload'], _what(by_label[d['workload']])) for d in done]
+    if summarize is not None:
+        summarize(out, by_label)
+    out['lines'] += ['FAILED %s' % f['msg'] for f in failed]
+    if out['not_reached']:
+        out['lines'].append('Not reached (one at a time stops at the first failure): %s'
+                            % ', '.join(w['workload'] for w in out['not_reached']))
+    return out
 
 
 def _failure(identity, text, reason=None, entry=None):

@@ -56,7 +56,7 @@ def replace_stuck(client, workload, revision_name, check_mode=False, timeout=DEF
         stuck = stuck_pods(workload.pods(client), workload.uid, workload.name, revision_name)
         return None, [p['metadata']['name'] for p in stuck]
     seen = wait_for(client, workload.collection_path(workload.namespace), workload.obj,
-                               _observed_revision(revision_name), timeout)
+                    _observed_revision(revision_name), timeout)
     if not seen.done:
         return '%s: stuck pods not replaced: %s' % (workload.label(), seen.message), []
     replaced = []
@@ -70,8 +70,8 @@ def replace_stuck(client, workload, revision_name, check_mode=False, timeout=DEF
             # The previous replacement is not Ready yet (the controller works in order): wait.
             if clock() >= deadline:
                 error = ('%s: timed out after %ss replacing stuck pods (replaced %s; still stuck: %s)'
-                                 % (workload.label(), timeout, ', '.join(replaced),
-                                    ', '.join(p['metadata']['name'] for p in stuck)))
+                         % (workload.label(), timeout, ', '.join(replaced),
+                            ', '.join(p['metadata']['name'] for p in stuck)))
                 break
             if not _replacement_ready(client, workload, replaced[-1], revision_name):
                 sleep(POD_POLL_SECONDS)

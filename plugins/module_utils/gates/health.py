@@ -285,7 +285,6 @@ class Soak:
                 return self._still_as_soaked(items, results), None
             self.sleep(min(SOAK_POLL_SECONDS, remaining))
 
-
     def _still_as_soaked(self, items, results):
         """At the end of the soak, each workload is read again: one whose spec changed since the soak
         began (someone else's edit, a revert) did not pass it."""

@@ -125,8 +125,8 @@ def _record_digest(client, workload, annotation, fields, check_mode):
     after_annotations = config_digest.recorded_annotations(workload.annotations, annotation)
     warnings = []
     obj = write(client, workload, patches.JSON_PATCH, config_digest.record_patch(workload.obj, annotation),
-                 check_mode, lambda: {'metadata': dict(workload.metadata, annotations=after_annotations),
-                                      'spec': workload.spec}, warnings)
+                check_mode, lambda: {'metadata': dict(workload.metadata, annotations=after_annotations),
+                                     'spec': workload.spec}, warnings)
     before = patches.template_view(workload.template, workload.annotations)
     after = patches.template_view(template_of(obj), annotations_of(obj))
     return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,

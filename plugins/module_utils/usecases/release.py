@@ -536,8 +536,8 @@ class Release:
             lines.append(line)
         if interrupted:
             written = [t.label() for t in self.targets if t.write_sent]
-            message = 'release %s interrupted; written so far: %s' % (self.id,
-                                                                       ', '.join(written) or 'nothing')
+            message = 'release %s interrupted; written so far: %s' % (
+                self.id, ', '.join(written) or 'nothing')
             if written:
                 message += ('. Each keeps its %s record: run the same task again to resume the release '
                             '(wait, gates, put back on failure), or with recover: rollback to put it back'

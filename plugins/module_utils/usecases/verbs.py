@@ -134,7 +134,7 @@ def pause(client, workload, paused, check_mode=False):
         decided.setdefault('before', before)
         warnings = []
         obj = write(client, workload, content_type, body, check_mode,
-                     lambda: dict(workload.obj, spec=dict(workload.spec, paused=bool(paused))), warnings)
+                    lambda: dict(workload.obj, spec=dict(workload.spec, paused=bool(paused))), warnings)
         after = {'spec': {'paused': bool((obj.get('spec') or {}).get('paused'))}}
         if check_mode:
             obj = workload.obj
@@ -179,9 +179,9 @@ def restart(client, workload, check_mode=False, now=times.rfc3339_now, sleep=tim
             decided.update(stamp=stamp, fields=fields, before=before)
         warnings = []
         obj = write(client, workload, content_type, body, check_mode,
-                     lambda: {'metadata': workload.metadata,
-                              'spec': {'template': patches.restarted_template(workload.template, stamp)}},
-                     warnings)
+                    lambda: {'metadata': workload.metadata,
+                             'spec': {'template': patches.restarted_template(workload.template, stamp)}},
+                    warnings)
         after = patches.template_view(template_of(obj), annotations_of(obj))
         return Outcome(workload, True, fields, before, after, workload.obj if check_mode else obj,
                        warnings=warnings)
@@ -236,7 +236,7 @@ def image(client, workload, images, change_cause=None, check_mode=False, partiti
                 if partition is not None:
                     first['partition'] = workload.partition
                 after = patches.template_view(workload.template, workload.annotations,
-                              workload.partition if partition is not None else None)
+                                              workload.partition if partition is not None else None)
                 return Outcome(workload, True, first, decided['before'], after)
             return Outcome(workload, conflicted, fields)
         content_type, body = patch
@@ -254,9 +254,9 @@ def image(client, workload, images, change_cause=None, check_mode=False, partiti
         warnings = []
         obj = write(client, workload, content_type, body, check_mode, local_after, warnings)
         before = patches.template_view(workload.template, workload.annotations,
-                       workload.partition if partition is not None else None)
-        after = patches.template_view(template_of(obj), annotations_of(obj),
-                      patches.update_partition(obj.get('spec')) if partition is not None else None)
+                                       workload.partition if partition is not None else None)
+        shown = patches.update_partition(obj.get('spec')) if partition is not None else None
+        after = patches.template_view(template_of(obj), annotations_of(obj), shown)
         fields['images'] = revisions.container_images(after['spec']['template'])[0]
         if partition is not None:
             fields['partition'] = patches.update_partition(obj.get('spec'))

@@ -67,8 +67,7 @@ def pattern_size(pattern):
             yield av
         elif isinstance(av, (list, tuple)):
             for item in av:
-                for part in parts(item):
-                    yield part
+                yield from parts(item)
 
     return size(sre_parse.parse(pattern))
 
