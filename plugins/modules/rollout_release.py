@@ -50,8 +50,10 @@ description:
   - "A workload whose spec changes while the release waits for it or soaks it (someone else's edit, a
     revert) fails the release as C(changed by someone else since the release wrote it) and is never
     put back over that change."
-  - "B(A release survives its runner). SIGINT or SIGTERM (Ctrl-C, an AWX cancel) ends the task at once,
-    reporting what was written; every written workload keeps its release record. The same task run
+  - "B(A release survives its runner). SIGTERM (an AWX cancel, a kill) ends the task at once, reporting
+    what was written (on the controller path, printed even as ansible-playbook exits); Ctrl-C (SIGINT)
+    ends it at once too, as ansible-core ends a task on Ctrl-C, without that report. Either way every
+    written workload keeps its release record. The same task run
     again (the same workloads, images and change-cause, or the same I(release_id)) resumes the release:
     it writes nothing more, waits, runs the gates and puts back on failure, or removes the records on
     success. Any other release of a workload with a record is refused, naming the release, when and by
@@ -435,8 +437,8 @@ INTERRUPT_GRACE_SECONDS = 5
 
 
 def _interrupt(_signum, _frame):
-    # Once: the report and the Lease's release must not be cut short by the SIGTERM that
-    # ansible-playbook sends its workers as it exits after a SIGINT; and never longer than the grace.
+    # Once: the report and the Lease's release must not be cut short by another signal; and never
+    # longer than the grace.
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, signal.SIG_IGN)
     watchdog = threading.Timer(INTERRUPT_GRACE_SECONDS, os._exit, (1,))
@@ -468,11 +470,13 @@ def main(runtime=None):
             params['release_id'], params['recover'])
         namespace = params['workload_namespace'] or module.namespace
         targets = release_targets.build_targets(params['workloads'], namespace, params['change_cause'])
-        # SIGINT and SIGTERM (Ctrl-C, an AWX cancel) end the release at once with its report, which
-        # goes straight to the terminal: ansible-playbook itself exits before a result reaches it.
+        # SIGTERM (an AWX cancel, a kill) ends the release at once with its report, which goes
+        # straight to the terminal: ansible-playbook itself exits before a result reaches it.
+        # SIGINT is left to ansible-core, which ends a task's worker at once on Ctrl-C: the records
+        # stay on the workloads and the same task run again resumes the release.
         module.module.prepare_alert()
         previous = {}
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in (signal.SIGTERM,):
             try:
                 previous[signum] = signal.signal(signum, _interrupt)
             except ValueError:  # not the main thread: no handler, the signal acts as usual
@@ -483,6 +487,10 @@ def main(runtime=None):
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
+        if result.interrupted:
+            # First, before any other output: ansible-playbook is exiting and reads nothing more.
+            module.module.alert([result.message])
+            module.module.abandon()
     except release_targets.PreflightFailed as e:
         summary = ['preflight failed, nothing was changed:'] + list(e.args[0])
         module.module.show(summary)
@@ -507,9 +515,6 @@ def main(runtime=None):
                               'after_header': t.label()})
         if diffs:
             out['diff'] = diffs
-    if result.interrupted:
-        module.module.alert([result.message])
-        module.module.abandon()
     module.module.show(result.lines)
     if result.failed:
         module.fail(result.message, **out)
