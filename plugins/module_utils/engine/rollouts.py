@@ -160,12 +160,17 @@ class Engine:
             return result
         return self.watch(rollout, rollout.predicate, timeout)
 
-    def _settled(self, rollout):
-        return (rollout.drive is None and not rollout.workload.rolled_out_by_deleting_pods(rollout.obj)
-                and settled(rollout.obj, rollout.predicate))
-
-    def _judge_now(self, rollout):
-        result = rollout.predicate(rollout.obj)
+    def _answered(self, rollout):
+        """``rollout``'s result, reported, when the object it starts from already settles it; else
+        None (a predicate that raises is left to the wait, which reports the error)."""
+        if rollout.drive is not None or rollout.workload.rolled_out_by_deleting_pods(rollout.obj):
+            return None
+        try:
+            result = rollout.predicate(rollout.obj)
+        except Exception:
+            return None
+        if not (result.done or result.failed):
+            return None
         self._report(rollout)(rollout.obj, result)
         return result
 
@@ -184,17 +189,18 @@ class Engine:
         """Wait for every rollout at once; each gets its ``result`` (a wait an error ended has a failed
         result with ``error``). A gated rollout that ends on its deadline or the timeout is diagnosed.
         Returns the results in order."""
-        # A rollout the object already answers is judged here, without a request or a thread.
-        waiting = [r for r in rollouts if not self._settled(r)]
+        # A rollout the object already answers is judged here, once, without a request or a thread.
+        for rollout in rollouts:
+            rollout.result = self._answered(rollout)
+        waiting = [r for r in rollouts if r.result is None]
         answers = fan_out([lambda r=r: self.wait_one(r, timeout) for r in waiting])
         for rollout, result in zip(waiting, answers):
             rollout.result = result
-        results = [r.result if r in waiting else self._judge_now(r) for r in rollouts]
-        for rollout, result in zip(rollouts, results):
-            rollout.result = result
+        for rollout in rollouts:
+            result = rollout.result
             if rollout.gated and result.reason in UNFINISHED_REASONS and result.diagnosis is None:
                 result.diagnosis = self.diagnose(rollout)
-        return results
+        return [r.result for r in rollouts]
 
     def soak(self, rollouts):
         """The soak and the analysis over the gated rollouts that completed; a failure replaces the

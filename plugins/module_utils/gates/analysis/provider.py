@@ -333,4 +333,5 @@ class Provider:
         return measurement
 
     def _measure(self, opener):
-        raise NotImplementedError
+        """Each provider class measures its own kind of check (prometheus.py, http.py)."""
+        raise NotImplementedError('%s does not say how to measure its checks' % type(self).__name__)
