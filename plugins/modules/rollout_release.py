@@ -390,10 +390,11 @@ diff:
 
 import os  # noqa: E402
 import signal  # noqa: E402
-import threading  # noqa: E402
+import time  # noqa: E402
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_targets, strategies  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (  # noqa: E402
     ConnectionFailure,
     KubeError,
@@ -441,10 +442,13 @@ def _interrupt(_signum, _frame):
     # longer than the grace.
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, signal.SIG_IGN)
-    watchdog = threading.Timer(INTERRUPT_GRACE_SECONDS, os._exit, (1,))
-    watchdog.daemon = True
-    watchdog.start()
+    threads.start(_end_after_grace, name='interrupt-watchdog')
     raise KeyboardInterrupt()
+
+
+def _end_after_grace():
+    time.sleep(INTERRUPT_GRACE_SECONDS)
+    os._exit(1)
 
 
 def _analysis():

@@ -19,7 +19,7 @@ import socket
 import threading
 import time
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads, times
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, KubeError
 
@@ -192,9 +192,7 @@ class Lease:
 
     # -- while working
     def start_renewing(self):
-        self._thread = threading.Thread(target=self._renew_loop, name='lease-renewal')
-        self._thread.daemon = True
-        self._thread.start()
+        self._thread = threads.start(self._renew_loop, name='lease-renewal')
 
     def _renew_loop(self):
         while not self._stop.wait(float(self.duration) / LEASE_RENEWALS):

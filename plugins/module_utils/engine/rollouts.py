@@ -19,9 +19,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import threading
 import time
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError, error_text
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import ondelete
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.watch import settled, wait_for
@@ -89,11 +89,8 @@ def fan_out(calls, on_error=failure):
     if len(calls) == 1:
         run(0)
         return results
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.daemon = True
-        thread.start()
-    for thread in threads:
+    helpers = [threads.start(run, (i,)) for i in range(len(calls))]
+    for thread in helpers:
         while thread.is_alive():
             thread.join(0.2)
     return results

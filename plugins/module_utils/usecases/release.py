@@ -37,7 +37,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
     KubeError,
     error_text,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads, times
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Engine, Rollout, fan_out
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
@@ -372,10 +372,7 @@ class Release:
         except KeyboardInterrupt:
             self._stop.set()
             # The Lease goes too, but the report does not wait on it: ansible-playbook is exiting.
-            releasing = threading.Thread(target=self._release_lease)
-            releasing.daemon = True
-            releasing.start()
-            releasing.join(2)
+            threads.start(self._release_lease, name='lease-release').join(2)
             return self._summary(interrupted=True)
         except BaseException:
             self._release_lease()

@@ -27,7 +27,6 @@ import io
 import ipaddress
 import socket
 import ssl
-import threading
 import time
 
 try:
@@ -36,6 +35,7 @@ try:
 except ImportError:  # pragma: no cover - Python 2 is not supported, this keeps sanity's import test quiet
     unquote = urlsplit = getproxies_environment = proxy_bypass_environment = None
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import redact
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.provider import (
     Provider,
@@ -141,9 +141,7 @@ def _addresses(host, port, deadline):
         except Exception as e:  # handed to the caller
             found['error'] = e
 
-    thread = threading.Thread(target=lookup, name='analysis-lookup')
-    thread.daemon = True
-    thread.start()
+    thread = threads.start(lookup, name='analysis-lookup')
     thread.join(deadline.left())
     if thread.is_alive():
         raise TimedOut(deadline.seconds)
