@@ -562,6 +562,9 @@ def document(results, png_name):
 
 SCALE_RATIO = 1.0  # one rollout_release over kubectl's parallel shells
 SCALE_REQUESTS = 3  # per workload, the watches besides
+# Requests of the release as a whole, whatever its size: its Lease (create, renew, delete), the preflight's
+# LIST of the workloads and the probes' shared LISTs.
+SCALE_FIXED = 10
 SCALE_MB = 150  # the controller's peak memory
 SCALE_VERBS = ('GET', 'LIST', 'PATCH', 'WATCH')
 
@@ -651,11 +654,12 @@ def release_scale_targets(results):
                 'measured': measured, 'ok': None if r is None else r['median'] <= SCALE_RATIO and f['ok']})
     q, w = f['requests']['release'], f['watches']['release']
     qk, wk = f['requests']['kubectl'], f['watches']['kubectl']
-    out.append({'target': f'release at scale: <= {SCALE_REQUESTS} requests per workload plus the watches',
+    out.append({'target': f'release at scale: <= {SCALE_REQUESTS} requests per workload plus the watches and '
+                          f'{SCALE_FIXED} for the release (its Lease, its shared LISTs)',
                 'measured': (f'{_range(q, _f1)} per workload ({_verbs_text(rel)}) + '
                              f'{_range(w, _f1)} WATCH; kubectl {_s(_med(qk), 1)} + '
                              f'{_s(_med(wk), 1)} WATCH') if q else 'no data',
-                'ok': None if q is None else q['median'] <= SCALE_REQUESTS})
+                'ok': None if q is None else q['median'] * n <= SCALE_REQUESTS * n + SCALE_FIXED + 1e-6})
     m = f['memory']
     out.append({'target': f'release at scale: the controller\'s peak memory < {SCALE_MB} MB',
                 'measured': (f'{m["max"]:.0f} MB, the highest of {m["n"]} runs (the larger of the largest '

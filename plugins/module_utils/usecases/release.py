@@ -55,6 +55,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_t
     UPGRADED,
     ReleaseResult,
     managers,
+    read_targets,
 )
 
 
@@ -81,12 +82,13 @@ class Release:
     # -- 1. preflight
     def preflight(self):
         problems = []
+        read = read_targets(self.client, self.targets)
         for t in self.targets:
-            try:
-                t.read(t.kind(self.client.get(t.kind.object_path(t.namespace, t.name))))
-            except ApiError as e:
-                problems.append('%s: %s' % (t.label(), 'not found' if e.status == 404 else error_text(e)))
+            obj = read[id(t)]
+            if isinstance(obj, ApiError):
+                problems.append('%s: %s' % (t.label(), 'not found' if obj.status == 404 else error_text(obj)))
                 continue
+            t.read(t.kind(obj))
             w = t.workload
             for manager in managers(w.obj):
                 self.warnings.append(

@@ -22,6 +22,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options
     DEFAULT_TIMEOUT,
     GateOptions,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import SHARED_READS_FROM
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import CHANGE_CAUSE_ANNOTATION
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import UnknownKind, rollout_kind
@@ -258,3 +260,36 @@ def result_fields(entries, summary):
         else:
             out[entry['outcome']].append(label)
     return out
+
+
+def read_targets(client, targets):
+    """id(target) -> each of ``targets``' object as read, or the ApiError of its read. Where
+    ``SHARED_READS_FROM`` or more targets share a kind and a namespace, one LIST reads them all (a
+    name it lacks is not found); the others are read with one GET each."""
+    groups = {}
+    for t in targets:
+        groups.setdefault((t.kind, t.namespace), []).append(t)
+    read = {}
+    for (kind, namespace), group in groups.items():
+        if len(group) < SHARED_READS_FROM:
+            for t in group:
+                try:
+                    read[id(t)] = client.get(kind.object_path(namespace, t.name))
+                except ApiError as e:
+                    read[id(t)] = e
+            continue
+        try:
+            answer = client.list(kind.collection_path(namespace))
+        except ApiError as e:
+            read.update((id(t), e) for t in group)
+            continue
+        version = answer.get('apiVersion')
+        found = {}
+        for item in answer.get('items') or []:
+            # A list's items carry no kind of their own: each is given its kind, as a GET answers.
+            item.setdefault('kind', kind.kind)
+            item.setdefault('apiVersion', version)
+            found[(item.get('metadata') or {}).get('name')] = item
+        for t in group:
+            read[id(t)] = found.get(t.name) or ApiError(404, 'NotFound', '%s not found' % t.label())
+    return read

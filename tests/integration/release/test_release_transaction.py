@@ -231,3 +231,33 @@ def test_a_refused_third_write_puts_back_the_first_two(kubesim_factory, play):
     after = templates(kube, names)
     for key in names:
         assert after[key]['spec'] == before[key]['spec'], key
+
+
+def test_many_workloads_of_one_namespace_are_read_and_probed_with_shared_lists(kubesim_factory, play, tmp_path):
+    # Six Deployments of one namespace, one of them broken: the preflight reads them with one LIST,
+    # and their early-stop probes read the namespace's pods from lists they share, which still see
+    # the broken pod's pull error.
+    log = tmp_path / 'requests.jsonl'
+    sim = kubesim_factory(request_log=str(log), fail_image='broken')
+    kube = Kube(sim.kubeconfig)
+    names = ['w%d' % i for i in range(6)]
+    kube.create_rolled_out([workload('Deployment', n) for n in names])
+    log.write_text('')
+    res = play(sim, [release(*[entry('Deployment', n, image=BROKEN if n == 'w0' else GOOD) for n in names],
+                             timeout=300, fail_fast_seconds=3)])
+    r = res.failed('release')
+    assert res.duration < 90, res.duration
+    w0 = by_name(r)['w0']
+    assert w0['status']['reason'] == 'RolloutStuck', w0
+    assert 'ImagePullBackOff' in w0['cause'], w0['cause']
+    assert {w['outcome'] for w in r['workloads']} == {'rolled_back'}, r['workloads']
+    requests = read_log(log)  # the play's alone: the log was emptied before it
+    reads = [(e['method'], e['path'], e['query']) for e in requests
+             if e['method'] == 'GET' and 'watch=' not in e['query']]
+    deployments = '/apis/apps/v1/namespaces/default/deployments'
+    assert [q for q in reads if q[1].startswith(deployments)][:1] == [('GET', deployments, '')], reads
+    pods = [q for q in reads if q[1] == '/api/v1/namespaces/default/pods']
+    assert pods, reads  # the probes ran
+    # Every probe LIST before the put-back is the namespace's whole list, shared by the six.
+    shared = [q for q in pods if 'labelSelector' not in q[2]]
+    assert shared and len(shared) < len(names), pods

@@ -4,6 +4,9 @@ upgrade role registers and the diff."""
 
 import pytest
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import SHARED_READS_FROM
+
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (
     DEFAULT_TIMEOUT,
     GateOptions,
@@ -216,3 +219,54 @@ def test_the_diff_is_the_servers_answer_or_computed_locally():
     assert after['metadata']['annotations'] == {CAUSE: 'server'}
     after['spec']['template']['spec']['containers'][0]['image'] = 'changed'
     assert answer['spec']['template']['spec']['containers'][0]['image'] == 'nginx:2'  # a copy
+
+
+def _named(obj, name):
+    obj['metadata']['name'] = name
+    return obj
+
+
+class Reads:
+    """Answers GETs and LISTs from a namespace's Deployments and records each request."""
+
+    def __init__(self, names):
+        self.objects = {n: _named(deployment(), n) for n in names}
+        self.requests = []
+
+    def get(self, path):
+        self.requests.append(('GET', path))
+        name = path.rsplit('/', 1)[1]
+        if name not in self.objects:
+            raise ApiError(404, 'NotFound', 'deployments.apps "%s" not found' % name)
+        return dict(self.objects[name])
+
+    def list(self, path):
+        self.requests.append(('LIST', path))
+        items = []
+        for obj in self.objects.values():
+            item = dict(obj)
+            item.pop('kind', None), item.pop('apiVersion', None)  # as a list's items come
+            items.append(item)
+        return {'kind': 'DeploymentList', 'apiVersion': 'apps/v1', 'items': items}
+
+
+def test_a_few_targets_are_read_one_get_each():
+    client = Reads(['web', 'api'])
+    targets = [target(name='web'), target(name='gone')]
+    read = release.read_targets(client, targets)
+    assert read[id(targets[0])]['metadata']['name'] == 'web'
+    assert read[id(targets[1])].status == 404
+    assert [r[0] for r in client.requests] == ['GET', 'GET']
+
+
+def test_many_targets_of_one_kind_and_namespace_are_read_with_one_list():
+    names = ['w%d' % i for i in range(SHARED_READS_FROM)]
+    client = Reads(names)
+    targets = [target(name=n) for n in names] + [target(name='gone')]
+    read = release.read_targets(client, targets)
+    assert client.requests == [('LIST', '/apis/apps/v1/namespaces/default/deployments')]
+    for t in targets[:-1]:
+        obj = read[id(t)]
+        assert obj['metadata']['name'] == t.name
+        assert (obj['kind'], obj['apiVersion']) == ('Deployment', 'apps/v1')  # as a GET answers
+    assert read[id(targets[-1])].status == 404 and 'gone' in str(read[id(targets[-1])])
