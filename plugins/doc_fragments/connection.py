@@ -132,7 +132,7 @@ options:
     description:
       - Seconds one API request may take in all (connecting, the answer's headers and its whole
         body). A request that takes longer fails and is not retried.
-      - Must be greater than 0. Waiting for a rollout is bounded by I(wait_timeout) instead.
+      - Must be greater than 0. Waiting for a rollout is bounded by I(timeout) instead.
       - Can also be set with the E(K8S_AUTH_REQUEST_TIMEOUT) environment variable.
       - When not set, V(60).
     type: float

@@ -20,7 +20,7 @@ options:
         past by itself (C(ImagePullBackOff), C(ErrImagePull), C(InvalidImageName), C(CrashLoopBackOff),
         C(CreateContainerConfigError), C(CreateContainerError), C(RunContainerError), C(Unschedulable),
         C(FailedCreate) from a quota or admission) that is seen for this many seconds ends the wait
-        at once, for every kind, however long I(wait_timeout) and the progress deadline are. The
+        at once, for every kind, however long I(timeout) and the progress deadline are. The
         message names the cause, the pods and what to do, and C(diagnosis) has the details (reason
         C(RolloutStuck)).
       - A Ready pod whose container restarted because it was resized in place (its cpu or memory

@@ -17,7 +17,7 @@ options:
       - After the change, wait until the rollout has finished, with the rules of
         M(kubeops.rollout.rollout_status) (kubectl rollout status). The workload is followed with a
         watch, not polled; several workloads are waited for at the same time.
-      - The task fails if the rollout does not finish within I(wait_timeout), if a Deployment exceeds
+      - The task fails if the rollout does not finish within I(timeout), if a Deployment exceeds
         its progress deadline, or if it is paused. Only a deadline the new rollout exceeds counts; the
         controller keeps the condition an earlier failed rollout set until it sees progress (e.g.
         right after rolling back from it), and unlike kubectl the wait does not fail on it.
@@ -27,11 +27,14 @@ options:
       - Not done in check mode.
     type: bool
     default: false
-  wait_timeout:
+  timeout:
     description:
       - How long to wait, in seconds, when I(wait=true). At most 604800 (7 days).
+      - The same option as I(timeout) in M(kubeops.rollout.rollout_release); V(wait_timeout) is
+        another name for it.
     type: int
     default: 300
+    aliases: [wait_timeout]
   wait_for_terminating:
     description:
       - With I(wait=true), a Deployment is done only once its old pods are gone too - while its

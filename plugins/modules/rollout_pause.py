@@ -78,7 +78,7 @@ EXAMPLES = r'''
     name: web
     state: resumed
     wait: true
-    wait_timeout: 600
+    timeout: 600
 
 - name: Pause two Deployments named in one task (kubectl rollout pause deploy/web deploy/api)
   kubeops.rollout.rollout_pause:

@@ -129,9 +129,12 @@ options:
     type: bool
     default: true
   timeout:
-    description: Seconds the rollouts may take, all together (they run at the same time).
+    description:
+      - Seconds the rollouts may take, all together (they run at the same time).
+      - The same option as I(timeout) in the other modules; V(wait_timeout) is another name for it.
     type: int
     default: 300
+    aliases: [wait_timeout]
   rollback_timeout:
     description: Seconds the put-back rollouts may take. Unset, I(timeout).
     type: int
@@ -421,7 +424,7 @@ ARGUMENT_SPEC = {
     'workload_namespace': {'type': 'str'},
     'change_cause': {'type': 'str'},
     'atomic': {'type': 'bool', 'default': True},
-    'timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT},
+    'timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT, 'aliases': ['wait_timeout']},
     'rollback_timeout': {'type': 'int'},
     'rollback': {'type': 'bool', 'default': True},
     'canary': {'type': 'str', 'choices': ['start', 'promote', 'abort']},

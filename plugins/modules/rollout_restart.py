@@ -77,7 +77,7 @@ options:
     default: restart
   serial:
     description:
-      - One workload at a time - restart it, wait for its rollout (I(wait_timeout)), then the next, in
+      - One workload at a time - restart it, wait for its rollout (I(timeout)), then the next, in
         the order of the targets; the first workload that is refused or does not roll out stops it,
         and the rest are left alone (C(outcome.not_reached)). Implies waiting, whatever I(wait) says.
       - Every target is still read and checked before the first restart.
@@ -184,7 +184,7 @@ EXAMPLES = r'''
       - {kind: StatefulSet, name: orders}
       - {kind: sts, label_selectors: [app=carts]}
     serial: true
-    wait_timeout: 600
+    timeout: 600
   register: restart
 
 - name: Show what was done

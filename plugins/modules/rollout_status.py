@@ -35,17 +35,20 @@ author:
 options:
   wait:
     description:
-      - Wait until the rollout has finished (or failed, or I(wait_timeout) passed).
+      - Wait until the rollout has finished (or failed, or I(timeout) passed).
       - With V(false), report the current status; only a failed rollout (progress deadline exceeded,
         unsupported strategy) fails the task then. A paused Deployment is reported (C(reason=Paused))
         without failing; with V(true) it fails at once, as it could never finish.
     type: bool
     default: true
-  wait_timeout:
+  timeout:
     description:
       - How long to wait, in seconds. The task fails when the rollout has not finished by then.
+      - The same option as I(timeout) in M(kubeops.rollout.rollout_release); V(wait_timeout) is
+        another name for it.
     type: int
     default: 300
+    aliases: [wait_timeout]
   wait_for_terminating:
     description:
       - With I(wait=true), a Deployment is done only once its old pods are gone too - while its
@@ -84,7 +87,7 @@ EXAMPLES = r'''
   kubeops.rollout.rollout_status:
     kind: Deployment
     name: web
-    wait_timeout: 600
+    timeout: 600
 
 - name: Wait until the old pods of a Deployment are gone too (status.terminatingReplicas)
   kubeops.rollout.rollout_status:

@@ -104,7 +104,7 @@ options:
         that got stuck), once the controller has adopted the restored revision, every pod on another
         revision that is not Ready or whose container waits in an image or crash back-off is deleted,
         one at a time, lowest ordinal first (the order in which the controller creates pods); each
-        replacement must be Ready before the next pod is deleted, within I(wait_timeout).
+        replacement must be Ready before the next pod is deleted, within I(timeout).
       - A pod of the restored revision is never deleted, Ready or not. A deletion is guarded by the
         pod's uid and resourceVersion, so a pod that changed since it was read is judged again.
       - Check mode lists the pods that would be deleted (C(replaced_pods)) and deletes none.
@@ -386,7 +386,7 @@ def main(runtime=None):
 
     def undo(client, workload):
         return verbs.undo(client, workload, module.option(workload, 'to_revision'), check_mode,
-                          params['replace_stuck_pods'], params['wait_timeout'])
+                          params['replace_stuck_pods'], params['timeout'])
 
     def precheck(workload):
         verbs.check_undo(module.client, workload, module.option(workload, 'to_revision'), params['wait'])

@@ -56,10 +56,10 @@ def option_secrets(params):
 
 
 # Numeric options that only make sense above zero; every float option must be finite and >= 0.
-POSITIVE_OPTIONS = ('wait_timeout', 'timeout', 'poll_interval', 'request_timeout')
+POSITIVE_OPTIONS = ('timeout', 'poll_interval', 'request_timeout')
 # Options counted in seconds (at most MAX_SECONDS) and integers the API server keeps as int32 (the
 # others may be up to int64's maximum, a revision number's).
-SECONDS_OPTIONS = frozenset(['wait_timeout', 'timeout', 'poll_interval', 'request_timeout', 'update_period',
+SECONDS_OPTIONS = frozenset(['timeout', 'poll_interval', 'request_timeout', 'update_period',
                              'lease_duration', 'fail_fast_seconds', 'soak_seconds', 'rollback_timeout'])
 INT32_OPTIONS = {'partition': INT32_MAX, 'max_restarts': INT32_MAX}
 

@@ -90,7 +90,7 @@ class Entry(namedtuple('Entry', 'index kinds name selectors namespace fields')):
 def wait_arg_spec(default):
     spec = {
         'wait': {'type': 'bool', 'default': default},
-        'wait_timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT},
+        'timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT, 'aliases': ['wait_timeout']},
         'wait_for_terminating': {'type': 'bool', 'default': False},
     }
     spec.update(GATE_ARG_SPEC)
@@ -450,7 +450,7 @@ class RolloutModule(KubeModule):
             rollouts.append(Rollout(o.workload, o.obj, predicate, gated=not wait_predicate,
                                     written=o.changed))
         engine = Engine(self.client, self.gate_options(), self.module.progress, line=_progress_line)
-        engine.watch_all(rollouts, self.params['wait_timeout'])
+        engine.watch_all(rollouts, self.params['timeout'])
         if engine.soaked and engine.gates.analysis is not None:
             self.analysis_result = engine.gates.analysis.result()
         errors = []

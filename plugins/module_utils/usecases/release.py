@@ -5,19 +5,15 @@
 
 """A release: new images for several workloads as one transaction, on the rollout engine.
 
-1. Preflight, before any write: each workload is read (it exists, its kind is a rollout kind), is
-   not paused, has the containers named, and its patch passes a server-side dry run. Workloads owned
-   by Helm or Argo CD get a warning. Any failure: no write, one message listing every problem.
-2. Write all (absolute-value patches, safe to repeat), keeping each workload's template and
-   change-cause exactly as read in the preflight.
-3. Wait for all at once (engine/rollouts.py: kubectl's rules, progress lines, early stop for every
-   kind, OnDelete StatefulSets' pods replaced, a diagnosis of what did not finish).
-4. Health gate once every rollout is complete: soak (pods stay Ready, restarts bounded) and the
-   analysis checks.
-5. On any failure in 2-4: put back (every written workload with ``atomic``, else only the failed
-   ones) the exact template and change-cause read in 1, by a JSON patch guarded by the generation
-   of the release's own write; a repeat after a lost answer finds the template back and stops, a
-   write by anyone else since is never overwritten. Stuck StatefulSet pods are replaced.
+1. Preflight, before any write: each workload is read, is a rollout kind, not paused, has the
+   containers named, and its patch passes a server-side dry run (Helm or Argo CD owners: a warning).
+   Any failure: no write, one message listing every problem.
+2. Write all (guarded, safe to repeat), keeping each template and change-cause as read in 1.
+3. Wait for all at once (engine/rollouts.py), then, if anything was written, soak and analyse.
+4. On any failure in 2-3: put back (every written workload with ``atomic``, else the failed ones)
+   the exact template and change-cause read in 1, by a JSON patch guarded by the generation of the
+   release's own write; a repeat after a lost answer finds the template back and stops, a write by
+   anyone else since is never overwritten. Stuck StatefulSet pods are replaced.
 
 ``Release`` is the plain strategy; a canary's phases (usecases/canary.py) are strategies too, each a
 subclass that answers the hooks (``refusal``, ``patch_of``, ``rollout_of``, ``restore_patch``,
@@ -78,6 +74,7 @@ class Release:
         self.runner = lease_mod.holder_identity()
         self.started = times.rfc3339_now()
         self.lease = None  # the Lease this run holds while it works (not in check mode)
+        self.unverified = None  # why the gates did not run over a release that wrote nothing
 
     # -- 1. preflight
     def preflight(self):
@@ -262,7 +259,7 @@ class Release:
         if result.reason in status_mod.UNFINISHED_REASONS and result.diagnosis and result.diagnosis['lines']:
             t.cause = '; '.join([t.cause] + result.diagnosis['lines'])
 
-    # -- 4. gate
+    # -- 3. gate
     def gate(self):
         rollouts = [self._rollouts[id(t)] for t in self.targets]
         self.engine.soak(rollouts)
@@ -270,7 +267,7 @@ class Release:
             if rollout.result is not t.status:
                 t.status, t.cause = rollout.result, rollout.result.message
 
-    # -- 5. put back
+    # -- 4. put back
     def _put_back_one(self, t):
         """Put ``t``'s template and change-cause back as read in the preflight; wait for it.
         Returns (ok, text), or None when the workload was never changed (a refused write)."""
@@ -432,7 +429,10 @@ class Release:
         if refused is None:
             self.wait_all()
             if all(t.status.done for t in self.targets):
-                self.gate()
+                if any(t.written is not None or t.resumed or t.deleted_pods for t in self.targets):
+                    self.gate()
+                elif self.options.gates.soaks:
+                    self.unverified = 'no soak or analysis: nothing was written, nothing new to verify'
         failed = [t for t in self.targets if t.cause is not None]
         if failed and self.options.rollback:
             self.put_back(failed)
@@ -544,6 +544,7 @@ class Release:
         elif failed:
             message = 'release failed: %s' % '; '.join(lines)
         else:
+            lines.extend([self.unverified] if self.unverified else [])
             message = '; '.join(lines)
         return ReleaseResult(self.targets, failed, message, lines, self.warnings, self.options.check_mode,
                              interrupted)

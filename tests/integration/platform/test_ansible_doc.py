@@ -40,5 +40,13 @@ def test_ansible_doc_renders_every_module():
         assert docs[name]['examples'].strip()
         assert 'workloads' in docs[name]['return']
         if name.endswith(('pause', 'restart', 'undo', 'image')):
-            assert options['wait']['default'] is False and options['wait_timeout']['default'] == 300
+            assert options['wait']['default'] is False
     assert docs['kubeops.rollout.rollout_status']['doc']['options']['wait']['default'] is True
+    # One name per idea: every module that waits calls its deadline timeout, with wait_timeout as
+    # another name for it.
+    for name in ('rollout_image', 'rollout_pause', 'rollout_restart', 'rollout_status', 'rollout_undo',
+                 'rollout_release'):
+        timeout = docs['kubeops.rollout.' + name]['doc']['options']['timeout']
+        assert timeout['default'] == 300 and timeout['aliases'] == ['wait_timeout'], (name, timeout)
+    every = {o for d in docs.values() for o in d['doc']['options']}
+    assert 'wait_timeout' not in every

@@ -261,3 +261,20 @@ def test_many_workloads_of_one_namespace_are_read_and_probed_with_shared_lists(k
     # Every probe LIST before the put-back is the namespace's whole list, shared by the six.
     shared = [q for q in pods if 'labelSelector' not in q[2]]
     assert shared and len(shared) < len(names), pods
+
+
+def test_a_rerun_that_writes_nothing_does_not_soak_and_says_so(kubesim_factory, play, tmp_path):
+    log = tmp_path / 'requests.jsonl'
+    sim = kubesim_factory(request_log=str(log))
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web')])
+    first = play(sim, [release(entry('Deployment', 'web'), soak_seconds=4)]).ok('release')
+    assert first['changed'] is True and 'no soak' not in first['msg'], first['msg']
+    log.write_text('')
+    res = play(sim, [release(entry('Deployment', 'web'), soak_seconds=30)])
+    again = res.ok('release')
+    assert again['changed'] is False
+    assert 'no soak or analysis: nothing was written' in again['msg'], again['msg']
+    assert res.duration < 25, res.duration  # not the 30 s soak
+    pod_lists = [e for e in read_log(log) if e['method'] == 'GET' and e['path'].endswith('/pods')]
+    assert pod_lists == [], pod_lists

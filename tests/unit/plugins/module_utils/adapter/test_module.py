@@ -25,7 +25,7 @@ from tests.support.kube import read_log, write_kubeconfig
 
 pytestmark = pytest.mark.unit
 
-SPEC = dict(GATE_ARG_SPEC, wait_timeout={'type': 'int'}, poll_interval={'type': 'float'},
+SPEC = dict(GATE_ARG_SPEC, timeout={'type': 'int', 'aliases': ['wait_timeout']}, poll_interval={'type': 'float'},
             update_period={'type': 'float'}, partition={'type': 'int'}, revision={'type': 'int'},
             replicas={'type': 'int'})
 
@@ -49,13 +49,14 @@ def failed(module):
 # ---- numbers ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize('args, message', [
-    ({'wait_timeout': 0}, 'wait_timeout must be greater than 0 (got 0)'),
+    ({'wait_timeout': 0}, 'timeout must be greater than 0 (got 0)'),
+    ({'timeout': 0}, 'timeout must be greater than 0 (got 0)'),
     ({'poll_interval': float('nan')}, 'poll_interval must be a finite number, not nan'),
     ({'poll_interval': float('inf')}, 'poll_interval must be a finite number, not inf'),
     ({'update_period': -0.5}, 'update_period must not be negative (got -0.5)'),
     ({'replicas': -1}, 'replicas must be 0 or more (got -1)'),
     ({'soak_seconds': -1}, 'soak_seconds must be 0 or more (got -1)'),
-    ({'wait_timeout': MAX_SECONDS + 1}, 'wait_timeout must be at most %d seconds (%d days) (got %d)'
+    ({'timeout': MAX_SECONDS + 1}, 'timeout must be at most %d seconds (%d days) (got %d)'
      % (MAX_SECONDS, MAX_SECONDS // 86400, MAX_SECONDS + 1)),
     ({'partition': INT32_MAX + 1}, 'partition must be at most %d (got %d)' % (INT32_MAX, INT32_MAX + 1)),
     ({'revision': 10 ** 40}, 'revision must be at most %d (got 1e+40)' % INT64_MAX),
@@ -66,7 +67,7 @@ def test_number_options_are_checked_before_any_request(args, message):
 
 
 def test_numbers_within_bounds_pass():
-    module = kube_module({'wait_timeout': MAX_SECONDS, 'partition': INT32_MAX, 'revision': INT64_MAX,
+    module = kube_module({'timeout': MAX_SECONDS, 'partition': INT32_MAX, 'revision': INT64_MAX,
                           'update_period': 0.0, 'replicas': 0, 'soak_seconds': 5})
     assert module.params['partition'] == INT32_MAX and module.analysis_gate() is None
 
