@@ -70,7 +70,8 @@ description:
     I(canary_ordinals) highest ordinals update, a Deployment is paused as soon as the controller has
     started the new ReplicaSet; the task returns once the canary pods are Ready. V(promote) releases
     the rest (Deployment resumed, partition back to what it was), waits, runs the health gate, and
-    removes the record. V(abort) puts back every workload that has a record, exactly as it was. Any
+    removes the record. V(abort) puts back every workload that has a record, exactly as it was; it
+    fails, writing nothing, on a workload that runs the images with no record (promoted already). Any
     failure in V(start) or V(promote) puts back what the call changed, as above. The record lives on
     the workload, so promote and abort can run in another play or job; each phase repeated changes
     nothing. DaemonSets and C(OnDelete) StatefulSets have no canary."

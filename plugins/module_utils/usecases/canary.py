@@ -233,6 +233,15 @@ class CanaryAbort(_CanaryPhase):
             return self._summary()
         return self.put_back_as_asked(with_record)
 
+    def phase_refusal(self, t, record):
+        if record is None and '*' not in t.images and t.workload.image_patch(t.images) is None:
+            # The images run and no record holds them: promoted (its record went last), or released.
+            return ('%s runs %s and carries no %s record: the canary was promoted already (or these '
+                    'images were released another way); there is nothing to abort. To go back to the '
+                    'previous version, roll back: kubeops.rollout.rollout_undo (playbooks/rollback.yml)'
+                    % (t.label(), _images_text(t.images), CANARY_ANNOTATION))
+        return None
+
     def patch_of(self, t):
         return None  # an abort writes only by putting back
 

@@ -68,10 +68,17 @@ def test_start_holds_a_canary_then_promote_releases_the_rest(kubesim_factory, pl
     assert db['spec']['updateStrategy']['rollingUpdate']['partition'] == 0
     assert RECORD not in web['metadata'].get('annotations', {}) and RECORD not in db['metadata'].get(
         'annotations', {})
-    # Nothing left to abort.
-    aborted = play(sim, [phase('abort', 'abort', wanted)]).ok('abort')
-    assert aborted['changed'] is False and aborted['summary'] == [
-        'No canary to abort: Deployment default/web', 'No canary to abort: StatefulSet default/db']
+    # Nothing left to abort: an abort that comes after the promotion fails, saying how to go back,
+    # and writes nothing.
+    before = {kind: kube.get(kind, name)['metadata']['resourceVersion']
+              for kind, name in (('Deployment', 'web'), ('StatefulSet', 'db'))}
+    aborted = play(sim, [phase('abort', 'abort', wanted)]).failed('abort')
+    assert aborted['changed'] is False, aborted
+    assert 'Deployment default/web runs app=nginx:2 and carries no kubeops.rollout/canary record: the canary ' \
+        'was promoted already' in aborted['msg'], aborted['msg']
+    assert 'roll back: kubeops.rollout.rollout_undo' in aborted['msg'] and 'StatefulSet default/db' in aborted['msg']
+    assert {kind: kube.get(kind, name)['metadata']['resourceVersion']
+            for kind, name in (('Deployment', 'web'), ('StatefulSet', 'db'))} == before
 
 
 def test_abort_puts_back_exactly_what_was_there(kubesim_factory, play):
