@@ -29,9 +29,8 @@ description:
     counted as written. While it writes and waits, the run holds a Lease (C(coordination.k8s.io/v1),
     C(kubeops-release-<id>) in the first workload's namespace, renewed every 10 s): another run of the
     same release is refused while it lives."
-  - "B(Wait) for all the rollouts at once, with the rules of M(kubeops.rollout.rollout_status), a
-    progress line per workload as its state changes (at C(-v), when the task runs on the controller),
-    and the early stop of I(fail_fast_seconds) for every kind. An C(OnDelete) StatefulSet has its pods
+  - "B(Wait) for all the rollouts at once, with the rules of M(kubeops.rollout.rollout_status) and
+    the early stop of I(fail_fast_seconds) for every kind. An C(OnDelete) StatefulSet has its pods
     deleted by the release, highest ordinal first, one at a time, each replacement Ready on the new
     revision before the next, so the release ends with every pod on it."
   - "B(Health gate) once every rollout is complete: I(soak_seconds) with I(max_restarts), and the
@@ -75,8 +74,15 @@ description:
     failure in V(start) or V(promote) puts back what the call changed, as above. The record lives on
     the workload, so promote and abort can run in another play or job; each phase repeated changes
     nothing. DaemonSets and C(OnDelete) StatefulSets have no canary."
-  - On the controller (the C(local) connection, without C(become)), the summary lines are printed as
-    the task's output; elsewhere they are in C(summary).
+  - "On the controller (the C(local) connection, without C(become)) the task tells what it does as it
+    goes, at every verbosity (AWX's default included): each write, what the wait waits for, each
+    rollout's end, a blocking cause as soon as the early-stop probe sees it (C(web: ImagePullBackOff
+    on 1 pod (web-7d9c-x2k), stopping in 30 s unless it clears)) and when it clears, a line every
+    30 s saying what is still waited for (or soaked) and for how long at most, and each put-back.
+    C(-v) adds kubectl's status line of each rollout as it changes. A release that succeeds prints
+    its summary lines; one that fails prints one message (each cause once, then the workloads by
+    outcome), and the lines are in C(summary). Elsewhere (the module path) the task prints nothing
+    while it runs: everything is in its result."
 author:
   - kubeops.rollout contributors (!UNKNOWN)
 options:
@@ -491,7 +497,8 @@ def main(runtime=None):
                 pass
         try:
             strategy = strategies.strategy(options)
-            result = strategy(module.client, targets, options, progress=module.module.progress).run()
+            result = strategy(module.client, targets, options, progress=module.module.progress,
+                              note=module.module.note).run()
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
@@ -501,7 +508,6 @@ def main(runtime=None):
             module.module.abandon()
     except release_targets.PreflightFailed as e:
         summary = ['preflight failed, nothing was changed:'] + list(e.args[0])
-        module.module.show(summary)
         module.fail('release refused before any write: %s' % '; '.join(e.args[0]), changed=False,
                     **release_targets.result_fields([], summary))
     except ConnectionFailure as e:
@@ -523,9 +529,10 @@ def main(runtime=None):
                               'after_header': t.label()})
         if diffs:
             out['diff'] = diffs
-    module.module.show(result.lines)
     if result.failed:
+        # One short message (each cause once, the workloads by outcome); the lines in the result.
         module.fail(result.message, **out)
+    module.module.show(result.lines)
     module.module.exit_json(msg=result.message, **out)
 
 

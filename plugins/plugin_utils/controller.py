@@ -36,7 +36,8 @@ from ansible_collections.kubeops.rollout.plugins.plugin_utils import ansible_com
 COLLECTION = 'kubeops.rollout'
 FORCE_MODULE_VAR = 'kubeops_rollout_module_path'
 FORCE_MODULE_ENV = 'KUBEOPS_ROLLOUT_MODULE_PATH'
-# Progress lines need -v: at the default verbosity the output is the module path's, line for line.
+# Progress lines (kubectl's status lines) need -v; notes (what a long operation does) show at every
+# verbosity, as AWX runs jobs.
 PROGRESS_VERBOSITY = 1
 # On the controller every module_utils file is imported with the module's own code (see ModuleAction),
 # once, rather than compiled again in every task's worker that needs one: a module process imports
@@ -157,7 +158,11 @@ class ControllerRuntime:
         self._deprecations.append(entry)
 
     def progress(self, line):
-        display.verbose(line, host=self._context.host, caplevel=PROGRESS_VERBOSITY - 1)
+        display.verbose(remove_values(line, self.no_log_values), host=self._context.host,
+                        caplevel=PROGRESS_VERBOSITY - 1)
+
+    def note(self, line):
+        display.display('<%s> %s' % (self._context.host, remove_values(line, self.no_log_values)))
 
     def show(self, lines):
         for line in lines:

@@ -197,8 +197,17 @@ def test_broken_upgrade_job_rolls_back_and_fails(run_job, estate):
     fatal = job.failed_events()
     assert [e['event_data']['task'] for e in fatal] == ['Release the new images'], job
     msg = fatal[0]['event_data']['res']['msg']
-    assert 'ROLLED BACK: Deployment demo/web' in msg and 'ImagePullBackOff' in msg, msg
-    assert 'ROLLED BACK: DaemonSet demo/agent' in msg, msg
+    assert 'ROLLED BACK: Deployment demo/web, DaemonSet demo/agent' in msg and 'ImagePullBackOff' in msg, msg
+    assert msg.count('ImagePullBackOff') == 1, msg  # each cause once
+    # At AWX's verbosity (0) the job's output told the story as it went.
+    for line in ('<localhost> Deployment demo/web: new images written',
+                 '<localhost> waiting for 2 rollouts (up to 60 s): Deployment demo/web, DaemonSet demo/agent',
+                 '<localhost> DaemonSet demo/agent: rolled out',
+                 '<localhost> Deployment demo/web: ImagePullBackOff on 1 pod (web-',
+                 'stopping in 30 s unless it clears',
+                 '<localhost> putting back Deployment demo/web, DaemonSet demo/agent',
+                 '<localhost> DaemonSet demo/agent: put back to the template it had before the release'):
+        assert line in job.stdout, (line, job)
     # Both are back.
     assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
     assert estate.image('daemonset/agent') == 'registry.example.com/shop/agent:1.0'

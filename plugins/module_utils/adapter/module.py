@@ -71,10 +71,11 @@ class AnsibleRuntime(AnsibleModule):
     ``runtime(argument_spec=..., supports_check_mode=..., mutually_exclusive=..., ...)``, it offers
     ``params`` (validated), ``check_mode``, ``diff``, ``env`` (the environment to read ``K8S_AUTH_*``
     and ``KUBECONFIG`` from), ``no_log_values`` (a set: every value in it is removed from the
-    result), ``warn``, ``deprecate``, ``progress`` (a live progress line, at -v), ``show`` (lines of
-    the task's output at every verbosity, such as a release's summary), ``alert`` (lines printed at
-    once, even while the play is being interrupted) and ``exit_json`` /
-    ``fail_json``, which do not return. Secrets inside option values (an inline kubeconfig's keys
+    result), ``warn``, ``deprecate``, ``progress`` (a live progress line, at -v), ``note`` (a live
+    line at every verbosity: what a long operation is doing, for AWX's default verbosity), ``show``
+    (lines of the task's output at every verbosity, such as a release's summary), ``alert`` (lines
+    printed at once, even while the play is being interrupted) and ``exit_json`` / ``fail_json``,
+    which do not return. Secrets inside option values (an inline kubeconfig's keys
     and tokens, credentials in proxy URLs) join ``no_log_values`` as soon as the options are read,
     so no output, not even a failure of option validation, shows them.
     """
@@ -93,6 +94,9 @@ class AnsibleRuntime(AnsibleModule):
 
     def progress(self, line):
         """A module process cannot print while it runs: its progress is its result."""
+
+    def note(self, line):
+        """A module process cannot print while it runs (see ``progress``)."""
 
     def show(self, lines):
         """A module process cannot print: what it would show is in its result."""

@@ -449,7 +449,8 @@ class RolloutModule(KubeModule):
             # A custom wait (a pause being observed) has no pods to look at: no gate applies to it.
             rollouts.append(Rollout(o.workload, o.obj, predicate, gated=not wait_predicate,
                                     written=o.changed))
-        engine = Engine(self.client, self.gate_options(), self.module.progress, line=_progress_line)
+        engine = Engine(self.client, self.gate_options(), self.module.progress, line=_progress_line,
+                        note=self.module.note)
         engine.watch_all(rollouts, self.params['timeout'])
         if engine.soaked and engine.gates.analysis is not None:
             self.analysis_result = engine.gates.analysis.result()

@@ -19,6 +19,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import contextlib
+import threading
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.shared_lists import SharedLists
@@ -39,6 +41,8 @@ ERROR = 'Error'
 # Gated rollouts of one namespace waiting at once from which their probes share their LISTs (below
 # it, a LIST per rollout with its selector costs the API server less than the namespace's whole list).
 SHARED_READS_FROM = 5
+# Seconds between two lines saying what a long wait or soak still waits for.
+HEARTBEAT_SECONDS = 30
 
 
 class Rollout:
@@ -78,6 +82,17 @@ def failure(err):
     return RolloutStatus(False, 'unexpected error: %s: %s' % (type(err).__name__, err), ERROR, failed=True)
 
 
+def _count(n, word):
+    return '%d %s%s' % (n, word, '' if n == 1 else 's')
+
+
+def _ending(result):
+    """How a rollout's wait ended, in a few words."""
+    if result.done:
+        return 'rolled out'
+    return 'not rolled out: %s' % result.message
+
+
 def fan_out(calls, on_error=failure):
     """Run ``calls`` (functions of no argument) at once and return their answers in order; an
     exception in one becomes ``on_error(exception)`` in its place. A single call runs in the caller's
@@ -107,14 +122,19 @@ def _default_line(rollout, status):
 class Engine:
     """Waits for rollouts with the gates of ``gates`` (GateOptions: early stop, soak, analysis).
 
-    ``progress(line)`` hears each change of a rollout's state (``line(rollout, status)`` words it);
-    ``stopped()`` true ends every wait and the soak at their next step.
+    ``progress(line)`` hears each change of a rollout's status message (``line(rollout, status)``
+    words it: kubectl's lines); ``note(line)``, the lines an operator follows at the default
+    verbosity: what is waited for, each rollout's end, a blocking cause as soon as a probe sees it,
+    and every ``HEARTBEAT_SECONDS`` what is still waited for. ``stopped()`` true ends every wait and
+    the soak at their next step.
     """
 
     def __init__(self, client, gates=None, progress=None, line=_default_line, clock=time.monotonic,
-                 sleep=time.sleep, stopped=None):
+                 sleep=time.sleep, stopped=None, note=None, heartbeat=HEARTBEAT_SECONDS):
         self.client = client
         self.gates = gates or GateOptions()
+        self.note = note or (lambda text: None)
+        self.heartbeat = heartbeat if note is not None else None
         self.progress = progress or (lambda text: None)
         self.line = line
         self.clock = clock
@@ -130,7 +150,8 @@ class Engine:
             return None
         from ansible_collections.kubeops.rollout.plugins.module_utils.gates.health import EarlyStop
         reader = self._readers.get(rollout.workload.namespace, self.client)
-        early = EarlyStop(reader, self.gates.fail_fast_seconds, clock=self.clock)
+        early = EarlyStop(reader, self.gates.fail_fast_seconds, clock=self.clock,
+                          on_cause=lambda text: self.note('%s: %s' % (rollout.label, text)))
         return lambda obj: early(type(rollout.workload)(obj))
 
     def _report(self, rollout):
@@ -210,7 +231,26 @@ class Engine:
             rollout.result = self._answered(rollout)
         waiting = [r for r in rollouts if r.result is None]
         self._share_reads(waiting)
-        answers = fan_out([lambda r=r: self.wait_one(r, timeout) for r in waiting])
+        if waiting:
+            self.note('waiting for %s (up to %d s): %s' % (_count(len(waiting), 'rollout'), timeout,
+                                                          ', '.join(r.label for r in waiting)))
+        left, lock = list(waiting), threading.Lock()
+
+        def still():
+            with lock:
+                labels = [r.label for r in left]
+            return 'still waiting for %d of %s: %s' % (len(labels), _count(len(waiting), 'rollout'),
+                                                       ', '.join(labels))
+
+        def one(rollout):
+            result = self.wait_one(rollout, timeout)
+            with lock:
+                left.remove(rollout)
+            self.note('%s: %s' % (rollout.label, _ending(result)))
+            return result
+
+        with self._heartbeat(still, timeout):
+            answers = fan_out([lambda r=r: one(r) for r in waiting])
         for rollout, result in zip(waiting, answers):
             rollout.result = result
         for rollout in rollouts:
@@ -231,8 +271,11 @@ class Engine:
             targets = [(r.latest(), r.written) for r in done]
             soak = health.Soak(self.client, self.gates, clock=self.clock, sleep=self.sleep,
                                progress=self.progress, stopped=self.stopped)
+            self.note('soaking %s (%d s%s)' % (', '.join(r.label for r in done), self.gates.soak_seconds,
+                                               ', then the analysis' if self.gates.analysis else ''))
             try:
-                verdicts, analysis_failure = soak.run(targets)
+                with self._heartbeat(lambda: 'still soaking %s' % ', '.join(r.label for r in done), None):
+                    verdicts, analysis_failure = soak.run(targets)
             except KubeError as e:
                 verdicts, analysis_failure = [health.soak_error(e, w) for w, _fresh in targets], None
             for rollout, verdict in zip(done, verdicts):
@@ -241,6 +284,27 @@ class Engine:
                 elif analysis_failure is not None:
                     rollout.result = analysis_failure
         return [r.result for r in rollouts]
+
+    @contextlib.contextmanager
+    def _heartbeat(self, words, timeout):
+        """While the block runs: every ``heartbeat`` seconds a note of ``words()``, how long so far
+        and, given a ``timeout``, how long at most is left."""
+        done = threading.Event()
+        start = self.clock()
+
+        def beat():
+            while not done.wait(self.heartbeat):
+                spent = self.clock() - start
+                left = '' if timeout is None else ', at most %d s more' % max(0, timeout - spent)
+                self.note('%s (%d s so far%s)' % (words(), spent, left))
+
+        helper = threads.start(beat, name='heartbeat') if self.heartbeat else None
+        try:
+            yield
+        finally:
+            done.set()
+            if helper is not None:
+                helper.join(1)
 
     def watch_all(self, rollouts, timeout):
         """``wait``, then ``soak`` over those that completed: each rollout's final result, in order."""

@@ -78,11 +78,13 @@ class EarlyStop:
     (a Workload around the newest object the wait saw) rolls out and returns a failed RolloutStatus once a
     blocking cause has been seen for ``fail_fast_seconds``, else None."""
 
-    def __init__(self, client, fail_fast_seconds, clock=time.monotonic, read=diagnosis.read_diagnosis):
+    def __init__(self, client, fail_fast_seconds, clock=time.monotonic, read=diagnosis.read_diagnosis,
+                 on_cause=None):
         self.client = client
         self.fail_fast_seconds = fail_fast_seconds
         self.clock = clock
         self.read = read
+        self.on_cause = on_cause or (lambda text: None)  # hears a blocking cause seen, or cleared
         self.first_seen = {}  # blocking reason -> when it was first seen (continuously since)
 
     def __call__(self, workload):
@@ -93,12 +95,25 @@ class EarlyStop:
         for reason in list(self.first_seen):
             if reason not in reasons:
                 del self.first_seen[reason]
-        for reason in reasons:
-            self.first_seen.setdefault(reason, now)
+                self.on_cause('%s cleared' % reason)
+        for cause in blocking:
+            if cause['reason'] not in self.first_seen:
+                self.first_seen[cause['reason']] = now
+                self.on_cause(cause_seen(cause, self.fail_fast_seconds))
         stuck = [c for c in blocking if now - self.first_seen[c['reason']] >= self.fail_fast_seconds]
         if not stuck:
             return None
         return stuck_status(found, stuck, self.fail_fast_seconds)
+
+
+def cause_seen(cause, seconds):
+    """The line of a blocking cause seen for the first time: what, on which pods, and when the
+    rollout stops unless it clears."""
+    count, pods = cause.get('count') or 0, cause.get('pods') or []
+    where = ' on %d pod%s' % (count, '' if count == 1 else 's') if count else ''
+    if pods:
+        where += ' (%s%s)' % (', '.join(pods[:3]), ', ...' if len(pods) > 3 else '')
+    return '%s%s, stopping in %d s unless it clears' % (cause['reason'], where, seconds)
 
 
 def stuck_status(found, stuck, seconds):

@@ -163,7 +163,7 @@ class CanaryStart(_CanaryPhase):
         if not begun.done or hold is None:
             return begun
         held = self.client.patch(rollout.workload.path, hold, patches.STRATEGIC_MERGE, retry=True)
-        self.progress('%s: paused with the canary pods of the new ReplicaSet' % rollout.label)
+        self.note('%s: paused with the canary pods of the new ReplicaSet' % rollout.label)
         return engine.watch(rollout, rollout.workload.canary_ready, timeout, obj=held)
 
     def words(self):

@@ -50,6 +50,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_t
     UNTOUCHED,
     UPGRADED,
     ReleaseResult,
+    failure_message,
     managers,
     read_targets,
 )
@@ -58,17 +59,19 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_t
 class Release:
     """The plain release of ``targets`` (release_targets.Target) with ``options`` (ReleaseOptions)."""
 
-    def __init__(self, client, targets, options, progress=None, clock=time.monotonic, sleep=time.sleep):
+    def __init__(self, client, targets, options, progress=None, clock=time.monotonic, sleep=time.sleep,
+                 note=None):
         self.client = client
         self.targets = targets
         self.options = options
-        self.progress = progress or (lambda line: None)
+        self.progress = progress or (lambda line: None)  # kubectl's lines, at -v
+        self.note = note or (lambda line: None)  # what an operator follows, at every verbosity
         self.clock = clock
         self.sleep = sleep
         self.warnings = []
         self._stop = threading.Event()
         self.engine = Engine(client, options.gates, self.progress, clock=clock, sleep=sleep,
-                             stopped=self._stop.is_set)
+                             stopped=self._stop.is_set, note=note)
         self._rollouts = {}  # id(target) -> the Rollout of its wait
         self.id = options.release_id or release_record.release_id(targets)
         self.runner = lease_mod.holder_identity()
@@ -199,10 +202,8 @@ class Release:
                 else:
                     t.cause = 'the write was refused: %s' % error_text(e)
                     return t
-            self.progress(
-                '%s: new images written (generation %s)'
-                % (t.label(), (t.written.get('metadata') or {}).get('generation'))
-            )
+            self.note('%s: new images written (generation %s)'
+                      % (t.label(), (t.written.get('metadata') or {}).get('generation')))
         return None
 
     def _read_again(self, t):
@@ -352,13 +353,14 @@ class Release:
             ]
         if not chosen:
             return
-        self.progress('putting back %s' % ', '.join(t.label() for t in chosen))
+        self.note('putting back %s' % ', '.join(t.label() for t in chosen))
         results = fan_out([lambda t=t: self._put_back_one(t) for t in chosen],
                           on_error=lambda e: (False, 'the put-back failed: %s' % error_text(e)))
         for t, done in zip(chosen, results):
             if done is None:
                 continue
             ok, text = done
+            self.note('%s: %s' % (t.label(), text))
             t.rollback = text
             t.outcome = ROLLED_BACK if ok else ROLLBACK_FAILED
             if t.cause is None:
@@ -424,7 +426,7 @@ class Release:
         for t in self.targets:
             if t.resumed:
                 t.write_sent = True  # written by the run that stopped: this one finishes or puts it back
-                self.progress('%s: resuming release %s' % (t.label(), t.record['id']))
+                self.note('%s: resuming release %s' % (t.label(), t.record['id']))
         refused = self.write_all()
         if refused is None:
             self.wait_all()
@@ -542,7 +544,7 @@ class Release:
                             '(wait, gates, put back on failure), or with recover: rollback to put it back'
                             % release_record.RECORD_ANNOTATION)
         elif failed:
-            message = 'release failed: %s' % '; '.join(lines)
+            message = failure_message(self.targets, words)
         else:
             lines.extend([self.unverified] if self.unverified else [])
             message = '; '.join(lines)

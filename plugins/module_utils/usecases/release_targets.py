@@ -293,3 +293,26 @@ def read_targets(client, targets):
         for t in group:
             read[id(t)] = found.get(t.name) or ApiError(404, 'NotFound', '%s not found' % t.label())
     return read
+
+
+# Causes that follow from another workload's: a failure message names them once, by outcome.
+SECONDARY_CAUSES = ('put back because the release failed',
+                    'not changed: the release stopped before writing it')
+
+
+def failure_message(targets, words):
+    """A failed release's one short message: each distinct cause once (after the workloads it
+    concerns, unless it names them), then the workloads by outcome (the lines of the summary name
+    each workload with its cause)."""
+    causes, by_outcome = {}, {}
+    for t in targets:
+        if t.cause and t.cause not in SECONDARY_CAUSES:
+            causes.setdefault(t.cause, []).append(t.label())
+        text = words[t.outcome] if not (t.cause and t.outcome in (UPGRADED, UNCHANGED)) else \
+            'FAILED, left as it is'
+        how = ' => %s' % t.rollback if t.rollback and t.outcome == ROLLBACK_FAILED else ''
+        by_outcome.setdefault(text, []).append(t.label() + how)
+    said = ['%s: %s' % (', '.join(labels), cause) if not cause.startswith(labels[0]) else cause
+            for cause, labels in causes.items()]
+    return 'release failed: %s. %s' % ('; '.join(said) or 'see each workload', '; '.join(
+        '%s: %s' % (text, ', '.join(labels)) for text, labels in by_outcome.items()))

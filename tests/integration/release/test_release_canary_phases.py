@@ -74,9 +74,10 @@ def test_start_holds_a_canary_then_promote_releases_the_rest(kubesim_factory, pl
               for kind, name in (('Deployment', 'web'), ('StatefulSet', 'db'))}
     aborted = play(sim, [phase('abort', 'abort', wanted)]).failed('abort')
     assert aborted['changed'] is False, aborted
-    assert 'Deployment default/web runs app=nginx:2 and carries no kubeops.rollout/canary record: the canary ' \
-        'was promoted already' in aborted['msg'], aborted['msg']
-    assert 'roll back: kubeops.rollout.rollout_undo' in aborted['msg'] and 'StatefulSet default/db' in aborted['msg']
+    assert 'Deployment default/web runs app=nginx:2 and carries no kubeops.rollout/canary record: the ' \
+        'canary was promoted already' in aborted['msg'], aborted['msg']
+    assert 'roll back: kubeops.rollout.rollout_undo' in aborted['msg'], aborted['msg']
+    assert 'StatefulSet default/db' in aborted['msg']
     assert {kind: kube.get(kind, name)['metadata']['resourceVersion']
             for kind, name in (('Deployment', 'web'), ('StatefulSet', 'db'))} == before
 

@@ -233,7 +233,8 @@ def test_a_refused_third_write_puts_back_the_first_two(kubesim_factory, play):
         assert after[key]['spec'] == before[key]['spec'], key
 
 
-def test_many_workloads_of_one_namespace_are_read_and_probed_with_shared_lists(kubesim_factory, play, tmp_path):
+def test_many_workloads_of_one_namespace_are_read_and_probed_with_shared_lists(kubesim_factory, play,
+                                                                               tmp_path):
     # Six Deployments of one namespace, one of them broken: the preflight reads them with one LIST,
     # and their early-stop probes read the namespace's pods from lists they share, which still see
     # the broken pod's pull error.

@@ -25,7 +25,8 @@ from tests.support.kube import read_log, write_kubeconfig
 
 pytestmark = pytest.mark.unit
 
-SPEC = dict(GATE_ARG_SPEC, timeout={'type': 'int', 'aliases': ['wait_timeout']}, poll_interval={'type': 'float'},
+SPEC = dict(GATE_ARG_SPEC, timeout={'type': 'int', 'aliases': ['wait_timeout']},
+            poll_interval={'type': 'float'},
             update_period={'type': 'float'}, partition={'type': 'int'}, revision={'type': 'int'},
             replicas={'type': 'int'})
 

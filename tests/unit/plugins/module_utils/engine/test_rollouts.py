@@ -1,6 +1,7 @@
 """The rollout engine: several rollouts waited for at once, settled ones judged without a request,
 a diagnosis for a rollout that did not progress, the soak over those that completed, one fan-out."""
 
+import re
 import threading
 import time
 
@@ -164,3 +165,38 @@ def test_soak_without_gates_changes_nothing_and_runs_nothing():
     rollout = Rollout(deployment('1', **COMPLETE))
     rollout.result = status.RolloutStatus(True, 'ok', status.COMPLETE)
     assert engine.soak([rollout]) == [rollout.result] and not engine.soaked
+
+
+def test_notes_say_what_is_waited_for_each_end_and_a_heartbeat_while_it_lasts():
+    release = threading.Event()
+
+    class SlowClient(FakeWatchClient):
+        def watch(self, path, **kw):
+            release.wait(5)  # until the heartbeat has spoken
+            yield ('MODIFIED', with_rv(dep(**COMPLETE), '20'))
+
+    notes = []
+
+    def note(line):
+        notes.append(line)
+        if line.startswith('still waiting'):
+            release.set()
+
+    rollouts = [Rollout(deployment('1', updatedReplicas=1), label='Deployment shop/a'),
+                Rollout(deployment('2', updatedReplicas=1), label='Deployment shop/b')]
+    engine = Engine(SlowClient([]), GateOptions(fail_fast_seconds=0), note=note, heartbeat=0.05)
+    assert [r.done for r in engine.wait(rollouts, timeout=100)] == [True, True]
+    assert notes[0] == 'waiting for 2 rollouts (up to 100 s): Deployment shop/a, Deployment shop/b'
+    beat = [n for n in notes if n.startswith('still waiting')][0]
+    assert re.match(r'still waiting for 2 of 2 rollouts: Deployment shop/a, Deployment shop/b '
+                    r'\(0 s so far, at most (99|100) s more\)$', beat), beat
+    assert sorted(notes[-2:]) == ['Deployment shop/a: rolled out', 'Deployment shop/b: rolled out']
+
+
+def test_without_notes_no_heartbeat_thread_is_started():
+    engine = Engine(FakeWatchClient([[('MODIFIED', with_rv(dep(**COMPLETE), '5'))]]),
+                    GateOptions(fail_fast_seconds=0))
+    names = []
+    engine.wait([Rollout(deployment('1', updatedReplicas=1))], timeout=10)
+    names.extend(t.name for t in threading.enumerate())
+    assert engine.heartbeat is None and 'heartbeat' not in names

@@ -54,6 +54,27 @@ def test_a_cause_that_goes_away_starts_again_and_waiting_causes_never_stop_the_w
         assert early({}) is None, t
 
 
+def test_each_blocking_cause_is_announced_when_first_seen_and_when_it_clears():
+    clock, heard = Clock(), []
+    answers = iter([found('ImagePullBackOff'), found('ImagePullBackOff'), found(),
+                    found('ContainerCreating')])
+    early = health.EarlyStop(None, 22, clock=clock, read=lambda client, obj: next(answers),
+                             on_cause=heard.append)
+    for t in (0, 5, 10, 15):
+        clock.now = t
+        assert early({}) is None
+    assert heard == ['ImagePullBackOff on 1 pod (web-1), stopping in 22 s unless it clears',
+                     'ImagePullBackOff cleared']
+
+
+def test_a_cause_line_names_at_most_three_pods():
+    cause = {'reason': 'CrashLoopBackOff', 'count': 5, 'pods': ['a', 'b', 'c', 'd', 'e']}
+    assert health.cause_seen(cause, 30) == \
+        'CrashLoopBackOff on 5 pods (a, b, c, ...), stopping in 30 s unless it clears'
+    assert health.cause_seen({'reason': 'FailedCreate', 'count': 0, 'pods': []}, 9) == \
+        'FailedCreate, stopping in 9 s unless it clears'
+
+
 class Pods:
     """A client answering the soak's reads from a list of pod lists, one per look."""
 
