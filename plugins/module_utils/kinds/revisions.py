@@ -117,6 +117,27 @@ def templates_equal(a, b):
     return normalize(strip_hash(a)) == normalize(strip_hash(b))
 
 
+def template_differences(a, b, limit=3):
+    """Where pod templates ``a`` and ``b`` differ (as ``templates_equal`` compares them): up to
+    ``limit`` paths such as ``spec.containers[0].securityContext``, then ``...`` if there are more."""
+    found = []
+
+    def walk(x, y, path):
+        if len(found) > limit or x == y:
+            return
+        if isinstance(x, dict) and isinstance(y, dict):
+            for key in sorted(set(x) | set(y)):
+                walk(x.get(key), y.get(key), '%s.%s' % (path, key) if path else key)
+        elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+            for i, (u, v) in enumerate(zip(x, y)):
+                walk(u, v, '%s[%d]' % (path, i))
+        else:
+            found.append(path or '(the whole template)')
+
+    walk(normalize(strip_hash(a)), normalize(strip_hash(b)), '')
+    return found[:limit] + (['...'] if len(found) > limit else [])
+
+
 def container_images(template):
     """({container name: image} for init containers and containers, [init container names])."""
     spec = (template or {}).get('spec') or {}

@@ -101,6 +101,9 @@ class _CanaryPhase(Release):
                                  % (t.label(), CANARY_ANNOTATION, _images_text(record.get('images'))))
             record = None
         if record is not None:
+            problem = _changed_since_start(t, w, record)
+            if problem:
+                return problem
             self.records[id(t)] = record
             t.original_template, t.original_cause = record['template'], record.get('changeCause')
         return self.phase_refusal(t, record)
@@ -265,6 +268,24 @@ def _running(template, images):
     if '*' in (images or {}):
         return all(v == images['*'] for v in have.values())
     return all(have.get(name) == image for name, image in (images or {}).items())
+
+
+def _changed_since_start(t, workload, record):
+    """Why a canary's record cannot be acted on because the template was changed since the start by
+    other than the canary (a hotfix an abort would overwrite, an edit a promote would roll out
+    unverified), or None."""
+    try:
+        expected = patches.imaged_template(record['template'], record.get('images') or {})
+    except (patches.UnknownContainer, AttributeError, TypeError):
+        expected = None
+    if expected is not None and revisions.templates_equal(expected, workload.template):
+        return None
+    where = ', '.join(revisions.template_differences(expected or {}, workload.template))
+    return ('%s: its pod template was changed since the canary started, other than by the canary (%s); '
+            'an abort would overwrite that change and a promotion would roll it out unverified. Decide by '
+            'hand: check the workload, then remove the record (kubectl annotate %s %s -n %s %s-) and '
+            'release or roll back as wanted' % (t.label(), where, workload.kind.lower(), workload.name,
+                                                workload.namespace, CANARY_ANNOTATION))
 
 
 def _images_text(images):

@@ -25,6 +25,7 @@ import hashlib
 import json
 import time
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
 
@@ -127,3 +128,24 @@ def live_holder(client, record, seconds):
     if found is None or lease.expired(found, time.time()):
         return None
     return lease.describe(found)
+
+
+def in_flight_refusal(client, workload, verb):
+    """Why ``verb`` (an undo, a restart, an image change by this collection) must not write
+    ``workload`` now, or None: it carries the record of a release that has not ended (the record
+    belongs to the workload as it is), which the write would fight; a stale record does not refuse."""
+    record, _problem = check(workload)
+    if record is None:
+        return None
+    where = '%s %s/%s' % (workload.kind, workload.namespace, workload.name)
+    try:
+        holder = live_holder(client, record, LEASE_SECONDS)
+    except KubeError:  # the Lease could not be read: the record alone decides
+        holder = None
+    if holder is not None:
+        return ('%s is being released (release %s, started %s): %s; a %s now would fight it. Wait for '
+                'that run to end' % (where, record['id'], record.get('started'), holder, verb))
+    return ('%s carries the record of release %s (started %s by %s), which did not end; a %s now would '
+            'be judged by nobody. Finish that release first: rollout_release with recover: resume (wait '
+            'and judge it) or recover: rollback (put it back)'
+            % (where, record['id'], record.get('started'), record.get('runner'), verb))

@@ -21,6 +21,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patch
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import DEFAULT_TIMEOUT
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workload import NotSupported, Refused
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.writes import (
     Outcome,
     annotations_of,
@@ -118,6 +119,12 @@ def _previous_of(workload, revs, number):
     return found.number
 
 
+def _refuse_in_flight(client, workload, verb):
+    problem = release_record.in_flight_refusal(client, workload, verb)
+    if problem:
+        raise Refused(problem)
+
+
 # ---- pause / resume --------------------------------------------------------------------------
 
 def pause(client, workload, paused, check_mode=False):
@@ -158,6 +165,7 @@ def restart(client, workload, check_mode=False, now=times.rfc3339_now, sleep=tim
 
     def attempt(workload, _conflicted):
         workload.check_restartable()
+        _refuse_in_flight(client, workload, 'restart')
         current = (template_of(workload.obj).get('metadata') or {}).get('annotations') or {}
         if 'stamp' in decided:
             stamp = decided['stamp']
@@ -223,6 +231,8 @@ def image(client, workload, images, change_cause=None, check_mode=False, partiti
         previous, init = revisions.container_images(workload.template)
         # UnknownContainer names what exists; NotSupported / Refused for a partition that cannot be set
         patch = workload.image_patch(images, change_cause, partition=partition)
+        if patch is not None:
+            _refuse_in_flight(client, workload, 'change of images')
         changes_template = patch is not None and 'template' in (patch[1].get('spec') or {})
         revision_before, revision_after = workload.revision_numbers(client, changes_template, read_revisions)
         fields = {'images': previous, 'previous_images': previous, 'init_containers': init,
@@ -324,6 +334,7 @@ def undo(client, workload, to_revision=0, check_mode=False, replace_stuck_pods=F
 
     def attempt(workload, conflicted):
         workload.check_undoable()  # before the lookup, as kubectl: a paused Deployment is the first problem
+        _refuse_in_flight(client, workload, 'rollback')
         revs = getattr(workload, 'preread_history', None)
         revs = workload.history(client) if revs is None or conflicted else revs
         if 'target' in decided:

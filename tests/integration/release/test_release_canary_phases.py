@@ -163,3 +163,28 @@ def test_lost_answers_do_not_repeat_a_phase(kubesim_factory, play):
     assert aborted['rolled_back'] == ['Deployment default/web'], aborted
     web = kube.rolled_out('Deployment', 'web')
     assert web['spec']['template'] == before['spec']['template'] and not web['spec'].get('paused')
+
+
+def test_a_template_changed_since_the_start_is_neither_aborted_over_nor_promoted(kubesim_factory, play):
+    sim = kubesim_factory(ready_delay=0.5)
+    kube = Kube(sim.kubeconfig)
+    wanted = web_and_db(kube)
+    play(sim, [phase('start', 'start', wanted)]).ok('start')
+    # A hotfix on the StatefulSet's template while its canary is held (an environment variable).
+    db = kube.get('StatefulSet', 'db')
+    fixed = json.loads(json.dumps(db['spec']['template']))
+    fixed['spec']['containers'][0]['env'] = [{'name': 'HOTFIX', 'value': '1'}]
+    kube.patch('StatefulSet', 'db', {'spec': {'template': fixed}})
+    hotfixed = kube.get('StatefulSet', 'db')
+    res = play(sim, [phase('abort', 'abort', wanted), phase('promote', 'promote', wanted)])
+    for name in ('abort', 'promote'):
+        r = res.failed(name)
+        assert r['changed'] is False, r
+        assert 'StatefulSet default/db: its pod template was changed since the canary started, other ' \
+            'than by the canary (spec.containers[0].env)' in r['msg'], r['msg']
+        assert 'kubectl annotate statefulset db -n default %s-' % RECORD in r['msg'], r['msg']
+    # Nothing was written: the hotfix and both records are where they were.
+    after = kube.get('StatefulSet', 'db')
+    assert after['spec']['template'] == hotfixed['spec']['template']
+    assert after['metadata']['resourceVersion'] == hotfixed['metadata']['resourceVersion']
+    assert RECORD in kube.get('Deployment', 'web')['metadata']['annotations']

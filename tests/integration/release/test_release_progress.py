@@ -38,17 +38,18 @@ def test_a_long_wait_tells_what_it_waits_for_and_a_stuck_rollout_its_cause(kubes
         in first
     assert '<localhost> Deployment default/api: rolled out' in first
     beats = [line for line in first if 'still waiting' in line]
-    assert len(beats) == 1 and re.match(r'<localhost> still waiting for 1 of 2 rollouts: Deployment default/web '
-                                        r'\(3\d s so far, at most [0-3] s more\)$', beats[0]), first
+    assert len(beats) == 1, first
+    assert re.match(r'<localhost> still waiting for 1 of 2 rollouts: Deployment default/web '
+                    r'\(3\d s so far, at most [0-3] s more\)$', beats[0]), beats
     assert '<localhost> putting back Deployment default/web, Deployment default/api' in first
     assert '<localhost> Deployment default/web: put back to the template it had before the release' in first
     assert not any('stopping in' in line for line in first)  # no early stop asked for
 
     second = out[len(first):]
     seen = [line for line in second if 'stopping in' in line]
-    assert len(seen) == 1 and re.match(r'<localhost> Deployment default/web: (ImagePullBackOff|ErrImagePull) on '
-                                       r'1 pod \(web-[a-z0-9]+-[a-z0-9]+\), stopping in 4 s unless it clears$',
-                                       seen[0]), second
+    assert len(seen) == 1, second
+    assert re.match(r'<localhost> Deployment default/web: (ImagePullBackOff|ErrImagePull) on 1 pod '
+                    r'\(web-[a-z0-9]+-[a-z0-9]+\), stopping in 4 s unless it clears$', seen[0]), seen
     ended = [line for line in second if line.startswith('<localhost> Deployment default/web: not rolled out')]
     assert len(ended) == 1 and 'stopped early' in ended[0], second
     assert second.index(seen[0]) < second.index(ended[0])
@@ -67,8 +68,8 @@ def test_a_release_that_succeeds_prints_its_summary(kubesim_factory, play):
     sim = kubesim_factory()
     kube = Kube(sim.kubeconfig)
     kube.create_rolled_out([workload('Deployment', 'web')])
-    res = play(sim, [task('ok', 'rollout_release',
-                          workloads=[{'kind': 'Deployment', 'name': 'web', 'images': {'app': 'nginx:1.26'}}])])
+    entries = [{'kind': 'Deployment', 'name': 'web', 'images': {'app': 'nginx:1.26'}}]
+    res = play(sim, [task('ok', 'rollout_release', workloads=entries)])
     assert res.ok('ok')['changed'] is True
     assert 'Upgraded: Deployment default/web' in res.stdout.splitlines()
     assert '<localhost> Deployment default/web: rolled out' in lines_of(res.stdout)

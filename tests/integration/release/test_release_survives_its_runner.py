@@ -170,9 +170,24 @@ def test_a_live_release_refuses_a_second_run_of_it(kubesim_factory, play, tmp_pa
         r = res.failed('release')
         assert 'is running elsewhere' in r['msg'] or 'is in progress' in r['msg'], r['msg']
         assert 'holds Lease default/kubeops-release-' in r['msg']
+        # An undo, a restart or another image by this collection would fight the live release.
+        D = {'kind': 'Deployment', 'name': 'web'}
+        res = play(sim, [task('undo', 'rollout_undo', **D), task('restart', 'rollout_restart', **D),
+                         task('image', 'rollout_image', images={'app': 'nginx:1.27'}, **D)])
+        for name, verb in (('undo', 'rollback'), ('restart', 'restart'), ('image', 'change of images')):
+            msg = res.failed(name)['msg']
+            assert 'Deployment default/web is being released (release r-' in msg, msg
+            assert 'holds Lease default/kubeops-release-' in msg, msg
+            assert 'a %s now would fight it' % verb in msg, msg
+        assert image_of(kube.get('Deployment', 'web')) == BROKEN
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.communicate(timeout=60)
+    # Its runner gone, the record stays: the same verbs now name the ways to finish the release.
+    recorded = record_of(kube, 'web')
+    assert recorded is not None
+    msg = play(sim, [task('undo', 'rollout_undo', kind='Deployment', name='web')]).failed('undo')['msg']
+    assert 'carries the record of release %s' % recorded['id'] in msg and 'recover: rollback' in msg, msg
 
 
 def test_a_change_by_someone_else_during_the_soak_fails_the_release_and_is_not_put_back(

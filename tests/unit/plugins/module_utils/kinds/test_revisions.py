@@ -132,3 +132,19 @@ def test_template_diff_ignores_controller_labels_and_empty_fields():
     assert revisions.template_diff(a, template('nginx:1.25')) == ''
     # The inputs are left as they were.
     assert a['metadata']['labels']['pod-template-hash'] == 'h1'
+
+
+def test_template_differences_name_where_two_templates_differ():
+    a = {'metadata': {'labels': {'app': 'web', 'pod-template-hash': 'x'}},
+         'spec': {'containers': [{'name': 'app', 'image': 'nginx:1'}]}}
+    b = {'metadata': {'labels': {'app': 'web'}},
+         'spec': {'containers': [{'name': 'app', 'image': 'nginx:1',
+                                  'securityContext': {'privileged': True}}],
+                  'hostNetwork': True}}
+    assert revisions.template_differences(a, a) == []
+    assert revisions.template_differences(a, b) == ['spec.containers[0].securityContext', 'spec.hostNetwork']
+    c = dict(b, spec=dict(b['spec'], containers=b['spec']['containers'] + [{'name': 'side', 'image': 'x'}]))
+    assert revisions.template_differences(a, c) == ['spec.containers', 'spec.hostNetwork']
+    many = {'spec': dict.fromkeys('abcde', 1)}
+    assert revisions.template_differences({}, many) == ['spec']
+    assert revisions.template_differences({'spec': {'z': 0}}, many) == ['spec.a', 'spec.b', 'spec.c', '...']
