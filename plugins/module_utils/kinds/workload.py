@@ -197,9 +197,19 @@ class Workload:
         """What the canary record keeps of the hold besides the template and change-cause."""
         return {}
 
-    def canary_write(self, images, change_cause, ordinals):
-        """The start's write: (content type, body) of the new images with the hold, or None."""
-        return self.image_patch(images, change_cause)
+    def canary_write(self, images, change_cause, ordinals, annotations):
+        """The start's write: a JSON patch of the new images, the ``annotations`` (the record) and the
+        change-cause, with the hold the write carries (``canary_hold_ops``), guarded by the generation
+        and annotations as read (template_write_patch): a change in between fails it."""
+        wanted = dict(annotations)
+        if change_cause:
+            wanted[patches.CHANGE_CAUSE_ANNOTATION] = change_cause
+        body = patches.template_write_patch(self.obj, patches.imaged_template(self.template, images), wanted)
+        return patches.JSON_PATCH, body + self.canary_hold_ops(ordinals)
+
+    def canary_hold_ops(self, ordinals):
+        """JSON patch operations of the hold that the start's write carries (none: held later)."""
+        return []
 
     def canary_started(self, before, written):
         """The predicate of the start's wait after ``written`` (the write's answer)."""

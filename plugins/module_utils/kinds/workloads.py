@@ -162,10 +162,13 @@ class StatefulSet(_ControllerRevisionWorkload):
     def canary_record(self):
         return {'partition': self.partition}
 
-    def canary_write(self, images, change_cause, ordinals):
-        """Only the ``ordinals`` highest ordinals update: the partition below them."""
+    def canary_hold_ops(self, ordinals):
+        """Only the ``ordinals`` highest ordinals update: the partition below them, in the write."""
         replicas = self.replicas if self.replicas is not None else 1
-        return self.image_patch(images, change_cause, partition=max(self.partition, replicas - ordinals))
+        strategy = dict(self.spec.get('updateStrategy') or {})
+        strategy['rollingUpdate'] = dict(strategy.get('rollingUpdate') or {},
+                                         partition=max(self.partition, replicas - ordinals))
+        return [{'op': 'add', 'path': '/spec/updateStrategy', 'value': strategy}]
 
     def canary_release_patch(self, record):
         wanted = record.get('partition') or 0

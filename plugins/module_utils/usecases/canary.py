@@ -145,10 +145,14 @@ class CanaryStart(_CanaryPhase):
         w = t.workload
         if self.record(t) is not None or w.image_patch(t.images) is None:
             return None  # started already, or the images are there: a repeat changes nothing
-        content_type, body = w.canary_write(t.images, t.change_cause, self.options.canary_ordinals)
-        annotations = body.setdefault('metadata', {}).setdefault('annotations', {})
-        annotations[CANARY_ANNOTATION] = record_text(w, t.images)
-        return content_type, body
+        t.canary_text = record_text(w, t.images)
+        return w.canary_write(t.images, t.change_cause, self.options.canary_ordinals,
+                              {CANARY_ANNOTATION: t.canary_text})
+
+    def owns(self, t, current):
+        """The start's write is applied (its answer lost) when the record it wrote is there."""
+        text = ((current.get('metadata') or {}).get('annotations') or {}).get(CANARY_ANNOTATION)
+        return text is not None and text == getattr(t, 'canary_text', None)
 
     def rollout_of(self, t):
         w = t.workload

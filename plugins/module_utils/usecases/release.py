@@ -16,7 +16,7 @@
    anyone else since is never overwritten. Stuck StatefulSet pods are replaced.
 
 ``Release`` is the plain strategy; a canary's phases (usecases/canary.py) are strategies too, each a
-subclass that answers the hooks (``refusal``, ``patch_of``, ``rollout_of``, ``restore_patch``,
+subclass that answers the hooks (``refusal``, ``patch_of``, ``owns``, ``rollout_of``, ``restore_patch``,
 ``restored``, ``finish``, ``words``); ``strategies.strategy(options)`` chooses one, once.
 ``Release(client, targets, options).run()`` returns a ``ReleaseResult``.
 """
@@ -51,6 +51,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_t
     UPGRADED,
     ReleaseResult,
     failure_message,
+    how_to_finish,
     managers,
     read_targets,
 )
@@ -191,7 +192,7 @@ class Release:
                 t.written = self.client.patch(t.workload.path, t.patch[1], t.patch[0], retry=True)
             except KubeError as e:
                 current = self._read_again(t)
-                if self._own_write(t, current):
+                if current is not None and self.owns(t, current):
                     t.written = current  # applied: the answer was lost
                 elif self._changed_since_preflight(t, current):
                     t.cause = ('not written: it was changed by someone else since the preflight read it '
@@ -213,11 +214,9 @@ class Release:
         except KubeError:
             return None
 
-    def _own_write(self, t, current):
-        """Whether ``current`` (``t`` as read again) carries this release's record with the template it
-        wrote: the write was applied (its answer lost)."""
-        if current is None:
-            return False
+    def owns(self, t, current):
+        """Whether ``current`` (``t`` read again) carries this run's write of ``t``: the record of this
+        release with the template it wrote (the write was applied, its answer lost)."""
         record, _problem = release_record.check(t.kind(current))
         return record is not None and record['id'] == self.id
 
@@ -285,12 +284,9 @@ class Release:
                 break
             ours = t.written or t.dry_run
             if ours is not None and not revisions.templates_equal(
-                (current.get('spec') or {}).get('template'), (ours.get('spec') or {}).get('template')
-            ):
-                return False, (
-                    'not put back: its template was changed by someone else since this release '
-                    'wrote it (generation %s)' % meta.get('generation')
-                )
+                    (current.get('spec') or {}).get('template'), (ours.get('spec') or {}).get('template')):
+                return False, ('not put back: its template was changed by someone else since this release '
+                               'wrote it (generation %s)' % meta.get('generation'))
             body = self.restore_patch(t, current)
             try:
                 written = self.client.patch(t.workload.path, body, patches.JSON_PATCH, retry=True)
@@ -360,6 +356,7 @@ class Release:
             if done is None:
                 continue
             ok, text = done
+            text = text if ok else how_to_finish(t, text)
             self.note('%s: %s' % (t.label(), text))
             t.rollback = text
             t.outcome = ROLLED_BACK if ok else ROLLBACK_FAILED

@@ -316,3 +316,18 @@ def failure_message(targets, words):
             for cause, labels in causes.items()]
     return 'release failed: %s. %s' % ('; '.join(said) or 'see each workload', '; '.join(
         '%s: %s' % (text, ', '.join(labels)) for text, labels in by_outcome.items()))
+
+
+def how_to_finish(t, text):
+    """``text`` (why ``t`` was not put back) with what remains and how to finish."""
+    kind, ns = t.kind.kind.lower(), t.namespace
+    if 'changed by someone else' in text:
+        return ('%s. It keeps that change; check it is what you want, then remove the release record '
+                '(kubectl annotate %s %s -n %s kubeops.rollout/release-) or roll it back '
+                '(kubeops.rollout.rollout_undo)' % (text, kind, t.name, ns))
+    if text.startswith('put back, but'):
+        return ('%s. It is back on its previous template, which does not come up either: see why with '
+                'kubeops.rollout.rollout_status (its diagnosis), then fix it or roll back further '
+                '(kubeops.rollout.rollout_undo with to_revision)' % text)
+    return ('%s. It is still on the new images with its release record: run the same task again with '
+            'recover: rollback to put it back (or recover: resume to keep the release)' % text)

@@ -270,3 +270,15 @@ def test_many_targets_of_one_kind_and_namespace_are_read_with_one_list():
         assert obj['metadata']['name'] == t.name
         assert (obj['kind'], obj['apiVersion']) == ('Deployment', 'apps/v1')  # as a GET answers
     assert read[id(targets[-1])].status == 404 and 'gone' in str(read[id(targets[-1])])
+
+
+@pytest.mark.parametrize('text, remedy', [
+    ('not put back: its template was changed by someone else since this release wrote it (generation 7)',
+     'kubectl annotate deployment web -n default kubeops.rollout/release-'),
+    ('put back, but its rollout did not complete: timed out', 'kubeops.rollout.rollout_status (its diagnosis)'),
+    ('the put-back was refused: forbidden', 'run the same task again with recover: rollback'),
+    ('not put back: the workload kept changing while it was being put back', 'recover: rollback'),
+])
+def test_a_failed_put_back_says_what_remains_and_how_to_finish(text, remedy):
+    finished = release.how_to_finish(target(), text)
+    assert finished.startswith(text + '. ') and remedy in finished, finished
