@@ -109,3 +109,17 @@ def normalize_failed_result(result):
     versions use the result as it is."""
     if AnsibleModuleCapturedError is not None:
         AnsibleModuleCapturedError.normalize_result_exception(result)
+
+
+def find_task_file(action, path):
+    """Where ``include_tasks`` in ``action``'s task would find the task file ``path``: absolute as
+    given, else in the role's ``tasks`` and the play's directories (ActionBase's private search)."""
+    return action._find_needle('tasks', path)
+
+
+def load_task_file(action, data):
+    """The tasks of a task file's ``data`` (its YAML, loaded), as ``include_tasks`` would load them
+    in ``action``'s play and role: an unknown module or a malformed task raises AnsibleParserError."""
+    from ansible.playbook.helpers import load_list_of_tasks
+    task = action._task
+    return load_list_of_tasks(data, play=task.get_play(), role=task._role, loader=action._loader)

@@ -200,7 +200,7 @@ class Engine:
 
     def _share_reads(self, waiting):
         """Where ``SHARED_READS_FROM`` or more gated rollouts of one namespace wait at once, their
-        probes read the namespace's pods, revisions and warnings from lists shared for half a probe
+        probes read the namespace's pods, revisions and warnings from lists shared for a probe
         interval: one round of LISTs for all of them instead of one per rollout."""
         counts = {}
         for rollout in waiting:
@@ -208,7 +208,7 @@ class Engine:
                 counts[rollout.workload.namespace] = counts.get(rollout.workload.namespace, 0) + 1
         for namespace, count in counts.items():
             if count >= SHARED_READS_FROM and namespace not in self._readers:
-                self._readers[namespace] = SharedLists(self.client, self.gates.probe_interval / 2.0,
+                self._readers[namespace] = SharedLists(self.client, self.gates.probe_interval,
                                                        clock=self.clock)
 
     def diagnose(self, rollout):

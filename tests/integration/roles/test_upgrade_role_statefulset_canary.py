@@ -113,3 +113,30 @@ def test_statefulset_canary_rejected_is_rolled_back_before_the_partition_is_rele
     assert partition(kube) == 0
     template = kube.get('StatefulSet', 'db')['spec']['template']
     assert template['spec']['containers'][0]['image'] == 'nginx:1.25'
+
+
+@pytest.mark.parametrize('problem', ['missing', 'unknown module', 'not a list'])
+def test_a_verification_file_that_cannot_run_refuses_the_canary_before_any_write(kubesim, play, tmp_path,
+                                                                                  problem):
+    kube = Kube(kubesim.kubeconfig)
+    kube.create(workload('StatefulSet', 'db', image='nginx:1.25', replicas=3))
+    before = kube.rolled_out('StatefulSet', 'db')
+    verify = tmp_path / 'verify.yml'
+    if problem == 'unknown module':
+        verify.write_text(yaml.safe_dump([{'name': 'probe', 'community.nothing.probe': {'url': 'x'}}]))
+    elif problem == 'not a list':
+        verify.write_text(yaml.safe_dump({'name': 'probe', 'ansible.builtin.debug': {'msg': 'x'}}))
+    res = play(kubesim, [upgrade(str(verify))])
+    assert res.rc != 0
+    checks = [name for name in res.results if name.endswith('Canary | check the verification tasks load')]
+    msg = res.failed(checks[0])['msg']
+    expected = {
+        'missing': 'task file %s not found on the controller' % verify,
+        'unknown module': "cannot be loaded: couldn't resolve module/action 'community.nothing.probe'",
+        'not a list': 'is not a list of tasks',
+    }[problem]
+    assert expected in msg, msg
+    assert not any('Canary | start' in name for name in res.results), res.results
+    after = kube.get('StatefulSet', 'db')
+    assert after['metadata']['resourceVersion'] == before['metadata']['resourceVersion']
+    assert 'kubeops.rollout/canary' not in (after['metadata'].get('annotations') or {})

@@ -273,9 +273,10 @@ def test_many_targets_of_one_kind_and_namespace_are_read_with_one_list():
 
 
 @pytest.mark.parametrize('text, remedy', [
-    ('not put back: its template was changed by someone else since this release wrote it (generation 7)',
+    ('not put back: its template was changed by someone else since this release wrote it (gen 7)',
      'kubectl annotate deployment web -n default kubeops.rollout/release-'),
-    ('put back, but its rollout did not complete: timed out', 'kubeops.rollout.rollout_status (its diagnosis)'),
+    ('put back, but its rollout did not complete: timed out',
+     'kubeops.rollout.rollout_status (its diagnosis)'),
     ('the put-back was refused: forbidden', 'run the same task again with recover: rollback'),
     ('not put back: the workload kept changing while it was being put back', 'recover: rollback'),
 ])
