@@ -239,14 +239,23 @@ EXAMPLES = r'''
         name: web
         images: {web: registry.example.com/shop/web:2.5.0}
 
-- name: Or abort it when the verification rejected it (put back as it was; no canary, no change)
+- name: Start a canary of web 2.6.0
+  kubeops.rollout.rollout_release:
+    namespace: shop
+    canary: start
+    workloads:
+      - kind: Deployment
+        name: web
+        images: {web: registry.example.com/shop/web:2.6.0}
+
+- name: Abort it when the verification rejected it (put back as it was; no canary, no change)
   kubeops.rollout.rollout_release:
     namespace: shop
     canary: abort
     workloads:
       - kind: Deployment
         name: web
-        images: {web: registry.example.com/shop/web:2.5.0}
+        images: {web: registry.example.com/shop/web:2.6.0}
 '''
 
 RETURN = r'''

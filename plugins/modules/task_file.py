@@ -52,15 +52,16 @@ options:
 """
 
 EXAMPLES = r"""
-- name: Check the verification tasks before starting a canary
+# Before a canary start: a verification file that is missing or names a module that is not
+# installed fails here, before anything is written (the task fails, so the play stops).
+- name: Check the verification tasks before starting the canary
   kubeops.rollout.task_file:
-    path: /runner/project/verify-canary.yml
+    path: "{{ playbook_dir }}/verify-canary.yml"
+  register: checked
 
-- name: Start the canary only if the check passed
-  kubeops.rollout.rollout_release:
-    canary: start
-    workloads:
-      - {kind: Deployment, name: web, images: {web: registry.example.com/shop/web:2.4.1}}
+- name: Show what was checked
+  ansible.builtin.debug:
+    msg: "{{ checked.msg }}"
 """
 
 RETURN = r"""

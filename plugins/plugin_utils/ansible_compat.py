@@ -121,5 +121,5 @@ def load_task_file(action, data):
     """The tasks of a task file's ``data`` (its YAML, loaded), as ``include_tasks`` would load them
     in ``action``'s play and role: an unknown module or a malformed task raises AnsibleParserError."""
     from ansible.playbook.helpers import load_list_of_tasks
-    task = action._task
-    return load_list_of_tasks(data, play=task.get_play(), role=task._role, loader=action._loader)
+    running = task(action)
+    return load_list_of_tasks(data, play=running.get_play(), role=running._role, loader=action._loader)

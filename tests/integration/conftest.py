@@ -106,7 +106,7 @@ def play(tmp_path):
     def run(sim_or_kubeconfig, tasks, **kwargs):
         kubeconfig = getattr(sim_or_kubeconfig, 'kubeconfig', sim_or_kubeconfig)
         workdir = tmp_path / f'play{next(counter)}'
-        workdir.mkdir()
+        workdir.mkdir(exist_ok=True)  # a test may put files beside the playbook first
         return run_playbook(kubeconfig, tasks, workdir=workdir, **kwargs)
 
     return run

@@ -234,20 +234,17 @@ class CanaryAbort(_CanaryPhase):
         if problems:
             return self._refused(problems)
         with_record = [t for t in self.targets if self.record(t) is not None]
+        running = [t for t in self.targets
+                   if '*' not in t.images and t.workload.image_patch(t.images) is None]
+        if not with_record and running:
+            # No canary anywhere, and the images run: promoted (its records went last), or released.
+            # (Beside a canary in progress, a workload that runs the images was so before its start.)
+            return self._refused([_promoted(t) for t in running])
         if self.options.check_mode:
             for t in self.targets:
                 t.outcome, t.would_change = (ROLLED_BACK, True) if t in with_record else (UNCHANGED, False)
             return self._summary()
         return self.put_back_as_asked(with_record)
-
-    def phase_refusal(self, t, record):
-        if record is None and '*' not in t.images and t.workload.image_patch(t.images) is None:
-            # The images run and no record holds them: promoted (its record went last), or released.
-            return ('%s runs %s and carries no %s record: the canary was promoted already (or these '
-                    'images were released another way); there is nothing to abort. To go back to the '
-                    'previous version, roll back: kubeops.rollout.rollout_undo (playbooks/rollback.yml)'
-                    % (t.label(), _images_text(t.images), CANARY_ANNOTATION))
-        return None
 
     def patch_of(self, t):
         return None  # an abort writes only by putting back
@@ -290,6 +287,13 @@ def _changed_since_start(t, workload, record):
             'hand: check the workload, then remove the record (kubectl annotate %s %s -n %s %s-) and '
             'release or roll back as wanted' % (t.label(), where, workload.kind.lower(), workload.name,
                                                 workload.namespace, CANARY_ANNOTATION))
+
+
+def _promoted(t):
+    return ('%s runs %s and carries no %s record: the canary was promoted already (or these images were '
+            'released another way); there is nothing to abort. To go back to the previous version, roll '
+            'back: kubeops.rollout.rollout_undo (playbooks/rollback.yml)'
+            % (t.label(), _images_text(t.images), CANARY_ANNOTATION))
 
 
 def _images_text(images):

@@ -211,7 +211,7 @@ BAD_INPUT = {
     'namespace slash': ('rollout_history', dict(D, namespace='team-b/'),
                         ['namespace: "team-b/" is not a valid namespace name']),
     'namespace dots': ('rollout_undo', dict(D, namespace='..'), ['"..\" is not a valid namespace name']),
-    'wait_timeout': ('rollout_status', dict(D, wait_timeout=1e30), ['wait_timeout must be at most 604800']),
+    'wait_timeout': ('rollout_status', dict(D, wait_timeout=1e30), ['timeout must be at most 604800']),
     'to_revision big': ('rollout_undo', dict(D, to_revision=BIG), ['to_revision must be at most']),
     'to_revision negative': ('rollout_undo', dict(D, to_revision=-1), ['to_revision must be 0 or more']),
     'partition': ('rollout_image', dict(D, kind='StatefulSet', images={'app': 'app:2'}, partition=BIG),

@@ -176,6 +176,7 @@ SETUPS = {
     'rollout_release': ({}, release_setup),
     'rolling_update_rc': ({'fail_image': '^broken'}, rc_setup),
     'role_variables': ({}, lambda kube: None),
+    'task_file': ({}, lambda kube: None),
 }
 
 
@@ -190,6 +191,10 @@ def test_examples_run_as_written(kubesim_factory, play, module, request, tmp_pat
     sim = kubesim_factory(ready_delay=0.05, **options)
     kube = Kube(sim.kubeconfig)
     setup(kube)
+    if module == 'task_file':  # the file the example checks, beside the playbook play() writes
+        (tmp_path / 'play0').mkdir()
+        (tmp_path / 'play0' / 'verify-canary.yml').write_text(
+            '- name: the canary answers\n  ansible.builtin.uri: {url: "http://web.shop.svc:8080/healthz"}\n')
     phases = [(None, [], [])]  # (setup before the play, tasks, example names)
     for example in examples(module):
         if example['name'] in BETWEEN:
@@ -216,6 +221,8 @@ def test_examples_run_as_written(kubesim_factory, play, module, request, tmp_pat
             'registry.example.com/agent:7'}
     if module == 'role_variables':
         assert res.ok('Show what was misspelt')['msg'] == ['myapp_deploy_soak_second']
+    if module == 'task_file':
+        assert res.ok('Show what was checked')['msg'].endswith('verify-canary.yml: 1 task, each loads')
     if module == 'rollout_undo':
         pods = kube.list('Pod', selector='app=db')
         assert sorted(p['spec']['containers'][0]['image'] for p in pods) == ['nginx:1.25'] * 3

@@ -186,5 +186,6 @@ def test_a_template_changed_since_the_start_is_neither_aborted_over_nor_promoted
     # Nothing was written: the hotfix and both records are where they were.
     after = kube.get('StatefulSet', 'db')
     assert after['spec']['template'] == hotfixed['spec']['template']
-    assert after['metadata']['resourceVersion'] == hotfixed['metadata']['resourceVersion']
+    assert after['metadata']['generation'] == hotfixed['metadata']['generation']
+    assert after['metadata']['annotations'] == hotfixed['metadata']['annotations']
     assert RECORD in kube.get('Deployment', 'web')['metadata']['annotations']

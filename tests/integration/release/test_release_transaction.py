@@ -185,7 +185,7 @@ def test_a_statefulset_that_cannot_pull_stops_early_and_everything_is_put_back(k
     after = templates(kube, names)
     for key in names:
         assert after[key]['spec'] == before[key]['spec'], key
-    assert 'ROLLED BACK: StatefulSet default/db' in r['msg']
+    assert 'ROLLED BACK: Deployment default/web, StatefulSet default/db, DaemonSet default/agent' in r['msg']
 
 
 @pytest.mark.kubesim_options(crash_image='crashy', crash_after=1.0)

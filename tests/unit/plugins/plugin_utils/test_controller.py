@@ -14,6 +14,9 @@ import pytest
 
 ACTION_DIR = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'plugins', 'action')
 PLUGINS = sorted(f[:-3] for f in os.listdir(ACTION_DIR) if f.endswith('.py') and f != '__init__.py')
+# Action plugins that do their work on the controller themselves rather than run a module's code.
+CONTROLLER_ONLY = ['task_file']
+MODULE_RUNNERS = [p for p in PLUGINS if p not in CONTROLLER_ONLY]
 PREFIX = 'ansible_collections.kubeops.rollout.plugins'
 
 
@@ -23,7 +26,7 @@ def test_every_module_has_an_action_plugin():
     assert modules == PLUGINS
 
 
-@pytest.mark.parametrize('name', PLUGINS)
+@pytest.mark.parametrize('name', MODULE_RUNNERS)
 def test_plugin_class_imports_its_module(name):
     action, module = f'{PREFIX}.action.{name}', f'{PREFIX}.modules.{name}'
     for loaded in (action, module):
@@ -33,7 +36,13 @@ def test_plugin_class_imports_its_module(name):
     assert callable(plugin.ActionModule._code.main)
 
 
-@pytest.mark.parametrize('name', PLUGINS)
+def test_a_controller_only_action_runs_no_module_code():
+    for name in CONTROLLER_ONLY:
+        plugin = importlib.import_module(f'{PREFIX}.action.{name}')
+        assert not hasattr(plugin.ActionModule, '_code'), name
+
+
+@pytest.mark.parametrize('name', MODULE_RUNNERS)
 def test_plugin_class_imports_the_module_utils_a_task_loads_on_demand(name):
     # A module process imports these only when its task needs them; on the controller they come
     # with the plugin's class, so no worker compiles them again. A fresh interpreter, as

@@ -284,7 +284,12 @@ def test_a_kind_without_a_hold_cannot_have_a_canary():
 def test_the_default_hold_is_the_image_write_and_nothing_else():
     w = Widget(widget(image='nginx:1'))
     assert w.canary_record() == {}
-    assert w.canary_write({'app': 'nginx:2'}, 'v2', 1) == w.image_patch({'app': 'nginx:2'}, 'v2')
+    content_type, ops = w.canary_write({'app': 'nginx:2'}, 'v2', 1, {'kubeops.rollout/canary': '{}'})
+    assert content_type == 'application/json-patch+json' and w.canary_hold_ops(1) == []
+    assert ops[0]['op'] == 'test' and [o['op'] for o in ops][-2:] == ['replace', 'add']  # guarded, no hold
+    assert ops[-2]['value']['spec']['containers'][0]['image'] == 'nginx:2'
+    assert ops[-1]['value']['kubernetes.io/change-cause'] == 'v2'
+    assert 'kubeops.rollout/canary' in ops[-1]['value']
     assert w.canary_hold_patch() is None
     assert w.canary_release_patch({'template': {}}) is None
 

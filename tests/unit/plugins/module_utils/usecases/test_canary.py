@@ -60,7 +60,7 @@ def phase(sim, name, wanted, cause=None, **options):
     assert chosen is canary.PHASES[name]
     lines = []
     targets = release_targets.build_targets(wanted, 'default', cause)
-    return chosen(sim.client, targets, opts, progress=lines.append).run(), lines
+    return chosen(sim.client, targets, opts, progress=lines.append, note=lines.append).run(), lines
 
 
 def persisted(sim, since=0, path=None):
@@ -114,15 +114,20 @@ def test_a_deployment_canary_is_the_new_images_and_the_record_in_one_write_then_
     assert result.lines == ['Canary started: Deployment default/web']
     (t,) = result.targets
     assert t.outcome == release_targets.UPGRADED and t.status.done and t.status.reason == 'CanaryReady'
-    # The write: images, change-cause and the record of what the workload had, in one patch.
-    body = t.patch[1]
-    assert body['spec']['template']['spec']['containers'] == [{'name': 'app', 'image': 'nginx:2'}]
-    assert body['metadata']['annotations'][CAUSE] == 'v2'
-    assert json.loads(body['metadata']['annotations'][RECORD]) == {
+    # The write: images, change-cause and the record of what the workload had, in one JSON patch
+    # guarded by the generation and annotations the preflight read.
+    ops = t.patch[1]
+    assert t.patch[0] == 'application/json-patch+json'
+    assert {'op': 'test', 'path': '/metadata/generation', 'value': before['metadata']['generation']} in ops
+    (template,) = [o['value'] for o in ops if o['path'] == '/spec/template']
+    assert [(c['name'], c['image']) for c in template['spec']['containers']] == [('app', 'nginx:2')]
+    (annotations,) = [o['value'] for o in ops if o['path'] == '/metadata/annotations' and o['op'] == 'add']
+    assert annotations[CAUSE] == 'v2'
+    assert json.loads(annotations[RECORD]) == {
         'images': {'app': 'nginx:2'}, 'template': before['spec']['template'], 'changeCause': None}
     # Then the pause, once the new ReplicaSet had pods: two writes in all.
     assert [e['content_type'] for e in persisted(sim, since, DEPLOY)] == [
-        'application/strategic-merge-patch+json'] * 2
+        'application/json-patch+json', 'application/strategic-merge-patch+json']
     assert 'Deployment default/web: paused with the canary pods of the new ReplicaSet' in lines
     now = sim.client.get(DEPLOY)
     assert now['spec']['paused'] is True and image(now) == 'nginx:2'
@@ -137,7 +142,9 @@ def test_a_statefulset_canary_updates_its_highest_ordinals_only(sim):
     result, _ = phase(sim, 'start', [entry('StatefulSet', 'db', 'redis:2')], canary_ordinals=1)
     assert not result.failed, result.message
     (t,) = result.targets
-    assert t.status.done and t.patch[1]['spec']['updateStrategy'] == {'rollingUpdate': {'partition': 2}}
+    (strategy,) = [o['value'] for o in t.patch[1] if o['path'] == '/spec/updateStrategy']
+    assert t.status.done and strategy['rollingUpdate']['partition'] == 2
+    assert strategy['type'] == before['spec']['updateStrategy']['type']  # the rest kept
     assert len(persisted(sim, since, STS)) == 1  # the partition is the hold: no second write
     now = settled_canary(sim)
     assert partition(now) == 2 and record(now)['partition'] == 0

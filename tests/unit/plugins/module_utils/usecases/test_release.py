@@ -49,7 +49,7 @@ def release(client, wanted, cause=None, **options):
     chosen = strategies.strategy(opts)
     assert chosen is Release
     lines = []
-    return chosen(client, targets, opts, progress=lines.append).run(), lines
+    return chosen(client, targets, opts, progress=lines.append, note=lines.append).run(), lines
 
 
 def image(obj):
@@ -109,7 +109,8 @@ def test_a_failing_rollout_puts_every_written_workload_back(sim):
     assert web.cause == 'put back because the release failed'
     assert db.rollback == web.rollback == 'put back to the template it had before the release'
     assert db.deleted_pods == ['db-1']  # the pod stuck on the broken revision, replaced
-    assert result.message.startswith('release failed: ROLLED BACK: Deployment default/web')
+    assert result.message.startswith('release failed: StatefulSet default/db: 1/1 new pods not ready')
+    assert result.message.endswith('ROLLED BACK: Deployment default/web, StatefulSet default/db')
     assert 'putting back Deployment default/web, StatefulSet default/db' in lines
     for path in (DEPLOY, STS):
         now = settled(sim.client, path)
