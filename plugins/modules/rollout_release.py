@@ -49,10 +49,10 @@ description:
   - "A workload whose spec changes while the release waits for it or soaks it (someone else's edit, a
     revert) fails the release as C(changed by someone else since the release wrote it) and is never
     put back over that change."
-  - "B(A release survives its runner). SIGTERM (an AWX cancel, a kill) ends the task at once, reporting
-    what was written (on the controller path, printed even as ansible-playbook exits); Ctrl-C (SIGINT)
-    ends it at once too, as ansible-core ends a task on Ctrl-C, without that report. Either way every
-    written workload keeps its release record. The same task run
+  - "B(A release survives its runner). Ctrl-C (SIGINT) and SIGTERM (an AWX cancel, a kill) end the
+    task at once, reporting what was written and how to go on (on the controller path, printed even as
+    ansible-playbook exits; within 5 s at most). Every written workload keeps its release record. The
+    same task run
     again (the same workloads, images and change-cause, or the same I(release_id)) resumes the release:
     it writes nothing more, waits, runs the gates and puts back on failure, or removes the records on
     success. Any other release of a workload with a record is refused, naming the release, when and by
@@ -493,13 +493,12 @@ def main(runtime=None):
             params['release_id'], params['recover'])
         namespace = params['workload_namespace'] or module.namespace
         targets = release_targets.build_targets(params['workloads'], namespace, params['change_cause'])
-        # SIGTERM (an AWX cancel, a kill) ends the release at once with its report, which goes
-        # straight to the terminal: ansible-playbook itself exits before a result reaches it.
-        # SIGINT is left to ansible-core, which ends a task's worker at once on Ctrl-C: the records
-        # stay on the workloads and the same task run again resumes the release.
+        # SIGINT (Ctrl-C, which ansible-playbook passes on to the task's worker), SIGTERM (an AWX
+        # cancel, a kill) end the release at once with its report, which goes straight to the
+        # terminal: ansible-playbook itself exits before a result reaches it.
         module.module.prepare_alert()
         previous = {}
-        for signum in (signal.SIGTERM,):
+        for signum in (signal.SIGINT, signal.SIGTERM):
             try:
                 previous[signum] = signal.signal(signum, _interrupt)
             except ValueError:  # not the main thread: no handler, the signal acts as usual
