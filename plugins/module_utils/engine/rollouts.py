@@ -232,8 +232,8 @@ class Engine:
         waiting = [r for r in rollouts if r.result is None]
         self._share_reads(waiting)
         if waiting:
-            self.note('waiting for %s (up to %d s): %s' % (_count(len(waiting), 'rollout'), timeout,
-                                                          ', '.join(r.label for r in waiting)))
+            labels = ', '.join(r.label for r in waiting)
+            self.note('waiting for %s (up to %d s): %s' % (_count(len(waiting), 'rollout'), timeout, labels))
         left, lock = list(waiting), threading.Lock()
 
         def still():
