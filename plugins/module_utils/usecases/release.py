@@ -438,7 +438,7 @@ class Release:
         for t in self.targets:
             if t.outcome is not None:
                 continue
-            if t.written is not None or t.deleted_pods:
+            if t.written is not None or t.deleted_pods or t.resumed:
                 t.outcome = UPGRADED
             elif t.patch is None and t.cause is None:
                 t.outcome = UNCHANGED

@@ -171,7 +171,11 @@ def test_a_live_release_refuses_a_second_run_of_it(kubesim_factory, play, tmp_pa
         # An undo, a restart or another image by this collection would fight the live release.
         D = {'kind': 'Deployment', 'name': 'web'}
         res = play(sim, [task('undo', 'rollout_undo', **D), task('restart', 'rollout_restart', **D),
-                         task('image', 'rollout_image', images={'app': 'nginx:1.27'}, **D)])
+                         task('image', 'rollout_image', images={'app': 'nginx:1.27'}, **D),
+                         release(entry('web', 'nginx:1.27'), canary='start')])
+        # A canary start too: refused before any write, naming the release record.
+        canary = res.failed('release')
+        assert 'carries a kubeops.rollout/release record' in canary['msg'] and canary['changed'] is False, canary
         for name, verb in (('undo', 'rollback'), ('restart', 'restart'), ('image', 'change of images')):
             msg = res.failed(name)['msg']
             assert 'Deployment default/web is being released (release r-' in msg, msg
@@ -235,3 +239,68 @@ def test_an_analysis_check_that_cannot_be_measured_refuses_the_release_before_an
     after = kube.get('Deployment', 'web')
     assert after['metadata']['generation'] == before['metadata']['generation']
     assert record_of(kube, 'web') is None
+
+
+def interrupted_when(sim, tmp_path, sig, tasks, ready, what):
+    """Start ``tasks``, send ``sig`` to the process group once ``ready()``, return the output."""
+    proc = start_playbook(sim, tasks, tmp_path)
+    try:
+        until(ready, what=what)
+        os.killpg(proc.pid, sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode != 0
+    return out + err
+
+
+@pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
+def test_a_release_interrupted_during_its_soak_resumes_with_a_new_soak(kubesim_factory, play, tmp_path, sig):
+    sim = kubesim_factory()
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web')])
+
+    def soaking():
+        obj = kube.get('Deployment', 'web')
+        st = obj['status']
+        return record_of(kube, 'web') is not None and st.get('observedGeneration') == obj['metadata'][
+            'generation'] and st.get('updatedReplicas') == st.get('replicas') == st.get('availableReplicas')
+
+    output = interrupted_when(sim, tmp_path, sig, [release(entry('web', GOOD), soak_seconds=60)],
+                              lambda: soaking() and time.sleep(1.5) is None, 'the soak')
+    assert 'interrupted; written so far: Deployment default/web' in output, output[-3000:]
+    recorded = record_of(kube, 'web')
+    assert recorded is not None and image_of(kube.get('Deployment', 'web')) == GOOD
+    # The same task again: nothing written again, the soak runs (it judges what the release wrote),
+    # the record goes.
+    res = play(sim, [release(entry('web', GOOD), soak_seconds=2)])
+    (w,) = res.ok('release')['workloads']
+    assert w['outcome'] == 'upgraded' and record_of(kube, 'web') is None, w
+    assert 'no soak' not in res.ok('release')['msg']
+    assert 'resuming release %s' % recorded['id'] in res.stdout
+
+
+def test_a_release_interrupted_during_its_put_back_leaves_nothing_on_two_versions_unrecorded(
+        kubesim_factory, play, tmp_path):
+    sim = kubesim_factory(fail_image='broken')
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web'), workload('Deployment', 'api')])
+    before = {n: image_of(kube.get('Deployment', n)) for n in ('web', 'api')}
+    tasks = [release(entry('web', BROKEN), entry('api', GOOD), fail_fast_seconds=2)]
+
+    def putting_back():  # the put-back's write: the old template back, the record gone with it
+        return any(image_of(kube.get('Deployment', n)) == before[n] and record_of(kube, n) is None
+                   and kube.get('Deployment', n)['metadata']['generation'] > 2 for n in ('web', 'api'))
+
+    interrupted_when(sim, tmp_path, signal.SIGTERM, tasks, putting_back, 'the put-back')
+    # Each workload is either back (no record) or still on the release's images with its record:
+    # never on the new images without a record that says so.
+    for name in ('web', 'api'):
+        obj = kube.get('Deployment', name)
+        assert image_of(obj) == before[name] or record_of(kube, name) is not None, (name, obj['metadata'])
+    # A re-run with recover: rollback finishes whatever the interrupted put-back left.
+    res = play(sim, [release(entry('web', BROKEN), entry('api', GOOD), recover='rollback')])
+    res.ok('release')
+    for name in ('web', 'api'):
+        assert image_of(kube.rolled_out('Deployment', name)) == before[name] and record_of(kube, name) is None
