@@ -175,7 +175,8 @@ def test_a_live_release_refuses_a_second_run_of_it(kubesim_factory, play, tmp_pa
                          release(entry('web', 'nginx:1.27'), canary='start')])
         # A canary start too: refused before any write, naming the release record.
         canary = res.failed('release')
-        assert 'carries a kubeops.rollout/release record' in canary['msg'] and canary['changed'] is False, canary
+        assert 'carries a kubeops.rollout/release record' in canary['msg'], canary
+        assert canary['changed'] is False
         for name, verb in (('undo', 'rollback'), ('restart', 'restart'), ('image', 'change of images')):
             msg = res.failed(name)['msg']
             assert 'Deployment default/web is being released (release r-' in msg, msg
