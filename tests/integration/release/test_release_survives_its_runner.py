@@ -305,3 +305,25 @@ def test_a_release_interrupted_during_its_put_back_leaves_nothing_on_two_version
     res.ok('release')
     for name in ('web', 'api'):
         assert image_of(kube.rolled_out('Deployment', name)) == before[name] and record_of(kube, name) is None
+
+
+@pytest.mark.parametrize('seed', [1, 2, 3])
+def test_api_errors_around_the_timeout_still_reach_the_put_back(kubesim_factory, play, seed):
+    # Half the reads and writes answered 500 or with a dropped connection from the start: the wait
+    # times out amid them, the diagnosis may be unreadable, and still every workload ends with an
+    # outcome, and none is left on the new images without its record.
+    sim = kubesim_factory(fail_image='broken', faults='seed=%d;500=0.35;drop=0.15;methods=GET,PATCH' % seed)
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web'), workload('Deployment', 'api')])
+    before = {n: image_of(kube.get('Deployment', n)) for n in ('web', 'api')}
+    res = play(sim, [release(entry('web', BROKEN), entry('api', GOOD), timeout=4, fail_fast_seconds=0)])
+    r = res.failed('release')
+    outcomes = {w['name']: w['outcome'] for w in r.get('workloads') or []}
+    assert set(outcomes) == {'web', 'api'}, r['msg']
+    assert set(outcomes.values()) <= {'rolled_back', 'rollback_failed', 'untouched'}, r['workloads']
+    for w in r['workloads']:
+        if w['outcome'] == 'rollback_failed':
+            assert 'recover: rollback' in w['rollback'] or 'kubectl annotate' in w['rollback'], w
+    for name in ('web', 'api'):
+        obj = kube.get('Deployment', name)
+        assert image_of(obj) == before[name] or record_of(kube, name) is not None, (name, outcomes)
