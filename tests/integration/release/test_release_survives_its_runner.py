@@ -327,3 +327,25 @@ def test_api_errors_around_the_timeout_still_reach_the_put_back(kubesim_factory,
     for name in ('web', 'api'):
         obj = kube.get('Deployment', name)
         assert image_of(obj) == before[name] or record_of(kube, name) is not None, (name, outcomes)
+
+
+def test_a_record_brought_back_by_kubectl_rollout_undo_is_stale(kubesim_factory, play, kubectl):
+    # The Deployment controller copies the Deployment's annotations, the release record among them,
+    # onto the ReplicaSet the release's write creates; kubectl rollout undo copies them back.
+    sim = kubesim_factory()
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web')])
+    play(sim, [release(entry('web', GOOD))]).ok('release')
+    play(sim, [release(entry('web', 'nginx:1.27'))]).ok('release')
+    assert record_of(kube, 'web') is None
+    kubectl.using(sim)('rollout', 'undo', 'deployment/web', check=True)
+    kube.rolled_out('Deployment', 'web')
+    brought_back = record_of(kube, 'web')
+    if brought_back is None:
+        pytest.fail('the undo did not bring the record back: nothing to check (kubesim lost the copy)')
+    assert image_of(kube.get('Deployment', 'web')) == GOOD
+    # Never acted on: neither resumed nor put back; refused with the way to clear it.
+    res = play(sim, [release(entry('web', 'nginx:1.28'), recover='rollback')])
+    msg = res.failed('release')['msg']
+    assert 'is not acted on' in msg and 'kubectl annotate deployment web -n default %s-' % RECORD in msg, msg
+    assert image_of(kube.get('Deployment', 'web')) == GOOD
