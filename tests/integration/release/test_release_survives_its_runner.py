@@ -349,3 +349,29 @@ def test_a_record_brought_back_by_kubectl_rollout_undo_is_stale(kubesim_factory,
     msg = res.failed('release')['msg']
     assert 'is not acted on' in msg and 'kubectl annotate deployment web -n default %s-' % RECORD in msg, msg
     assert image_of(kube.get('Deployment', 'web')) == GOOD
+
+
+def test_a_change_by_someone_else_during_the_wait_fails_the_release_and_is_not_put_back(
+        kubesim_factory, tmp_path):
+    sim = kubesim_factory(fail_image='broken')
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web')])
+    proc = start_playbook(sim, [release(entry('web', BROKEN), timeout=120, fail_fast_seconds=0)], tmp_path)
+    try:
+        until(lambda: record_of(kube, 'web') is not None, what='the release to write')
+        time.sleep(1)  # in the wait: the broken pods never become ready
+        kube.patch('Deployment', 'web', {'spec': {'template': {'spec': {'containers': [
+            {'name': 'app', 'image': 'nginx:hotfix'}]}}}})
+        edited = time.monotonic()
+        proc.communicate(timeout=120)
+        ended = time.monotonic() - edited
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    res = PlayResult(proc, json.loads((tmp_path / 'results.json').read_text()), 0)
+    r = res.failed('release')
+    (w,) = r['workloads']
+    assert 'changed by someone else' in (w.get('cause') or '') + (w.get('rollback') or ''), w
+    assert ended < 60, ended  # at the edit, not at the 120 s timeout
+    # Not put back over the hotfix.
+    assert image_of(kube.get('Deployment', 'web')) == 'nginx:hotfix'
