@@ -168,6 +168,9 @@ def test_a_live_release_refuses_a_second_run_of_it(kubesim_factory, play, tmp_pa
         r = res.failed('release')
         assert 'is running elsewhere' in r['msg'] or 'is in progress' in r['msg'], r['msg']
         assert 'holds Lease default/kubeops-release-' in r['msg']
+        # Another release of web (other images): refused too, naming the live one.
+        other = play(sim, [release(entry('web', 'nginx:1.27'))]).failed('release')
+        assert 'is in progress' in other['msg'] and 'wait for it to end' in other['msg'], other['msg']
         # An undo, a restart or another image by this collection would fight the live release.
         D = {'kind': 'Deployment', 'name': 'web'}
         res = play(sim, [task('undo', 'rollout_undo', **D), task('restart', 'rollout_restart', **D),
