@@ -285,8 +285,9 @@ def test_a_release_interrupted_during_its_soak_resumes_with_a_new_soak(kubesim_f
     assert 'resuming release %s' % recorded['id'] in res.stdout
 
 
+@pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
 def test_a_release_interrupted_during_its_put_back_leaves_nothing_on_two_versions_unrecorded(
-        kubesim_factory, play, tmp_path):
+        kubesim_factory, play, tmp_path, sig):
     sim = kubesim_factory(fail_image='broken')
     kube = Kube(sim.kubeconfig)
     kube.create_rolled_out([workload('Deployment', 'web'), workload('Deployment', 'api')])
@@ -297,7 +298,7 @@ def test_a_release_interrupted_during_its_put_back_leaves_nothing_on_two_version
         return any(image_of(kube.get('Deployment', n)) == before[n] and record_of(kube, n) is None
                    and kube.get('Deployment', n)['metadata']['generation'] > 2 for n in ('web', 'api'))
 
-    interrupted_when(sim, tmp_path, signal.SIGTERM, tasks, putting_back, 'the put-back')
+    interrupted_when(sim, tmp_path, sig, tasks, putting_back, 'the put-back')
     # Each workload is either back (no record) or still on the release's images with its record:
     # never on the new images without a record that says so.
     for name in ('web', 'api'):
