@@ -52,6 +52,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_t
     ReleaseResult,
     failure_message,
     how_to_finish,
+    interrupted_message,
     managers,
     read_targets,
 )
@@ -288,6 +289,7 @@ class Release:
                 return False, ('not put back: its template was changed by someone else since this release '
                                'wrote it (generation %s)' % meta.get('generation'))
             body = self.restore_patch(t, current)
+            t.put_back_sent = True
             try:
                 written = self.client.patch(t.workload.path, body, patches.JSON_PATCH, retry=True)
                 break
@@ -533,13 +535,7 @@ class Release:
                 line += ' => %s' % t.rollback
             lines.append(line)
         if interrupted:
-            written = [t.label() for t in self.targets if t.write_sent]
-            message = 'release %s interrupted; written so far: %s' % (
-                self.id, ', '.join(written) or 'nothing')
-            if written:
-                message += ('. Each keeps its %s record: run the same task again to resume the release '
-                            '(wait, gates, put back on failure), or with recover: rollback to put it back'
-                            % release_record.RECORD_ANNOTATION)
+            message = interrupted_message(self.id, self.targets)
         elif failed:
             message = failure_message(self.targets, words)
         else:

@@ -27,6 +27,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts im
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import CHANGE_CAUSE_ANNOTATION
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import UnknownKind, rollout_kind
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
 
 # Outcomes, one per workload.
 UPGRADED = 'upgraded'
@@ -56,6 +57,7 @@ class Target:
         self.dry_run = None  # the dry run's answer
         self.written = None  # the write's answer
         self.write_sent = False  # a write was sent (its answer may have been lost)
+        self.put_back_sent = False  # its put-back was sent (the record goes with it)
         self.would_change = False  # check mode: a write would be sent
         self.status = None  # RolloutStatus of the wait, soak or put-back
         self.outcome = None
@@ -331,3 +333,20 @@ def how_to_finish(t, text):
                 '(kubeops.rollout.rollout_undo with to_revision)' % text)
     return ('%s. It is still on the new images with its release record: run the same task again with '
             'recover: rollback to put it back (or recover: resume to keep the release)' % text)
+
+
+def interrupted_message(release_id, targets):
+    """What an interrupted release wrote, and how to go on: the workloads whose put-back was sent
+    are back (their record went with it, their rollout not judged); the others keep their record."""
+    written = [t.label() for t in targets if t.write_sent]
+    back = [t.label() for t in targets if t.put_back_sent]
+    kept = [label for label in written if label not in back]
+    message = 'release %s interrupted; written so far: %s' % (release_id, ', '.join(written) or 'nothing')
+    if back:
+        message += ('. Put back (the template and change-cause they had, the record removed; their '
+                    'rollout not judged: see kubeops.rollout.rollout_status): %s' % ', '.join(back))
+    if kept:
+        message += ('. %s keep%s the %s record: run the same task again to resume the release (wait, '
+                    'gates, put back on failure), or with recover: rollback to put it back'
+                    % (', '.join(kept), 's' if len(kept) == 1 else '', release_record.RECORD_ANNOTATION))
+    return message

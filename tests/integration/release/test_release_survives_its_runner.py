@@ -298,7 +298,12 @@ def test_a_release_interrupted_during_its_put_back_leaves_nothing_on_two_version
         return any(image_of(kube.get('Deployment', n)) == before[n] and record_of(kube, n) is None
                    and kube.get('Deployment', n)['metadata']['generation'] > 2 for n in ('web', 'api'))
 
-    interrupted_when(sim, tmp_path, sig, tasks, putting_back, 'the put-back')
+    output = interrupted_when(sim, tmp_path, sig, tasks, putting_back, 'the put-back')
+    # The report tells the workloads being put back from those that keep their record.
+    assert 'interrupted; written so far: Deployment default/web, Deployment default/api' in output, \
+        output[-3000:]
+    assert '. Put back (the template and change-cause they had, the record removed' in output, \
+        output[-3000:]
     # Each workload is either back (no record) or still on the release's images with its record:
     # never on the new images without a record that says so.
     for name in ('web', 'api'):

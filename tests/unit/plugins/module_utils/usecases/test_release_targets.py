@@ -283,3 +283,16 @@ def test_many_targets_of_one_kind_and_namespace_are_read_with_one_list():
 def test_a_failed_put_back_says_what_remains_and_how_to_finish(text, remedy):
     finished = release.how_to_finish(target(), text)
     assert finished.startswith(text + '. ') and remedy in finished, finished
+
+
+def test_an_interrupted_release_names_what_is_put_back_and_what_keeps_its_record():
+    web, db, api = target(name='web'), target(name='db'), target(name='api')
+    web.write_sent = db.write_sent = True
+    db.put_back_sent = True
+    text = release.interrupted_message('r-1', [web, db, api])
+    assert text.startswith('release r-1 interrupted; written so far: Deployment default/web, '
+                           'Deployment default/db')
+    assert 'Put back (the template and change-cause they had' in text
+    assert text.count('Deployment default/db') == 2
+    assert 'Deployment default/web keeps the kubeops.rollout/release record: run the same task again' in text
+    assert release.interrupted_message('r-2', [api]) == 'release r-2 interrupted; written so far: nothing'
