@@ -58,7 +58,13 @@ def record_of(obj):
         record = json.loads(text)
     except ValueError:
         return None
-    return record if isinstance(record, dict) and isinstance(record.get('template'), dict) else None
+    if not (isinstance(record, dict) and isinstance(record.get('template'), dict)):
+        return None
+    images = record.get('images')
+    if not isinstance(images, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                for k, v in images.items()):
+        return None
+    return record
 
 
 def record_text(workload, images):
@@ -95,6 +101,11 @@ class _CanaryPhase(Release):
                     '(rollout_release with recover: resume or rollback) before a canary'
                     % (t.label(), release_record.RECORD_ANNOTATION))
         record = record_of(w.obj)
+        if record is None and w.annotations.get(CANARY_ANNOTATION):
+            return ('%s carries a %s annotation that is not a canary record (not JSON, or without a '
+                    'template or images): it is not acted on. Check the workload (paused? partitioned?), '
+                    'then remove it (kubectl annotate %s %s -n %s %s-) and resume or roll back by hand'
+                    % (t.label(), CANARY_ANNOTATION, w.kind.lower(), w.name, w.namespace, CANARY_ANNOTATION))
         if record is not None and not _running(w.template, record.get('images')):
             # A record whose images no longer run (copied back by an undo, say) is no canary.
             self.warnings.append('%s: its %s annotation names images it no longer runs (%s): ignored'

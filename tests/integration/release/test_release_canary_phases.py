@@ -189,3 +189,18 @@ def test_a_template_changed_since_the_start_is_neither_aborted_over_nor_promoted
     assert after['metadata']['generation'] == hotfixed['metadata']['generation']
     assert after['metadata']['annotations'] == hotfixed['metadata']['annotations']
     assert RECORD in kube.get('Deployment', 'web')['metadata']['annotations']
+
+
+@pytest.mark.parametrize('text', ['{not json', '{"template": {}, "images": ["nginx:2"]}'])
+def test_a_canary_record_that_is_not_one_is_refused_with_the_way_out(kubesim_factory, play, text):
+    sim = kubesim_factory()
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web')])
+    kube.patch('Deployment', 'web', {'spec': {'paused': True}, 'metadata': {'annotations': {RECORD: text}}})
+    wanted = [{'kind': 'Deployment', 'name': 'web', 'images': {'app': 'nginx:2'}}]
+    res = play(sim, [phase(p, p, wanted) for p in ('abort', 'promote', 'start')])
+    for p in ('abort', 'promote', 'start'):
+        r = res.failed(p)
+        assert 'carries a %s annotation that is not a canary record' % RECORD in r['msg'], r['msg']
+        assert 'kubectl annotate deployment web -n default %s-' % RECORD in r['msg'] and r['changed'] is False
+    assert kube.get('Deployment', 'web')['metadata']['annotations'][RECORD] == text

@@ -97,6 +97,9 @@ def partition(obj):
     ({RECORD: '{not json'}, None),
     ({RECORD: '[1]'}, None),
     ({RECORD: '{"template": "x"}'}, None),
+    ({RECORD: '{"template": {}, "images": ["nginx:2"]}'}, None),
+    ({RECORD: '{"template": {}, "images": "nginx:2"}'}, None),
+    ({RECORD: '{"template": {}, "images": {"app": 2}}'}, None),
     ({RECORD: '{"template": {}, "images": {"app": "x"}}'}, {'template': {}, 'images': {'app': 'x'}}),
 ])
 def test_record_of_reads_only_a_well_formed_record(annotations, expected):
