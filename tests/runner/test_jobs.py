@@ -7,6 +7,7 @@ their events, as AWX shows them, and by kubesim's request log and objects.
 """
 
 import json
+import re
 import os
 import pathlib
 import sys
@@ -203,11 +204,12 @@ def test_broken_upgrade_job_rolls_back_and_fails(run_job, estate):
     for line in ('<localhost> Deployment demo/web: new images written',
                  '<localhost> waiting for 2 rollouts (up to 60 s): Deployment demo/web, DaemonSet demo/agent',
                  '<localhost> DaemonSet demo/agent: rolled out',
-                 '<localhost> Deployment demo/web: ImagePullBackOff on 1 pod (web-',
-                 'stopping in 30 s unless it clears',
                  '<localhost> putting back Deployment demo/web, DaemonSet demo/agent',
                  '<localhost> DaemonSet demo/agent: put back to the template it had before the release'):
         assert line in job.stdout, (line, job)
+    # The pull error as soon as a probe saw it (the kubelet reports ErrImagePull, then the back-off).
+    seen = r'<localhost> Deployment demo/web: (ImagePullBackOff|ErrImagePull) on 1 pod \(web-\S+\), stopping in'
+    assert re.search(seen + r' 30 s unless it clears', job.stdout), job.stdout[-4000:]
     # Both are back.
     assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
     assert estate.image('daemonset/agent') == 'registry.example.com/shop/agent:1.0'
