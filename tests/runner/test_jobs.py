@@ -208,8 +208,8 @@ def test_broken_upgrade_job_rolls_back_and_fails(run_job, estate):
                  '<localhost> DaemonSet demo/agent: put back to the template it had before the release'):
         assert line in job.stdout, (line, job)
     # The pull error as soon as a probe saw it (the kubelet reports ErrImagePull, then the back-off).
-    seen = r'<localhost> Deployment demo/web: (ImagePullBackOff|ErrImagePull) on 1 pod \(web-\S+\), stopping in'
-    assert re.search(seen + r' 30 s unless it clears', job.stdout), job.stdout[-4000:]
+    seen = r'<localhost> Deployment demo/web: (ImagePullBackOff|ErrImagePull) on 1 pod \(web-\S+\), '
+    assert re.search(seen + r'stopping in 30 s unless it clears', job.stdout), job.stdout[-4000:]
     # Both are back.
     assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
     assert estate.image('daemonset/agent') == 'registry.example.com/shop/agent:1.0'
