@@ -61,8 +61,9 @@ def record_of(obj):
     if not (isinstance(record, dict) and isinstance(record.get('template'), dict)):
         return None
     images = record.get('images')
-    if not isinstance(images, dict) or not all(isinstance(k, str) and isinstance(v, str)
-                                                for k, v in images.items()):
+    if not isinstance(images, dict):
+        return None
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in images.items()):
         return None
     return record
 
