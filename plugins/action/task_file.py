@@ -28,7 +28,7 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         result['changed'] = False
-        path = self._task.args.get('path')
+        path = ansible_compat.task(self).args.get('path')
         if not isinstance(path, str) or not path:
             return dict(result, failed=True, msg='path is required: the task file to check')
         try:
@@ -38,7 +38,7 @@ class ActionModule(ActionBase):
                                                  'path, or one in the role\'s or the playbook\'s tasks '
                                                  'directory)' % path)
         try:
-            data = self._loader.load_from_file(found)
+            data = ansible_compat.read_task_file(self, found)
         except AnsibleError as e:
             return dict(result, failed=True, path=found, msg='task file %s is not valid YAML: %s'
                         % (found, _first_line(e)))

@@ -117,9 +117,20 @@ def find_task_file(action, path):
     return action._find_needle('tasks', path)
 
 
+def loader(action):
+    """The DataLoader of the action plugin ``action`` (files as the play reads them)."""
+    return action._loader
+
+
+def read_task_file(action, path):
+    """The YAML of the file at ``path``, read with ``action``'s loader (as include_tasks reads it:
+    vault-encrypted content decrypted); AnsibleError when it is not YAML."""
+    return loader(action).load_from_file(path)
+
+
 def load_task_file(action, data):
     """The tasks of a task file's ``data`` (its YAML, loaded), as ``include_tasks`` would load them
     in ``action``'s play and role: an unknown module or a malformed task raises AnsibleParserError."""
     from ansible.playbook.helpers import load_list_of_tasks
     running = task(action)
-    return load_list_of_tasks(data, play=running.get_play(), role=running._role, loader=action._loader)
+    return load_list_of_tasks(data, play=running.get_play(), role=running._role, loader=loader(action))

@@ -19,6 +19,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import collections
 import contextlib
 import threading
 import time
@@ -202,10 +203,7 @@ class Engine:
         """Where ``SHARED_READS_FROM`` or more gated rollouts of one namespace wait at once, their
         probes read the namespace's pods, revisions and warnings from lists shared for a probe
         interval: one round of LISTs for all of them instead of one per rollout."""
-        counts = {}
-        for rollout in waiting:
-            if rollout.gated:
-                counts[rollout.workload.namespace] = counts.get(rollout.workload.namespace, 0) + 1
+        counts = collections.Counter(r.workload.namespace for r in waiting if r.gated)
         for namespace, count in counts.items():
             if count >= SHARED_READS_FROM and namespace not in self._readers:
                 self._readers[namespace] = SharedLists(self.client, self.gates.probe_interval,

@@ -105,8 +105,8 @@ class _CanaryPhase(Release):
         if record is None and w.annotations.get(CANARY_ANNOTATION):
             return ('%s carries a %s annotation that is not a canary record (not JSON, or without a '
                     'template or images): it is not acted on. Check the workload (paused? partitioned?), '
-                    'then remove it (kubectl annotate %s %s -n %s %s-) and resume or roll back by hand'
-                    % (t.label(), CANARY_ANNOTATION, w.kind.lower(), w.name, w.namespace, CANARY_ANNOTATION))
+                    'then remove it (%s) and resume or roll back by hand'
+                    % (t.label(), CANARY_ANNOTATION, release_record.clear_command(w, CANARY_ANNOTATION)))
         if record is not None and not _running(w.template, record.get('images')):
             # A record whose images no longer run (copied back by an undo, say) is no canary.
             self.warnings.append('%s: its %s annotation names images it no longer runs (%s): ignored'
@@ -296,9 +296,8 @@ def _changed_since_start(t, workload, record):
     where = ', '.join(revisions.template_differences(expected or {}, workload.template))
     return ('%s: its pod template was changed since the canary started, other than by the canary (%s); '
             'an abort would overwrite that change and a promotion would roll it out unverified. Decide by '
-            'hand: check the workload, then remove the record (kubectl annotate %s %s -n %s %s-) and '
-            'release or roll back as wanted' % (t.label(), where, workload.kind.lower(), workload.name,
-                                                workload.namespace, CANARY_ANNOTATION))
+            'hand: check the workload, then remove the record (%s) and release or roll back as wanted'
+            % (t.label(), where, release_record.clear_command(workload, CANARY_ANNOTATION)))
 
 
 def _promoted(t):

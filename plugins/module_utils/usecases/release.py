@@ -44,8 +44,11 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches impo
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_targets import (
+    CHANGED_ELSEWHERE,
+    NOT_COMING_UP,
     ROLLBACK_FAILED,
     ROLLED_BACK,
+    STILL_RECORDED,
     UNCHANGED,
     UNTOUCHED,
     UPGRADED,
@@ -54,7 +57,9 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_t
     how_to_finish,
     interrupted_message,
     managers,
+    outcome_text,
     read_targets,
+    still_to_do,
 )
 
 
@@ -271,7 +276,8 @@ class Release:
     # -- 4. put back
     def _put_back_one(self, t):
         """Put ``t``'s template and change-cause back as read in the preflight; wait for it.
-        Returns (ok, text), or None when the workload was never changed (a refused write)."""
+        Returns (ok, text, what a failure left), or None when the workload was never changed (a
+        refused write)."""
         original, cause = t.original_template, t.original_cause
         for attempt in range(5):
             current = self.client.get(t.workload.path)
@@ -287,7 +293,7 @@ class Release:
             if ours is not None and not revisions.templates_equal(
                     (current.get('spec') or {}).get('template'), (ours.get('spec') or {}).get('template')):
                 return False, ('not put back: its template was changed by someone else since this release '
-                               'wrote it (generation %s)' % meta.get('generation'))
+                               'wrote it (generation %s)' % meta.get('generation')), CHANGED_ELSEWHERE
             body = self.restore_patch(t, current)
             t.put_back_sent = True
             try:
@@ -296,9 +302,10 @@ class Release:
             except ApiError as e:
                 if e.is_conflict:
                     continue  # read again: back already, or changed by someone else
-                return False, 'the put-back was refused: %s' % error_text(e)
+                return False, 'the put-back was refused: %s' % error_text(e), STILL_RECORDED
         else:
-            return False, 'not put back: the workload kept changing while it was being put back'
+            return (False, 'not put back: the workload kept changing while it was being put back',
+                    STILL_RECORDED)
         workload = t.kind(written)
         if workload.replaces_stuck_pods() and not workload.rolled_out_by_deleting_pods(written):
             # Pods stuck on the broken revision would hold an OrderedReady StatefulSet forever.
@@ -309,8 +316,8 @@ class Release:
                 workload, written, status_mod.after_change(workload.rollout_status, current, written),
                 label=t.label()), self.options.rollback_timeout)
         if not result.done:
-            return False, 'put back, but its rollout did not complete: %s' % result.message
-        return True, 'put back to the template it had before the release'
+            return False, 'put back, but its rollout did not complete: %s' % result.message, NOT_COMING_UP
+        return True, 'put back to the template it had before the release', None
 
     def restore_patch(self, t, current):
         """The guarded JSON patch that puts ``t`` back, from ``current`` (as just read), and removes
@@ -353,12 +360,12 @@ class Release:
             return
         self.note('putting back %s' % ', '.join(t.label() for t in chosen))
         results = fan_out([lambda t=t: self._put_back_one(t) for t in chosen],
-                          on_error=lambda e: (False, 'the put-back failed: %s' % error_text(e)))
+                          on_error=lambda e: (False, 'the put-back failed: ' + error_text(e), STILL_RECORDED))
         for t, done in zip(chosen, results):
             if done is None:
                 continue
-            ok, text = done
-            text = text if ok else how_to_finish(t, text)
+            ok, text, left = done
+            text = text if ok else how_to_finish(t, text, left)
             self.note('%s: %s' % (t.label(), text))
             t.rollback = text
             t.outcome = ROLLED_BACK if ok else ROLLBACK_FAILED
@@ -525,15 +532,8 @@ class Release:
         words = self.words()
         lines = []
         for t in self.targets:
-            text = words[t.outcome]
-            if t.cause and t.outcome in (UPGRADED, UNCHANGED):
-                text = 'FAILED, left as it is'
-            line = '%s: %s' % (text, t.label())
-            if t.cause:
-                line += ' (%s)' % t.cause
-            if t.rollback and t.outcome == ROLLBACK_FAILED:
-                line += ' => %s' % t.rollback
-            lines.append(line)
+            cause = ' (%s)' % t.cause if t.cause else ''
+            lines.append('%s: %s%s%s' % (outcome_text(t, words), t.label(), cause, still_to_do(t)))
         if interrupted:
             message = interrupted_message(self.id, self.targets)
         elif failed:

@@ -101,10 +101,11 @@ def check(workload):
     return record, None
 
 
-def clear_command(workload):
-    """The kubectl command that removes the record (after checking the workload is as wanted)."""
+def clear_command(workload, annotation=RECORD_ANNOTATION):
+    """The kubectl command that removes the record ``annotation`` (after checking the workload is as
+    wanted)."""
     return 'kubectl annotate %s %s -n %s %s-' % (workload.kind.lower(), workload.name, workload.namespace,
-                                                 RECORD_ANNOTATION)
+                                                 annotation)
 
 
 def hold_refusal(workload, label):
@@ -137,7 +138,7 @@ def in_flight_refusal(client, workload, verb):
     record, _problem = check(workload)
     if record is None:
         return None
-    where = '%s %s/%s' % (workload.kind, workload.namespace, workload.name)
+    where = workload.label()
     try:
         holder = live_holder(client, record, LEASE_SECONDS)
     except KubeError:  # the Lease could not be read: the record alone decides

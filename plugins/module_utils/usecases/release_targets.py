@@ -302,6 +302,16 @@ SECONDARY_CAUSES = ('put back because the release failed',
                     'not changed: the release stopped before writing it')
 
 
+def outcome_text(t, words):
+    """How the summary names ``t``'s outcome (``words``: the strategy's names of the outcomes)."""
+    return 'FAILED, left as it is' if t.cause and t.outcome in (UPGRADED, UNCHANGED) else words[t.outcome]
+
+
+def still_to_do(t):
+    """`` => how to finish`` after a failed put-back's label, else nothing."""
+    return ' => %s' % t.rollback if t.rollback and t.outcome == ROLLBACK_FAILED else ''
+
+
 def failure_message(targets, words):
     """A failed release's one short message: each distinct cause once (after the workloads it
     concerns, unless it names them), then the workloads by outcome (the lines of the summary name
@@ -310,24 +320,25 @@ def failure_message(targets, words):
     for t in targets:
         if t.cause and t.cause not in SECONDARY_CAUSES:
             causes.setdefault(t.cause, []).append(t.label())
-        text = words[t.outcome] if not (t.cause and t.outcome in (UPGRADED, UNCHANGED)) else \
-            'FAILED, left as it is'
-        how = ' => %s' % t.rollback if t.rollback and t.outcome == ROLLBACK_FAILED else ''
-        by_outcome.setdefault(text, []).append(t.label() + how)
+        by_outcome.setdefault(outcome_text(t, words), []).append(t.label() + still_to_do(t))
     said = ['%s: %s' % (', '.join(labels), cause) if not cause.startswith(labels[0]) else cause
             for cause, labels in causes.items()]
     return 'release failed: %s. %s' % ('; '.join(said) or 'see each workload', '; '.join(
         '%s: %s' % (text, ', '.join(labels)) for text, labels in by_outcome.items()))
 
 
-def how_to_finish(t, text):
-    """``text`` (why ``t`` was not put back) with what remains and how to finish."""
-    kind, ns = t.kind.kind.lower(), t.namespace
-    if 'changed by someone else' in text:
+# What a put-back that did not succeed left (how_to_finish): a change by someone else kept, the
+# previous template that does not come up either, or the new images with their release record.
+CHANGED_ELSEWHERE, NOT_COMING_UP, STILL_RECORDED = 'changed elsewhere', 'not coming up', 'still recorded'
+
+
+def how_to_finish(t, text, left):
+    """``text`` (why ``t`` was not put back) with what remains (``left``) and how to finish."""
+    if left == CHANGED_ELSEWHERE:
         return ('%s. It keeps that change; check it is what you want, then remove the release record '
-                '(kubectl annotate %s %s -n %s kubeops.rollout/release-) or roll it back '
-                '(kubeops.rollout.rollout_undo)' % (text, kind, t.name, ns))
-    if text.startswith('put back, but'):
+                '(%s) or roll it back (kubeops.rollout.rollout_undo)'
+                % (text, release_record.clear_command(t.workload)))
+    if left == NOT_COMING_UP:
         return ('%s. It is back on its previous template, which does not come up either: see why with '
                 'kubeops.rollout.rollout_status (its diagnosis), then fix it or roll back further '
                 '(kubeops.rollout.rollout_undo with to_revision)' % text)

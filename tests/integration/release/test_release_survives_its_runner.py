@@ -61,12 +61,11 @@ def until(condition, timeout=60, what='the condition'):
     raise AssertionError('timed out waiting for %s' % what)
 
 
-def interrupted_release(sim, kube, tmp_path, sig, tasks):
-    """Start ``tasks``, send ``sig`` to the process group once web carries a record, return the output."""
+def interrupted_when(sim, tmp_path, sig, tasks, ready, what):
+    """Start ``tasks``, send ``sig`` to the process group once ``ready()``, return the output."""
     proc = start_playbook(sim, tasks, tmp_path)
     try:
-        until(lambda: record_of(kube, 'web') is not None, what='the release record on web')
-        time.sleep(1.0)  # in the wait now
+        until(ready, what=what)
         os.killpg(proc.pid, sig)
         try:
             out, err = proc.communicate(timeout=60)
@@ -80,6 +79,13 @@ def interrupted_release(sim, kube, tmp_path, sig, tasks):
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode != 0
     return out + err
+
+
+def interrupted_release(sim, kube, tmp_path, sig, tasks):
+    """``tasks`` interrupted by ``sig`` a second after web carries a record (in the wait); the output."""
+    def in_the_wait():
+        return record_of(kube, 'web') is not None and time.sleep(1.0) is None
+    return interrupted_when(sim, tmp_path, sig, tasks, in_the_wait, 'the release record on web')
 
 
 @pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
@@ -243,20 +249,6 @@ def test_an_analysis_check_that_cannot_be_measured_refuses_the_release_before_an
     after = kube.get('Deployment', 'web')
     assert after['metadata']['generation'] == before['metadata']['generation']
     assert record_of(kube, 'web') is None
-
-
-def interrupted_when(sim, tmp_path, sig, tasks, ready, what):
-    """Start ``tasks``, send ``sig`` to the process group once ``ready()``, return the output."""
-    proc = start_playbook(sim, tasks, tmp_path)
-    try:
-        until(ready, what=what)
-        os.killpg(proc.pid, sig)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode != 0
-    return out + err
 
 
 @pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])

@@ -272,16 +272,20 @@ def test_many_targets_of_one_kind_and_namespace_are_read_with_one_list():
     assert read[id(targets[-1])].status == 404 and 'gone' in str(read[id(targets[-1])])
 
 
-@pytest.mark.parametrize('text, remedy', [
+@pytest.mark.parametrize('text, left, remedy', [
     ('not put back: its template was changed by someone else since this release wrote it (gen 7)',
-     'kubectl annotate deployment web -n default kubeops.rollout/release-'),
-    ('put back, but its rollout did not complete: timed out',
+     release.CHANGED_ELSEWHERE, 'kubectl annotate deployment web -n default kubeops.rollout/release-'),
+    ('put back, but its rollout did not complete: timed out', release.NOT_COMING_UP,
      'kubeops.rollout.rollout_status (its diagnosis)'),
-    ('the put-back was refused: forbidden', 'run the same task again with recover: rollback'),
-    ('not put back: the workload kept changing while it was being put back', 'recover: rollback'),
+    ('the put-back was refused: forbidden', release.STILL_RECORDED,
+     'run the same task again with recover: rollback'),
+    ('not put back: the workload kept changing while it was being put back', release.STILL_RECORDED,
+     'recover: rollback'),
 ])
-def test_a_failed_put_back_says_what_remains_and_how_to_finish(text, remedy):
-    finished = release.how_to_finish(target(), text)
+def test_a_failed_put_back_says_what_remains_and_how_to_finish(text, left, remedy):
+    t = target()
+    t.read(Deployment(deployment()))
+    finished = release.how_to_finish(t, text, left)
     assert finished.startswith(text + '. ') and remedy in finished, finished
 
 
