@@ -380,7 +380,10 @@ class BlueGreen:
         if getattr(a, 'preview_written', False) or a.changed:
             reasons.append('the preview is not prepared yet: a real run prepares it first, then checks again')
         else:
-            reasons.extend(self.unsafe(a, a.idle))
+            try:
+                reasons.extend(self.unsafe(a, a.idle))
+            except (KubeError, ChangedElsewhere) as e:
+                reasons.append(_words(e))
         a.safe = {'safe': not reasons, 'reasons': reasons}
         new = a.idle
         self.traffic.switch(a, new, record_mod.SWITCHING, hpa=self._hpa_record(a, new))

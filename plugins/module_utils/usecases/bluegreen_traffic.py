@@ -116,8 +116,15 @@ class Traffic:
     def routes(self, service, color, at_least=0):
         """What ``service``'s EndpointSlices route to, judged against ``color``'s pods."""
         selector = colored_selector(service.selector, self.label, color)
-        slices = self.client.list(ENDPOINTSLICES % service.namespace,
-                                  label_selector='%s=%s' % (SERVICE_NAME_LABEL, service.name)).get('items') or []
+        try:
+            slices = self.client.list(ENDPOINTSLICES % service.namespace,
+                                      label_selector='%s=%s' % (SERVICE_NAME_LABEL, service.name))
+        except ApiError as e:
+            if e.status != 404:
+                raise
+            raise ChangedElsewhere('the API server does not serve discovery.k8s.io/v1 EndpointSlices (Kubernetes '
+                                   '1.21 and later do): the switch cannot be verified, nothing is switched')
+        slices = slices.get('items') or []
         pods = self.client.list(PODS % service.namespace,
                                 label_selector=selector_string(selector)).get('items') or []
         seen = routed(slices, pods, selector, service)
@@ -205,10 +212,6 @@ def describe_routes(seen):
         if seen.get(key):
             parts.append('%s: %s' % (words, ', '.join(seen[key][:5]) + (' ...' if len(seen[key]) > 5 else '')))
     return '; '.join(parts)
-
-
-def is_missing(error):
-    return isinstance(error, ApiError) and error.status == 404
 
 
 def _text(selector):
