@@ -98,7 +98,12 @@ options:
             new color after a switch and back after a switch back.
         type: str
   namespace:
-    description: Namespace of the apps. Unset, the kubeconfig context's namespace.
+    description: Namespace of the apps (after I(workload_namespace)). Unset, the kubeconfig context's namespace.
+    type: str
+  workload_namespace:
+    description:
+      - Namespace of the apps, before I(namespace). For roles - a role passes its own namespace variable
+        here, so that when it is unset the play's C(module_defaults) still give I(namespace).
     type: str
   color_label:
     description: The label whose value (C(blue) or C(green)) the Services' selectors and the pod templates carry.
@@ -405,6 +410,7 @@ ARGUMENT_SPEC = {
     'state': {'type': 'str', 'required': True, 'choices': list(bluegreen_apps.STATES)},
     'apps': {'type': 'list', 'elements': 'dict', 'required': True, 'options': APP_OPTIONS},
     'namespace': {'type': 'str'},
+    'workload_namespace': {'type': 'str'},
     'color_label': {'type': 'str', 'default': bluegreen_apps.DEFAULT_COLOR_LABEL},
     'preview_replicas': {'type': 'int'},
     'scale_down_delay': {'type': 'int', 'default': bluegreen_apps.DEFAULT_SCALE_DOWN_DELAY},
