@@ -3,8 +3,6 @@ app (one per color), a live and a preview Service, and an independent look at wh
 Service's EndpointSlices route to (the tests' own HTTP client, never the code under test)."""
 
 import json
-import threading
-import time
 
 from ..conftest import Kube, task
 
@@ -87,39 +85,3 @@ class Apps(Kube):
                 cond = e.get('conditions') or {}
                 (ready if cond.get('ready') is not False and not cond.get('terminating') else other).add(pod)
         return ready, other
-
-
-class RouteWatch:
-    """Samples what the live Service routes to every 20 ms, with the pods' readiness at that moment:
-    records each moment with no ready endpoint and each ready endpoint whose pod is not Ready."""
-
-    def __init__(self, kube, name, ns='default'):
-        self.kube, self.name, self.ns = kube, name, ns
-        self.empty, self.not_ready, self.samples, self.colors = [], [], 0, set()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join(5)
-
-    def _run(self):
-        while not self._stop.is_set():
-            ready, _other = self.kube.routes(self.name, self.ns)
-            pods = {p['metadata']['name']: p for p in self.kube.list('Pod', self.ns, 'app=' + self.name)}
-            ready2, _other = self.kube.routes(self.name, self.ns)
-            self.samples += 1
-            if not ready and not ready2:
-                self.empty.append(time.monotonic())
-            for pod in ready & ready2:  # routed before and after the pods were read
-                p = pods.get(pod)
-                if p is not None:
-                    self.colors.add(p['metadata']['labels'].get(LABEL))
-                conds = {c['type']: c['status'] for c in ((p or {}).get('status') or {}).get('conditions') or []}
-                if p is None or conds.get('Ready') != 'True':
-                    self.not_ready.append(pod)
-            self._stop.wait(0.02)
