@@ -10,7 +10,7 @@ __metaclass__ = type
 
 DOCUMENTATION = r'''
 module: rollout_bluegreen
-short_description: Blue/green releases without a controller - a preview, a switch verified on the endpoints, an instant way back
+short_description: Blue/green releases - a preview, a switch verified on the endpoints, an instant way back
 version_added: 0.3.0
 description:
   - "Each app has two Deployments, one per color (C(blue), C(green)), and a live Service whose selector
@@ -98,7 +98,8 @@ options:
             new color after a switch and back after a switch back.
         type: str
   namespace:
-    description: Namespace of the apps (after I(workload_namespace)). Unset, the kubeconfig context's namespace.
+    description:
+      - Namespace of the apps (after I(workload_namespace)). Unset, the kubeconfig context's namespace.
     type: str
   workload_namespace:
     description:
@@ -106,7 +107,8 @@ options:
         here, so that when it is unset the play's C(module_defaults) still give I(namespace).
     type: str
   color_label:
-    description: The label whose value (C(blue) or C(green)) the Services' selectors and the pod templates carry.
+    description:
+      - The label whose value (C(blue) or C(green)) the Services' selectors and the pod templates carry.
     type: str
     default: kubeops.rollout/color
   preview_replicas:
@@ -161,7 +163,8 @@ notes:
   - "RBAC: C(get) and C(patch) on C(services); C(list) and C(watch) on C(endpointslices.discovery.k8s.io);
     C(get), C(list), C(watch), C(patch) (and C(create) for I(state=adopted)) on C(deployments); C(get)
     and C(patch) on C(horizontalpodautoscalers.autoscaling); C(list) on C(pods), C(events) and
-    C(replicasets); C(leases.coordination.k8s.io) C(get), C(create), C(update), C(delete). See C(docs/rbac.md)."
+    C(replicasets); C(leases.coordination.k8s.io) C(get), C(create), C(update), C(delete).
+    See C(docs/rbac.md)."
 seealso:
   - module: kubeops.rollout.rollout_release
   - module: kubeops.rollout.rollout_analysis
@@ -266,7 +269,9 @@ apps:
     selector_diff:
       description: The live Service's selector before and after (null when it did not change).
       type: dict
-      sample: {before: {app: web, kubeops.rollout/color: blue}, after: {app: web, kubeops.rollout/color: green}}
+      sample:
+        before: {app: web, kubeops.rollout/color: blue}
+        after: {app: web, kubeops.rollout/color: green}
     endpoints:
       description:
         - What the live Service's EndpointSlices routed to when the wait after a switch ended (null
@@ -288,9 +293,12 @@ apps:
           preview's endpoints, the HPA, the record).
       type: dict
       returned: in check mode, for the apps a switch would change
-      sample: {safe: false, reasons: ['the preview Service shop/web-preview does not route to exactly 3 Ready green pods: 2 ready']}
+      sample:
+        safe: false
+        reasons: ['the preview Service shop/web-preview does not route to exactly 3 Ready green pods']
     hpa:
-      description: The HPA after the task (C(name), C(target), C(target_before), replicas) when it was retargeted.
+      description:
+        - The HPA after the task (C(name), C(target), C(target_before), replicas) when it was retargeted.
       type: dict
     steps:
       description: What was written (in check mode, would be), in order.
@@ -461,8 +469,8 @@ def main(runtime=None):
                     summary=list(e.args[0]))
     options = bluegreen_apps.BlueGreenOptions(
         params['state'], params['color_label'], params['preview_replicas'], params['scale_down_delay'],
-        params['atomic'], params['timeout'], module.gate_options(), module.module.check_mode, params['release_id'],
-        params['recover'], params['change_cause'])
+        params['atomic'], params['timeout'], module.gate_options(), module.module.check_mode,
+        params['release_id'], params['recover'], params['change_cause'])
     module.module.prepare_alert()
     previous = {}
     for signum in (signal.SIGINT, signal.SIGTERM):

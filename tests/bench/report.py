@@ -908,12 +908,14 @@ def bluegreen_targets(results):
     ok = all(e['ok'] for rows in s.values() for e in rows)
     switch, back = med('ours', 'switch', 'switch'), med('ours', 'back', 'task')
     return [
-        {'target': f'bluegreen: switch -> live EndpointSlices exactly the new pods <= lag ({lag:g} s) + 0.5 s',
+        {'target': f'bluegreen: switch -> live EndpointSlices exactly the new pods <= lag ({lag:g} s) '
+                   '+ 0.5 s',
          'measured': f'{_s(switch)} s (kubectl patch + polling: {_s(med("kubectl", "switch", "switch"))} s; '
                      f'the whole task {_s(med("ours", "switch", "task"))} s, kubectl '
                      f'{_s(med("kubectl", "switch", "task"))} s)',
          'ok': None if switch is None else ok and switch <= lag + 0.5},
-        {'target': f'bluegreen: a switch back while the old color is up <= 1 s + lag ({lag:g} s), the whole task',
+        {'target': f'bluegreen: a switch back while the old color is up <= 1 s + lag ({lag:g} s), the '
+                   'whole task',
          'measured': f'{_s(back)} s (selector -> exact {_s(med("ours", "back", "switch"))} s; kubectl '
                      f'{_s(med("kubectl", "back", "task"))} s)',
          'ok': None if back is None else ok and back <= 1 + lag},

@@ -42,8 +42,12 @@ def _deployment(app, color, image):
 
 
 def _service(app, color):
-    return {'apiVersion': 'v1', 'kind': 'Service', 'metadata': {'name': app, 'namespace': fx.NAMESPACE},
-            'spec': {'selector': {'app': app, LABEL: color}, 'ports': [{'name': 'http', 'port': 80}]}}
+    return {
+        'apiVersion': 'v1',
+        'kind': 'Service',
+        'metadata': {'name': app, 'namespace': fx.NAMESPACE},
+        'spec': {'selector': {'app': app, LABEL: color}, 'ports': [{'name': 'http', 'port': 80}]},
+    }
 
 
 def _routes(api, app):
@@ -56,7 +60,9 @@ def _routes(api, app):
 
 
 def _pods(api, app, color):
-    items = api.get(fx.collection('Pod'), labelSelector='app=%s,%s=%s' % (app, LABEL, color)).get('items') or []
+    items = (
+        api.get(fx.collection('Pod'), labelSelector='app=%s,%s=%s' % (app, LABEL, color)).get('items') or []
+    )
     return {p['metadata']['name'] for p in items if not p['metadata'].get('deletionTimestamp')}
 
 
@@ -99,14 +105,40 @@ def _play(sim, app, state):
     entry = {'service': app, 'deployments': {'blue': app + '-blue', 'green': app + '-green'}}
     if state != 'rolled_back':
         entry['images'] = {fx.CONTAINER: fx.IMAGE.format(2)}
-    task = {'name': state, 'kubeops.rollout.rollout_bluegreen': {
-        'state': state, 'namespace': fx.NAMESPACE, 'apps': [entry], 'timeout': 60, 'fail_fast_seconds': 10}}
-    return [{'block': [task], 'module_defaults': {'group/kubeops.rollout.rollout': {'kubeconfig': sim.kubeconfig}}}]
+    task = {
+        'name': state,
+        'kubeops.rollout.rollout_bluegreen': {
+            'state': state,
+            'namespace': fx.NAMESPACE,
+            'apps': [entry],
+            'timeout': 60,
+            'fail_fast_seconds': 10,
+        },
+    }
+    return [
+        {
+            'block': [task],
+            'module_defaults': {'group/kubeops.rollout.rollout': {'kubeconfig': sim.kubeconfig}},
+        }
+    ]
 
 
 def _kubectl(ctx, sim, cache_dir, *args):
-    return subprocess.run([ctx.kubectl_path, '--kubeconfig', sim.kubeconfig, '--cache-dir', cache_dir,
-                           '-n', fx.NAMESPACE, *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [
+            ctx.kubectl_path,
+            '--kubeconfig',
+            sim.kubeconfig,
+            '--cache-dir',
+            cache_dir,
+            '-n',
+            fx.NAMESPACE,
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def _kubectl_switch(ctx, sim, app, color, cache_dir):
@@ -118,8 +150,17 @@ def _kubectl_switch(ctx, sim, app, color, cache_dir):
         return time.monotonic() - t0, False, 0
     polls = 0
     while time.monotonic() - t0 < 60:
-        got = _kubectl(ctx, sim, cache_dir, 'get', 'endpointslices', '-l', 'kubernetes.io/service-name=' + app,
-                       '-o', 'json')
+        got = _kubectl(
+            ctx,
+            sim,
+            cache_dir,
+            'get',
+            'endpointslices',
+            '-l',
+            'kubernetes.io/service-name=' + app,
+            '-o',
+            'json',
+        )
         polls += 1
         ready = set()
         for s in (json.loads(got.stdout).get('items') or []) if got.returncode == 0 else []:
@@ -132,8 +173,11 @@ def _kubectl_switch(ctx, sim, app, color, cache_dir):
 
 
 def run(ctx, reps):
-    sim = KubeSim(os.path.join(ctx.workdir, 'kubesim-bluegreen'), ready_delay=READY,
-                  extra_args=['--tls', '--token', secrets.token_hex(16), '--endpoint-lag', str(LAG)]).start()
+    sim = KubeSim(
+        os.path.join(ctx.workdir, 'kubesim-bluegreen'),
+        ready_delay=READY,
+        extra_args=['--tls', '--token', secrets.token_hex(16), '--endpoint-lag', str(LAG)],
+    ).start()
     try:
         fx.namespace(sim.client, fx.NAMESPACE)
         apps = {'ours': 'bg-ours', 'kubectl': 'bg-kubectl'}
@@ -141,8 +185,9 @@ def run(ctx, reps):
             fx.create(sim.client, _deployment(app, 'blue', fx.IMAGE.format(1)))
             fx.create(sim.client, _deployment(app, 'green', fx.IMAGE.format(2)))
             sim.client.create(SERVICES, _service(app, 'blue'))
-        fx.wait_complete(sim.client, [('Deployment', '%s-%s' % (a, c)) for a in apps.values()
-                                      for c in ('blue', 'green')])
+        fx.wait_complete(
+            sim.client, [('Deployment', '%s-%s' % (a, c)) for a in apps.values() for c in ('blue', 'green')]
+        )
         cache_dir = ctx.fresh_dir('kubectl-cache', 'bluegreen')
         ctx.kubectl(['-n', fx.NAMESPACE, 'get', 'services'], cache_dir, sim=sim)  # discovery cached, untimed
         ctx.playbook(_play(sim, apps['ours'], 'prepared'), 'bluegreen-prepare')  # untimed: the preview ready
@@ -154,14 +199,20 @@ def run(ctx, reps):
                     deadline = time.monotonic() + 10
                     while watch.exact is None and time.monotonic() < deadline:
                         time.sleep(0.01)
-                samples['ours|' + step].append({
-                    'task': sum(t.seconds for t in run_.tasks), 'wall': run_.wall, 'switch': watch.seconds(),
-                    'ok': run_.returncode == 0 and not run_.failures(),
-                    'msg': '; '.join(t.msg for t in run_.failures())[:300]})
+                samples['ours|' + step].append(
+                    {
+                        'task': sum(t.seconds for t in run_.tasks),
+                        'wall': run_.wall,
+                        'switch': watch.seconds(),
+                        'ok': run_.returncode == 0 and not run_.failures(),
+                        'msg': '; '.join(t.msg for t in run_.failures())[:300],
+                    }
+                )
                 with Watch(sim.kubeconfig, apps['kubectl'], color) as watch:
                     seconds, ok, polls = _kubectl_switch(ctx, sim, apps['kubectl'], color, cache_dir)
-                samples['kubectl|' + step].append({'task': seconds, 'switch': watch.seconds(), 'ok': ok,
-                                                   'polls': polls})
+                samples['kubectl|' + step].append(
+                    {'task': seconds, 'switch': watch.seconds(), 'ok': ok, 'polls': polls}
+                )
             ctx.log('bluegreen: repetition %d/%d done' % (r + 1, reps))
         return {'reps': reps, 'ready_delay': READY, 'endpoint_lag': LAG, 'samples': samples}
     finally:

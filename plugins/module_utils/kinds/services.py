@@ -105,8 +105,13 @@ class Service(_Object):
             tests.append({'op': 'test', 'path': pointer, 'value': have})
         else:
             tests.append(patches.annotations_guard(meta))
-        changes = [{'op': 'replace' if self.spec.get('selector') is not None else 'add',
-                    'path': '/spec/selector', 'value': selector}]
+        changes = [
+            {
+                'op': 'replace' if self.spec.get('selector') is not None else 'add',
+                'path': '/spec/selector',
+                'value': selector,
+            }
+        ]
         if meta.get('annotations') is None:
             changes.append({'op': 'add', 'path': '/metadata/annotations', 'value': {annotation: text}})
         else:
@@ -117,7 +122,10 @@ class Service(_Object):
         """JSON patch replacing the annotation's text, guarded by its text as read."""
         have = self.annotations.get(annotation)
         pointer = patches.json_pointer('metadata', 'annotations', annotation)
-        return [{'op': 'test', 'path': pointer, 'value': have}, {'op': 'replace', 'path': pointer, 'value': text}]
+        return [
+            {'op': 'test', 'path': pointer, 'value': have},
+            {'op': 'replace', 'path': pointer, 'value': text},
+        ]
 
 
 class HorizontalPodAutoscaler(_Object):
@@ -135,13 +143,19 @@ class HorizontalPodAutoscaler(_Object):
 
     def retarget_patch(self, name):
         """JSON patch pointing the HPA at the Deployment ``name``, guarded by its target as read."""
-        return [{'op': 'test', 'path': '/spec/scaleTargetRef/name', 'value': self.target},
-                {'op': 'replace', 'path': '/spec/scaleTargetRef/name', 'value': name}]
+        return [
+            {'op': 'test', 'path': '/spec/scaleTargetRef/name', 'value': self.target},
+            {'op': 'replace', 'path': '/spec/scaleTargetRef/name', 'value': name},
+        ]
 
     def describe(self):
-        return {'name': self.name, 'target': self.target, 'minReplicas': self.spec.get('minReplicas'),
-                'maxReplicas': self.spec.get('maxReplicas'),
-                'currentReplicas': (self.obj.get('status') or {}).get('currentReplicas')}
+        return {
+            'name': self.name,
+            'target': self.target,
+            'minReplicas': self.spec.get('minReplicas'),
+            'maxReplicas': self.spec.get('maxReplicas'),
+            'currentReplicas': (self.obj.get('status') or {}).get('currentReplicas'),
+        }
 
 
 def colored_selector(selector, label, color):
@@ -159,8 +173,10 @@ def colored_template(template, label, color, images=None):
 def replicas_patch(obj, replicas):
     """JSON patch setting ``spec.replicas``, guarded by the generation as read (a spec change by
     anyone since fails it)."""
-    return [patches.spec_guard(obj.get('metadata') or {}),
-            {'op': 'replace', 'path': '/spec/replicas', 'value': replicas}]
+    return [
+        patches.spec_guard(obj.get('metadata') or {}),
+        {'op': 'replace', 'path': '/spec/replicas', 'value': replicas},
+    ]
 
 
 def deployment_complete(obj, at_least=0):
@@ -172,8 +188,7 @@ def deployment_complete(obj, at_least=0):
         return 'the controller has not observed its spec yet'
     counts = [status.get(k) or 0 for k in ('updatedReplicas', 'availableReplicas', 'readyReplicas')]
     if counts != [replicas] * 3 or (status.get('replicas') or 0) != replicas:
-        return ('%d of %d pods updated, %d available, %d ready'
-                % (counts[0], replicas, counts[1], counts[2]))
+        return '%d of %d pods updated, %d available, %d ready' % (counts[0], replicas, counts[1], counts[2])
     if replicas < at_least:
         return '%d replicas, fewer than the %d the live color runs' % (replicas, at_least)
     return None
@@ -205,14 +220,22 @@ def routed(slices, pods, selector, service):
             else:
                 ready.add(name)
                 served.update(names)
-    expected = {name for name, pod in by_name.items()
-                   if _labels_match((pod.get('metadata') or {}).get('labels'), selector) and pod_ready(pod)
-                   and not (pod.get('metadata') or {}).get('deletionTimestamp')}
+    expected = {
+        name
+        for name, pod in by_name.items()
+        if _labels_match((pod.get('metadata') or {}).get('labels'), selector)
+        and pod_ready(pod)
+        and not (pod.get('metadata') or {}).get('deletionTimestamp')
+    }
     unexpected = {n for n in ready if n not in expected}
     missing_ports = sorted(name for name, _port in service.ports if name not in served) if ready else []
     return {
-        'ready': sorted(ready), 'not_ready': sorted(not_ready), 'terminating': sorted(terminating),
-        'unexpected': sorted(unexpected), 'expected': sorted(expected), 'missing': sorted(expected - ready),
+        'ready': sorted(ready),
+        'not_ready': sorted(not_ready),
+        'terminating': sorted(terminating),
+        'unexpected': sorted(unexpected),
+        'expected': sorted(expected),
+        'missing': sorted(expected - ready),
         'missing_ports': missing_ports,
     }
 
@@ -220,5 +243,9 @@ def routed(slices, pods, selector, service):
 def routes_exactly(seen, at_least):
     """Whether ``seen`` (``routed``) is the selected pods exactly: every expected pod has a ready
     endpoint, no ready endpoint is another pod, at least ``at_least`` of them."""
-    return (not seen['unexpected'] and not seen['missing'] and len(seen['ready']) >= max(1, at_least)
-            and not seen['missing_ports'])
+    return (
+        not seen['unexpected']
+        and not seen['missing']
+        and len(seen['ready']) >= max(1, at_least)
+        and not seen['missing_ports']
+    )

@@ -46,7 +46,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads im
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_record as record_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_apps import (
-    PREPARED, REFUSED, ROLLBACK_FAILED, ROLLED_BACK, SCALED_DOWN, SWITCHED, UNCHANGED, read_app,
+    PREPARED, REFUSED, ROLLBACK_FAILED, ROLLED_BACK, SWITCHED, UNCHANGED, BlueGreenResult, read_app,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_prepare import Prepare
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_traffic import (
@@ -64,8 +64,8 @@ class Stop(Exception):
 
 
 class BlueGreen:
-    def __init__(self, client, apps, options, progress=None, note=None, clock=time.monotonic, sleep=time.sleep,
-                 now=time.time):
+    def __init__(self, client, apps, options, progress=None, note=None, clock=time.monotonic,
+                 sleep=time.sleep, now=time.time):
         self.client = client
         self.apps = apps
         self.options = options
@@ -77,9 +77,10 @@ class BlueGreen:
         self._stop = threading.Event()
         self.engine = Engine(client, options.gates, self.progress, clock=clock, sleep=sleep,
                              stopped=self._stop.is_set, note=note)
-        self.lease_ref = '%s/%s' % (apps[0].namespace, lease_mod.lease_name(release_record.LEASE_PREFIX, self.id))
-        self.traffic = Traffic(client, options, self.id, self.runner, self.lease_ref, clock=clock, sleep=sleep,
-                               now=now, stopped=self._stop.is_set, note=note)
+        lease = lease_mod.lease_name(release_record.LEASE_PREFIX, self.id)
+        self.lease_ref = '%s/%s' % (apps[0].namespace, lease)
+        self.traffic = Traffic(client, options, self.id, self.runner, self.lease_ref, clock=clock,
+                               sleep=sleep, now=now, stopped=self._stop.is_set, note=note)
         self.warnings = []
         self.lines = []
         self.lease = None
@@ -126,35 +127,40 @@ class BlueGreen:
             if found or a.service is None:
                 continue
             for manager in managers(a.service.obj):
-                self.warnings.append('%s is managed by %s: its next sync or upgrade will put its selector back and '
-                                     'send the traffic to the color it names; switch through %s instead, or '
-                                     'expect the switch to be undone' % (a.label(), manager, manager.split(' (')[0]))
+                self.warnings.append(
+                    '%s is managed by %s: its next sync or upgrade will put its selector back and send the '
+                    'traffic to the color it names; switch through %s instead, or expect the switch to be '
+                    'undone' % (a.label(), manager, manager.split(' (')[0]))
             if a.active is None and not adopting:
-                problems.append('%s selects no color (its selector has no %s): adopt the app first (state: adopted)'
-                                % (a.label(), self.label))
+                problems.append('%s selects no color (its selector has no %s): adopt the app first '
+                                '(state: adopted)' % (a.label(), self.label))
                 continue
             a.record, problem = record_mod.check(a.service, self.label)
             if problem:
-                problems.append('%s carries a %s record that is not acted on: %s. Check the Service selects what you '
-                                'want, then remove the record: %s' % (a.label(), record_mod.ANNOTATION, problem,
-                                                                      record_mod.clear(a.service)))
+                problems.append('%s carries a %s record that is not acted on: %s. Check the Service selects '
+                                'what you want, then remove the record: %s'
+                                % (a.label(), record_mod.ANNOTATION, problem, record_mod.clear(a.service)))
             elif a.record is not None and a.record['phase'] == record_mod.SWITCHING:
                 problems.extend(self._in_flight(a))
         return problems
 
     def _in_flight(self, a):
-        """An app whose switch was not verified: resumed by the same release (or ``recover``), else refused."""
+        """An app whose switch was not verified: resumed by the same release (or ``recover``), else
+        refused."""
         record = a.record
-        holder = release_record.live_holder(self.client, {'lease': record.get('lease') or '/', 'id': record['release']},
-                                            self.options.lease_seconds or release_record.LEASE_SECONDS)
+        holder = release_record.live_holder(
+            self.client, {'lease': record.get('lease') or '/', 'id': record['release']},
+            self.options.lease_seconds or release_record.LEASE_SECONDS)
         if holder is not None:
             return ['%s: the switch of release %s is in progress (%s): wait for it to end' % (
                 a.label(), record['release'], holder)]
-        if self.options.state == 'rolled_back' or self.options.recover is not None or record['release'] == self.id:
+        if self.options.state == 'rolled_back' or self.options.recover is not None \
+                or record['release'] == self.id:
             a.resumed = True
             return []
-        return ['%s: the switch of release %s to %s (at %s) was not verified: its runner stopped. Resume it (state: '
-                'switched with recover: resume) or switch back (state: rolled_back, or recover: rollback)'
+        return ['%s: the switch of release %s to %s (at %s) was not verified: its runner stopped. Resume '
+                'it (state: switched with recover: resume) or switch back (state: rolled_back, or recover: '
+                'rollback)'
                 % (a.label(), record['release'], record['to'], record['switchedAt'])]
 
     # -- prepared
@@ -197,9 +203,10 @@ class BlueGreen:
         if not targets:
             return
         o = self.options
-        prepare = Prepare(self.client, targets, ReleaseOptions(
-            o.atomic, o.timeout, gates=o.gates, check_mode=o.check_mode, release_id=self.id, recover=o.recover,
-            lease_seconds=o.lease_seconds), progress=self.progress, note=self.note, clock=self.clock, sleep=self.sleep)
+        options = ReleaseOptions(o.atomic, o.timeout, gates=o.gates, check_mode=o.check_mode,
+                                 release_id=self.id, recover=o.recover, lease_seconds=o.lease_seconds)
+        prepare = Prepare(self.client, targets, options, progress=self.progress, note=self.note,
+                          clock=self.clock, sleep=self.sleep)
         prepare.runner = self.runner
         result = prepare.run()
         self.warnings.extend(result.warnings)
@@ -259,7 +266,8 @@ class BlueGreen:
         self._gate(gated, 'the preview', switched=False)
         for a in resumed:
             a.active_before = a.record['from']
-            self.note('%s: resuming the switch of release %s to %s' % (a.label(), a.record['release'], a.active))
+            self.note('%s: resuming the switch of release %s to %s'
+                      % (a.label(), a.record['release'], a.active))
         failed = None
         done = list(resumed)
         for a in todo:
@@ -335,7 +343,8 @@ class BlueGreen:
             result = self.engine.wait_one(Rollout(a.deployment(new), label=a.deployment(new).label()),
                                           self.options.timeout)
             if not result.done:
-                a.cause = '%s did not scale up to %d: %s' % (a.deployment(new).label(), needed, result.message)
+                a.cause = '%s did not scale up to %d: %s' % (
+                    a.deployment(new).label(), needed, result.message)
                 return
         reasons = self.unsafe(a, new)
         if reasons:
@@ -400,8 +409,8 @@ class BlueGreen:
                 instant = self._back_one(a, back)
             except (KubeError, ChangedElsewhere) as e:
                 a.outcome = ROLLBACK_FAILED
-                a.cause = '%s; not switched back: %s. Switch it by hand (%s) or run state: rolled_back again' % (
-                    a.cause or cause, _words(e), record_mod.clear(a.service))
+                a.cause = ('%s; not switched back: %s. Switch it by hand (%s) or run state: rolled_back '
+                           'again' % (a.cause or cause, _words(e), record_mod.clear(a.service)))
                 continue
             a.outcome = ROLLED_BACK if a.outcome != ROLLBACK_FAILED else a.outcome
             a.instant = instant
@@ -419,7 +428,8 @@ class BlueGreen:
                 a.label(), old.label(), max(1, needed)))
             self.traffic.scale(a, back, max(old.replicas or 0, needed, 1))
             if not self.options.check_mode:
-                result = self.engine.wait_one(Rollout(a.deployment(back), label=old.label()), self.options.timeout)
+                result = self.engine.wait_one(Rollout(a.deployment(back), label=old.label()),
+                                              self.options.timeout)
                 if not result.done:
                     raise ChangedElsewhere('%s did not come up: %s' % (old.label(), result.message))
         hpa = self._hpa_record(a, back)
@@ -433,7 +443,8 @@ class BlueGreen:
             a.endpoints = seen
             if why:
                 raise ChangedElsewhere('switched back, but %s' % why)
-        self.note('%s: back on %s%s' % (a.label(), back, '' if instant else ' (not instant: scaled up first)'))
+        self.note('%s: back on %s%s' % (a.label(), back,
+                                        '' if instant else ' (not instant: scaled up first)'))
         return instant
 
     def _rolled_back(self):
@@ -464,38 +475,8 @@ class BlueGreen:
 
     # -- finished
     def _finished(self):
-        now = self.now()
-        for a in self.apps:
-            r = a.record
-            if r is None or r['phase'] == record_mod.ADOPTED or r['from'] == r['to']:
-                left = a.idle
-                if (a.deployment(left).replicas or 0) == 0:
-                    a.outcome = UNCHANGED
-                    continue
-                a.outcome = REFUSED
-                a.cause = ('no switch is recorded on it: %s still runs %d pods; scale it down by hand if it is not '
-                           'needed' % (a.deployment(left).label(), a.deployment(left).replicas))
-                continue
-            left = r['from']
-            a.scale_down_at = r['scaleDownAt']
-            d = a.deployment(left)
-            if (d.replicas or 0) == 0:
-                a.outcome = UNCHANGED
-                continue
-            due = record_mod.scale_down_due(r, now)
-            if due > 0:
-                a.outcome = UNCHANGED
-                self.lines.append('%s: %s may be scaled down at %s (in %d s)' % (a.label(), d.label(),
-                                                                                a.scale_down_at, due + 0.5))
-                continue
-            if a.hpa is not None and a.hpa.target == d.name:
-                a.outcome, a.cause = REFUSED, 'HPA %s scales %s: retarget it first' % (a.hpa_name, d.name)
-                continue
-            try:
-                self.traffic.scale(a, left, 0)
-                a.outcome = SCALED_DOWN
-            except (KubeError, ChangedElsewhere) as e:
-                a.outcome, a.cause = REFUSED, _words(e)
+        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_finish import finish
+        finish(self)
 
     # -- adopted
     def _adopted(self):
@@ -534,7 +515,6 @@ class BlueGreen:
                 a.outcome, a.cause = UNCHANGED, a.cause or cause
 
     def _result(self):
-        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_apps import BlueGreenResult
         return BlueGreenResult(self)
 
 

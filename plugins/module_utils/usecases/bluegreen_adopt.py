@@ -35,8 +35,13 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services imp
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import Deployment
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_record as record_mod
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_apps import ADOPTED, UNCHANGED
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_traffic import ChangedElsewhere
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_apps import (
+    ADOPTED,
+    UNCHANGED,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_traffic import (
+    ChangedElsewhere,
+)
 
 
 def adopt(run, a):
@@ -47,8 +52,10 @@ def adopt(run, a):
         a.outcome = UNCHANGED
         return
     if not existing:
-        raise ChangedElsewhere('neither %s nor %s exists: adoption starts from the one Deployment the app has'
-                               % (a.names['blue'], a.names['green']))
+        raise ChangedElsewhere(
+            'neither %s nor %s exists: adoption starts from the one Deployment the app has'
+            % (a.names['blue'], a.names['green'])
+        )
     color = a.active or existing[0]
     d = a.deployment(color)
     if d.paused:
@@ -56,40 +63,58 @@ def adopt(run, a):
     # 1. the color label on its pods
     labels = (d.template.get('metadata') or {}).get('labels') or {}
     if labels.get(label) != color:
-        body = [patches.spec_guard(d.metadata), {'op': 'replace', 'path': '/spec/template',
-                                                  'value': colored_template(d.template, label, color)}]
+        body = [
+            patches.spec_guard(d.metadata),
+            {'op': 'replace', 'path': '/spec/template', 'value': colored_template(d.template, label, color)},
+        ]
         written = run.client.patch(d.path, body, patches.JSON_PATCH, dry_run=check, retry=True)
         a.changed = True
         a.step('%s: pod template labelled %s=%s (a rollout)' % (d.label(), label, color))
         a.diffs.append(('template labels %s' % d.name, labels, dict(labels, **{label: color})))
         if not check:
-            result = run.engine.wait_one(Rollout(Deployment(written), written, status_mod.after_change(
-                d.rollout_status, d.obj, written), label=d.label()), run.options.timeout)
+            result = run.engine.wait_one(
+                Rollout(
+                    Deployment(written),
+                    written,
+                    status_mod.after_change(d.rollout_status, d.obj, written),
+                    label=d.label(),
+                ),
+                run.options.timeout,
+            )
             if not result.done:
-                raise ChangedElsewhere('%s did not roll out with the color label: %s' % (d.label(), result.message))
+                raise ChangedElsewhere(
+                    '%s did not roll out with the color label: %s' % (d.label(), result.message)
+                )
         a.deployments[color] = Deployment(written)
     # 2. the other color, from it
     other = other_color(color)
     if a.deployment(other) is None:
         body = second_color(a.deployment(color).obj, a.names[other], label, other)
         try:
-            created = run.client.create(Deployment.collection_path(a.namespace), body, dry_run=check, retry=True)
+            created = run.client.create(
+                Deployment.collection_path(a.namespace), body, dry_run=check, retry=True
+            )
         except ApiError as e:
             if e.status != 409:
                 raise
             created = run.client.get(Deployment.object_path(a.namespace, a.names[other]))  # a lost answer's
         a.deployments[other] = Deployment(created)
         a.changed = True
-        a.step('Deployment %s/%s created from %s (%s, 0 replicas)' % (a.namespace, a.names[other], d.name, other))
+        a.step(
+            'Deployment %s/%s created from %s (%s, 0 replicas)' % (a.namespace, a.names[other], d.name, other)
+        )
     # 3. the Service selects the color
     if a.active is None:
         if not check:
             live = Deployment(run.client.get(d.path))
             why = deployment_complete(live.obj)
             if why:
-                raise ChangedElsewhere('%s is not complete (%s): the Service keeps its selector' % (live.label(), why))
-        run.traffic.switch(a, color, record_mod.ADOPTED,
-                           selector=colored_selector(a.service.selector, label, color))
+                raise ChangedElsewhere(
+                    '%s is not complete (%s): the Service keeps its selector' % (live.label(), why)
+                )
+        run.traffic.switch(
+            a, color, record_mod.ADOPTED, selector=colored_selector(a.service.selector, label, color)
+        )
         a.active = color
         if not check:
             seen, why = run.traffic.await_routes(a, color, 1, run.options.timeout)
@@ -109,6 +134,13 @@ def second_color(obj, name, label, color):
     spec['selector'] = dict(selector, matchLabels=colored_selector(selector.get('matchLabels'), label, color))
     spec['template'] = colored_template(spec.get('template'), label, color)
     meta = obj.get('metadata') or {}
-    return {'apiVersion': 'apps/v1', 'kind': 'Deployment',
-            'metadata': {'name': name, 'namespace': meta.get('namespace'), 'labels': dict(meta.get('labels') or {})},
-            'spec': spec}
+    return {
+        'apiVersion': 'apps/v1',
+        'kind': 'Deployment',
+        'metadata': {
+            'name': name,
+            'namespace': meta.get('namespace'),
+            'labels': dict(meta.get('labels') or {}),
+        },
+        'spec': spec,
+    }

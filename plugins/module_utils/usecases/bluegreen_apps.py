@@ -16,7 +16,10 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation 
     image_problems,
     subdomain_problem,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import DEFAULT_TIMEOUT, GateOptions
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (
+    DEFAULT_TIMEOUT,
+    GateOptions,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services import (
     COLORS,
@@ -37,9 +40,21 @@ OUTCOMES = (PREPARED, SWITCHED, SCALED_DOWN, ADOPTED, UNCHANGED, ROLLED_BACK, RO
 
 
 class BlueGreenOptions:
-    def __init__(self, state, color_label=DEFAULT_COLOR_LABEL, preview_replicas=None,
-                 scale_down_delay=DEFAULT_SCALE_DOWN_DELAY, atomic=True, timeout=DEFAULT_TIMEOUT, gates=None,
-                 check_mode=False, release_id=None, recover=None, change_cause=None, lease_seconds=None):
+    def __init__(
+        self,
+        state,
+        color_label=DEFAULT_COLOR_LABEL,
+        preview_replicas=None,
+        scale_down_delay=DEFAULT_SCALE_DOWN_DELAY,
+        atomic=True,
+        timeout=DEFAULT_TIMEOUT,
+        gates=None,
+        check_mode=False,
+        release_id=None,
+        recover=None,
+        change_cause=None,
+        lease_seconds=None,
+    ):
         self.state = state
         self.color_label = color_label
         self.preview_replicas = preview_replicas
@@ -115,11 +130,19 @@ class App:
 
     def entry(self):
         out = {
-            'service': self.service_name, 'preview_service': self.preview_name, 'namespace': self.namespace,
-            'outcome': self.outcome, 'cause': self.cause, 'changed': self.changed,
-            'active_before': self.active_before, 'active': self.active,
-            'selector_diff': None, 'endpoints': self.endpoints, 'scale_down_at': self.scale_down_at,
-            'hpa': self.hpa_result, 'steps': list(self.steps),
+            'service': self.service_name,
+            'preview_service': self.preview_name,
+            'namespace': self.namespace,
+            'outcome': self.outcome,
+            'cause': self.cause,
+            'changed': self.changed,
+            'active_before': self.active_before,
+            'active': self.active,
+            'selector_diff': None,
+            'endpoints': self.endpoints,
+            'scale_down_at': self.scale_down_at,
+            'hpa': self.hpa_result,
+            'steps': list(self.steps),
             'deployments': {c: self.names.get(c) for c in COLORS},
         }
         if self.instant is not None:
@@ -149,8 +172,11 @@ def build_apps(entries, namespace, state):
         elif deployments['blue'] == deployments['green']:
             wrong.append('deployments.blue and deployments.green name the same Deployment')
         else:
-            wrong.extend('deployments.%s %s' % (c, subdomain_problem(deployments[c])) for c in COLORS
-                         if subdomain_problem(deployments[c]))
+            wrong.extend(
+                'deployments.%s %s' % (c, subdomain_problem(deployments[c]))
+                for c in COLORS
+                if subdomain_problem(deployments[c])
+            )
         images = entry.get('images') or {}
         if state in ('prepared', 'switched') and not images:
             wrong.append('images is empty: state=%s needs the new image of each container' % state)
@@ -160,8 +186,16 @@ def build_apps(entries, namespace, state):
         if wrong:
             problems.append('%s: %s' % (where, '; '.join(wrong)))
             continue
-        apps.append(App(namespace, entry['service'], entry.get('preview_service'), deployments, images,
-                        entry.get('hpa')))
+        apps.append(
+            App(
+                namespace,
+                entry['service'],
+                entry.get('preview_service'),
+                deployments,
+                images,
+                entry.get('hpa'),
+            )
+        )
     seen = set()
     for a in apps:
         if a.label() in seen:
@@ -190,11 +224,16 @@ def read_app(client, app, label, adopting=False):
     obj = get(Service.object_path(app.namespace, app.service_name), 'the Service')
     app.service = Service(obj) if obj else None
     if app.preview_name:
-        obj = get(Service.object_path(app.namespace, app.preview_name), 'the preview Service %s' % app.preview_name)
+        obj = get(
+            Service.object_path(app.namespace, app.preview_name), 'the preview Service %s' % app.preview_name
+        )
         app.preview = Service(obj) if obj else None
     for color in COLORS:
-        obj = get(Deployment.object_path(app.namespace, app.names[color]),
-                  'Deployment %s (deployments.%s)' % (app.names[color], color), required=not adopting)
+        obj = get(
+            Deployment.object_path(app.namespace, app.names[color]),
+            'Deployment %s (deployments.%s)' % (app.names[color], color),
+            required=not adopting,
+        )
         if obj is not None:
             app.deployments[color] = Deployment(obj)
     if app.hpa_name:
@@ -205,12 +244,16 @@ def read_app(client, app, label, adopting=False):
     for color, d in app.deployments.items():
         labels = (d.template.get('metadata') or {}).get('labels') or {}
         if labels.get(label) not in (None, color):
-            problems.append('%s: deployments.%s names %s, whose pods are labelled %s=%s: the colors are swapped '
-                            'or the Deployment belongs to another app' % (app.label(), color, d.label(), label,
-                                                                          labels.get(label)))
+            problems.append(
+                '%s: deployments.%s names %s, whose pods are labelled %s=%s: the colors are swapped '
+                'or the Deployment belongs to another app'
+                % (app.label(), color, d.label(), label, labels.get(label))
+            )
     if app.hpa is not None and app.hpa.target not in [app.names[c] for c in COLORS]:
-        problems.append('%s: HPA %s scales %s %s, neither of the app\'s Deployments' % (
-            app.label(), app.hpa_name, app.hpa.target_kind, app.hpa.target))
+        problems.append(
+            '%s: HPA %s scales %s %s, neither of the app\'s Deployments'
+            % (app.label(), app.hpa_name, app.hpa.target_kind, app.hpa.target)
+        )
     return problems
 
 
@@ -223,12 +266,25 @@ def result_fields(apps, lines):
 
 
 WORDS = {
-    PREPARED: 'Preview ready', SWITCHED: 'Switched', SCALED_DOWN: 'Old color scaled down', ADOPTED: 'Adopted',
-    UNCHANGED: 'Unchanged', ROLLED_BACK: 'Switched back', ROLLBACK_FAILED: 'SWITCH BACK FAILED',
+    PREPARED: 'Preview ready',
+    SWITCHED: 'Switched',
+    SCALED_DOWN: 'Old color scaled down',
+    ADOPTED: 'Adopted',
+    UNCHANGED: 'Unchanged',
+    ROLLED_BACK: 'Switched back',
+    ROLLBACK_FAILED: 'SWITCH BACK FAILED',
     REFUSED: 'Refused',
 }
-CHECK_WORDS = dict(WORDS, **{PREPARED: 'Would prepare', SWITCHED: 'Would switch', SCALED_DOWN: 'Would scale down',
-                             ADOPTED: 'Would adopt', ROLLED_BACK: 'Would switch back'})
+CHECK_WORDS = dict(
+    WORDS,
+    **{
+        PREPARED: 'Would prepare',
+        SWITCHED: 'Would switch',
+        SCALED_DOWN: 'Would scale down',
+        ADOPTED: 'Would adopt',
+        ROLLED_BACK: 'Would switch back',
+    },
+)
 
 
 class BlueGreenResult:
@@ -243,28 +299,40 @@ class BlueGreenResult:
         if self.interrupted:
             for a in self.apps:
                 if a.outcome is None:
-                    a.outcome, a.cause = (SWITCHED if a.switched else UNCHANGED), 'interrupted before it was judged'
+                    a.outcome, a.cause = (
+                        (SWITCHED if a.switched else UNCHANGED),
+                        'interrupted before it was judged',
+                    )
         self.failed = self.interrupted or any(a.cause for a in self.apps)
         self.changed = any(a.changed for a in self.apps)
         words = CHECK_WORDS if self.check_mode else WORDS
         lines = []
         for a in self.apps:
-            moved = ' (%s -> %s)' % (a.active_before, a.active) if a.active != a.active_before else \
-                (' (live: %s)' % a.active if a.active else '')
-            lines.append('%s: %s%s%s' % (words.get(a.outcome, a.outcome), a.label(), moved,
-                                         ' - %s' % a.cause if a.cause else ''))
+            moved = (
+                ' (%s -> %s)' % (a.active_before, a.active)
+                if a.active != a.active_before
+                else (' (live: %s)' % a.active if a.active else '')
+            )
+            lines.append(
+                '%s: %s%s%s'
+                % (words.get(a.outcome, a.outcome), a.label(), moved, ' - %s' % a.cause if a.cause else '')
+            )
         self.lines = lines + list(run.lines)
         if getattr(run, 'refusal', None):
             self.message = run.refusal
         elif self.interrupted:
             switched = [a.label() for a in self.apps if a.switched]
-            self.message = ('blue/green release %s interrupted; switched so far: %s. The Services keep their %s '
-                            'record: run the same task again to resume (verify the switch, keep it or switch back), '
-                            'or state: rolled_back to switch back' % (run.id, ', '.join(switched) or 'nothing',
-                                                                       'kubeops.rollout/bluegreen'))
+            self.message = (
+                'blue/green release %s interrupted; switched so far: %s. The Services keep their %s '
+                'record: run the same task again to resume (verify the switch, keep it or switch back), '
+                'or state: rolled_back to switch back'
+                % (run.id, ', '.join(switched) or 'nothing', 'kubeops.rollout/bluegreen')
+            )
         elif self.failed:
             self.message = 'blue/green failed: ' + '; '.join(
                 '%s: %s' % (a.label(), a.cause) if not a.cause.startswith(a.label()) else a.cause
-                for a in self.apps if a.cause)
+                for a in self.apps
+                if a.cause
+            )
         else:
             self.message = '; '.join(self.lines)

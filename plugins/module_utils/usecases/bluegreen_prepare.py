@@ -23,7 +23,10 @@ __metaclass__ = type
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import Release
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_targets import UNCHANGED, UPGRADED
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_targets import (
+    UNCHANGED,
+    UPGRADED,
+)
 
 REPLICAS_BEFORE = 'replicasBefore'
 
@@ -44,9 +47,11 @@ class Prepare(Release):
         if t.record is not None:
             before = t.record.get(REPLICAS_BEFORE)
             if not isinstance(before, int) or not isinstance(t.record.get('before'), dict):
-                return ('%s carries a release record without the preview\'s %s and before: it was not written '
-                        'by a blue/green preview; finish that release with rollout_release (recover: resume '
-                        'or rollback) first' % (t.label(), REPLICAS_BEFORE))
+                return (
+                    '%s carries a release record without the preview\'s %s and before: it was not written '
+                    'by a blue/green preview; finish that release with rollout_release (recover: resume '
+                    'or rollback) first' % (t.label(), REPLICAS_BEFORE)
+                )
             t.original_replicas = before
             t.original_template = t.record['before']
         return None
@@ -63,11 +68,22 @@ class Prepare(Release):
             return None
         generation = (w.metadata.get('generation') or 0) + 1
         lease = '%s/%s' % (self._lease_namespace(), self._lease_name())
-        record = release_record.record_text(self.id, w, t.images, generation, lease, self.runner, self.started,
-                                            template=t.base,
-                                            extra={REPLICAS_BEFORE: w.replicas or 0, 'before': w.template})
-        body = patches.template_write_patch(w.obj, desired, {patches.CHANGE_CAUSE_ANNOTATION: t.change_cause,
-                                                             release_record.RECORD_ANNOTATION: record})
+        record = release_record.record_text(
+            self.id,
+            w,
+            t.images,
+            generation,
+            lease,
+            self.runner,
+            self.started,
+            template=t.base,
+            extra={REPLICAS_BEFORE: w.replicas or 0, 'before': w.template},
+        )
+        body = patches.template_write_patch(
+            w.obj,
+            desired,
+            {patches.CHANGE_CAUSE_ANNOTATION: t.change_cause, release_record.RECORD_ANNOTATION: record},
+        )
         body.append({'op': 'replace', 'path': '/spec/replicas', 'value': t.replicas})
         return patches.JSON_PATCH, body
 

@@ -41,21 +41,34 @@ PHASES = (SWITCHING, SWITCHED, ROLLED_BACK, ADOPTED)
 def release_id(apps):
     """The id of a blue/green release: each app's namespace, Service and images (not the colors, so
     that the same task run again, before or after its switch, is the same release)."""
-    text = json.dumps([[a.namespace, a.service_name, sorted((a.images or {}).items())] for a in apps],
-                      sort_keys=True)
+    text = json.dumps(
+        [[a.namespace, a.service_name, sorted((a.images or {}).items())] for a in apps], sort_keys=True
+    )
     return 'bg-' + hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]
 
 
-def record_text(release, from_color, to_color, selector_before, phase, scale_down_delay, lease, runner,
-                hpa=None, now=None):
+def record_text(
+    release, from_color, to_color, selector_before, phase, scale_down_delay, lease, runner, hpa=None, now=None
+):
     """The record of a switch from ``from_color`` to ``to_color`` made ``now`` (seconds since the
     epoch, default the current time)."""
     when = now if now is not None else time.time()
-    return json.dumps({
-        'release': release, 'from': from_color, 'to': to_color, 'selectorBefore': selector_before,
-        'phase': phase, 'switchedAt': _stamp(when), 'scaleDownAt': _stamp(when + scale_down_delay),
-        'hpa': hpa, 'lease': lease, 'runner': runner,
-    }, sort_keys=True, separators=(',', ':'))
+    return json.dumps(
+        {
+            'release': release,
+            'from': from_color,
+            'to': to_color,
+            'selectorBefore': selector_before,
+            'phase': phase,
+            'switchedAt': _stamp(when),
+            'scaleDownAt': _stamp(when + scale_down_delay),
+            'hpa': hpa,
+            'lease': lease,
+            'runner': runner,
+        },
+        sort_keys=True,
+        separators=(',', ':'),
+    )
 
 
 def with_phase(text, phase):
@@ -77,18 +90,36 @@ def parse(text):
         return None, 'it is not JSON'
     if not isinstance(record, dict):
         return None, 'it is not a JSON object'
-    wrong = [key for key, kind in (('release', str), ('from', str), ('to', str), ('phase', str),
-                                   ('selectorBefore', dict), ('switchedAt', str), ('scaleDownAt', str))
-             if not isinstance(record.get(key), kind)]
-    if not wrong and (record['from'] not in COLORS or record['to'] not in COLORS or record['phase'] not in PHASES
-                      or times.parse(record['scaleDownAt']) is None):
+    wrong = [
+        key
+        for key, kind in (
+            ('release', str),
+            ('from', str),
+            ('to', str),
+            ('phase', str),
+            ('selectorBefore', dict),
+            ('switchedAt', str),
+            ('scaleDownAt', str),
+        )
+        if not isinstance(record.get(key), kind)
+    ]
+    if not wrong and (
+        record['from'] not in COLORS
+        or record['to'] not in COLORS
+        or record['phase'] not in PHASES
+        or times.parse(record['scaleDownAt']) is None
+    ):
         wrong.append('from, to, phase or scaleDownAt')
-    if record.get('hpa') is not None and not (isinstance(record['hpa'], dict)
-                                              and all(isinstance(record['hpa'].get(k), str)
-                                                      for k in ('name', 'from', 'to'))):
+    if record.get('hpa') is not None and not (
+        isinstance(record['hpa'], dict)
+        and all(isinstance(record['hpa'].get(k), str) for k in ('name', 'from', 'to'))
+    ):
         wrong.append('hpa')
     if wrong:
-        return None, 'its %s %s missing or of the wrong value' % (', '.join(wrong), 'is' if len(wrong) == 1 else 'are')
+        return None, 'its %s %s missing or of the wrong value' % (
+            ', '.join(wrong),
+            'is' if len(wrong) == 1 else 'are',
+        )
     return record, None
 
 
@@ -104,13 +135,17 @@ def check(service, label):
         return None, problem
     selector = service.selector
     if selector.get(label) != record['to']:
-        return None, ('it says the Service selects %s=%s, and it selects %s' % (
-            label, record['to'], '%s=%s' % (label, selector[label]) if label in selector else 'no color'))
+        return None, (
+            'it says the Service selects %s=%s, and it selects %s'
+            % (label, record['to'], '%s=%s' % (label, selector[label]) if label in selector else 'no color')
+        )
     rest = {k: v for k, v in selector.items() if k != label}
     before = {k: v for k, v in record['selectorBefore'].items() if k != label}
     if rest != before:
         return None, 'the rest of the Service\'s selector changed since the switch (%s, recorded %s)' % (
-            _selector_text(rest), _selector_text(before))
+            _selector_text(rest),
+            _selector_text(before),
+        )
     return record, None
 
 

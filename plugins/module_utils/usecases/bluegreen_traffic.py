@@ -44,8 +44,19 @@ class ChangedElsewhere(Exception):
 class Traffic:
     """The switch's requests for one run (``runner``, release ``release``) with ``options``."""
 
-    def __init__(self, client, options, release, runner, lease, clock=time.monotonic, sleep=time.sleep,
-                 now=time.time, stopped=None, note=None):
+    def __init__(
+        self,
+        client,
+        options,
+        release,
+        runner,
+        lease,
+        clock=time.monotonic,
+        sleep=time.sleep,
+        now=time.time,
+        stopped=None,
+        note=None,
+    ):
         self.client = client
         self.options = options
         self.release = release
@@ -71,19 +82,31 @@ class Traffic:
         carrying this run's record is the write applied; one changed otherwise is ChangedElsewhere."""
         read = app.service
         wanted = selector or colored_selector(read.selector, self.label, to_color)
-        text = record_mod.record_text(self.release, read.color(self.label) or to_color, to_color, read.selector,
-                                      phase, self.options.scale_down_delay, self.lease, self.runner, hpa,
-                                      now=self.now())
+        text = record_mod.record_text(
+            self.release,
+            read.color(self.label) or to_color,
+            to_color,
+            read.selector,
+            phase,
+            self.options.scale_down_delay,
+            self.lease,
+            self.runner,
+            hpa,
+            now=self.now(),
+        )
 
         def attempt(conflicted):
             current = Service(self.client.get(read.path)) if conflicted else read
             if conflicted and self._ours(current, to_color, phase):
                 return current.obj
-            if current.selector != read.selector or current.annotations.get(record_mod.ANNOTATION) != \
-                    read.annotations.get(record_mod.ANNOTATION):
-                raise ChangedElsewhere('%s was changed by someone else since it was read (selector %s, now %s): '
-                                       'not switched over that change; run the task again to decide from what '
-                                       'it is now' % (app.label(), _text(read.selector), _text(current.selector)))
+            if current.selector != read.selector or current.annotations.get(
+                record_mod.ANNOTATION
+            ) != read.annotations.get(record_mod.ANNOTATION):
+                raise ChangedElsewhere(
+                    '%s was changed by someone else since it was read (selector %s, now %s): '
+                    'not switched over that change; run the task again to decide from what '
+                    'it is now' % (app.label(), _text(read.selector), _text(current.selector))
+                )
             return self._patch(read.path, current.selector_patch(wanted, record_mod.ANNOTATION, text))
 
         written = retry_on_conflict(attempt)
@@ -95,8 +118,12 @@ class Traffic:
 
     def _ours(self, service, to_color, phase):
         record, _problem = record_mod.check(service, self.label)
-        return record is not None and record.get('runner') == self.runner and record['to'] == to_color \
+        return (
+            record is not None
+            and record.get('runner') == self.runner
+            and record['to'] == to_color
             and record['phase'] == phase
+        )
 
     def mark(self, app, phase):
         """The record of ``app``'s switch in ``phase`` (guarded by its text as written)."""
@@ -117,16 +144,22 @@ class Traffic:
         """What ``service``'s EndpointSlices route to, judged against ``color``'s pods."""
         selector = colored_selector(service.selector, self.label, color)
         try:
-            slices = self.client.list(ENDPOINTSLICES % service.namespace,
-                                      label_selector='%s=%s' % (SERVICE_NAME_LABEL, service.name))
+            slices = self.client.list(
+                ENDPOINTSLICES % service.namespace,
+                label_selector='%s=%s' % (SERVICE_NAME_LABEL, service.name),
+            )
         except ApiError as e:
             if e.status != 404:
                 raise
-            raise ChangedElsewhere('the API server does not serve discovery.k8s.io/v1 EndpointSlices (Kubernetes '
-                                   '1.21 and later do): the switch cannot be verified, nothing is switched')
+            raise ChangedElsewhere(
+                'the API server does not serve discovery.k8s.io/v1 EndpointSlices (Kubernetes '
+                '1.21 and later do): the switch cannot be verified, nothing is switched'
+            )
         slices = slices.get('items') or []
-        pods = self.client.list(PODS % service.namespace,
-                                label_selector=selector_string(selector)).get('items') or []
+        pods = (
+            self.client.list(PODS % service.namespace, label_selector=selector_string(selector)).get('items')
+            or []
+        )
         seen = routed(slices, pods, selector, service)
         seen['exact'] = routes_exactly(seen, at_least)
         return seen
@@ -149,11 +182,16 @@ class Traffic:
             else:
                 short_since = None
             if fail_fast and short_since is not None and now - short_since >= fail_fast:
-                return seen, ('%d Ready %s pods, %d needed, for %d s (fail_fast_seconds)'
-                              % (len(seen['expected']), color, at_least, fail_fast))
+                return seen, (
+                    '%d Ready %s pods, %d needed, for %d s (fail_fast_seconds)'
+                    % (len(seen['expected']), color, at_least, fail_fast)
+                )
             if now - start >= timeout:
                 return seen, 'its EndpointSlices did not route to exactly the %s pods within %d s (%s)' % (
-                    color, timeout, describe_routes(seen))
+                    color,
+                    timeout,
+                    describe_routes(seen),
+                )
             if self.stopped():
                 return seen, 'stopped'
             self.sleep(POLL_SECONDS)
@@ -168,8 +206,10 @@ class Traffic:
             if hpa.target == to_name:
                 return hpa.obj
             if hpa.target != from_name:
-                raise ChangedElsewhere('HPA %s/%s scales %s, not %s: someone else retargeted it; not changed'
-                                       % (app.namespace, app.hpa_name, hpa.target, from_name))
+                raise ChangedElsewhere(
+                    'HPA %s/%s scales %s, not %s: someone else retargeted it; not changed'
+                    % (app.namespace, app.hpa_name, hpa.target, from_name)
+                )
             return self._patch(path, hpa.retarget_patch(to_name))
 
         before = app.hpa.target
@@ -190,14 +230,17 @@ class Traffic:
             if current.replicas == replicas:
                 return current.obj
             if conflicted and current.metadata.get('generation') != deployment.metadata.get('generation'):
-                raise ChangedElsewhere('%s was changed by someone else since it was read: not scaled'
-                                       % deployment.label())
+                raise ChangedElsewhere(
+                    '%s was changed by someone else since it was read: not scaled' % deployment.label()
+                )
             return self._patch(current.path, replicas_patch(current.obj, replicas))
 
         written = retry_on_conflict(attempt)
         if deployment.replicas != replicas:
             app.changed = True
-            app.diffs.append(('replicas %s' % color, {deployment.name: deployment.replicas}, {deployment.name: replicas}))
+            app.diffs.append(
+                ('replicas %s' % color, {deployment.name: deployment.replicas}, {deployment.name: replicas})
+            )
             app.step('%s replicas %s -> %s' % (deployment.label(), deployment.replicas, replicas))
         app.deployments[color] = Deployment(written)
         return written
@@ -206,11 +249,17 @@ class Traffic:
 def describe_routes(seen):
     """The routes of a Service in a few words."""
     parts = ['%d ready' % len(seen['ready'])]
-    for key, words in (('missing', 'Ready pods without an endpoint'), ('unexpected', 'other pods routed'),
-                       ('not_ready', 'not ready'), ('terminating', 'terminating'),
-                       ('missing_ports', 'ports not served')):
+    for key, words in (
+        ('missing', 'Ready pods without an endpoint'),
+        ('unexpected', 'other pods routed'),
+        ('not_ready', 'not ready'),
+        ('terminating', 'terminating'),
+        ('missing_ports', 'ports not served'),
+    ):
         if seen.get(key):
-            parts.append('%s: %s' % (words, ', '.join(seen[key][:5]) + (' ...' if len(seen[key]) > 5 else '')))
+            parts.append(
+                '%s: %s' % (words, ', '.join(seen[key][:5]) + (' ...' if len(seen[key]) > 5 else ''))
+            )
     return '; '.join(parts)
 
 

@@ -34,18 +34,34 @@ def bluegreen(state, *apps, title=None, **options):
 
 
 def service(name, selector, ns='default'):
-    return {'apiVersion': 'v1', 'kind': 'Service', 'metadata': {'name': name, 'namespace': ns},
-            'spec': {'selector': selector, 'ports': [{'name': 'http', 'port': 80, 'targetPort': 'http'}]}}
+    return {
+        'apiVersion': 'v1',
+        'kind': 'Service',
+        'metadata': {'name': name, 'namespace': ns},
+        'spec': {'selector': selector, 'ports': [{'name': 'http', 'port': 80, 'targetPort': 'http'}]},
+    }
 
 
 def colored(name, color, replicas, image=OLD, ns='default'):
     """The ``color`` Deployment of app ``name``: pods labelled app=<name> and the color, port ``http``."""
     labels = {'app': name, LABEL: color}
-    return {'apiVersion': 'apps/v1', 'kind': 'Deployment', 'metadata': {'name': '%s-%s' % (name, color), 'namespace': ns},
-            'spec': {'replicas': replicas, 'selector': {'matchLabels': dict(labels)},
-                     'template': {'metadata': {'labels': dict(labels)},
-                                  'spec': {'containers': [{'name': 'app', 'image': image,
-                                                           'ports': [{'name': 'http', 'containerPort': 80}]}]}}}}
+    return {
+        'apiVersion': 'apps/v1',
+        'kind': 'Deployment',
+        'metadata': {'name': '%s-%s' % (name, color), 'namespace': ns},
+        'spec': {
+            'replicas': replicas,
+            'selector': {'matchLabels': dict(labels)},
+            'template': {
+                'metadata': {'labels': dict(labels)},
+                'spec': {
+                    'containers': [
+                        {'name': 'app', 'image': image, 'ports': [{'name': 'http', 'containerPort': 80}]}
+                    ]
+                },
+            },
+        },
+    }
 
 
 class Apps(Kube):
@@ -56,11 +72,24 @@ class Apps(Kube):
         for svc, color in ((name, 'blue'), (name + '-preview', 'green')):
             self.request('POST', SERVICES.format(ns=ns), service(svc, {'app': name, LABEL: color}, ns))
         if hpa:
-            self.request('POST', HPAS.format(ns=ns), {
-                'apiVersion': 'autoscaling/v2', 'kind': 'HorizontalPodAutoscaler',
-                'metadata': {'name': name, 'namespace': ns},
-                'spec': {'scaleTargetRef': {'apiVersion': 'apps/v1', 'kind': 'Deployment', 'name': name + '-blue'},
-                         'minReplicas': replicas, 'maxReplicas': 10}})
+            self.request(
+                'POST',
+                HPAS.format(ns=ns),
+                {
+                    'apiVersion': 'autoscaling/v2',
+                    'kind': 'HorizontalPodAutoscaler',
+                    'metadata': {'name': name, 'namespace': ns},
+                    'spec': {
+                        'scaleTargetRef': {
+                            'apiVersion': 'apps/v1',
+                            'kind': 'Deployment',
+                            'name': name + '-blue',
+                        },
+                        'minReplicas': replicas,
+                        'maxReplicas': 10,
+                    },
+                },
+            )
 
     def service(self, name, ns='default'):
         return self.request('GET', SERVICES.format(ns=ns) + '/' + name)
@@ -77,7 +106,9 @@ class Apps(Kube):
 
     def routes(self, name, ns='default'):
         """(ready endpoint pod names, not-ready ones) of the Service's EndpointSlices."""
-        items = self.request('GET', SLICES.format(ns=ns) + '?labelSelector=kubernetes.io/service-name%3D' + name)
+        items = self.request(
+            'GET', SLICES.format(ns=ns) + '?labelSelector=kubernetes.io/service-name%3D' + name
+        )
         ready, other = set(), set()
         for s in items['items']:
             for e in s.get('endpoints') or []:

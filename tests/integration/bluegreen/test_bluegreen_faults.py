@@ -39,8 +39,9 @@ def test_a_pod_made_unready_between_the_check_and_the_switch_switches_back(kubes
 
 
 @pytest.mark.parametrize('fault', ['drop_after_write', 'conflict'])
-def test_a_lost_answer_or_a_conflict_on_the_service_patch_switches_exactly_once(kubesim_factory, play, tmp_path,
-                                                                                fault):
+def test_a_lost_answer_or_a_conflict_on_the_service_patch_switches_exactly_once(
+    kubesim_factory, play, tmp_path, fault
+):
     log = tmp_path / 'requests.jsonl'
     sim = kubesim_factory(endpoint_lag=LAG, ready_delay=0.1, request_log=str(log))
     kube = Apps(sim.kubeconfig)
@@ -50,8 +51,11 @@ def test_a_lost_answer_or_a_conflict_on_the_service_patch_switches_exactly_once(
     start, first = sim.clock(), len(read_log(log))
     (a,) = play(sim, [bluegreen('switched')]).ok('switched')['apps']
     assert a['outcome'] == 'switched' and kube.color('web') == 'green', a
-    patches = [e for e in read_log(log)[first:] if e['method'] == 'PATCH' and e['path'].endswith('/services/web')
-               and not e.get('dry_run')]
+    patches = [
+        e
+        for e in read_log(log)[first:]
+        if e['method'] == 'PATCH' and e['path'].endswith('/services/web') and not e.get('dry_run')
+    ]
     applied = [e for e in patches if e['status'] in (0, 200)]
     # The switch applied once (the lost answer's or after the conflict), then the record's phase.
     assert len(applied) == 2, patches
@@ -91,10 +95,12 @@ def test_an_interrupted_run_is_resumed_by_the_same_task(kubesim_factory, play, t
     start = sim.clock()
     tasks = [bluegreen('switched', soak_seconds=30 if step == 'soak' else 0)]
     if step == 'preview':
-        ready = lambda: 'kubeops.rollout/release' in (kube.get('Deployment', 'web-green')['metadata']  # noqa: E731
-                                                      .get('annotations') or {})
+        def ready():
+            annotations = kube.get('Deployment', 'web-green')['metadata'].get('annotations') or {}
+            return 'kubeops.rollout/release' in annotations
     else:
-        ready = lambda: _phase(kube) == 'switching'  # noqa: E731
+        def ready():
+            return _phase(kube) == 'switching'
     output = interrupted_when(sim, tmp_path, signal.SIGTERM, tasks, ready, step)
     assert 'interrupted' in output, output[-3000:]
     if step == 'soak':
@@ -107,12 +113,19 @@ def test_an_interrupted_run_is_resumed_by_the_same_task(kubesim_factory, play, t
 
 
 def test_an_unverified_switch_of_another_release_is_refused_then_recover_rollback_switches_back(
-        kubesim_factory, play, tmp_path):
+    kubesim_factory, play, tmp_path
+):
     sim = kubesim_factory(endpoint_lag=LAG, ready_delay=0.1)
     kube = Apps(sim.kubeconfig)
     kube.create_app(replicas=2)
-    interrupted_when(sim, tmp_path, signal.SIGTERM, [bluegreen('switched', soak_seconds=30)],
-                     lambda: _phase(kube) == 'switching', 'the switch')
+    interrupted_when(
+        sim,
+        tmp_path,
+        signal.SIGTERM,
+        [bluegreen('switched', soak_seconds=30)],
+        lambda: _phase(kube) == 'switching',
+        'the switch',
+    )
     other = app(images={'app': 'nginx:1.27'})
     r = play(sim, [bluegreen('switched', other)]).failed('switched')
     assert 'was not verified' in r['msg'] and 'recover: resume' in r['msg'], r['msg']

@@ -13,7 +13,9 @@ pytestmark = pytest.mark.integration
 LAG = 0.3  # seconds the EndpointSlice controller takes to follow a change
 
 
-def test_prepare_switch_back_switch_finish_each_safe_to_repeat_and_traffic_never_broken(kubesim_factory, play):
+def test_prepare_switch_back_switch_finish_each_safe_to_repeat_and_traffic_never_broken(
+    kubesim_factory, play
+):
     sim = kubesim_factory(endpoint_lag=LAG, ready_delay=0.1)
     kube = Apps(sim.kubeconfig)
     kube.create_app(replicas=2)
@@ -47,8 +49,13 @@ def test_prepare_switch_back_switch_finish_each_safe_to_repeat_and_traffic_never
     (a,) = res.ok('again')['apps']
     assert a['outcome'] == 'unchanged' and not a['changed'], a
 
-    res = play(sim, [bluegreen('rolled_back', app(images=False)),
-                     bluegreen('rolled_back', app(images=False), title='again')])
+    res = play(
+        sim,
+        [
+            bluegreen('rolled_back', app(images=False)),
+            bluegreen('rolled_back', app(images=False), title='again'),
+        ],
+    )
     (a,) = res.ok('rolled_back')['apps']
     assert a['outcome'] == 'rolled_back' and a['instant'] is True and kube.color('web') == 'blue', a
     assert kube.record('web')['phase'] == 'rolled_back'
@@ -72,7 +79,8 @@ def test_prepare_switch_back_switch_finish_each_safe_to_repeat_and_traffic_never
 
 
 def test_a_switch_back_after_finish_scales_the_old_color_up_first_and_says_it_was_not_instant(
-        kubesim_factory, play):
+    kubesim_factory, play
+):
     sim = kubesim_factory(endpoint_lag=LAG, ready_delay=0.1)
     kube = Apps(sim.kubeconfig)
     kube.create_app(replicas=2)
@@ -146,13 +154,26 @@ def test_an_hpa_follows_the_switch_and_the_switch_back(kubesim_factory, play):
 def test_adoption_gives_an_app_its_colors_without_a_moment_of_zero_ready_endpoints(kubesim_factory, play):
     sim = kubesim_factory(endpoint_lag=LAG, ready_delay=0.1)
     kube = Apps(sim.kubeconfig)
-    plain = {'apiVersion': 'apps/v1', 'kind': 'Deployment', 'metadata': {'name': 'web', 'namespace': 'default'},
-             'spec': {'replicas': 2, 'selector': {'matchLabels': {'app': 'web'}},
-                      'template': {'metadata': {'labels': {'app': 'web'}},
-                                   'spec': {'containers': [{'name': 'app', 'image': OLD,
-                                                            'ports': [{'name': 'http', 'containerPort': 80}]}]}}}}
+    plain = {
+        'apiVersion': 'apps/v1',
+        'kind': 'Deployment',
+        'metadata': {'name': 'web', 'namespace': 'default'},
+        'spec': {
+            'replicas': 2,
+            'selector': {'matchLabels': {'app': 'web'}},
+            'template': {
+                'metadata': {'labels': {'app': 'web'}},
+                'spec': {
+                    'containers': [
+                        {'name': 'app', 'image': OLD, 'ports': [{'name': 'http', 'containerPort': 80}]}
+                    ]
+                },
+            },
+        },
+    }
     kube.create_rolled_out([plain])
     from .conftest import SERVICES, service
+
     kube.request('POST', SERVICES.format(ns='default'), service('web', {'app': 'web'}))
     entry = {'service': 'web', 'deployments': {'blue': 'web', 'green': 'web-green'}}
     kube.wait('Deployment', 'web', lambda d: d['status'].get('availableReplicas') == 2)

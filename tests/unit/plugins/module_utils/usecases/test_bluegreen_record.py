@@ -15,13 +15,26 @@ LABEL = 'kubeops.rollout/color'
 
 
 def recorded(selector, text):
-    return Service({'metadata': {'name': 'web', 'namespace': 'shop', 'annotations': {record.ANNOTATION: text}},
-                    'spec': {'selector': selector}})
+    return Service(
+        {
+            'metadata': {'name': 'web', 'namespace': 'shop', 'annotations': {record.ANNOTATION: text}},
+            'spec': {'selector': selector},
+        }
+    )
 
 
 def text(phase='switching', to='green', before=None):
-    return record.record_text('bg-1', 'blue', to, before or {'app': 'web', LABEL: 'blue'}, phase, 300,
-                              'shop/kubeops-release-bg-1', 'host/1/ab', now=1000.0)
+    return record.record_text(
+        'bg-1',
+        'blue',
+        to,
+        before or {'app': 'web', LABEL: 'blue'},
+        phase,
+        300,
+        'shop/kubeops-release-bg-1',
+        'host/1/ab',
+        now=1000.0,
+    )
 
 
 def test_a_record_holds_the_switch_and_when_the_old_color_may_go():
@@ -40,9 +53,12 @@ def test_a_record_is_acted_on_only_while_it_describes_the_service():
     assert 'it selects kubeops.rollout/color=blue' in problem
     _r, problem = record.check(recorded({'app': 'shop', LABEL: 'green'}, text()), LABEL)
     assert 'rest of the Service' in problem
-    for bad, words in (('nope', 'not JSON'), ('[]', 'not a JSON object'),
-                       (json.dumps({'release': 'x'}), 'missing or of the wrong value'),
-                       (text().replace('"green"', '"red"'), 'from, to, phase or scaleDownAt')):
+    for bad, words in (
+        ('nope', 'not JSON'),
+        ('[]', 'not a JSON object'),
+        (json.dumps({'release': 'x'}), 'missing or of the wrong value'),
+        (text().replace('"green"', '"red"'), 'from, to, phase or scaleDownAt'),
+    ):
         _r, problem = record.check(recorded({'app': 'web', LABEL: 'green'}, bad), LABEL)
         assert words in problem, (bad, problem)
     svc = recorded({'app': 'web', LABEL: 'green'}, text())
@@ -50,24 +66,41 @@ def test_a_record_is_acted_on_only_while_it_describes_the_service():
 
 
 def test_the_release_id_is_the_same_before_and_after_the_switch():
-    apps = build_apps([{'service': 'web', 'deployments': {'blue': 'a', 'green': 'b'}, 'images': {'app': 'x:1'}}],
-                      'shop', 'switched')
-    again = build_apps([{'service': 'web', 'deployments': {'blue': 'a', 'green': 'b'}, 'images': {'app': 'x:1'}}],
-                       'shop', 'switched')
-    other = build_apps([{'service': 'web', 'deployments': {'blue': 'a', 'green': 'b'}, 'images': {'app': 'x:2'}}],
-                       'shop', 'switched')
+    apps = build_apps(
+        [{'service': 'web', 'deployments': {'blue': 'a', 'green': 'b'}, 'images': {'app': 'x:1'}}],
+        'shop',
+        'switched',
+    )
+    again = build_apps(
+        [{'service': 'web', 'deployments': {'blue': 'a', 'green': 'b'}, 'images': {'app': 'x:1'}}],
+        'shop',
+        'switched',
+    )
+    other = build_apps(
+        [{'service': 'web', 'deployments': {'blue': 'a', 'green': 'b'}, 'images': {'app': 'x:2'}}],
+        'shop',
+        'switched',
+    )
     assert record.release_id(apps) == record.release_id(again) != record.release_id(other)
 
 
 def test_bad_apps_are_refused_before_any_request_each_named():
     with pytest.raises(BadApps) as e:
-        build_apps([
-            {'service': 'web', 'deployments': {'blue': 'web'}, 'images': {'app': 'x:1'}},
-            {'service': 'api', 'deployments': {'blue': 'api', 'green': 'api'}, 'images': {}},
-            {'service': 'db', 'preview_service': 'db', 'deployments': {'blue': 'a', 'green': 'b'},
-             'images': {'app': ''}},
-            {'service': 'Bad_Name', 'deployments': {'blue': 'a', 'green': 'b'}, 'images': {'app': 'x:1'}},
-        ], 'shop', 'prepared')
+        build_apps(
+            [
+                {'service': 'web', 'deployments': {'blue': 'web'}, 'images': {'app': 'x:1'}},
+                {'service': 'api', 'deployments': {'blue': 'api', 'green': 'api'}, 'images': {}},
+                {
+                    'service': 'db',
+                    'preview_service': 'db',
+                    'deployments': {'blue': 'a', 'green': 'b'},
+                    'images': {'app': ''},
+                },
+                {'service': 'Bad_Name', 'deployments': {'blue': 'a', 'green': 'b'}, 'images': {'app': 'x:1'}},
+            ],
+            'shop',
+            'prepared',
+        )
     problems = ' | '.join(e.value.args[0])
     assert 'apps[0] (web): deployments must name both colors' in problems
     assert 'apps[1] (api): deployments.blue and deployments.green name the same Deployment' in problems
