@@ -4,10 +4,7 @@ import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services import Service
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_record as record
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_apps import (
-    BadApps,
-    build_apps,
-)
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_apps import build_apps
 
 pytestmark = pytest.mark.unit
 
@@ -82,30 +79,3 @@ def test_the_release_id_is_the_same_before_and_after_the_switch():
         'switched',
     )
     assert record.release_id(apps) == record.release_id(again) != record.release_id(other)
-
-
-def test_bad_apps_are_refused_before_any_request_each_named():
-    with pytest.raises(BadApps) as e:
-        build_apps(
-            [
-                {'service': 'web', 'deployments': {'blue': 'web'}, 'images': {'app': 'x:1'}},
-                {'service': 'api', 'deployments': {'blue': 'api', 'green': 'api'}, 'images': {}},
-                {
-                    'service': 'db',
-                    'preview_service': 'db',
-                    'deployments': {'blue': 'a', 'green': 'b'},
-                    'images': {'app': ''},
-                },
-                {'service': 'Bad_Name', 'deployments': {'blue': 'a', 'green': 'b'}, 'images': {'app': 'x:1'}},
-            ],
-            'shop',
-            'prepared',
-        )
-    problems = ' | '.join(e.value.args[0])
-    assert 'apps[0] (web): deployments must name both colors' in problems
-    assert 'apps[1] (api): deployments.blue and deployments.green name the same Deployment' in problems
-    assert 'images is empty' in problems
-    assert 'preview_service is the live Service' in problems and 'empty image' in problems
-    assert 'apps[3] (Bad_Name): service' in problems
-    # Without images: fine for the states that do not release.
-    assert build_apps([{'service': 'web', 'deployments': {'blue': 'a', 'green': 'b'}}], 'shop', 'rolled_back')
