@@ -181,7 +181,7 @@ EXAMPLES = r'''
         deployments: {blue: web-blue, green: web-green}
         images: {web: registry.example.com/shop/web:2.4.1}
         hpa: web
-    soak_seconds: 30
+    soak_seconds: 5
 
 - name: Switch web and api together (switched back together if either fails)
   kubeops.rollout.rollout_bluegreen:
@@ -218,12 +218,12 @@ EXAMPLES = r'''
     apps:
       - {service: web, deployments: {blue: web-blue, green: web-green}}
 
-- name: Make an app with one Deployment (web) a blue/green app, once
+- name: Make an app with one Deployment (legacy) a blue/green app, once
   kubeops.rollout.rollout_bluegreen:
     state: adopted
     namespace: shop
     apps:
-      - {service: web, deployments: {blue: web, green: web-green}}
+      - {service: legacy, deployments: {blue: legacy, green: legacy-green}}
 '''
 
 RETURN = r'''
