@@ -67,6 +67,11 @@ class Resource:
         return self.from_version(obj) if self.from_version is not None else obj
 
     @property
+    def returns_deleted_object(self):
+        """Whether a DELETE that removes the object answers the object (see RETURN_DELETED_OBJECT)."""
+        return self.key in RETURN_DELETED_OBJECT
+
+    @property
     def key(self):
         """The store's resource key, e.g. 'apps/deployments' or '/pods'."""
         return f'{self.group}/{self.plural}'
@@ -176,6 +181,13 @@ RESOURCES = [
              validator=apps.validate_statefulset, columns=tuple(tables.STATEFUL_SET),
              initial_status=empty_status),
 ]
+
+# The resources whose registry store sets `ReturnDeletedObject: true`
+# (pkg/registry/core/{pod,service,serviceaccount,persistentvolume,persistentvolumeclaim}/storage and
+# pkg/registry/storage/storageclass/storage): a DELETE that removes one at once answers the object as
+# it was; every other store answers a Success Status naming it (the registry store's finalizeDelete).
+RETURN_DELETED_OBJECT = frozenset({'/pods', '/services', '/serviceaccounts', '/persistentvolumes',
+                                   '/persistentvolumeclaims', 'storage.k8s.io/storageclasses'})
 
 # Store key -> the row of the version objects are stored in.
 BY_KEY = {r.key: r for r in RESOURCES if r.to_version is None}
