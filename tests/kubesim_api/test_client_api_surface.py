@@ -85,3 +85,50 @@ def test_every_api_body_ends_with_the_encoders_newline(kubesim):
     # /version is written by WriteRawJSON: indented by two spaces, no final newline.
     status, _, body = http(kubesim, 'GET', '/version')
     assert body.startswith(b'{\n  "major": "1",\n') and body.endswith(b'"\n}')
+
+
+# ---- managedFields on every write --------------------------------------------------------------------
+def _managers(obj):
+    return [(e['manager'], e['operation'], e.get('subresource', '')) for e in obj['metadata']['managedFields']]
+
+
+def test_every_write_records_its_manager(kubesim):
+    base = '/api/v1/namespaces/default/configmaps'
+    status, _, body = http(kubesim, 'POST', base, {'metadata': {'name': 'cm'}, 'data': {'a': '1'}},
+                           headers={'User-Agent': 'deployer/2.1 (linux/amd64)'})
+    created = json.loads(body)
+    assert status == 201 and _managers(created) == [('deployer', 'Update', '')]
+    assert created['metadata']['managedFields'][0]['fieldsV1'] == {'f:data': {'.': {}, 'f:a': {}}}
+    created['data']['b'] = '2'
+    _, _, body = http(kubesim, 'PUT', f'{base}/cm?fieldManager=editor', created)
+    assert _managers(json.loads(body)) == [('deployer', 'Update', ''), ('editor', 'Update', '')]
+    _, _, body = http(kubesim, 'PATCH', f'{base}/cm', {'data': {'c': '3'}},
+                      headers={'Content-Type': 'application/merge-patch+json', 'User-Agent': 'patcher'})
+    patched = json.loads(body)
+    assert ('patcher', 'Update', '') in _managers(patched)
+    owned = {e['manager']: e['fieldsV1'] for e in patched['metadata']['managedFields']}
+    assert owned['patcher'] == {'f:data': {'f:c': {}}}
+    _, _, body = http(kubesim, 'PATCH', f'{base}/cm', [{'op': 'add', 'path': '/data/d', 'value': '4'}],
+                      headers={'Content-Type': 'application/json-patch+json', 'User-Agent': 'jsonpatch/1'})
+    assert ('jsonpatch', 'Update', '') in _managers(json.loads(body))
+
+
+def test_controllers_and_kubelet_write_as_themselves(api):
+    from kubernetes import client
+
+    apps = client.AppsV1Api(api)
+    core = client.CoreV1Api(api)
+    labels = {'app': 'web'}
+    apps.create_namespaced_deployment('default', client.V1Deployment(
+        metadata=client.V1ObjectMeta(name='web'), spec=client.V1DeploymentSpec(
+            replicas=1, selector=client.V1LabelSelector(match_labels=labels),
+            template=client.V1PodTemplateSpec(metadata=client.V1ObjectMeta(labels=labels), spec=client.V1PodSpec(
+                containers=[client.V1Container(name='app', image='nginx:1.25')])))))
+    deployment = wait_for(lambda: (d := apps.read_namespaced_deployment('web', 'default')).status.ready_replicas
+                          and d, 'the deployment to be ready')
+    managers = {(e.manager, e.operation, e.subresource) for e in deployment.metadata.managed_fields}
+    assert ('kube-controller-manager', 'Update', 'status') in managers
+    assert any(m[0] == 'OpenAPI-Generator' for m in managers)  # the client's User-Agent prefix
+    pod = core.list_namespaced_pod('default').items[0]
+    managers = {(e.manager, e.subresource) for e in pod.metadata.managed_fields}
+    assert managers >= {('kube-controller-manager', None), ('kubelet', 'status')}

@@ -212,8 +212,17 @@ def _write_refs(store, resource, obj, refs):
     else:
         fresh['metadata'].pop('ownerReferences', None)
     try:
-        return store.update(resource, fresh)
+        return store.update(resource, fresh, manager=_controller_recorder(resource))
     except ApiError:
+        return None
+
+
+def _controller_recorder(resource):
+    """The field manager of a controller's own write to ``resource`` (None for keys the
+    table of served resources does not know, as unit tests use)."""
+    try:
+        return recorder(resource, CONTROLLER_MANAGER)
+    except KeyError:
         return None
 
 
