@@ -14,7 +14,7 @@ from typing import Callable, Optional
 
 from ...machinery.errors import ApiError
 from .. import tables, typed
-from ..strategies import apps, autoscaling, coordination, core
+from ..strategies import apps, autoscaling, batch, coordination, core
 from ..strategies.validation import Errors, validate_annotations_size, validate_labels, validate_name
 
 ALL_VERBS = ('create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch')
@@ -180,6 +180,17 @@ RESOURCES = [
              subresources=('scale', 'status'), defaulter=apps.default_statefulset,
              validator=apps.validate_statefulset, columns=tuple(tables.STATEFUL_SET),
              initial_status=empty_status),
+]
+
+# batch/v1 (pkg/registry/batch/job, pkg/registry/batch/cronjob): Jobs run pods to completion
+# (controllers/job.py); CronJobs are stored and validated, not scheduled.
+RESOURCES += [
+    Resource('batch', 'v1', 'jobs', 'Job', categories=('all',), subresources=('status',),
+             defaulter=batch.default_job, validator=batch.validate_job, initial_status=empty_status,
+             columns=tuple(tables.JOB)),
+    Resource('batch', 'v1', 'cronjobs', 'CronJob', short_names=('cj',), categories=('all',),
+             subresources=('status',), defaulter=batch.default_cronjob, validator=batch.validate_cronjob,
+             initial_status=empty_status, columns=tuple(tables.CRON_JOB)),
 ]
 
 # The resources whose registry store sets `ReturnDeletedObject: true`

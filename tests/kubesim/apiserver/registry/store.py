@@ -171,6 +171,9 @@ class Store:
             if ns is not None and ns['metadata'].get('deletionTimestamp'):
                 # The NamespaceLifecycle admission plugin.
                 raise ApiError.namespace_terminating(resource, meta['name'], key[1])
+        # The system fields are filled before the strategy's PrepareForCreate runs (rest.BeforeCreate
+        # requires them): a Job's generated selector names its own UID. A client's uid is replaced.
+        meta['uid'] = str(uuid.uuid4())
         if self.admission:
             self.admission(resource, obj, None)
         if manager is not None:
@@ -182,7 +185,6 @@ class Store:
             mutate(self, resource, obj, None)
         for check in self.validating_admission:
             check(self, resource, obj)
-        meta['uid'] = str(uuid.uuid4())
         meta['creationTimestamp'] = now_rfc3339()
         if strategy(resource).generation:
             meta['generation'] = 1
