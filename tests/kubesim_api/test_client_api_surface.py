@@ -132,3 +132,145 @@ def test_controllers_and_kubelet_write_as_themselves(api):
     pod = core.list_namespaced_pod('default').items[0]
     managers = {(e.manager, e.subresource) for e in pod.metadata.managed_fields}
     assert managers >= {('kube-controller-manager', None), ('kubelet', 'status')}
+
+
+# ---- batch/v1 -----------------------------------------------------------------------------------------
+MULTI_DOCUMENT = """\
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: migrate}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: migrate, image: busybox, command: [sh, -c, 'sleep 0.2; echo done']}]
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec:
+  schedule: '0 3 * * *'
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: report, image: busybox, command: [echo, hi]}]
+"""
+
+
+@pytest.mark.kubesim_options(ready_delay=0.05)
+def test_create_from_yaml_of_a_service_a_job_and_a_cronjob(api, tmp_path):
+    from kubernetes import client, utils
+
+    path = tmp_path / 'app.yaml'
+    path.write_text(MULTI_DOCUMENT)
+    created = utils.create_from_yaml(api, str(path), namespace='default')
+    assert [type(o[0]).__name__ for o in created] == ['V1Service', 'V1Job', 'V1CronJob']
+    batch = client.BatchV1Api(api)
+    job = batch.read_namespaced_job('migrate', 'default')
+    uid = job.metadata.uid
+    # The batch strategy's defaults and generated selector.
+    assert job.spec.selector.match_labels == {'batch.kubernetes.io/controller-uid': uid}
+    assert job.spec.template.metadata.labels == {
+        'batch.kubernetes.io/controller-uid': uid, 'batch.kubernetes.io/job-name': 'migrate',
+        'controller-uid': uid, 'job-name': 'migrate'}
+    assert (job.spec.completions, job.spec.parallelism, job.spec.backoff_limit) == (1, 1, 6)
+    assert (job.spec.completion_mode, job.spec.suspend, job.spec.pod_replacement_policy) == (
+        'NonIndexed', False, 'TerminatingOrFailed')
+    done = wait_for(lambda: (j := batch.read_namespaced_job('migrate', 'default')).status.completion_time and j,
+                    'the job to complete')
+    assert [(c.type, c.status, c.reason) for c in done.status.conditions] == [
+        ('SuccessCriteriaMet', 'True', 'CompletionsReached'), ('Complete', 'True', 'CompletionsReached')]
+    assert (done.status.succeeded, done.status.active, done.status.ready) == (1, None, 0)
+    assert done.status.start_time <= done.status.completion_time
+    pods = client.CoreV1Api(api).list_namespaced_pod('default', label_selector='job-name=migrate').items
+    assert [p.status.phase for p in pods] == ['Succeeded']
+    assert pods[0].metadata.owner_references[0].kind == 'Job'
+    cron = batch.read_namespaced_cron_job('nightly', 'default')
+    assert (cron.spec.concurrency_policy, cron.spec.suspend, cron.spec.successful_jobs_history_limit,
+            cron.spec.failed_jobs_history_limit) == ('Allow', False, 3, 1)
+    # Deleting through the client: each answer is read as the client's model expects.
+    assert isinstance(client.CoreV1Api(api).delete_namespaced_service('web', 'default'), client.V1Service)
+    # (The client leaves a Status it reads for a Job or CronJob a dict.)
+    assert batch.delete_namespaced_cron_job('nightly', 'default')['status'] == 'Success'
+    answer = batch.delete_namespaced_job('migrate', 'default', propagation_policy='Background')
+    assert answer['status'] == 'Success' and answer['details']['name'] == 'migrate'
+    wait_for(lambda: not client.CoreV1Api(api).list_namespaced_pod('default').items, 'the job pods to go')
+
+
+@pytest.mark.kubesim_options(ready_delay=0.05, time_scale=20)  # the 10 s back-off in half a second
+def test_a_job_past_its_backoff_limit_fails(api):
+    from kubernetes import client
+
+    batch = client.BatchV1Api(api)
+    batch.create_namespaced_job('default', {
+        'metadata': {'name': 'broken'},
+        'spec': {'backoffLimit': 1, 'template': {'spec': {'restartPolicy': 'Never', 'containers': [
+            {'name': 'app', 'image': 'busybox', 'command': ['sh', '-c', 'exit 3']}]}}}})
+    def failed_job():
+        job = batch.read_namespaced_job('broken', 'default')
+        return job if any(c.type == 'Failed' for c in job.status.conditions or []) else None
+    failed = wait_for(failed_job, 'the job to fail', timeout=30)
+    assert [(c.type, c.reason) for c in failed.status.conditions] == [
+        ('FailureTarget', 'BackoffLimitExceeded'), ('Failed', 'BackoffLimitExceeded')]
+    assert failed.status.failed == 2 and failed.status.completion_time is None
+    with pytest.raises(client.ApiException) as err:
+        batch.create_namespaced_job('default', {'metadata': {'name': 'always'}, 'spec': {'template': {
+            'spec': {'containers': [{'name': 'app', 'image': 'busybox'}]}}}})
+    assert err.value.status == 422
+    assert json.loads(err.value.body)['message'] == (
+        'Job.batch "always" is invalid: spec.template.spec.restartPolicy: Required value: valid values: '
+        '"OnFailure", "Never"')
+    with pytest.raises(client.ApiException) as err:
+        batch.create_namespaced_cron_job('default', {'metadata': {'name': 'c'}, 'spec': {
+            'schedule': '61 * * * *', 'jobTemplate': {'spec': {'template': {'spec': {
+                'restartPolicy': 'Never', 'containers': [{'name': 'app', 'image': 'busybox'}]}}}}}})
+    assert json.loads(err.value.body)['message'] == (
+        'CronJob.batch "c" is invalid: spec.schedule: Invalid value: "61 * * * *": end of range (61) above '
+        'maximum (59): 61')
+
+
+# ---- ServiceAccount admission through a ReplicaSet -------------------------------------------------------
+@pytest.mark.kubesim_options(ready_delay=0.05)
+def test_pods_of_a_missing_service_account_are_refused_to_the_replicaset(api):
+    from kubernetes import client
+
+    core, apps = client.CoreV1Api(api), client.AppsV1Api(api)
+    core.create_namespaced_service_account('default', client.V1ServiceAccount(metadata=client.V1ObjectMeta(
+        name='robot')))
+    labels = {'app': 'web'}
+    apps.create_namespaced_deployment('default', {
+        'metadata': {'name': 'web'}, 'spec': {'replicas': 1, 'selector': {'matchLabels': labels}, 'template': {
+            'metadata': {'labels': labels}, 'spec': {'serviceAccount': 'robot', 'containers': [
+                {'name': 'app', 'image': 'nginx:1.25'}]}}}})
+    wait_for(lambda: apps.read_namespaced_deployment('web', 'default').status.available_replicas,
+             'the first rollout')
+    pod = core.list_namespaced_pod('default').items[0]
+    assert (pod.spec.service_account_name, pod.spec.service_account) == ('robot', 'robot')
+    core.delete_namespaced_service_account('robot', 'default')
+    apps.patch_namespaced_deployment('web', 'default', {'spec': {'template': {'spec': {'containers': [
+        {'name': 'app', 'image': 'nginx:1.26'}]}}}})
+
+    def refused():
+        for rs in apps.list_namespaced_replica_set('default').items:
+            for cond in rs.status.conditions or []:
+                if cond.type == 'ReplicaFailure':
+                    return rs, cond
+        return None
+    rs, cond = wait_for(refused, 'the ReplicaFailure condition')
+    prefix = rs.metadata.name + '-'
+    assert cond.reason == 'FailedCreate'
+    assert cond.message == (f'pods "{prefix}" is forbidden: error looking up service account default/robot: '
+                            'serviceaccount "robot" not found')
+    events = core.list_namespaced_event('default', field_selector='reason=FailedCreate').items
+    assert len(events) == 1 and events[0].message == f'Error creating: {cond.message}'
+    deployment = apps.read_namespaced_deployment('web', 'default')
+    assert deployment.status.updated_replicas in (None, 0)
