@@ -89,7 +89,8 @@ def test_every_api_body_ends_with_the_encoders_newline(kubesim):
 
 # ---- managedFields on every write --------------------------------------------------------------------
 def _managers(obj):
-    return [(e['manager'], e['operation'], e.get('subresource', '')) for e in obj['metadata']['managedFields']]
+    return [(e['manager'], e['operation'], e.get('subresource', ''))
+            for e in obj['metadata']['managedFields']]
 
 
 def test_every_write_records_its_manager(kubesim):
@@ -119,13 +120,16 @@ def test_controllers_and_kubelet_write_as_themselves(api):
     apps = client.AppsV1Api(api)
     core = client.CoreV1Api(api)
     labels = {'app': 'web'}
+    pod_spec = client.V1PodSpec(containers=[client.V1Container(name='app', image='nginx:1.25')])
     apps.create_namespaced_deployment('default', client.V1Deployment(
         metadata=client.V1ObjectMeta(name='web'), spec=client.V1DeploymentSpec(
             replicas=1, selector=client.V1LabelSelector(match_labels=labels),
-            template=client.V1PodTemplateSpec(metadata=client.V1ObjectMeta(labels=labels), spec=client.V1PodSpec(
-                containers=[client.V1Container(name='app', image='nginx:1.25')])))))
-    deployment = wait_for(lambda: (d := apps.read_namespaced_deployment('web', 'default')).status.ready_replicas
-                          and d, 'the deployment to be ready')
+            template=client.V1PodTemplateSpec(metadata=client.V1ObjectMeta(labels=labels), spec=pod_spec))))
+
+    def ready():
+        found = apps.read_namespaced_deployment('web', 'default')
+        return found if found.status.ready_replicas else None
+    deployment = wait_for(ready, 'the deployment to be ready')
     managers = {(e.manager, e.operation, e.subresource) for e in deployment.metadata.managed_fields}
     assert ('kube-controller-manager', 'Update', 'status') in managers
     assert any(m[0] == 'OpenAPI-Generator' for m in managers)  # the client's User-Agent prefix
@@ -185,8 +189,10 @@ def test_create_from_yaml_of_a_service_a_job_and_a_cronjob(api, tmp_path):
     assert (job.spec.completions, job.spec.parallelism, job.spec.backoff_limit) == (1, 1, 6)
     assert (job.spec.completion_mode, job.spec.suspend, job.spec.pod_replacement_policy) == (
         'NonIndexed', False, 'TerminatingOrFailed')
-    done = wait_for(lambda: (j := batch.read_namespaced_job('migrate', 'default')).status.completion_time and j,
-                    'the job to complete')
+    def completed():
+        found = batch.read_namespaced_job('migrate', 'default')
+        return found if found.status.completion_time else None
+    done = wait_for(completed, 'the job to complete')
     assert [(c.type, c.status, c.reason) for c in done.status.conditions] == [
         ('SuccessCriteriaMet', 'True', 'CompletionsReached'), ('Complete', 'True', 'CompletionsReached')]
     assert (done.status.succeeded, done.status.active, done.status.ready) == (1, None, 0)
@@ -248,9 +254,10 @@ def test_pods_of_a_missing_service_account_are_refused_to_the_replicaset(api):
         name='robot')))
     labels = {'app': 'web'}
     apps.create_namespaced_deployment('default', {
-        'metadata': {'name': 'web'}, 'spec': {'replicas': 1, 'selector': {'matchLabels': labels}, 'template': {
-            'metadata': {'labels': labels}, 'spec': {'serviceAccount': 'robot', 'containers': [
-                {'name': 'app', 'image': 'nginx:1.25'}]}}}})
+        'metadata': {'name': 'web'}, 'spec': {'replicas': 1, 'selector': {'matchLabels': labels},
+                                              'template': {'metadata': {'labels': labels}, 'spec': {
+                                                  'serviceAccount': 'robot', 'containers': [
+                                                      {'name': 'app', 'image': 'nginx:1.25'}]}}}})
     wait_for(lambda: apps.read_namespaced_deployment('web', 'default').status.available_replicas,
              'the first rollout')
     pod = core.list_namespaced_pod('default').items[0]

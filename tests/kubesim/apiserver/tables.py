@@ -337,6 +337,11 @@ def _job_template_pod_spec(obj):
     return (job_spec.get('template') or {}).get('spec') or {}
 
 
+def _bool_pointer(value):
+    """printBoolPtr: True, False, or <unset> for nil."""
+    return {True: 'True', False: 'False'}.get(value, '<unset>')
+
+
 def _cronjob_last_schedule(obj, now=None):
     stamp = _status(obj).get('lastScheduleTime')
     if not stamp:
@@ -350,7 +355,7 @@ JOB = [_NAME, ('Status', 'string', 0, _job_status), ('Completions', 'string', 0,
 CRON_JOB = [
     _NAME, ('Schedule', 'string', 0, lambda o: _spec(o).get('schedule', '')),
     ('Timezone', 'string', 0, lambda o: _spec(o).get('timeZone') or '<none>'),
-    ('Suspend', 'boolean', 0, lambda o: bool(_spec(o).get('suspend'))),
+    ('Suspend', 'boolean', 0, lambda o: _bool_pointer(_spec(o).get('suspend'))),
     ('Active', 'integer', 0, lambda o: len(_status(o).get('active') or [])),
     ('Last Schedule', 'string', 0, _cronjob_last_schedule), _AGE,
     ('Containers', 'string', 1, lambda o: ','.join(c.get('name', '') for c in
