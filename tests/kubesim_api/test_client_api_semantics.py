@@ -171,10 +171,10 @@ def test_status_bodies_are_written_field_for_field(kubesim):
 
     status, ctype, body = get('/api/v1/namespaces/default/configmaps/missing')
     assert status == 404 and ctype.startswith('application/json')
-    # metav1.Status in Go's field order, StatusDetails likewise.
+    # metav1.Status in Go's field order, StatusDetails likewise; json.Encoder ends it with a newline.
     assert body == ('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":'
                     '"configmaps \\"missing\\" not found","reason":"NotFound","details":{"name":"missing",'
-                    '"kind":"configmaps"},"code":404}')
+                    '"kind":"configmaps"},"code":404}\n')
     assert get('/nope') == (404, 'text/plain; charset=utf-8', '404 page not found\n')
     status, _, body = get('/api/v1/nope')
     assert status == 404 and json.loads(body)['details'] == {}

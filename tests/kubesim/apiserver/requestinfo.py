@@ -11,7 +11,7 @@ class Route:
     """What a request addresses (one of: version, discovery, resource)."""
 
     def __init__(self, kind, *, resource=None, namespace=None, name=None, subresource=None,
-                 watch=False, document=None):
+                 watch=False, document=None, raw=False):
         self.kind = kind
         self.resource = resource
         self.namespace = namespace
@@ -19,6 +19,7 @@ class Route:
         self.subresource = subresource
         self.watch = watch
         self.document = document
+        self.raw = raw  # a non-API document (WriteRawJSON: indented, no final newline)
 
     @property
     def target(self):
@@ -50,7 +51,8 @@ def parse_route(path, server_address):
         paths = ['/api', '/api/v1', '/apis']
         for group, versions in resources.groups().items():
             paths += [f'/apis/{group}'] + [f'/apis/{group}/{v}' for v in versions]
-        return Route('discovery', document={'paths': paths + ['/healthz', '/livez', '/readyz', '/version']})
+        return Route('discovery', document={'paths': paths + ['/healthz', '/livez', '/readyz', '/version']},
+                     raw=True)
     head = segs[0]
     if head == 'version' and len(segs) == 1:
         return Route('version')

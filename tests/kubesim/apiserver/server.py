@@ -25,7 +25,7 @@ from . import discovery, openapi_v2
 from .authentication import ANONYMOUS_USER, AUTH, PUBLIC_INFO_PATHS, READONLY_USER, Authentication
 from .handlers.delete import DeleteHandlers
 from .handlers.patch import PatchHandlers
-from .handlers.responsewriters import JSON, _json_response
+from .handlers.responsewriters import JSON, _json_response, _raw_json_response
 from .handlers.rest import RestHandlers, _is_true
 from .handlers.scale import ScaleHandlers
 from .handlers.watch import WatchHandlers
@@ -167,7 +167,7 @@ class ApiServer(Authentication, RestHandlers, ScaleHandlers, PatchHandlers, Dele
                 return self._fault(request, route, action)
 
         if route.kind == 'version':
-            return _json_response(discovery.SERVER_VERSION)
+            return _raw_json_response(discovery.SERVER_VERSION)
         if route.kind == 'openapi_v2':
             if openapi_v2.PROTOBUF in request.headers.get('Accept', ''):
                 return web.Response(body=openapi_v2.protobuf_bytes(),
@@ -176,6 +176,8 @@ class ApiServer(Authentication, RestHandlers, ScaleHandlers, PatchHandlers, Dele
         if route.kind == 'discovery':
             if request.method not in ('GET', 'HEAD'):
                 raise ApiError.method_not_allowed()
+            if route.raw:
+                return _raw_json_response(route.document)
             return _json_response(route.document)
         response = await self._resource(request, route)
         if self.faults is not None and request.method in WRITE_METHODS and route.kind == 'resource' \

@@ -291,3 +291,77 @@ def table(columns, objects, metadata):
     return {'kind': 'Table', 'apiVersion': 'meta.k8s.io/v1', 'metadata': metadata,
             'columnDefinitions': _definitions(columns),
             'rows': [_row(columns, o) for o in objects]}
+
+
+# ---- batch/v1 (pkg/printers/internalversion/printers.go: printJob, printCronJob) ----------------------
+def _parse_time(stamp):
+    return datetime.datetime.strptime(stamp, '%Y-%m-%dT%H:%M:%SZ').replace(tzinfo=datetime.timezone.utc)
+
+
+def _job_condition(obj, kind):
+    return any(c.get('type') == kind and c.get('status') == 'True'
+               for c in _status(obj).get('conditions') or [])
+
+
+def _job_status(obj):
+    for kind in ('Complete', 'Failed'):
+        if _job_condition(obj, kind):
+            return kind
+    if (obj.get('metadata') or {}).get('deletionTimestamp'):
+        return 'Terminating'
+    for kind in ('Suspended', 'FailureTarget', 'SuccessCriteriaMet'):
+        if _job_condition(obj, kind):
+            return kind
+    return 'Running'
+
+
+def _job_completions(obj):
+    succeeded = _status(obj).get('succeeded') or 0
+    completions = _spec(obj).get('completions')
+    if completions is not None:
+        return f'{succeeded}/{completions}'
+    parallelism = _spec(obj).get('parallelism') or 0
+    return f'{succeeded}/1 of {parallelism}' if parallelism > 1 else f'{succeeded}/1'
+
+
+def _job_duration(obj, now=None):
+    started, finished = _status(obj).get('startTime'), _status(obj).get('completionTime')
+    if not started:
+        return ''
+    end = _parse_time(finished) if finished else (now or datetime.datetime.now(datetime.timezone.utc))
+    return human_duration((end - _parse_time(started)).total_seconds())
+
+
+def _job_template_pod_spec(obj):
+    job_spec = (_spec(obj).get('jobTemplate') or {}).get('spec') or {}
+    return (job_spec.get('template') or {}).get('spec') or {}
+
+
+def _bool_pointer(value):
+    """printBoolPtr: True, False, or <unset> for nil."""
+    return {True: 'True', False: 'False'}.get(value, '<unset>')
+
+
+def _cronjob_last_schedule(obj, now=None):
+    stamp = _status(obj).get('lastScheduleTime')
+    if not stamp:
+        return '<none>'
+    now = now or datetime.datetime.now(datetime.timezone.utc)
+    return human_duration((now - _parse_time(stamp)).total_seconds())
+
+
+JOB = [_NAME, ('Status', 'string', 0, _job_status), ('Completions', 'string', 0, _job_completions),
+       ('Duration', 'string', 0, _job_duration), _AGE, _CONTAINERS, _IMAGES, _SELECTOR]
+CRON_JOB = [
+    _NAME, ('Schedule', 'string', 0, lambda o: _spec(o).get('schedule', '')),
+    ('Timezone', 'string', 0, lambda o: _spec(o).get('timeZone') or '<none>'),
+    ('Suspend', 'boolean', 0, lambda o: _bool_pointer(_spec(o).get('suspend'))),
+    ('Active', 'integer', 0, lambda o: len(_status(o).get('active') or [])),
+    ('Last Schedule', 'string', 0, _cronjob_last_schedule), _AGE,
+    ('Containers', 'string', 1, lambda o: ','.join(c.get('name', '') for c in
+                                                    _job_template_pod_spec(o).get('containers') or [])),
+    ('Images', 'string', 1, lambda o: ','.join(c.get('image', '') for c in
+                                                _job_template_pod_spec(o).get('containers') or [])),
+    ('Selector', 'string', 1, lambda o: _selector({'spec': (_spec(o).get('jobTemplate') or {}).get('spec')
+                                                            or {}})),
+]

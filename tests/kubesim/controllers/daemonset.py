@@ -139,7 +139,8 @@ class DaemonSetController:
             if history.POD_REVISION_LABEL not in labels_of(cr):
                 fresh = self.store.get(history.RESOURCE, ns_of(cr), name_of(cr))
                 fresh['metadata'].setdefault('labels', {})[history.POD_REVISION_LABEL] = name_of(cr)
-                cr = self.store.update(history.RESOURCE, fresh)
+                cr = self.store.update(history.RESOURCE, fresh,
+                                       manager=recorder(history.RESOURCE, CONTROLLER_MANAGER))
             (current if semantic_equal(cr.get('data'), patch) else old).append(cr)
         wanted = max([history.revision_number(cr) for cr in old] + [0]) + 1
         if not current:

@@ -10,11 +10,18 @@ grows and `lastTimestamp` moves, as the recorder's correlator does. Events are n
 
 import time
 
+from ..apiserver.fieldmanager import CONTROLLER_MANAGER, KUBELET, recorder
 from ..apiserver.registry.store import now_rfc3339
 from ..machinery.errors import ApiError
 from .common import name_of, ns_of, uid_of
 
 NORMAL, WARNING = 'Normal', 'Warning'
+# The field manager of the component that writes an event: its User-Agent's first part.
+_COMPONENT_MANAGERS = {'kubelet': KUBELET, 'default-scheduler': 'kube-scheduler'}
+
+
+def _manager(component):
+    return recorder('/events', _COMPONENT_MANAGERS.get(component, CONTROLLER_MANAGER))
 
 
 class EventRecorder:
@@ -42,7 +49,7 @@ class EventRecorder:
                 current['count'] = current.get('count', 1) + 1
                 current['lastTimestamp'] = now
                 try:
-                    return self.store.update('/events', current)
+                    return self.store.update('/events', current, manager=_manager(component))
                 except ApiError:
                     pass  # deleted or changed by a client: write a new one
         event = {
@@ -53,7 +60,7 @@ class EventRecorder:
             'eventTime': None, 'reportingComponent': component, 'reportingInstance': host or '',
         }
         try:
-            created = self.store.create('/events', event)
+            created = self.store.create('/events', event, manager=_manager(component))
         except ApiError:
             return None  # namespace gone, name clash: events are best effort, as in client-go
         self._seen[key] = (namespace, name_of(created))

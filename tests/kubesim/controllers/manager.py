@@ -36,6 +36,7 @@ from .deployment import DeploymentController
 from .events import EventRecorder
 from .hpa import HorizontalPodAutoscalerController
 from .index import ObjectIndex
+from .job import JobController
 from .replicaset import ReplicaSetController, ReplicationControllerController
 from .resourcequota import ResourceQuotaController
 from .statefulset import StatefulSetController
@@ -50,10 +51,12 @@ IDLE_RESYNC = 1.0
 MIN_PASS_INTERVAL = 0.01
 # The controllers that sync only what changed, by the resource they own and its kind.
 KEYED = {'apps/replicasets': 'ReplicaSet', '/replicationcontrollers': 'ReplicationController',
-         'apps/deployments': 'Deployment', 'apps/statefulsets': 'StatefulSet', 'apps/daemonsets': 'DaemonSet'}
+         'apps/deployments': 'Deployment', 'apps/statefulsets': 'StatefulSet', 'apps/daemonsets': 'DaemonSet',
+         'batch/jobs': 'Job'}
 KEYED_BY_KIND = {kind: resource for resource, kind in KEYED.items()}
 # Who may adopt an object that no one controls (it matches their selector).
-ADOPTERS = {'/pods': ('apps/replicasets', '/replicationcontrollers', 'apps/statefulsets', 'apps/daemonsets'),
+ADOPTERS = {'/pods': ('apps/replicasets', '/replicationcontrollers', 'apps/statefulsets', 'apps/daemonsets',
+                      'batch/jobs'),
             'apps/replicasets': ('apps/deployments',),
             'apps/controllerrevisions': ('apps/statefulsets', 'apps/daemonsets')}
 # API requests go first: a pass waits for this much quiet after the last answer, at most this long.
@@ -64,7 +67,7 @@ SLICE_SECONDS = 0.005
 # Resources whose changes can give a controller work.
 WATCHED = frozenset({'/pods', '/nodes', '/replicationcontrollers', 'apps/replicasets', 'apps/deployments',
                      'apps/statefulsets', 'apps/daemonsets', 'apps/controllerrevisions', '/resourcequotas',
-                     'autoscaling/horizontalpodautoscalers'})
+                     'autoscaling/horizontalpodautoscalers', 'batch/jobs'})
 
 
 def _controller_ref(obj):
@@ -100,7 +103,7 @@ class ControllerManager:
         self.controllers = [ReplicaSetController(self), ReplicationControllerController(self),
                             DeploymentController(self), StatefulSetController(self),
                             DaemonSetController(self), ResourceQuotaController(self),
-                            HorizontalPodAutoscalerController(self)]
+                            HorizontalPodAutoscalerController(self), JobController(self)]
         self.passes = 0
         self.errors = 0
         self.synced = 0  # object syncs by the keyed controllers (a measure of their work)

@@ -11,6 +11,8 @@ its namespace finds the `default` ServiceAccount (on a real cluster the ServiceA
 plugin, apiserver/admission/serviceaccount.py, retries for it).
 """
 
+from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+
 DEFAULT = 'default'
 ROOT_CA = 'kube-root-ca.crt'
 DESCRIPTION = ('Contains a CA bundle that can be used to verify the kube-apiserver when using internal '
@@ -54,20 +56,22 @@ class ServiceAccountsController:
             return
         if self.store.get('/serviceaccounts', namespace, DEFAULT) is None:
             self.store.create('/serviceaccounts', {'apiVersion': 'v1', 'kind': 'ServiceAccount',
-                                                   'metadata': {'name': DEFAULT, 'namespace': namespace}})
+                                                   'metadata': {'name': DEFAULT, 'namespace': namespace}},
+                              manager=recorder('/serviceaccounts', CONTROLLER_MANAGER))
         current = self.store.get('/configmaps', namespace, ROOT_CA)
         wanted = {'ca.crt': self.ca_pem}
         if current is None:
             meta = {'name': ROOT_CA, 'namespace': namespace,
                     'annotations': {'kubernetes.io/description': DESCRIPTION}}
             self.store.create('/configmaps', {'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': meta,
-                                              'data': wanted})
+                                              'data': wanted},
+                              manager=recorder('/configmaps', CONTROLLER_MANAGER))
         elif current.get('data') != wanted or (current['metadata'].get('annotations') or {}).get(
                 'kubernetes.io/description') != DESCRIPTION:
             current['data'] = wanted
             current.pop('binaryData', None)
             current['metadata'].setdefault('annotations', {})['kubernetes.io/description'] = DESCRIPTION
-            self.store.update('/configmaps', current)
+            self.store.update('/configmaps', current, manager=recorder('/configmaps', CONTROLLER_MANAGER))
 
     def observe(self, event_type, resource, obj):
         meta = obj['metadata']

@@ -42,12 +42,14 @@ def admit(store, resource, obj, old):
     meta, spec = obj['metadata'], obj.setdefault('spec', {})
     if 'kubernetes.io/config.mirror' in (meta.get('annotations') or {}):
         return
-    name = spec.get('serviceAccountName') or DEFAULT
+    # The deprecated `serviceAccount` stands for `serviceAccountName` when that is unset (the v1
+    # conversion, pkg/apis/core/v1/conversion.go).
+    name = spec.get('serviceAccountName') or spec.get('serviceAccount') or DEFAULT
     spec['serviceAccountName'] = spec['serviceAccount'] = name
     account = store.get('/serviceaccounts', meta.get('namespace', ''), name)
     if account is None:
         raise ApiError.forbidden_because(
-            '/pods', meta.get('name', ''),
+            '/pods', meta.get('name') or meta.get('generateName', ''),
             f'error looking up service account {meta.get("namespace", "")}/{name}: serviceaccount '
             f'"{name}" not found')
     automount = spec.get('automountServiceAccountToken')

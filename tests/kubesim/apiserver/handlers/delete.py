@@ -52,10 +52,11 @@ class DeleteHandlers:
     async def _delete(self, request, route):
         """The registry store's Delete (store.delete_request) and the handler's answer
         (apiserver endpoints/handlers/delete.go): an object removed at once is answered with a
-        Success Status naming it (a pod with the pod itself, the pod strategy's
-        ReturnDeletedObject); one left being deleted (graceful pod, finalizers, orphan or
-        foreground propagation) with the object as it now is, 202 instead of 200 when
-        `orphanDependents: false` asked for the cascade."""
+        Success Status naming it (finalizeDelete), or with the object as it was where the store
+        sets ReturnDeletedObject (pods, services, ...: `Resource.returns_deleted_object`); one
+        left being deleted (graceful pod, finalizers, orphan or foreground propagation) with the
+        object as it now is, 202 instead of 200 when `orphanDependents: false` asked for the
+        cascade."""
         res = route.resource
         policy, preconditions, dry_run, grace, cascade = await self._delete_options(request)
         if res.key == '/namespaces':
@@ -63,7 +64,7 @@ class DeleteHandlers:
         obj, removed = self.store.delete_request(res.key, route.namespace, route.name, propagation=policy,
                                                  dry_run=dry_run, preconditions=preconditions,
                                                  grace_seconds=grace)
-        if removed and res.key != '/pods':
+        if removed and not res.returns_deleted_object:
             details = {'name': route.name, 'group': res.group, 'kind': res.plural,
                        'uid': obj['metadata'].get('uid')}
             return _json_response({'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Success',

@@ -2,14 +2,13 @@
 store's events as JSON, Table rows or protobuf frames, until the timeout or shutdown."""
 
 import asyncio
-import json
 
 from aiohttp import web
 
 from ...machinery import gotypes, protobuf
 from ...machinery.errors import ApiError
 from .. import tables
-from .responsewriters import JSON
+from .responsewriters import JSON, _encoded
 from .rest import _first_accept, _is_true
 
 # Watches without timeoutSeconds end after this long (the real server picks 30-60 minutes).
@@ -111,8 +110,7 @@ class WatchHandlers:
             return
         if table_of:
             obj = tables.table(table_of, [obj], {'resourceVersion': obj['metadata']['resourceVersion']})
-        await response.write(json.dumps({'type': typ, 'object': obj}, separators=(',', ':')).encode()
-                             + b'\n')
+        await response.write(_encoded({'type': typ, 'object': obj}).encode())
 
     def close_watches(self):
         """End every open watch stream (at shutdown)."""

@@ -14,7 +14,7 @@ from typing import Callable, Optional
 
 from ...machinery.errors import ApiError
 from .. import tables, typed
-from ..strategies import apps, autoscaling, coordination, core
+from ..strategies import apps, autoscaling, batch, coordination, core
 from ..strategies.validation import Errors, validate_annotations_size, validate_labels, validate_name
 
 ALL_VERBS = ('create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch')
@@ -65,6 +65,11 @@ class Resource:
     def stored(self, obj):
         """An object of this version as it is stored."""
         return self.from_version(obj) if self.from_version is not None else obj
+
+    @property
+    def returns_deleted_object(self):
+        """Whether a DELETE that removes the object answers the object (see RETURN_DELETED_OBJECT)."""
+        return self.key in RETURN_DELETED_OBJECT
 
     @property
     def key(self):
@@ -176,6 +181,24 @@ RESOURCES = [
              validator=apps.validate_statefulset, columns=tuple(tables.STATEFUL_SET),
              initial_status=empty_status),
 ]
+
+# batch/v1 (pkg/registry/batch/job, pkg/registry/batch/cronjob): Jobs run pods to completion
+# (controllers/job.py); CronJobs are stored and validated, not scheduled.
+RESOURCES += [
+    Resource('batch', 'v1', 'jobs', 'Job', categories=('all',), subresources=('status',),
+             defaulter=batch.default_job, validator=batch.validate_job, initial_status=empty_status,
+             columns=tuple(tables.JOB)),
+    Resource('batch', 'v1', 'cronjobs', 'CronJob', short_names=('cj',), categories=('all',),
+             subresources=('status',), defaulter=batch.default_cronjob, validator=batch.validate_cronjob,
+             initial_status=empty_status, columns=tuple(tables.CRON_JOB)),
+]
+
+# The resources whose registry store sets `ReturnDeletedObject: true`
+# (pkg/registry/core/{pod,service,serviceaccount,persistentvolume,persistentvolumeclaim}/storage and
+# pkg/registry/storage/storageclass/storage): a DELETE that removes one at once answers the object as
+# it was; every other store answers a Success Status naming it (the registry store's finalizeDelete).
+RETURN_DELETED_OBJECT = frozenset({'/pods', '/services', '/serviceaccounts', '/persistentvolumes',
+                                   '/persistentvolumeclaims', 'storage.k8s.io/storageclasses'})
 
 # Store key -> the row of the version objects are stored in.
 BY_KEY = {r.key: r for r in RESOURCES if r.to_version is None}

@@ -16,6 +16,7 @@ API, e.g. ``"/pods"``, ``"/replicationcontrollers"``, ``"apps/deployments"``.
 import copy
 import datetime
 import itertools
+import random
 import uuid
 
 from ...machinery.errors import ApiError
@@ -44,6 +45,10 @@ SERVER_OWNED = ('uid', 'creationTimestamp', 'generation', 'deletionTimestamp', '
 # The garbage collector's finalizers (metav1.FinalizerOrphanDependents, FinalizerDeleteDependents).
 ORPHAN = 'orphan'
 FOREGROUND = 'foregroundDeletion'
+
+# apimachinery's utilrand alphabet, which generated names draw their 5 characters from.
+_NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789'
+_NAME_RNG = random.Random()
 
 # Watch events kept for resuming a watch from an older resourceVersion.
 EVENT_HISTORY = 5000
@@ -155,9 +160,16 @@ class Store:
     def create(self, resource, obj, dry_run=False, manager=None):
         obj = _copy(obj)
         meta = obj.setdefault('metadata', {})
+        generated = not meta.get('name') and bool(meta.get('generateName'))
         if not meta.get('name'):
             if meta.get('generateName'):
-                meta['name'] = meta['generateName'] + uuid.uuid4().hex[:5]
+                # names.SimpleNameGenerator; a name already taken is generated again
+                # (RetryGenerateName), as a real store does a few times.
+                for _ in range(8):
+                    meta['name'] = meta['generateName'] + ''.join(
+                        _NAME_RNG.choice(_NAME_ALPHABET) for _ in range(5))
+                    if self._key(resource, obj) not in self.objects:
+                        break
             else:
                 raise ApiError.invalid(resource, '', [('metadata.name', 'FieldValueRequired',
                                                        'Required value: name or generateName is required')])
@@ -171,6 +183,9 @@ class Store:
             if ns is not None and ns['metadata'].get('deletionTimestamp'):
                 # The NamespaceLifecycle admission plugin.
                 raise ApiError.namespace_terminating(resource, meta['name'], key[1])
+        # The system fields are filled before the strategy's PrepareForCreate runs (rest.BeforeCreate
+        # requires them): a Job's generated selector names its own UID. A client's uid is replaced.
+        meta['uid'] = str(uuid.uuid4())
         if self.admission:
             self.admission(resource, obj, None)
         if manager is not None:
@@ -178,11 +193,18 @@ class Store:
             # mutating admission (apiserver endpoints/handlers/create.go): what admission plugins
             # add (a ServiceAccount's token volume) is no manager's.
             _set_managed(meta, manager(None, obj))
-        for mutate in self.mutating_admission:
-            mutate(self, resource, obj, None)
+        if generated:
+            # Mutating admission runs before the registry generates the name (rest.BeforeCreate):
+            # it sees only generateName, and its errors name that (admission's extractResourceName).
+            name, meta['name'] = meta['name'], ''
+        try:
+            for mutate in self.mutating_admission:
+                mutate(self, resource, obj, None)
+        finally:
+            if generated:
+                meta['name'] = name
         for check in self.validating_admission:
             check(self, resource, obj)
-        meta['uid'] = str(uuid.uuid4())
         meta['creationTimestamp'] = now_rfc3339()
         if strategy(resource).generation:
             meta['generation'] = 1

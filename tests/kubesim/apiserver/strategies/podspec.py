@@ -78,8 +78,11 @@ def default_pod_spec(spec):
     spec.setdefault('dnsPolicy', 'ClusterFirst')
     spec.setdefault('securityContext', {})
     spec.setdefault('schedulerName', 'default-scheduler')
-    if spec.get('serviceAccountName') and not spec.get('serviceAccount'):
-        spec['serviceAccount'] = spec['serviceAccountName']
+    # Convert_v1_PodSpec_To_core_PodSpec and back: serviceAccountName, else the deprecated
+    # serviceAccount, is the account; both print it.
+    account = spec.get('serviceAccountName') or spec.get('serviceAccount')
+    if account:
+        spec['serviceAccountName'] = spec['serviceAccount'] = account
     for key in ('initContainers', 'containers', 'ephemeralContainers'):
         for container in spec.get(key) or []:
             default_container(container)
