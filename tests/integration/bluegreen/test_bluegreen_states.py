@@ -192,3 +192,26 @@ def test_adoption_gives_an_app_its_colors_without_a_moment_of_zero_ready_endpoin
     # Then a release works as for any blue/green app.
     (a,) = play(sim, [bluegreen('switched', {**entry, 'images': {'app': NEW}})]).ok('switched')['apps']
     assert a['outcome'] == 'switched' and a['active'] == 'green', a
+
+
+def test_the_playbook_runs_each_state_from_the_surveys_answers(kubesim_factory, tmp_path):
+    import json
+    import os
+    import subprocess
+
+    from ..conftest import BIN, ROOT
+
+    sim = kubesim_factory(endpoint_lag=LAG, ready_delay=0.1)
+    kube = Apps(sim.kubeconfig)
+    kube.create_app(replicas=1)
+    answers = {'service': 'web', 'preview_service': 'web-preview', 'blue_deployment': 'web-blue',
+               'green_deployment': 'web-green', 'container': 'app', 'image': NEW, 'workload_namespace': 'default',
+               'kubeconfig': str(sim.kubeconfig), 'fail_fast_seconds': 5}
+    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / 'ansible.cfg'), ANSIBLE_NOCOLOR='1')
+    for state, color in (('prepared', 'blue'), ('switched', 'green'), ('rolled_back', 'blue')):
+        proc = subprocess.run([str(BIN / 'ansible-playbook'), str(ROOT / 'playbooks' / 'bluegreen.yml'),
+                               '-e', json.dumps(dict(answers, bluegreen_state=state))],
+                              capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+        assert kube.color('web') == color, state
+    assert image_of(kube.get('Deployment', 'web-green')) == NEW
