@@ -205,8 +205,8 @@ def test_the_playbook_runs_each_state_from_the_surveys_answers(kubesim_factory, 
     kube = Apps(sim.kubeconfig)
     kube.create_app(replicas=1)
     answers = {'service': 'web', 'preview_service': 'web-preview', 'blue_deployment': 'web-blue',
-               'green_deployment': 'web-green', 'container': 'app', 'image': NEW, 'workload_namespace': 'default',
-               'kubeconfig': str(sim.kubeconfig), 'fail_fast_seconds': 5}
+               'green_deployment': 'web-green', 'container': 'app', 'image': NEW,
+               'workload_namespace': 'default', 'kubeconfig': str(sim.kubeconfig), 'fail_fast_seconds': 5}
     env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / 'ansible.cfg'), ANSIBLE_NOCOLOR='1')
     for state, color in (('prepared', 'blue'), ('switched', 'green'), ('rolled_back', 'blue')):
         proc = subprocess.run([str(BIN / 'ansible-playbook'), str(ROOT / 'playbooks' / 'bluegreen.yml'),
