@@ -102,6 +102,11 @@ class BlueGreen:
             return self._result()
         except Stop:
             pass
+        except (KubeError, ChangedElsewhere) as e:  # a request that failed where no app could take it
+            for a in self.apps:
+                if a.outcome is None:
+                    a.outcome = SWITCHED if a.switched else REFUSED
+                    a.cause = a.cause or _words(e)
         finally:
             if not self.interrupted:
                 self._release_lease()
@@ -275,15 +280,17 @@ class BlueGreen:
                 self._switch_one(a)
             except (KubeError, ChangedElsewhere) as e:
                 a.cause = a.cause or _words(e)
+                a.outcome = a.outcome or (None if a.switched else REFUSED)
             if a.switched:
                 done.append(a)
             if a.cause:
                 failed = a
                 break
         if failed is None:
-            for a in done:
-                if a.endpoints is None or not a.endpoints.get('exact'):
-                    self._await(a, a.active, self._needed(a))
+            for a in resumed:  # a switch an earlier run made: its traffic and its HPA
+                self._await(a, a.active, self._needed(a))
+                if a.cause is None and a.hpa is not None and a.hpa.target == a.names[a.active_before]:
+                    self.traffic.retarget(a, a.names[a.active_before], a.names[a.active])
             failed = next((a for a in done if a.cause), None)
         if failed is None:
             self._gate(done, 'the switched traffic', switched=True)
