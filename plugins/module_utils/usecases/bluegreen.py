@@ -55,7 +55,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import take_lease
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_targets import (
     ROLLBACK_FAILED as PUT_BACK_FAILED, ROLLED_BACK as PUT_BACK, UNTOUCHED, ReleaseOptions, Target,
-    default_change_cause, diff_of, managers,
+    diff_of, managers,
 )
 
 
@@ -198,9 +198,9 @@ class BlueGreen:
         targets = []
         for a in todo:
             active = a.deployment(a.active)
-            t = Target(Deployment, a.names[a.idle], a.namespace, a.images,
-                       self.options.change_cause or default_change_cause(a.images).replace('rollout_release',
-                                                                                         'rollout_bluegreen'))
+            cause = self.options.change_cause or 'rollout_bluegreen: ' + ', '.join(
+                '%s=%s' % kv for kv in sorted(a.images.items()))
+            t = Target(Deployment, a.names[a.idle], a.namespace, a.images, cause)
             t.app, t.base = a, colored_template(active.template, self.label, a.idle)
             t.replicas = self.options.preview_replicas if self.options.preview_replicas is not None \
                 else (active.replicas or 0)
