@@ -23,8 +23,10 @@ PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf'
 PROTOBUF_RETURNED = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'
 _PACKAGE_PATHS = {'core': 'io.k8s.api.core', 'apps': 'io.k8s.api.apps',
                   'autoscaling': 'io.k8s.api.autoscaling', 'coordination': 'io.k8s.api.coordination',
+                  'discovery': 'io.k8s.api.discovery',
                   'meta': 'io.k8s.apimachinery.pkg.apis.meta'}
-_GROUPS = {'core': '', 'apps': 'apps', 'autoscaling': 'autoscaling', 'coordination': 'coordination.k8s.io'}
+_GROUPS = {'core': '', 'apps': 'apps', 'autoscaling': 'autoscaling', 'coordination': 'coordination.k8s.io',
+           'discovery': 'discovery.k8s.io'}
 _SPECIAL = {
     'Time': ('io.k8s.apimachinery.pkg.apis.meta.v1.Time', {'type': 'string', 'format': 'date-time'}),
     'MicroTime': ('io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime',
