@@ -139,7 +139,8 @@ class KubeSim:
             'apiVersion': 'v1', 'kind': 'Service',
             'metadata': {'name': 'kubernetes', 'namespace': 'default',
                          'labels': {'component': 'apiserver', 'provider': 'kubernetes'}},
-            'spec': {'clusterIP': '10.96.0.1', 'ports': [{'name': 'https', 'port': 443, 'targetPort': port}]}},
+            'spec': {'clusterIP': '10.96.0.1',
+                     'ports': [{'name': 'https', 'port': 443, 'targetPort': port}]}},
             manager=write)
         ports = [{'name': 'https', 'port': port, 'protocol': 'TCP'}]
         store.create('/endpoints', {

@@ -80,7 +80,8 @@ class TriggerTimeTracker:
             stamp = (cond or {}).get('lastTransitionTime')
             if stamp:
                 times[name_of(pod)] = stamp
-                if last_pods.get(name_of(pod)) is None or _parse_time(stamp) > _parse_time(last_pods[name_of(pod)]):
+                before = last_pods.get(name_of(pod))
+                if before is None or _parse_time(stamp) > _parse_time(before):
                     changed.append(stamp)
         created = service['metadata'].get('creationTimestamp')
         if created and (last_service is None or _parse_time(created) > _parse_time(last_service)):

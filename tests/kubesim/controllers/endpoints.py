@@ -22,7 +22,8 @@ printed form (the set is the same; only the order can differ from a cluster's).
 from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
 from ..machinery.errors import ApiError
 from .common import is_pod_ready, labels_of, name_of, ns_of, uid_of
-from .endpointslice import LABEL_HEADLESS, TRIGGER_TIME, find_port, should_pod_be_in_endpoints, should_set_hostname
+from .endpointslice import (LABEL_HEADLESS, TRIGGER_TIME, find_port, should_pod_be_in_endpoints,
+                            should_set_hostname)
 
 RESOURCE = '/endpoints'
 OVER_CAPACITY = 'endpoints.kubernetes.io/over-capacity'
@@ -159,7 +160,8 @@ class EndpointsController:
         if current is not None and (current.get('subsets') or []) == subsets and compare == labels \
                 and (OVER_CAPACITY in annotations) == over:
             return
-        meta = dict((current or {}).get('metadata') or {'name': name_of(service), 'namespace': ns_of(service)})
+        meta = dict((current or {}).get('metadata') or {})
+        meta.update(name=name_of(service), namespace=ns_of(service))
         annotations = dict(annotations)
         if trigger_time:
             annotations[TRIGGER_TIME] = trigger_time

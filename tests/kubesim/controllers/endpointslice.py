@@ -211,8 +211,8 @@ class EndpointSliceController:
                 continue
             # Fill the slices being rewritten (the fullest first), then an unchanged one the rest
             # fits in, then new slices.
-            for es, endpoints in sorted((u for u in to_update if _ports_key(u[0].get('ports')) == key),
-                                        key=lambda u: -len(u[1])):
+            for _es, endpoints in sorted((u for u in to_update if _ports_key(u[0].get('ports')) == key),
+                                         key=lambda u: -len(u[1])):
                 room = self.max - len(endpoints)
                 endpoints.extend(pending[:room])
                 pending = pending[room:]

@@ -115,7 +115,9 @@ class ServiceAllocator:
             raise ApiError.invalid(resource, name, causes)
         if spec.get('type') != 'ExternalName' and not svc_strategy.is_headless(obj):
             self._allocate_ips(resource, name, spec)
-        if spec.get('type') in ('NodePort', 'LoadBalancer') and spec.get('allocateLoadBalancerNodePorts', True):
+        node_ports = spec.get('type') == 'NodePort' or (
+            spec.get('type') == 'LoadBalancer' and spec.get('allocateLoadBalancerNodePorts', True))
+        if node_ports:
             self._allocate_node_ports(resource, name, spec)
 
     def _allocate_ips(self, resource, name, spec):
@@ -133,9 +135,10 @@ class ServiceAllocator:
                 reason = 'provided IP is already allocated'
             else:
                 continue
+            listed = svc_strategy.go_strings(cluster_ips)
             raise ApiError.invalid(resource, name, [(
                 'spec.clusterIPs', 'FieldValueInvalid',
-                f'Invalid value: {svc_strategy.go_strings(cluster_ips)}: failed to allocate IP {ip}: {reason}')])
+                f'Invalid value: {listed}: failed to allocate IP {ip}: {reason}')])
         if cluster_ips:
             spec['clusterIP'] = cluster_ips[0]
 

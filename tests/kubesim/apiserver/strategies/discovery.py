@@ -43,7 +43,8 @@ def validate_endpointslice(obj, old, errs):
             errs.required(f'endpoints[{i}].addresses', 'must contain at least 1 address')
         for j, address in enumerate(addresses):
             if address_type in ('IPv4', 'IPv6') and family_of(address) != address_type:
-                errs.invalid(f'endpoints[{i}].addresses[{j}]', address, f'must be a valid {address_type} address')
+                errs.invalid(f'endpoints[{i}].addresses[{j}]', address,
+                             f'must be a valid {address_type} address')
     names = set()
     for i, port in enumerate(obj.get('ports') or []):
         port = port or {}

@@ -85,7 +85,7 @@ def set_defaults(spec):
             port['targetPort'] = port.get('port', 0)
     if externally_accessible(spec) and not spec.get('externalTrafficPolicy'):
         spec['externalTrafficPolicy'] = 'Cluster'
-    if spec.get('internalTrafficPolicy') is None and spec['type'] in ('NodePort', 'LoadBalancer', 'ClusterIP'):
+    if spec.get('internalTrafficPolicy') is None and spec['type'] != 'ExternalName':
         spec['internalTrafficPolicy'] = 'Cluster'
     if spec['type'] == 'LoadBalancer' and spec.get('allocateLoadBalancerNodePorts') is None:
         spec['allocateLoadBalancerNodePorts'] = True
@@ -125,7 +125,8 @@ def patch_allocated_values(spec, old_spec):
             spec['clusterIP'] = old_spec['clusterIP']
         if not spec.get('clusterIPs') and old_spec.get('clusterIPs'):
             spec['clusterIPs'] = list(old_spec['clusterIPs'])
-    if spec.get('type') in ('NodePort', 'LoadBalancer') and old_spec.get('type') in ('NodePort', 'LoadBalancer'):
+    with_node_ports = ('NodePort', 'LoadBalancer')
+    if spec.get('type') in with_node_ports and old_spec.get('type') in with_node_ports:
         old_ports = {(p.get('port'), p.get('protocol')): p.get('nodePort')
                      for p in old_spec.get('ports') or [] if isinstance(p, dict)}
         for port in spec.get('ports') or []:
@@ -217,7 +218,8 @@ def cluster_ip_causes(spec):
             causes.append((f'spec.ipFamilies[{i}]', 'FieldValueNotSupported',
                            f'Unsupported value: {go_repr(family)}: supported values: {choices}'))
         if family in seen:
-            causes.append((f'spec.ipFamilies[{i}]', 'FieldValueDuplicate', f'Duplicate value: {go_repr(family)}'))
+            causes.append((f'spec.ipFamilies[{i}]', 'FieldValueDuplicate',
+                           f'Duplicate value: {go_repr(family)}'))
         seen.add(family)
     policy = spec.get('ipFamilyPolicy')
     if policy is not None and policy not in IP_FAMILY_POLICIES:
@@ -227,11 +229,13 @@ def cluster_ip_causes(spec):
     for i, ip in enumerate(cluster_ips):
         if i == 0 and ip == 'None':
             if len(cluster_ips) > 1:
-                causes.append(('spec.clusterIPs', 'FieldValueInvalid', f'Invalid value: {go_strings(cluster_ips)}: '
-                               "'None' must be the first and only value"))
+                listed = go_strings(cluster_ips)
+                causes.append(('spec.clusterIPs', 'FieldValueInvalid',
+                               f"Invalid value: {listed}: 'None' must be the first and only value"))
             continue
         if family_of(ip) is None:
-            causes.append((f'spec.clusterIPs[{i}]', 'FieldValueInvalid', f'Invalid value: {go_repr(ip)}: {IP_MSG}'))
+            causes.append((f'spec.clusterIPs[{i}]', 'FieldValueInvalid',
+                           f'Invalid value: {go_repr(ip)}: {IP_MSG}'))
     return causes
 
 
@@ -372,7 +376,8 @@ def validate_service(obj, old, errs):
     external = spec.get('externalTrafficPolicy') or ''
     if not externally_accessible(spec):
         if external:
-            errs.invalid('spec.externalTrafficPolicy', external, 'may only be set for externally-accessible services')
+            errs.invalid('spec.externalTrafficPolicy', external,
+                         'may only be set for externally-accessible services')
     elif external not in TRAFFIC_POLICIES:
         errs.unsupported('spec.externalTrafficPolicy', external, TRAFFIC_POLICIES)
 
