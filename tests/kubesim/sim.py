@@ -330,13 +330,13 @@ class KubeSim:
         endpoints, from each slice write on (timeline.EndpointsTracker)."""
         return self.call(lambda: list(self.endpoints_tracker.log.get((namespace, service), [])))
 
-    def endpoint_gaps(self, namespace, service, since=None, until=None):
+    def endpoint_gaps(self, namespace, service, since=None, until=None, tolerance=0.0):
         """timeline.endpoint_gaps of the Service: [] when it never had zero ready endpoints."""
-        return timeline.endpoint_gaps(self.endpoints_timeline(namespace, service), since, until)
+        return timeline.endpoint_gaps(self.endpoints_timeline(namespace, service), since, until, tolerance)
 
-    def unready_routes(self, namespace, service, since=None, until=None):
+    def unready_routes(self, namespace, service, since=None, until=None, tolerance=0.0):
         """timeline.unready_routes of the Service: [] when it never routed to a pod that was not
         Ready."""
         log = self.call(lambda: list(self.readiness_log))
         return timeline.unready_routes(self.endpoints_timeline(namespace, service), log, namespace,
-                                       since, until)
+                                       since, until, tolerance)

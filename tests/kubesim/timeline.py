@@ -201,11 +201,11 @@ class EndpointsTracker:
             entries.append((self.clock(), ready))
 
 
-def endpoint_gaps(timeline, since=None, until=None):
+def endpoint_gaps(timeline, since=None, until=None, tolerance=0.0):
     """The intervals ``[(start, end), ...]`` within [since, until] in which the Service had no ready
     endpoint (``end`` None: still none at the end of the timeline). Before its first entry a
-    Service had none (counted only from ``since``). An empty list: never without a ready
-    endpoint in that window."""
+    Service had none (counted only from ``since``). Gaps no longer than ``tolerance`` seconds are
+    left out. An empty list: never without a ready endpoint in that window."""
     points = [(float('-inf'), frozenset())] + list(timeline)
     gaps = []
     for i, (t, ready) in enumerate(points):
@@ -221,7 +221,8 @@ def endpoint_gaps(timeline, since=None, until=None):
                 continue
         elif end is not None and end <= begin:
             continue
-        gaps.append((begin, end))
+        if end is None or end - begin > tolerance:
+            gaps.append((begin, end))
     return gaps
 
 
@@ -247,11 +248,12 @@ def _routable(changes, t):
     return state
 
 
-def unready_routes(timeline, readiness_log, namespace, since=None, until=None):
+def unready_routes(timeline, readiness_log, namespace, since=None, until=None, tolerance=0.0):
     """The times a proxy would have routed to a pod that was not Ready: ``[(start, end, pod), ...]``
     where the endpoints timeline had ``pod`` as a ready endpoint while the readiness log said it
     was not Ready (not yet Ready, unready, or its deletion asked for). ``end`` is None when it
-    lasted to ``until`` (or the end of the logs). An empty list: never."""
+    lasted to ``until`` (or the end of the logs). Intervals no longer than ``tolerance`` seconds
+    (the propagation of a change even without a lag) are left out. An empty list: never."""
     pods = ready_pods_at(readiness_log, namespace)
     # Every instant where either log changes, within the window.
     instants = sorted({t for t, _ready in timeline}
@@ -277,4 +279,5 @@ def unready_routes(timeline, readiness_log, namespace, since=None, until=None):
         out.append((start, None, pod))
     if since is not None:
         out = [(max(a, since), b, p) for a, b, p in out if b is None or b > since]
+    out = [(a, b, p) for a, b, p in out if b is None or b - a > tolerance]
     return sorted(out, key=lambda item: (item[0], item[2]))

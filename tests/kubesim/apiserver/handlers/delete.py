@@ -63,7 +63,7 @@ class DeleteHandlers:
         obj, removed = self.store.delete_request(res.key, route.namespace, route.name, propagation=policy,
                                                  dry_run=dry_run, preconditions=preconditions,
                                                  grace_seconds=grace)
-        if removed and res.key != '/pods':
+        if removed and res.key not in ('/pods', '/services'):  # their strategies' ReturnDeletedObject
             details = {'name': route.name, 'group': res.group, 'kind': res.plural,
                        'uid': obj['metadata'].get('uid')}
             return _json_response({'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Success',

@@ -85,7 +85,7 @@ def set_defaults(spec):
             port['targetPort'] = port.get('port', 0)
     if externally_accessible(spec) and not spec.get('externalTrafficPolicy'):
         spec['externalTrafficPolicy'] = 'Cluster'
-    if spec.get('internalTrafficPolicy') is None and spec['type'] != 'ExternalName':
+    if spec.get('internalTrafficPolicy') is None and spec['type'] in SERVICE_TYPES[1:] + ('ClusterIP',):
         spec['internalTrafficPolicy'] = 'Cluster'
     if spec['type'] == 'LoadBalancer' and spec.get('allocateLoadBalancerNodePorts') is None:
         spec['allocateLoadBalancerNodePorts'] = True
