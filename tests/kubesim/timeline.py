@@ -221,9 +221,10 @@ def endpoint_gaps(timeline, since=None, until=None, tolerance=0.0):
                 continue
         elif end is not None and end <= begin:
             continue
-        if end is None or end - begin > tolerance:
-            gaps.append((begin, end))
-    return gaps
+        if gaps and gaps[-1][1] == begin:
+            begin = gaps.pop()[0]  # an empty first slice continues the gap before it
+        gaps.append((begin, end))
+    return [(a, b) for a, b in gaps if b is None or b - a > tolerance]
 
 
 def ready_pods_at(readiness_log, namespace):

@@ -18,6 +18,7 @@ pytestmark = pytest.mark.kubesim
 
 SVCS = '/api/v1/namespaces/default/services'
 SLICES = '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices'
+DEPLOYS = '/apis/apps/v1/namespaces/default/deployments'
 
 
 @pytest.fixture
@@ -54,13 +55,13 @@ def ready_endpoints(items):
 
 
 def pods_of(http, selector='app=web'):
-    return sorted(p['metadata']['name'] for p in http.get(f'/api/v1/namespaces/default/pods?labelSelector={selector}')[2]['items']
-                  if not p['metadata'].get('deletionTimestamp'))
+    items = http.get(f'/api/v1/namespaces/default/pods?labelSelector={selector}')[2]['items']
+    return sorted(p['metadata']['name'] for p in items if not p['metadata'].get('deletionTimestamp'))
 
 
 def start_web(http, replicas=3, **kw):
     assert http.post(SVCS, service(**kw))[0] == 201
-    assert http.post('/apis/apps/v1/namespaces/default/deployments', web_deployment(replicas=replicas))[0] == 201
+    assert http.post(DEPLOYS, web_deployment(replicas=replicas))[0] == 201
     return wait_for(lambda: len(ready_endpoints(slices_of(http, 'web'))) == replicas and pods_of(http),
                     'the ready endpoints')
 
@@ -74,7 +75,8 @@ def test_a_service_is_defaulted_and_given_a_cluster_ip(clients):
         metadata=client.V1ObjectMeta(name='web'),
         spec=client.V1ServiceSpec(selector={'app': 'web'}, ports=[client.V1ServicePort(port=80)])))
     spec = created.spec
-    assert (spec.type, spec.session_affinity, spec.internal_traffic_policy) == ('ClusterIP', 'None', 'Cluster')
+    assert (spec.type, spec.session_affinity) == ('ClusterIP', 'None')
+    assert spec.internal_traffic_policy == 'Cluster'
     assert (spec.ip_families, spec.ip_family_policy) == (['IPv4'], 'SingleStack')
     assert spec.cluster_ips == [spec.cluster_ip]
     assert ipaddress.ip_address(spec.cluster_ip) in ipaddress.ip_network('10.96.0.0/12')
@@ -95,9 +97,10 @@ def test_a_service_is_defaulted_and_given_a_cluster_ip(clients):
     assert err.value.status == 422 and body['message'] == (
         'Service "clash" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.20"}: failed to '
         'allocate IP 10.96.0.20: provided IP is already allocated')
-    assert body['details']['causes'] == [{'reason': 'FieldValueInvalid', 'field': 'spec.clusterIPs', 'message': (
-        'Invalid value: []string{"10.96.0.20"}: failed to allocate IP 10.96.0.20: provided IP is already '
-        'allocated')}]
+    assert body['details']['causes'] == [{
+        'reason': 'FieldValueInvalid', 'field': 'spec.clusterIPs', 'message': (
+            'Invalid value: []string{"10.96.0.20"}: failed to allocate IP 10.96.0.20: provided IP is already '
+            'allocated')}]
     with pytest.raises(client.ApiException) as err:
         core.create_namespaced_service('default', client.V1Service(
             metadata=client.V1ObjectMeta(name='away'),
@@ -131,14 +134,16 @@ def test_the_cluster_ip_is_immutable(http):
     replaced = {**service(ports=[{'port': 81}]), 'metadata': {'name': 'web'}}
     status, _, body = http.put(f'{SVCS}/web', replaced)
     assert status == 200, body
-    assert body['spec']['clusterIPs'] == created['spec']['clusterIPs'] and body['spec']['ports'][0]['port'] == 81
+    assert body['spec']['clusterIPs'] == created['spec']['clusterIPs']
+    assert body['spec']['ports'][0]['port'] == 81
 
 
 @pytest.mark.parametrize('spec, message', [
     ({'ports': []}, 'spec.ports: Required value'),
     ({'ports': [{'port': 70000, 'targetPort': 8080}]},
      'spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive'),
-    ({'ports': [{'port': 0}]}, '[spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive, '
+    ({'ports': [{'port': 0}]},
+     '[spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive, '
      'spec.ports[0].targetPort: Invalid value: 0: must be between 1 and 65535, inclusive]'),
     ({'ports': [{'port': 80, 'name': 'a'}, {'port': 81}]}, 'spec.ports[1].name: Required value'),
     ({'ports': [{'port': 80, 'name': 'a'}, {'port': 81, 'name': 'a'}]},
@@ -148,9 +153,10 @@ def test_the_cluster_ip_is_immutable(http):
     ({'ports': [{'port': 80, 'targetPort': 'way-too-long-name'}]},
      'spec.ports[0].targetPort: Invalid value: "way-too-long-name": must be no more than 15 characters'),
     ({'ports': [{'port': 80}], 'selector': {'app': 'a b'}},
-     'spec.selector: Invalid value: "a b": a valid label must be an empty string or consist of alphanumeric '
-     "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
-     "'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"),
+     'spec.selector: Invalid value: "a b": a valid label must be an empty string or consist of '
+     "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character "
+     "(e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "
+     "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"),
     ({'ports': [{'port': 80}], 'type': 'Magic'},
      'spec.type: Unsupported value: "Magic": supported values: "ClusterIP", "ExternalName", "LoadBalancer", '
      '"NodePort"'),
@@ -171,7 +177,8 @@ def test_headless_services(http):
     assert (body['spec']['ipFamilyPolicy'], body['spec']['ipFamilies']) == ('SingleStack', ['IPv4'])
     # Headless and selectorless: RequireDualStack with both families (initIPFamilyFields).
     status, _, body = http.post(SVCS, service('ext', selector={}, clusterIP='None', ports=[{'port': 80}]))
-    assert (body['spec']['ipFamilyPolicy'], body['spec']['ipFamilies']) == ('RequireDualStack', ['IPv4', 'IPv6'])
+    assert body['spec']['ipFamilyPolicy'] == 'RequireDualStack'
+    assert body['spec']['ipFamilies'] == ['IPv4', 'IPv6']
 
 
 # ---- the endpoint controllers -----------------------------------------------------------------
@@ -179,7 +186,8 @@ def test_slices_and_endpoints_follow_readiness(kubesim, clients, http):
     core, discovery, _apps, _api = clients
     pods = start_web(http)
     svc = core.read_namespaced_service('web', 'default')
-    slices = discovery.list_namespaced_endpoint_slice('default', label_selector='kubernetes.io/service-name=web')
+    slices = discovery.list_namespaced_endpoint_slice('default',
+                                                      label_selector='kubernetes.io/service-name=web')
     assert len(slices.items) == 1
     es = slices.items[0]
     assert es.metadata.generate_name == 'web-' and es.metadata.name.startswith('web-')
@@ -230,7 +238,8 @@ def test_named_target_port_resolution_and_drop(kubesim, http):
     by_ports = {json.dumps(s['ports'], sort_keys=True): sorted(e['targetRef']['name'] for e in s['endpoints'])
                 for s in items}
     assert len(by_ports) == 2
-    full = [{'name': 'web', 'port': 8080, 'protocol': 'TCP'}, {'name': 'raw', 'port': 9000, 'protocol': 'TCP'}]
+    full = [{'name': 'web', 'port': 8080, 'protocol': 'TCP'},
+            {'name': 'raw', 'port': 9000, 'protocol': 'TCP'}]
     dropped = [{'name': 'raw', 'port': 9000, 'protocol': 'TCP'}]
     assert len(by_ports[json.dumps(full, sort_keys=True)]) == 2
     assert by_ports[json.dumps(dropped, sort_keys=True)][0].startswith('odd-')
@@ -399,7 +408,8 @@ def test_a_readiness_change_reaches_a_100_pod_service_within_the_lag(kubesim_fac
     measured = []
     for pod in pods[:3]:
         sim.make_unready('default', pod)
-        wait_for(lambda: pod not in ready_endpoints(slices_of(http, 'web')), 'the slice write', timeout=5)
+        wait_for(lambda pod=pod: pod not in ready_endpoints(slices_of(http, 'web')), 'the slice write',
+                 timeout=5)
         change = max(e['t'] for e in sim.readiness_log if e['pod'] == pod and e['event'] == 'unready')
         written = next(t for t, ready in sim.endpoints_timeline('default', 'web') if t >= change
                        and pod not in ready)
