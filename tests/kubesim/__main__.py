@@ -38,6 +38,9 @@ def parse_args(argv=None):
     p.add_argument('--stop-delay', type=float, default=0.1, metavar='SECONDS',
                    help='seconds a deleted pod\'s containers take to stop after SIGTERM (default 0.1; the '
                         'grace period caps it)')
+    p.add_argument('--endpoint-lag', type=float, default=0.0, metavar='SECONDS',
+                   help='seconds the endpoint controllers wait before writing a change to EndpointSlices '
+                        'and Endpoints (default 0; changes meanwhile join that write)')
     p.add_argument('--time-scale', type=float, default=1.0, metavar='X',
                    help='speed factor for the controllers\' clocks (default 1)')
     p.add_argument('--request-log', metavar='FILE', help='append one JSON line per request to FILE')
@@ -64,6 +67,8 @@ def parse_args(argv=None):
         p.error('--nodes must not be negative')
     if args.stop_delay < 0:
         p.error('--stop-delay must not be negative')
+    if args.endpoint_lag < 0:
+        p.error('--endpoint-lag must not be negative')
     if args.time_scale <= 0:
         p.error('--time-scale must be positive')
     return args
@@ -77,7 +82,8 @@ async def serve(args):
                   crash_image=args.crash_image, crash_after=args.crash_after,
                   time_scale=args.time_scale, request_log=args.request_log, faults=args.faults,
                   token_file=args.token_file, basic_auth=args.basic_auth, client_certs=args.client_certs,
-                  max_watch_seconds=args.max_watch_seconds, stop_delay=args.stop_delay)
+                  max_watch_seconds=args.max_watch_seconds, stop_delay=args.stop_delay,
+                  endpoint_lag=args.endpoint_lag)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -20,6 +20,14 @@ A SPEC is a `;`-separated list of `key=value` settings (whitespace ignored, empt
   `[group/]plural/namespace/name` for namespaced resources (`apps/deployments/default/web`,
   `pods/default/web-0`) and `[group/]plural/name` for cluster-scoped ones (`nodes/node-1`).
 
+- `unready=pods/NAMESPACE/NAME:AFTER[:DURATION]` (repeatable): AFTER seconds after the SPEC is set
+  (at start, or by `set_faults`), the pod's readiness probe starts failing: the kubelet writes its
+  containers not ready and its Ready condition False; after DURATION seconds (when given) it
+  passes again and the pod is Ready again. `delete=pods/NAMESPACE/NAME:AFTER` (repeatable): AFTER
+  seconds after the SPEC is set the pod is deleted (gracefully, as a client's DELETE). These
+  strike between a client's check and its next step; a pod that does not exist then is left
+  alone (listed in `injected` as `missing`). They take no draw from the generator.
+
 Never eligible for the random faults: watch requests (their stream would simply end), discovery
 (`/api`, `/apis`, `/version`, `/openapi`) and health checks. Authentication runs first, so
 unauthenticated requests get their 401, not a fault.
@@ -32,6 +40,8 @@ from .apiserver.registry import resources
 ACTIONS = ('429', '500', '503', 'drop')
 # setting -> what happens to the answer of a write that was applied
 AFTER_WRITE = {'drop_after_write': 'drop', '500_after_write': '500'}
+# Faults that strike at a time: a failing readiness probe, a deletion.
+TIMED = ('unready', 'delete')
 
 
 class FaultSpecError(ValueError):
@@ -57,10 +67,26 @@ def parse_target(text):
     return resource.key, namespace, rest[-1]
 
 
+def parse_timed(key, value):
+    """`unready`/`delete` settings -> (action, (resource key, namespace, name), after, duration)."""
+    target, *times = value.split(':')
+    shape = 'pods/NAMESPACE/NAME:AFTER[:DURATION]' if key == 'unready' else 'pods/NAMESPACE/NAME:AFTER'
+    if not times or len(times) > (2 if key == 'unready' else 1):
+        raise FaultSpecError(f'bad {key} {value!r}: expected {shape}')
+    resolved = parse_target(target)
+    if resolved[0] != '/pods':
+        raise FaultSpecError(f'bad {key} {value!r}: only pods can be made unready or deleted')
+    after = float(times[0])
+    duration = float(times[1]) if len(times) > 1 else None
+    if after < 0 or (duration is not None and duration < 0):
+        raise FaultSpecError(f'bad {key} {value!r}: times must not be negative')
+    return key, resolved, after, duration
+
+
 def parse_spec(spec):
     """SPEC text -> dict of settings; raises FaultSpecError with a readable message."""
     out = {'seed': 0, 'rates': {}, 'retry_after': 1, 'methods': None, 'conflicts': {}, 'persisting': {},
-           'after_write': {}}
+           'after_write': {}, 'timed': []}
     for item in (spec or '').split(';'):
         item = item.strip()
         if not item:
@@ -89,10 +115,12 @@ def parse_spec(spec):
                     out['after_write'][parse_target(target)] = [AFTER_WRITE[key], int(count)]
                 else:
                     out['conflicts' if key == 'conflict' else 'persisting'][parse_target(target)] = int(count)
+            elif key in TIMED:
+                out['timed'].append(parse_timed(key, value))
             else:
                 raise FaultSpecError(f'unknown fault setting {key!r} (known: seed, 429, 500, 503, drop, '
                                      'retry_after, methods, conflict, persisting_conflict, drop_after_write, '
-                                     '500_after_write)')
+                                     '500_after_write, unready, delete)')
         except ValueError as e:
             if isinstance(e, FaultSpecError):
                 raise
@@ -118,6 +146,7 @@ class Faults:
         self.conflicts = settings['conflicts']
         self.persisting = settings['persisting']
         self.lost_answers = settings['after_write']
+        self.timed = settings['timed']
         self._rng = random.Random(settings['seed'])
 
     def add_conflicts(self, target, count):

@@ -16,19 +16,25 @@ import inspect
 import os
 import sys
 import threading
+import time
 
 from aiohttp import web
 
 from .apiserver.admission import serviceaccount as serviceaccount_admission
 from .apiserver.kubeconfig import write_kubeconfig
+from .apiserver.fieldmanager import recorder
 from .apiserver.registry import resources
+from .apiserver.registry.ipallocator import ServiceAllocator
 from .apiserver.registry.store import Store
 from .apiserver.server import ApiServer
+from . import timeline
 from .controllers import resourcequota
+from .controllers.endpointqueue import EndpointControllers
 from .controllers.manager import ControllerManager
 from .controllers.namespace import NamespaceController
 from .controllers.serviceaccount import ServiceAccountsController
 from .faults import Faults
+from .machinery.errors import ApiError
 
 INITIAL_NAMESPACES = ('default', 'kube-system', 'kube-public')
 START_TIMEOUT = 10
@@ -39,7 +45,7 @@ class KubeSim:
     def __init__(self, *, host='127.0.0.1', port=0, tls=False, token=None, readonly_token=None, nodes=3,
                  ready_delay=0.2, fail_image=None, time_scale=1.0, request_log=None, faults=None,
                  crash_image=None, crash_after=1.0, token_file=None, basic_auth=None, client_certs=False,
-                 max_watch_seconds=None, stop_delay=0.1):
+                 max_watch_seconds=None, stop_delay=0.1, endpoint_lag=0.0):
         if client_certs and not tls:
             raise ValueError('client_certs needs tls')
         self.host = host
@@ -53,6 +59,9 @@ class KubeSim:
         self.controller_options = {'nodes': nodes, 'ready_delay': ready_delay, 'fail_image': fail_image,
                                    'time_scale': time_scale, 'crash_image': crash_image,
                                    'crash_after': crash_after, 'stop_delay': stop_delay}
+        if endpoint_lag < 0:
+            raise ValueError('endpoint_lag must not be negative')
+        self.endpoint_lag = float(endpoint_lag)
         self.request_log_path = os.fspath(request_log) if request_log else None
         self.faults = Faults(faults)  # parses now: a bad SPEC fails before anything starts
         self.certificates = None
@@ -66,6 +75,9 @@ class KubeSim:
         self._runner = None
         self._controller_task = None
         self._log_file = None
+        self.endpoint_controllers = None
+        self.endpoints_tracker = None
+        self._timed = []  # asyncio handles of the timed faults armed
 
     # ---- async core (runs on the loop) ---------------------------------------------------
     async def _astart(self):
@@ -84,6 +96,9 @@ class KubeSim:
         NamespaceController(store).attach()
         for name in INITIAL_NAMESPACES:
             store.create('/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': name}})
+        ServiceAllocator(store).attach()
+        self.endpoints_tracker = timeline.EndpointsTracker(store, clock=time.monotonic)
+        store.listeners.append(self.endpoints_tracker.observe)
         if self.request_log_path:
             self._log_file = open(self.request_log_path, 'a', encoding='utf-8')  # noqa: SIM115
         self.api = ApiServer(store, token=self.token, readonly_token=self.readonly_token,
@@ -96,8 +111,11 @@ class KubeSim:
         port = self._runner.addresses[0][1]
         self.api.server_address = f'{self.host}:{port}'
         self.url = f'{"https" if self.tls else "http"}://{self.host}:{port}'
+        self._kubernetes_service(port)
         self.controllers = ControllerManager(store, **self.controller_options)
         self.controllers.api_quiet = self.api.quiet_seconds  # API requests go first
+        self.endpoint_controllers = EndpointControllers(store, lag=self.endpoint_lag).attach()
+        self._arm_timed_faults()
         self._controller_task = asyncio.get_running_loop().create_task(self._run_controllers())
 
     async def _run_controllers(self):
@@ -111,7 +129,68 @@ class KubeSim:
             print('kubesim: the controller manager stopped with an error:', file=sys.stderr)
             traceback.print_exc(file=sys.stderr)
 
+    def _kubernetes_service(self, port):
+        """The `default/kubernetes` Service the API server keeps (pkg/controlplane/controller/
+        kubernetesservice), its first cluster IP, and its Endpoints and EndpointSlice naming the
+        API server itself (pkg/controlplane/reconcilers), as a cluster's API server writes them."""
+        store = self.store
+        write = recorder('/services', 'kube-apiserver')
+        store.create('/services', {
+            'apiVersion': 'v1', 'kind': 'Service',
+            'metadata': {'name': 'kubernetes', 'namespace': 'default',
+                         'labels': {'component': 'apiserver', 'provider': 'kubernetes'}},
+            'spec': {'clusterIP': '10.96.0.1',
+                     'ports': [{'name': 'https', 'port': 443, 'targetPort': port}]}},
+            manager=write)
+        ports = [{'name': 'https', 'port': port, 'protocol': 'TCP'}]
+        store.create('/endpoints', {
+            'apiVersion': 'v1', 'kind': 'Endpoints',
+            'metadata': {'name': 'kubernetes', 'namespace': 'default',
+                         'labels': {'endpointslice.kubernetes.io/skip-mirror': 'true'}},
+            'subsets': [{'addresses': [{'ip': self.host}], 'ports': ports}]},
+            manager=recorder('/endpoints', 'kube-apiserver'))
+        store.create('discovery.k8s.io/endpointslices', {
+            'apiVersion': 'discovery.k8s.io/v1', 'kind': 'EndpointSlice',
+            'metadata': {'name': 'kubernetes', 'namespace': 'default',
+                         'labels': {'kubernetes.io/service-name': 'kubernetes'}},
+            'addressType': 'IPv4',
+            'endpoints': [{'addresses': [self.host], 'conditions': {'ready': True}}], 'ports': ports},
+            manager=recorder('discovery.k8s.io/endpointslices', 'kube-apiserver'))
+
+    # ---- timed faults (faults.py: unready=, delete=) ---------------------------------------
+    def _arm_timed_faults(self):
+        for handle in self._timed:
+            handle.cancel()
+        self._timed = []
+        for action, (_resource, namespace, name), after, duration in self.faults.timed:
+            if action == 'unready':
+                self._schedule(after, self._probe, namespace, name, False)
+                if duration is not None:
+                    self._schedule(after + duration, self._probe, namespace, name, True)
+            else:
+                self._schedule(after, self._delete_pod, namespace, name)
+
+    def _schedule(self, after, fn, *args):
+        self._timed.append(asyncio.get_running_loop().call_later(max(0.0, after), fn, *args))
+
+    def _probe(self, namespace, name, ready):
+        path = f'/api/v1/namespaces/{namespace}/pods/{name}'
+        found = self.controllers.kubelet.set_probe_result(namespace, name, ready)
+        self.faults.injected.append(('-', path, ('ready' if ready else 'unready') if found else 'missing'))
+
+    def _delete_pod(self, namespace, name):
+        path = f'/api/v1/namespaces/{namespace}/pods/{name}'
+        try:
+            self.store.delete('/pods', namespace, name)
+            self.faults.injected.append(('DELETE', path, 'delete'))
+        except ApiError:
+            self.faults.injected.append(('DELETE', path, 'missing'))
+
     async def _astop(self):
+        for handle in self._timed:
+            handle.cancel()
+        if self.endpoint_controllers is not None:
+            self.endpoint_controllers.detach()
         if self.api is not None:
             self.api.close_watches()
         if self._controller_task is not None:
@@ -212,8 +291,52 @@ class KubeSim:
         return self.kubeconfig
 
     def set_faults(self, spec):
-        """Replace the fault configuration (SPEC syntax in faults.py); '' or None turns faults off."""
+        """Replace the fault configuration (SPEC syntax in faults.py); '' or None turns faults off.
+        Timed faults (`unready=`, `delete=`) count their times from now."""
         if self._thread is None:
             self.faults.set(spec)
         else:
-            self.call(self.faults.set, spec)
+            def replace():
+                self.faults.set(spec)
+                self._arm_timed_faults()
+            self.call(replace)
+
+    # ---- traffic: faults between a check and a switch, and what clients would reach -----------
+    def make_unready(self, namespace, pod, after=0.0, for_=None):
+        """In ``after`` seconds the pod's readiness probe starts failing (the kubelet writes it
+        not Ready, its containers running); after ``for_`` more seconds, when given, it passes
+        again. Returns at once."""
+        def arm():
+            self._schedule(after, self._probe, namespace, pod, False)
+            if for_ is not None:
+                self._schedule(after + for_, self._probe, namespace, pod, True)
+        self.call(arm)
+
+    def make_ready(self, namespace, pod, after=0.0):
+        """In ``after`` seconds the pod's readiness probe passes again (ends `make_unready`)."""
+        self.call(lambda: self._schedule(after, self._probe, namespace, pod, True))
+
+    def delete_pod_at(self, namespace, pod, after=0.0):
+        """In ``after`` seconds the pod is deleted (gracefully, as a client's DELETE)."""
+        self.call(lambda: self._schedule(after, self._delete_pod, namespace, pod))
+
+    @staticmethod
+    def clock():
+        """The time base of the readiness log and the endpoints timeline (time.monotonic)."""
+        return time.monotonic()
+
+    def endpoints_timeline(self, namespace, service):
+        """[(t, frozenset of pod names)]: which pods the Service's EndpointSlices had as ready
+        endpoints, from each slice write on (timeline.EndpointsTracker)."""
+        return self.call(lambda: list(self.endpoints_tracker.log.get((namespace, service), [])))
+
+    def endpoint_gaps(self, namespace, service, since=None, until=None, tolerance=0.0):
+        """timeline.endpoint_gaps of the Service: [] when it never had zero ready endpoints."""
+        return timeline.endpoint_gaps(self.endpoints_timeline(namespace, service), since, until, tolerance)
+
+    def unready_routes(self, namespace, service, since=None, until=None, tolerance=0.0):
+        """timeline.unready_routes of the Service: [] when it never routed to a pod that was not
+        Ready."""
+        log = self.call(lambda: list(self.readiness_log))
+        return timeline.unready_routes(self.endpoints_timeline(namespace, service), log, namespace,
+                                       since, until, tolerance)

@@ -145,3 +145,140 @@ def workload_timeline(log, namespace, kind, name, since=None, until=None):
 def extremes(timeline):
     """(max pods, min available) over a timeline from `workload_timeline`."""
     return max(p for _t, p, _a in timeline), min(a for _t, _p, a in timeline)
+
+
+# ---- the endpoints timeline ----------------------------------------------------------------------
+SLICES = 'discovery.k8s.io/endpointslices'
+SERVICE_NAME_LABEL = 'kubernetes.io/service-name'
+
+
+class EndpointsTracker:
+    """Follows every EndpointSlice write in the store (a store listener) and keeps, per Service,
+    which pods were ready endpoints when: the union over the Service's slices (every slice
+    labelled `kubernetes.io/service-name`, whoever wrote it) of the endpoints whose
+    `conditions.ready` is not false (a missing condition counts as ready, as consumers must read
+    it) and that name a pod. That is what a proxy (kube-proxy, a gateway) routes to, as of the
+    slices kubesim wrote: with an endpoint lag it can differ from the pods' readiness, which the
+    readiness log records.
+
+    ``log[(namespace, service)]`` is ``[(t, frozenset of pod names), ...]``: one entry each time
+    the set changes, monotonic times as in the readiness log."""
+
+    def __init__(self, store, clock=time.monotonic):
+        self.store = store
+        self.clock = clock
+        self.log = {}
+        self._slices = {}  # (namespace, service) -> {slice name: frozenset of ready pod names}
+
+    def observe(self, event_type, resource, obj):
+        if resource != SLICES:
+            return
+        meta = obj['metadata']
+        namespace, name = meta.get('namespace', ''), meta['name']
+        service = (meta.get('labels') or {}).get(SERVICE_NAME_LABEL)
+        # A slice whose label changed leaves the Service it named before.
+        for key, slices in self._slices.items():
+            if name in slices and key != (namespace, service):
+                del slices[name]
+                self._record(key)
+        if not service:
+            return
+        key = (namespace, service)
+        slices = self._slices.setdefault(key, {})
+        if event_type == 'DELETED':
+            slices.pop(name, None)
+        else:
+            slices[name] = frozenset(
+                (e.get('targetRef') or {}).get('name') for e in obj.get('endpoints') or []
+                if (e.get('conditions') or {}).get('ready') is not False
+                and (e.get('targetRef') or {}).get('kind') == 'Pod')
+        self._record(key)
+
+    def _record(self, key):
+        ready = frozenset().union(*self._slices.get(key, {}).values())
+        entries = self.log.setdefault(key, [])
+        if not entries or entries[-1][1] != ready:
+            entries.append((self.clock(), ready))
+
+
+def endpoint_gaps(timeline, since=None, until=None, tolerance=0.0):
+    """The intervals ``[(start, end), ...]`` within [since, until] in which the Service had no ready
+    endpoint (``end`` None: still none at the end of the timeline). Before its first entry a
+    Service had none (counted only from ``since``). Gaps no longer than ``tolerance`` seconds are
+    left out. An empty list: never without a ready endpoint in that window."""
+    points = [(float('-inf'), frozenset())] + list(timeline)
+    gaps = []
+    for i, (t, ready) in enumerate(points):
+        if ready:
+            continue
+        end = points[i + 1][0] if i + 1 < len(points) else None
+        begin = t if since is None else max(t, since)
+        if begin == float('-inf'):
+            continue  # before the Service's first slice, with no window asked for
+        if until is not None:
+            end = until if end is None else min(end, until)
+            if end <= begin:
+                continue
+        elif end is not None and end <= begin:
+            continue
+        if gaps and gaps[-1][1] == begin:
+            begin = gaps.pop()[0]  # an empty first slice continues the gap before it
+        gaps.append((begin, end))
+    return [(a, b) for a, b in gaps if b is None or b - a > tolerance]
+
+
+def ready_pods_at(readiness_log, namespace):
+    """{pod: [(t, routable), ...]} from the readiness log: a pod is routable from `ready` until
+    `unready`, `deleted` (its deletion asked for) or `removed`."""
+    out = {}
+    for entry in list(readiness_log):
+        if entry['namespace'] != namespace:
+            continue
+        event = entry['event']
+        out.setdefault(entry['pod'], []).append((entry['t'], event == READY))
+    return out
+
+
+def _routable(changes, t):
+    """Whether the readiness changes say the pod was Ready at t (False before any)."""
+    state = False
+    for when, ready in changes:
+        if when > t:
+            break
+        state = ready
+    return state
+
+
+def unready_routes(timeline, readiness_log, namespace, since=None, until=None, tolerance=0.0):
+    """The times a proxy would have routed to a pod that was not Ready: ``[(start, end, pod), ...]``
+    where the endpoints timeline had ``pod`` as a ready endpoint while the readiness log said it
+    was not Ready (not yet Ready, unready, or its deletion asked for). ``end`` is None when it
+    lasted to ``until`` (or the end of the logs). Intervals no longer than ``tolerance`` seconds
+    (the propagation of a change even without a lag) are left out. An empty list: never."""
+    pods = ready_pods_at(readiness_log, namespace)
+    # Every instant where either log changes, within the window.
+    instants = sorted({t for t, _ready in timeline}
+                      | {t for changes in pods.values() for t, _r in changes})
+    out = []
+    open_since = {}
+    for t in instants:
+        if until is not None and t > until:
+            break
+        routed = frozenset()
+        for when, ready in timeline:
+            if when > t:
+                break
+            routed = ready
+        bad = {p for p in routed if not _routable(pods.get(p, ()), t)}
+        for pod in bad:
+            open_since.setdefault(pod, t)
+        for pod in list(open_since):
+            if pod not in bad:
+                start = open_since.pop(pod)
+                out.append((start, t, pod))
+    for pod, start in open_since.items():
+        out.append((start, None, pod))
+    if since is not None:
+        out = [(max(a, since), b, p) for a, b, p in out if b is None or b > since]
+    out = [(a, b, p) for a, b, p in out if b is None or b - a > tolerance]
+    return sorted(out, key=lambda item: (item[0], item[2]))

@@ -107,6 +107,8 @@ def test_cli_options_tls_token_port_and_request_log(tmp_path):
     (['--faults', '429=7'], 'between 0 and 1'),
     (['--time-scale', '0'], 'time-scale'),
     (['--stop-delay', '-1'], '--stop-delay must not be negative'),
+    (['--endpoint-lag', '-1'], '--endpoint-lag must not be negative'),
+    (['--faults', 'unready=pods/default/web-0'], 'expected pods/NAMESPACE/NAME:AFTER[:DURATION]'),
     ([], 'required: --kubeconfig'),
 ])
 def test_cli_rejects_bad_options_with_a_message(tmp_path, args, message):

@@ -180,6 +180,9 @@ class ApiServer(Authentication, RestHandlers, ScaleHandlers, PatchHandlers, Dele
                 return _raw_json_response(route.document)
             return _json_response(route.document)
         response = await self._resource(request, route)
+        if route.resource is not None and route.resource.warning and not response.prepared:
+            # The deprecated API's warning (apiserver endpoints/deprecation), on every answer.
+            response.headers.add('Warning', f'299 - "{route.resource.warning}"')
         if self.faults is not None and request.method in WRITE_METHODS and route.kind == 'resource' \
                 and 200 <= response.status < 300:
             target = route.target if request.method != 'POST' else _created_target(route, response)

@@ -52,6 +52,7 @@ class Kubelet(SchedulerMixin, StatusMixin):
         # 'done': bool} for containers whose process ends
         self._crash = {}
         self._stopping = {}  # pod uid -> {'at': monotonic time its containers stop, 'killed': bool}
+        self.probe_failing = set()  # uids of pods whose readiness probes fail (fault injection)
 
     def ensure_nodes(self, count):
         for index in range(1, count + 1):
@@ -115,6 +116,7 @@ class Kubelet(SchedulerMixin, StatusMixin):
             for uid in list(states):
                 if uid not in live:
                     del states[uid]
+        self.probe_failing &= live
 
     def _settled(self, pod):
         """Nothing left to do for this pod (checked on the stored object, without copying it)."""
@@ -292,6 +294,31 @@ class Kubelet(SchedulerMixin, StatusMixin):
                 record(pod, WARNING, 'Failed', 'Error: ErrImagePull', KUBELET, **where)
                 record(pod, NORMAL, 'BackOff', f'Back-off pulling image "{image}"', KUBELET, **where)
                 record(pod, WARNING, 'Failed', 'Error: ImagePullBackOff', KUBELET, **where)
+
+    # ---- readiness probes ------------------------------------------------------------------------
+    def set_probe_result(self, namespace, name, ready):
+        """A readiness probe of the pod's containers starts failing (``ready`` False) or passes
+        again: as the prober manager does, the kubelet writes the containers' `ready` and the
+        pod's Ready and ContainersReady conditions (ContainersNotReady, `containers with unready
+        status: [...]`); the containers keep running. Returns the pod, or None when there is no
+        such pod. A pod not running yet starts unready while its probe fails."""
+        pod = self.store.get('/pods', namespace, name)
+        if pod is None:
+            return None
+        uid = uid_of(pod)
+        if ready:
+            self.probe_failing.discard(uid)
+        else:
+            self.probe_failing.add(uid)
+        if pod_phase(pod) != 'Running' or pod['metadata'].get('deletionTimestamp'):
+            return pod
+        status = copy.deepcopy(pod.get('status') or {})
+        for cs in status.get('containerStatuses') or []:
+            if 'running' in (cs.get('state') or {}):
+                cs['ready'] = bool(ready)
+        set_readiness(status, now_rfc3339())
+        self._set_status(pod, status)
+        return pod
 
     # ---- status ----------------------------------------------------------------------------------
     def _set_status(self, pod, status):

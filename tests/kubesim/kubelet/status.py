@@ -174,6 +174,11 @@ class StatusMixin:
         if spec.get('initContainers'):
             status['initContainerStatuses'] = [self._container_completed(c, now)
                                                for c in spec['initContainers']]
+        if pod['metadata'].get('uid') in self.probe_failing:
+            # A failing readiness probe (fault injection): running, not ready.
+            for cs in status['containerStatuses']:
+                cs['ready'] = False
+            set_readiness(status, now)
         return status
 
     def _backoff_status(self, pod, node, failing):

@@ -72,7 +72,10 @@ class ApiError(Exception):
 
             row = BY_KEY.get(resource)
             kind = row.qualified_kind if row else _kind_name(resource)[1]
-        text = ', '.join(f'{field}: {msg}' for field, _t, msg in causes)
+        # field.ErrorList.ToAggregate().Error(): one error as it is, several (duplicates once)
+        # joined in brackets.
+        texts = list(dict.fromkeys(f'{field}: {msg}' for field, _t, msg in causes))
+        text = texts[0] if len(texts) == 1 else '[' + ', '.join(texts) + ']'
         # As errors.NewInvalid: details name the kind and its group (not the resource).
         bare, _, group = kind.partition('.')
         details = {**({'name': name} if name else {}), **({'group': group} if group else {}),

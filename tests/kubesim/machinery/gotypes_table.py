@@ -1,6 +1,6 @@
 """The Go types behind the API kubesim serves: one entry per Go struct, as facts read from the
-struct tags of `k8s.io/api` (core/v1, apps/v1, autoscaling/v1 and v2, coordination/v1) and
-`k8s.io/apimachinery` (pkg/apis/meta/v1) at Kubernetes 1.37.
+struct tags of `k8s.io/api` (core/v1, apps/v1, autoscaling/v1 and v2, coordination/v1,
+discovery/v1) and `k8s.io/apimachinery` (pkg/apis/meta/v1) at Kubernetes 1.37.
 
 Each struct, named `<package>.<version>.<Type>`, maps to its fields in Go declaration order:
 `(json name, type, protobuf field number, flags)`, with a fifth element when the field has a
@@ -461,6 +461,27 @@ TYPES = {
     ),
     'core.v1.EmptyDirVolumeSource': (
         ('medium', 'string', 1, 'o'), ('sizeLimit', '*Quantity', 2, 'o'), ('mode', '*int32', 3, 'o'),
+    ),
+    'core.v1.EndpointAddress': (
+        ('ip', 'string', 1, ''), ('hostname', 'string', 3, 'o'), ('nodeName', '*string', 4, 'o'),
+        ('targetRef', '*core.v1.ObjectReference', 2, 'o'),
+    ),
+    'core.v1.EndpointPort': (
+        ('name', 'string', 1, 'o'), ('port', 'int32', 2, ''), ('protocol', 'string', 3, 'o'),
+        ('appProtocol', '*string', 4, 'o'),
+    ),
+    'core.v1.EndpointSubset': (
+        ('addresses', '[]core.v1.EndpointAddress', 1, 'o'),
+        ('notReadyAddresses', '[]core.v1.EndpointAddress', 2, 'o'),
+        ('ports', '[]core.v1.EndpointPort', 3, 'o'),
+    ),
+    'core.v1.Endpoints': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('subsets', '[]core.v1.EndpointSubset', 2, 'o'),
+    ),
+    'core.v1.EndpointsList': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ListMeta', 1, 'o'),
+        ('items', '[]core.v1.Endpoints', 2, ''),
     ),
     'core.v1.EnvFromSource': (
         ('prefix', 'string', 1, 'o'), ('configMapRef', '*core.v1.ConfigMapEnvSource', 2, 'o'),
@@ -1196,6 +1217,37 @@ TYPES = {
         ('gmsaCredentialSpecName', '*string', 1, 'o'), ('gmsaCredentialSpec', '*string', 2, 'o'),
         ('runAsUserName', '*string', 3, 'o'), ('hostProcess', '*bool', 4, 'o'),
     ),
+    'discovery.v1.Endpoint': (
+        ('addresses', '[]string', 1, ''), ('conditions', 'discovery.v1.EndpointConditions', 2, 'o'),
+        ('hostname', '*string', 3, 'o'), ('targetRef', '*core.v1.ObjectReference', 4, 'o'),
+        ('deprecatedTopology', 'map[string]', 5, 'o'), ('nodeName', '*string', 6, 'o'),
+        ('zone', '*string', 7, 'o'), ('hints', '*discovery.v1.EndpointHints', 8, 'o'),
+    ),
+    'discovery.v1.EndpointConditions': (
+        ('ready', '*bool', 1, 'o'), ('serving', '*bool', 2, 'o'), ('terminating', '*bool', 3, 'o'),
+    ),
+    'discovery.v1.EndpointHints': (
+        ('forZones', '[]discovery.v1.ForZone', 1, 'o'), ('forNodes', '[]discovery.v1.ForNode', 2, 'o'),
+    ),
+    'discovery.v1.EndpointPort': (
+        ('name', '*string', 1, 'o'), ('protocol', '*string', 2, 'o'), ('port', '*int32', 3, 'o'),
+        ('appProtocol', '*string', 4, 'o'),
+    ),
+    'discovery.v1.EndpointSlice': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('addressType', 'string', 4, ''), ('endpoints', '[]discovery.v1.Endpoint', 2, ''),
+        ('ports', '[]discovery.v1.EndpointPort', 3, ''),
+    ),
+    'discovery.v1.EndpointSliceList': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ListMeta', 1, 'o'),
+        ('items', '[]discovery.v1.EndpointSlice', 2, ''),
+    ),
+    'discovery.v1.ForNode': (
+        ('name', 'string', 1, ''),
+    ),
+    'discovery.v1.ForZone': (
+        ('name', 'string', 1, ''),
+    ),
     'meta.v1.Condition': (
         ('type', 'string', 1, ''), ('status', 'string', 2, ''), ('observedGeneration', 'int64', 3, 'o'),
         ('lastTransitionTime', 'Time', 4, ''), ('reason', 'string', 5, ''), ('message', 'string', 6, ''),
@@ -1321,6 +1373,7 @@ LIST_TYPES = {
     'core.v1.ServiceStatus.conditions': ('map', ('type',)),
     'core.v1.VolumeHealthStatus.healthConditions': ('map', ('status', 'reason')),
     'core.v1.VolumeMount.bindMountOptions': ('set', ()),
+    'discovery.v1.Endpoint.addresses': ('set', ()),
     'meta.v1.ObjectMeta.finalizers': ('set', ()),
     'meta.v1.ObjectMeta.ownerReferences': ('map', ('uid',)),
 }
@@ -1329,6 +1382,8 @@ LIST_TYPES = {
 ATOMIC_STRUCTS = frozenset({
     'autoscaling.v1.CrossVersionObjectReference',
     'core.v1.ConfigMapKeySelector',
+    'core.v1.EndpointAddress',
+    'core.v1.EndpointPort',
     'core.v1.EvictionResponder',
     'core.v1.FileKeySelector',
     'core.v1.LocalObjectReference',
@@ -1340,6 +1395,7 @@ ATOMIC_STRUCTS = frozenset({
     'core.v1.ScopeSelector',
     'core.v1.SecretKeySelector',
     'core.v1.TypedLocalObjectReference',
+    'discovery.v1.EndpointPort',
     'meta.v1.LabelSelector',
     'meta.v1.OwnerReference',
 })

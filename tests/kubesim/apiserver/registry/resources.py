@@ -14,7 +14,7 @@ from typing import Callable, Optional
 
 from ...machinery.errors import ApiError
 from .. import tables, typed
-from ..strategies import apps, autoscaling, batch, coordination, core
+from ..strategies import apps, autoscaling, batch, coordination, core, discovery, service
 from ..strategies.validation import Errors, validate_annotations_size, validate_labels, validate_name
 
 ALL_VERBS = ('create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch')
@@ -55,6 +55,8 @@ class Resource:
     # `from_version` converts one back (the storage version's row has neither).
     to_version: Optional[Callable] = None
     from_version: Optional[Callable] = None
+    # A deprecation warning the API server sends with every request to this resource.
+    warning: Optional[str] = None
 
     def shown(self, obj):
         """A stored object as this version shows it (as this version's Go type prints it)."""
@@ -150,7 +152,15 @@ RESOURCES = [
              field_labels=('type',), defaulter=core.convert_secret, validator=core.validate_secret),
     Resource('', 'v1', 'serviceaccounts', 'ServiceAccount', short_names=('sa',), generation=False),
     Resource('', 'v1', 'services', 'Service', short_names=('svc',), categories=('all',),
-             subresources=('status',), generation=False, initial_status=empty_status),
+             subresources=('status',), generation=False, initial_status=empty_status,
+             defaulter=service.default_service, validator=service.validate_service,
+             columns=tuple(tables.SERVICE)),
+    Resource('', 'v1', 'endpoints', 'Endpoints', short_names=('ep',), generation=False,
+             defaulter=discovery.default_endpoints, validator=discovery.validate_endpoints,
+             columns=tuple(tables.ENDPOINTS), warning=discovery.ENDPOINTS_DEPRECATED),
+    Resource('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice',
+             defaulter=discovery.default_endpointslice, validator=discovery.validate_endpointslice,
+             columns=tuple(tables.ENDPOINT_SLICE)),
     Resource('coordination.k8s.io', 'v1', 'leases', 'Lease', generation=False,
              validator=coordination.validate_lease, columns=tuple(tables.LEASE)),
     Resource('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', short_names=('hpa',),
