@@ -3,6 +3,7 @@ app (one per color), a live and a preview Service, and an independent look at wh
 Service's EndpointSlices route to (the tests' own HTTP client, never the code under test)."""
 
 import json
+import time
 
 from ..conftest import Kube, task
 
@@ -71,6 +72,7 @@ class Apps(Kube):
         self.create_rolled_out([colored(name, 'blue', replicas, ns=ns), colored(name, 'green', 0, ns=ns)])
         for svc, color in ((name, 'blue'), (name + '-preview', 'green')):
             self.request('POST', SERVICES.format(ns=ns), service(svc, {'app': name, LABEL: color}, ns))
+        self.wait_routed(name, ns)
         if hpa:
             self.request(
                 'POST',
@@ -90,6 +92,13 @@ class Apps(Kube):
                     },
                 },
             )
+
+    def wait_routed(self, name, ns='default'):
+        """Until the Service routes somewhere (its first EndpointSlice comes after the lag)."""
+        deadline = time.monotonic() + 30
+        while not self.routes(name, ns)[0]:
+            assert time.monotonic() < deadline, 'the Service %s never got ready endpoints' % name
+            time.sleep(0.05)
 
     def service(self, name, ns='default'):
         return self.request('GET', SERVICES.format(ns=ns) + '/' + name)
