@@ -353,6 +353,15 @@ class BlueGreen:
                 a.cause = '%s did not scale up to %d: %s' % (
                     a.deployment(new).label(), needed, result.message)
                 return
+        # A Deployment's annotations bump its generation (the record's removal too): the controller
+        # observes it, then the preview's endpoints follow after the endpoint lag.
+        d = Deployment(self.client.get(a.deployment(new).path))
+        result = self.engine.wait_one(Rollout(d, label=d.label(), gated=False), self.options.timeout)
+        if not result.done:
+            a.outcome, a.cause = REFUSED, 'not switched: %s is not ready: %s' % (d.label(), result.message)
+            return
+        if a.preview is not None:
+            self.traffic.await_routes(a, new, needed, self.options.timeout, service=a.preview)
         reasons = self.unsafe(a, new)
         if reasons:
             a.outcome, a.cause = REFUSED, 'not switched: ' + '; '.join(reasons)

@@ -164,15 +164,16 @@ class Traffic:
         seen['exact'] = routes_exactly(seen, at_least)
         return seen
 
-    def await_routes(self, app, color, at_least, timeout):
-        """Wait until the live Service's EndpointSlices route to exactly ``color``'s Ready pods, at
-        least ``at_least`` of them. Returns (routes seen last, None) or (routes, why not): the
-        timeout, or ``fail_fast_seconds`` with fewer Ready pods than needed (they are not coming)."""
+    def await_routes(self, app, color, at_least, timeout, service=None):
+        """Wait until the live Service's (or ``service``'s) EndpointSlices route to exactly
+        ``color``'s Ready pods, at least ``at_least`` of them. Returns (routes seen last, None) or
+        (routes, why not): the timeout, or ``fail_fast_seconds`` with fewer Ready pods than needed
+        (they are not coming)."""
         start = self.clock()
         fail_fast = self.options.gates.fail_fast_seconds
         short_since = None
         while True:
-            seen = self.routes(app.service, color, at_least)
+            seen = self.routes(service or app.service, color, at_least)
             if seen['exact']:
                 seen['seconds'] = round(self.clock() - start, 3)
                 return seen, None
