@@ -178,15 +178,17 @@ class Traffic:
                 seen['seconds'] = round(self.clock() - start, 3)
                 return seen, None
             now = self.clock()
-            if len(seen['expected']) < at_least:
-                short_since = now if short_since is None else short_since
-            else:
-                short_since = None
+            # Too few Ready pods, or pods without a port the Service names (a named targetPort they
+            # lack): neither comes by waiting.
+            short = len(seen['expected']) < at_least or seen['missing_ports']
+            short_since = (now if short_since is None else short_since) if short else None
             if fail_fast and short_since is not None and now - short_since >= fail_fast:
-                return seen, (
-                    '%d Ready %s pods, %d needed, for %d s (fail_fast_seconds)'
-                    % (len(seen['expected']), color, at_least, fail_fast)
-                )
+                if seen['missing_ports']:
+                    return seen, ('its %s pods do not serve the Service\'s port %s (a named targetPort their '
+                                  'containers lack) for %d s (fail_fast_seconds)'
+                                  % (color, ', '.join(seen['missing_ports']), fail_fast))
+                return seen, ('%d Ready %s pods, %d needed, for %d s (fail_fast_seconds)'
+                              % (len(seen['expected']), color, at_least, fail_fast))
             if now - start >= timeout:
                 return seen, 'its EndpointSlices did not route to exactly the %s pods within %d s (%s)' % (
                     color,

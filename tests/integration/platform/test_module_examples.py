@@ -183,7 +183,9 @@ def bluegreen_setup(kube):
         'spec': {'scaleTargetRef': {'apiVersion': 'apps/v1', 'kind': 'Deployment', 'name': 'web-blue'},
                  'minReplicas': 2, 'maxReplicas': 4}})
     kube.create_rolled_out([workload('Deployment', 'legacy', ns='shop', replicas=2)])
-    kube.request('POST', '/api/v1/namespaces/shop/services', service('legacy', {'app': 'legacy'}, 'shop'))
+    legacy = service('legacy', {'app': 'legacy'}, 'shop')
+    legacy['spec']['ports'] = [{'port': 80}]
+    kube.request('POST', '/api/v1/namespaces/shop/services', legacy)
 
 
 SETUPS = {
