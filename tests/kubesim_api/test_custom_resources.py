@@ -22,43 +22,91 @@ JSON_PATCH = 'application/json-patch+json'
 APPLY = 'application/apply-patch+yaml'
 
 
-def widget_crd(group='example.com', plural='widgets', kind='Widget', scope='Namespaced', status=True,
-               scale=True, versions=None):
-    schema = {'type': 'object', 'properties': {
-        'spec': {'type': 'object', 'required': ['size'], 'properties': {
-            'replicas': {'type': 'integer', 'minimum': 0, 'maximum': 3, 'default': 1},
-            'size': {'type': 'string', 'enum': ['small', 'large']},
-            'code': {'type': 'string', 'maxLength': 5, 'pattern': '^[a-z]+$'},
-            'color': {'type': 'string'},
-            'options': {'type': 'object', 'properties': {
-                'retries': {'type': 'integer', 'default': 3},
-                'mode': {'type': 'string', 'default': 'fast'}}},
-            'extra': {'type': 'object', 'x-kubernetes-preserve-unknown-fields': True},
-            'tags': {'type': 'array', 'maxItems': 2, 'items': {'type': 'string'}},
-            'ports': {'type': 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'],
-                      'items': {'type': 'object', 'required': ['name'],
-                                'properties': {'name': {'type': 'string'}, 'port': {'type': 'integer'}}}}}},
-        'status': {'type': 'object', 'properties': {
-            'replicas': {'type': 'integer'}, 'selector': {'type': 'string'}, 'phase': {'type': 'string'}}}}}
+def widget_crd(
+    group='example.com',
+    plural='widgets',
+    kind='Widget',
+    scope='Namespaced',
+    status=True,
+    scale=True,
+    versions=None,
+):
+    schema = {
+        'type': 'object',
+        'properties': {
+            'spec': {
+                'type': 'object',
+                'required': ['size'],
+                'properties': {
+                    'replicas': {'type': 'integer', 'minimum': 0, 'maximum': 3, 'default': 1},
+                    'size': {'type': 'string', 'enum': ['small', 'large']},
+                    'code': {'type': 'string', 'maxLength': 5, 'pattern': '^[a-z]+$'},
+                    'color': {'type': 'string'},
+                    'options': {
+                        'type': 'object',
+                        'properties': {
+                            'retries': {'type': 'integer', 'default': 3},
+                            'mode': {'type': 'string', 'default': 'fast'},
+                        },
+                    },
+                    'extra': {'type': 'object', 'x-kubernetes-preserve-unknown-fields': True},
+                    'tags': {'type': 'array', 'maxItems': 2, 'items': {'type': 'string'}},
+                    'ports': {
+                        'type': 'array',
+                        'x-kubernetes-list-type': 'map',
+                        'x-kubernetes-list-map-keys': ['name'],
+                        'items': {
+                            'type': 'object',
+                            'required': ['name'],
+                            'properties': {'name': {'type': 'string'}, 'port': {'type': 'integer'}},
+                        },
+                    },
+                },
+            },
+            'status': {
+                'type': 'object',
+                'properties': {
+                    'replicas': {'type': 'integer'},
+                    'selector': {'type': 'string'},
+                    'phase': {'type': 'string'},
+                },
+            },
+        },
+    }
     subresources = {}
     if status:
         subresources['status'] = {}
     if scale:
-        subresources['scale'] = {'specReplicasPath': '.spec.replicas', 'statusReplicasPath': '.status.replicas',
-                                 'labelSelectorPath': '.status.selector'}
-    version = {'name': 'v1', 'served': True, 'storage': True, 'schema': {'openAPIV3Schema': schema},
-               'additionalPrinterColumns': [
-                   {'name': 'Replicas', 'type': 'integer', 'jsonPath': '.spec.replicas'},
-                   {'name': 'Phase', 'type': 'string', 'jsonPath': '.status.phase'},
-                   {'name': 'Age', 'type': 'date', 'jsonPath': '.metadata.creationTimestamp'}],
-               'selectableFields': [{'jsonPath': '.spec.color'}]}
+        subresources['scale'] = {
+            'specReplicasPath': '.spec.replicas',
+            'statusReplicasPath': '.status.replicas',
+            'labelSelectorPath': '.status.selector',
+        }
+    version = {
+        'name': 'v1',
+        'served': True,
+        'storage': True,
+        'schema': {'openAPIV3Schema': schema},
+        'additionalPrinterColumns': [
+            {'name': 'Replicas', 'type': 'integer', 'jsonPath': '.spec.replicas'},
+            {'name': 'Phase', 'type': 'string', 'jsonPath': '.status.phase'},
+            {'name': 'Age', 'type': 'date', 'jsonPath': '.metadata.creationTimestamp'},
+        ],
+        'selectableFields': [{'jsonPath': '.spec.color'}],
+    }
     if subresources:
         version['subresources'] = subresources
-    return {'apiVersion': 'apiextensions.k8s.io/v1', 'kind': 'CustomResourceDefinition',
-            'metadata': {'name': f'{plural}.{group}'},
-            'spec': {'group': group, 'scope': scope,
-                     'names': {'plural': plural, 'kind': kind, 'shortNames': ['wd'], 'categories': ['all']},
-                     'versions': versions or [version]}}
+    return {
+        'apiVersion': 'apiextensions.k8s.io/v1',
+        'kind': 'CustomResourceDefinition',
+        'metadata': {'name': f'{plural}.{group}'},
+        'spec': {
+            'group': group,
+            'scope': scope,
+            'names': {'plural': plural, 'kind': kind, 'shortNames': ['wd'], 'categories': ['all']},
+            'versions': versions or [version],
+        },
+    }
 
 
 def warnings_of(http, path, body):
@@ -66,8 +114,12 @@ def warnings_of(http, path, body):
     import urllib.error
     import urllib.request
 
-    req = urllib.request.Request(http.url + path, data=json.dumps(body).encode(), method='POST',
-                                 headers={'Content-Type': 'application/json'})
+    req = urllib.request.Request(
+        http.url + path,
+        data=json.dumps(body).encode(),
+        method='POST',
+        headers={'Content-Type': 'application/json'},
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as resp:
             return resp.status, resp.headers.get_all('Warning') or [], json.loads(resp.read())
@@ -76,8 +128,12 @@ def warnings_of(http, path, body):
 
 
 def widget(name, **spec):
-    return {'apiVersion': 'example.com/v1', 'kind': 'Widget', 'metadata': {'name': name},
-            'spec': {'size': 'small', **spec}}
+    return {
+        'apiVersion': 'example.com/v1',
+        'kind': 'Widget',
+        'metadata': {'name': name},
+        'spec': {'size': 'small', **spec},
+    }
 
 
 @pytest.fixture
@@ -88,16 +144,27 @@ def crd(http):
 
 
 def test_a_crd_is_named_established_and_served_at_once(http, crd):
-    assert crd['status'] == {'conditions': None, 'acceptedNames': {'plural': '', 'kind': ''},
-                             'storedVersions': ['v1']}
+    assert crd['status'] == {
+        'conditions': None,
+        'acceptedNames': {'plural': '', 'kind': ''},
+        'storedVersions': ['v1'],
+    }
     assert crd['spec']['names']['singular'] == 'widget' and crd['spec']['names']['listKind'] == 'WidgetList'
     assert crd['spec']['conversion'] == {'strategy': 'None'}
     status, _h, live = http.get(f'{CRDS}/widgets.example.com')
     conditions = {c['type']: (c['status'], c['reason'], c['message']) for c in live['status']['conditions']}
-    assert conditions == {'NamesAccepted': ('True', 'NoConflicts', 'no conflicts found'),
-                          'Established': ('True', 'InitialNamesAccepted', 'the initial names have been accepted')}
-    assert live['status']['acceptedNames'] == {'plural': 'widgets', 'singular': 'widget', 'shortNames': ['wd'],
-                                               'kind': 'Widget', 'listKind': 'WidgetList', 'categories': ['all']}
+    assert conditions == {
+        'NamesAccepted': ('True', 'NoConflicts', 'no conflicts found'),
+        'Established': ('True', 'InitialNamesAccepted', 'the initial names have been accepted'),
+    }
+    assert live['status']['acceptedNames'] == {
+        'plural': 'widgets',
+        'singular': 'widget',
+        'shortNames': ['wd'],
+        'kind': 'Widget',
+        'listKind': 'WidgetList',
+        'categories': ['all'],
+    }
     managers = {(m['manager'], m.get('subresource')) for m in live['metadata']['managedFields']}
     assert ('kube-apiserver', 'status') in managers
     _s, _h, group = http.get('/apis/example.com')
@@ -106,13 +173,32 @@ def test_a_crd_is_named_established_and_served_at_once(http, crd):
     assert 'example.com' in [g['name'] for g in groups['groups']]
     _s, _h, listing = http.get('/apis/example.com/v1')
     assert listing['resources'] == [
-        {'name': 'widgets', 'singularName': 'widget', 'namespaced': True, 'kind': 'Widget',
-         'verbs': ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-         'shortNames': ['wd'], 'categories': ['all']},
-        {'name': 'widgets/status', 'singularName': '', 'namespaced': True, 'kind': 'Widget',
-         'verbs': ['get', 'patch', 'update']},
-        {'name': 'widgets/scale', 'singularName': '', 'namespaced': True, 'kind': 'Scale',
-         'verbs': ['get', 'patch', 'update'], 'group': 'autoscaling', 'version': 'v1'}]
+        {
+            'name': 'widgets',
+            'singularName': 'widget',
+            'namespaced': True,
+            'kind': 'Widget',
+            'verbs': ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+            'shortNames': ['wd'],
+            'categories': ['all'],
+        },
+        {
+            'name': 'widgets/status',
+            'singularName': '',
+            'namespaced': True,
+            'kind': 'Widget',
+            'verbs': ['get', 'patch', 'update'],
+        },
+        {
+            'name': 'widgets/scale',
+            'singularName': '',
+            'namespaced': True,
+            'kind': 'Scale',
+            'verbs': ['get', 'patch', 'update'],
+            'group': 'autoscaling',
+            'version': 'v1',
+        },
+    ]
     _s, _h, openapi = http.get('/openapi/v3')
     assert 'apis/example.com/v1' in openapi['paths']
     _s, _h, doc = http.get('/openapi/v3/apis/example.com/v1')
@@ -133,44 +219,71 @@ def test_crd_validation_speaks_the_api_servers_words(http):
     assert ('status.storedVersions', 'must have at least one stored version') in fields
     loose = widget_crd(group='loose.example.com')
     loose['spec']['versions'][0]['schema']['openAPIV3Schema']['properties']['spec']['properties']['size'] = {
-        'enum': ['a']}
+        'enum': ['a']
+    }
     loose['spec']['versions'][0]['schema']['openAPIV3Schema']['properties']['spec']['properties']['list'] = {
-        'type': 'array'}
+        'type': 'array'
+    }
     status, _h, body = http.post(CRDS, loose)
     assert status == 422
-    assert ('spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[list].items: Required value: '
-            'must be specified') in body['message']
-    assert ('spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type: Required value: '
-            'must not be empty for specified object fields') in body['message']
+    assert (
+        'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[list].items: Required value: '
+        'must be specified'
+    ) in body['message']
+    assert (
+        'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type: Required value: '
+        'must not be empty for specified object fields'
+    ) in body['message']
     scope = widget_crd(group='scope.example.com', scope='Global')
     status, _h, body = http.post(CRDS, scope)
     assert status == 422
-    assert 'spec.scope: Unsupported value: "Global": supported values: "Cluster", "Namespaced"' in body['message']
-    status, _h, body = http.post(CRDS + '?fieldValidation=Strict', dict(widget_crd(group='s.example.com'),
-                                                                         bogus=1))
+    assert (
+        'spec.scope: Unsupported value: "Global": supported values: "Cluster", "Namespaced"'
+        in body['message']
+    )
+    status, _h, body = http.post(
+        CRDS + '?fieldValidation=Strict', dict(widget_crd(group='s.example.com'), bogus=1)
+    )
     assert status == 400
-    assert body['message'] == ('CustomResourceDefinition in version "v1" cannot be handled as a '
-                               'CustomResourceDefinition: strict decoding error: unknown field "bogus"')
+    assert body['message'] == (
+        'CustomResourceDefinition in version "v1" cannot be handled as a '
+        'CustomResourceDefinition: strict decoding error: unknown field "bogus"'
+    )
 
 
 def test_the_schema_round_trips_as_jsonschemaprops(http):
     crd = widget_crd(group='round.example.com')
     spec_schema = crd['spec']['versions'][0]['schema']['openAPIV3Schema']['properties']['spec']
     spec_schema['properties']['quota'] = {
-        'x-kubernetes-int-or-string': True, 'anyOf': [{'type': 'integer'}, {'type': 'string'}],
-        'description': 'q', 'bogusKeyword': 1}
-    spec_schema['properties']['ratio'] = {'type': 'number', 'maximum': 2.0, 'exclusiveMinimum': True,
-                                          'minimum': 0.5}
-    spec_schema['properties']['labels'] = {'type': 'object', 'additionalProperties': {'type': 'string'},
-                                           'x-kubernetes-map-type': 'atomic'}
+        'x-kubernetes-int-or-string': True,
+        'anyOf': [{'type': 'integer'}, {'type': 'string'}],
+        'description': 'q',
+        'bogusKeyword': 1,
+    }
+    spec_schema['properties']['ratio'] = {
+        'type': 'number',
+        'maximum': 2.0,
+        'exclusiveMinimum': True,
+        'minimum': 0.5,
+    }
+    spec_schema['properties']['labels'] = {
+        'type': 'object',
+        'additionalProperties': {'type': 'string'},
+        'x-kubernetes-map-type': 'atomic',
+    }
     spec_schema['x-kubernetes-validations'] = [{'rule': 'self.replicas >= 0', 'message': 'm'}]
     status, warnings, body = warnings_of(http, CRDS, crd)
     assert status == 201, body
-    assert warnings == ['299 - "unknown field \\"spec.versions[0].schema.openAPIV3Schema.'
-                        'properties.spec.properties.quota.bogusKeyword\\""']
+    assert warnings == [
+        '299 - "unknown field \\"spec.versions[0].schema.openAPIV3Schema.'
+        'properties.spec.properties.quota.bogusKeyword\\""'
+    ]
     got = body['spec']['versions'][0]['schema']['openAPIV3Schema']['properties']['spec']
-    assert got['properties']['quota'] == {'description': 'q', 'anyOf': [{'type': 'integer'}, {'type': 'string'}],
-                                          'x-kubernetes-int-or-string': True}
+    assert got['properties']['quota'] == {
+        'description': 'q',
+        'anyOf': [{'type': 'integer'}, {'type': 'string'}],
+        'x-kubernetes-int-or-string': True,
+    }
     assert list(got['properties']['ratio']) == ['type', 'maximum', 'minimum', 'exclusiveMinimum']
     assert got['properties']['ratio']['maximum'] == 2
     assert got['properties']['labels'] == spec_schema['properties']['labels']
@@ -183,56 +296,97 @@ def test_defaults_pruning_and_field_validation(http, crd):
     body['metadata']['bogus'] = 2
     status, warnings, created = warnings_of(http, WIDGETS, body)
     assert status == 201, created
-    assert warnings == ['299 - "unknown field \\"metadata.bogus\\""', '299 - "unknown field \\"spec.bogus\\""']
-    assert created['spec'] == {'extra': {'anything': {'goes': [1]}}, 'options': {'mode': 'fast', 'retries': 3},
-                               'replicas': 1, 'size': 'small'}
+    assert warnings == [
+        '299 - "unknown field \\"metadata.bogus\\""',
+        '299 - "unknown field \\"spec.bogus\\""',
+    ]
+    assert created['spec'] == {
+        'extra': {'anything': {'goes': [1]}},
+        'options': {'mode': 'fast', 'retries': 3},
+        'replicas': 1,
+        'size': 'small',
+    }
     assert created['metadata']['generation'] == 1 and 'status' not in created
     status, _h, err = http.post(WIDGETS + '?fieldValidation=Strict', widget('w2', bogus=1))
     assert status == 400
-    assert err['message'] == ('Widget in version "v1" cannot be handled as a Widget: strict decoding error: '
-                              'unknown field "spec.bogus"')
+    assert err['message'] == (
+        'Widget in version "v1" cannot be handled as a Widget: strict decoding error: '
+        'unknown field "spec.bogus"'
+    )
     status, headers, _b = http.post(WIDGETS + '?fieldValidation=Ignore', widget('w3', bogus=1))
     assert status == 201 and 'Warning' not in headers
 
 
 def test_schema_validation_errors(http, crd):
-    status, _h, err = http.post(WIDGETS, widget('bad', replicas=5, size='huge', code='ABCDEFG',
-                                                tags=['a', 'b', 'c']))
+    status, _h, err = http.post(
+        WIDGETS, widget('bad', replicas=5, size='huge', code='ABCDEFG', tags=['a', 'b', 'c'])
+    )
     assert status == 422 and err['reason'] == 'Invalid'
     assert err['details']['name'] == 'bad' and err['details']['group'] == 'example.com'
     assert err['details']['kind'] == 'Widget'
     causes = {c['field']: (c['reason'], c['message']) for c in err['details']['causes']}
-    assert causes['spec.replicas'] == ('FieldValueInvalid', 'Invalid value: 5: spec.replicas in body should be '
-                                       'less than or equal to 3')
-    assert causes['spec.size'] == ('FieldValueNotSupported', 'Unsupported value: "huge": supported values: '
-                                   '"small", "large"')
+    assert causes['spec.replicas'] == (
+        'FieldValueInvalid',
+        'Invalid value: 5: spec.replicas in body should be less than or equal to 3',
+    )
+    assert causes['spec.size'] == (
+        'FieldValueNotSupported',
+        'Unsupported value: "huge": supported values: "small", "large"',
+    )
     codes = [(c['reason'], c['message']) for c in err['details']['causes'] if c['field'] == 'spec.code']
-    assert codes == [('FieldValueTooLong', 'Too long: may not be more than 5 bytes'),
-                     ('FieldValueInvalid', 'Invalid value: "ABCDEFG": spec.code in body should match '
-                      "'^[a-z]+$'")]
+    assert codes == [
+        ('FieldValueTooLong', 'Too long: may not be more than 5 bytes'),
+        ('FieldValueInvalid', 'Invalid value: "ABCDEFG": spec.code in body should match \'^[a-z]+$\''),
+    ]
     assert causes['spec.tags'] == ('FieldValueTooMany', 'Too many: 3: must have at most 2 items')
     assert err['message'].startswith('Widget.example.com "bad" is invalid: ')
-    status, _h, err = http.post(WIDGETS, {'apiVersion': 'example.com/v1', 'kind': 'Widget',
-                                          'metadata': {'name': 'bad'}, 'spec': {'replicas': 'two'}})
+    status, _h, err = http.post(
+        WIDGETS,
+        {
+            'apiVersion': 'example.com/v1',
+            'kind': 'Widget',
+            'metadata': {'name': 'bad'},
+            'spec': {'replicas': 'two'},
+        },
+    )
     causes = [(c['field'], c['reason'], c['message']) for c in err['details']['causes']]
-    assert causes == [('spec.replicas', 'FieldValueTypeInvalid', 'Invalid value: "string": spec.replicas in body '
-                       'must be of type integer: "string"'), ('spec.size', 'FieldValueRequired', 'Required value'),
-                      # the scale subresource's own check of specReplicasPath (validator.go)
-                      ('.spec.replicas', 'FieldValueInvalid', 'Invalid value: 0: .spec.replicas accessor error: '
-                       'two is of the type string, expected int64')]
+    assert causes == [
+        (
+            'spec.replicas',
+            'FieldValueTypeInvalid',
+            'Invalid value: "string": spec.replicas in body must be of type integer: "string"',
+        ),
+        ('spec.size', 'FieldValueRequired', 'Required value'),
+        # the scale subresource's own check of specReplicasPath (validator.go)
+        (
+            '.spec.replicas',
+            'FieldValueInvalid',
+            'Invalid value: 0: .spec.replicas accessor error: two is of the type string, expected int64',
+        ),
+    ]
     status, _h, err = http.post(WIDGETS, widget('dup', ports=[{'name': 'a'}, {'name': 'a', 'port': 1}]))
     assert status == 422 and err['details']['causes'] == [
-        {'reason': 'FieldValueDuplicate', 'message': 'Duplicate value: {"name":"a"}', 'field': 'spec.ports[1]'}]
+        {
+            'reason': 'FieldValueDuplicate',
+            'message': 'Duplicate value: {"name":"a"}',
+            'field': 'spec.ports[1]',
+        }
+    ]
 
 
 def test_status_subresource_and_generation(http, crd):
     status, _h, created = http.post(WIDGETS, dict(widget('w'), status={'phase': 'Set'}))
     assert 'status' not in created
     path = f'{WIDGETS}/w'
-    _s, _h, patched = http.patch(path, {'spec': {'replicas': 2}, 'status': {'phase': 'Main'}}, content_type=MERGE)
+    _s, _h, patched = http.patch(
+        path, {'spec': {'replicas': 2}, 'status': {'phase': 'Main'}}, content_type=MERGE
+    )
     assert patched['metadata']['generation'] == 2 and 'status' not in patched
-    _s, _h, patched = http.patch(path + '/status', {'spec': {'replicas': 3}, 'status': {'phase': 'Ready'},
-                                                    'metadata': {'labels': {'a': 'b'}}}, content_type=MERGE)
+    _s, _h, patched = http.patch(
+        path + '/status',
+        {'spec': {'replicas': 3}, 'status': {'phase': 'Ready'}, 'metadata': {'labels': {'a': 'b'}}},
+        content_type=MERGE,
+    )
     assert patched['status'] == {'phase': 'Ready'} and patched['spec']['replicas'] == 2
     assert patched['metadata']['generation'] == 2 and 'labels' not in patched['metadata']
     _s, _h, patched = http.patch(path, {'metadata': {'labels': {'a': 'b'}}}, content_type=MERGE)
@@ -275,37 +429,58 @@ def test_patches_and_server_side_apply(http, crd):
     path = f'{WIDGETS}/p'
     status, _h, err = http.patch(path, {'spec': {'replicas': 2}}, content_type=SMP)
     assert status == 415 and err['reason'] == 'UnsupportedMediaType'
-    assert err['message'] == ('the body of the request was in an unknown format - accepted media types include: '
-                              'application/json-patch+json, application/merge-patch+json, '
-                              'application/apply-patch+yaml')
-    status, _h, got = http.patch(path, [{'op': 'test', 'path': '/spec/size', 'value': 'small'},
-                                        {'op': 'add', 'path': '/spec/tags/-', 'value': 'b'}], content_type=JSON_PATCH)
+    assert err['message'] == (
+        'the body of the request was in an unknown format - accepted media types include: '
+        'application/json-patch+json, application/merge-patch+json, '
+        'application/apply-patch+yaml'
+    )
+    status, _h, got = http.patch(
+        path,
+        [
+            {'op': 'test', 'path': '/spec/size', 'value': 'small'},
+            {'op': 'add', 'path': '/spec/tags/-', 'value': 'b'},
+        ],
+        content_type=JSON_PATCH,
+    )
     assert status == 200 and got['spec']['tags'] == ['a', 'b']
-    status, _h, err = http.patch(path, [{'op': 'test', 'path': '/spec/size', 'value': 'large'}],
-                                 content_type=JSON_PATCH)
+    status, _h, err = http.patch(
+        path, [{'op': 'test', 'path': '/spec/size', 'value': 'large'}], content_type=JSON_PATCH
+    )
     assert status == 422
-    config = {'apiVersion': 'example.com/v1', 'kind': 'Widget', 'metadata': {'name': 'p'},
-              'spec': {'size': 'small', 'ports': [{'name': 'http', 'port': 80}]}}
-    status, _h, applied = http.patch(path + '?fieldManager=one', json.dumps(config).encode(), content_type=APPLY)
+    config = {
+        'apiVersion': 'example.com/v1',
+        'kind': 'Widget',
+        'metadata': {'name': 'p'},
+        'spec': {'size': 'small', 'ports': [{'name': 'http', 'port': 80}]},
+    }
+    status, _h, applied = http.patch(
+        path + '?fieldManager=one', json.dumps(config).encode(), content_type=APPLY
+    )
     assert status == 200, applied
     other = copy.deepcopy(config)
     other['spec'] = {'size': 'small', 'ports': [{'name': 'https', 'port': 443}]}
-    status, _h, applied = http.patch(path + '?fieldManager=two', json.dumps(other).encode(), content_type=APPLY)
+    status, _h, applied = http.patch(
+        path + '?fieldManager=two', json.dumps(other).encode(), content_type=APPLY
+    )
     assert status == 200 and [p['name'] for p in applied['spec']['ports']] == ['http', 'https']
     clash = copy.deepcopy(config)
     clash['spec']['ports'][0]['port'] = 8080
     status, _h, err = http.patch(path + '?fieldManager=two', json.dumps(clash).encode(), content_type=APPLY)
     assert status == 409
-    assert err['message'] == ('Apply failed with 1 conflict: conflict with "one": '
-                              '.spec.ports[name="http"].port')
+    assert err['message'] == (
+        'Apply failed with 1 conflict: conflict with "one": .spec.ports[name="http"].port'
+    )
     bogus = dict(config, spec={'size': 'small', 'bogus': 1})
     status, _h, err = http.patch(path + '?fieldManager=one', json.dumps(bogus).encode(), content_type=APPLY)
     assert status == 400
-    assert err['message'] == ('failed to create typed patch object (default/p; example.com/v1, Kind=Widget): '
-                              '.spec.bogus: field not declared in schema')
+    assert err['message'] == (
+        'failed to create typed patch object (default/p; example.com/v1, Kind=Widget): '
+        '.spec.bogus: field not declared in schema'
+    )
     new = dict(config, metadata={'name': 'fresh'})
-    status, _h, created = http.patch(f'{WIDGETS}/fresh?fieldManager=one', json.dumps(new).encode(),
-                                     content_type=APPLY)
+    status, _h, created = http.patch(
+        f'{WIDGETS}/fresh?fieldManager=one', json.dumps(new).encode(), content_type=APPLY
+    )
     assert status == 201 and created['spec']['replicas'] == 1
 
 
@@ -331,11 +506,15 @@ def test_watch_selectors_paging_and_dry_run(http, crd):
     status, _h, raw = http.get(f'{WIDGETS}?watch=1&resourceVersion={rv}&timeoutSeconds=1')
     events = [json.loads(line) for line in raw.splitlines()] if isinstance(raw, str) else [raw]
     assert [(e['type'], e['object']['metadata']['name']) for e in events] == [('MODIFIED', 'a')]
-    status, headers, got = http.get(f'{WIDGETS}/a', headers={'Accept': 'application/vnd.kubernetes.protobuf, '
-                                                                      'application/json'})
-    assert status == 200 and headers['Content-Type'].startswith('application/json') and got['kind'] == 'Widget'
-    status, _h, err = http.request('POST', WIDGETS, b'\x6b\x38\x73\x00', content_type='application/vnd.kubernetes.'
-                                   'protobuf')
+    status, headers, got = http.get(
+        f'{WIDGETS}/a', headers={'Accept': 'application/vnd.kubernetes.protobuf, application/json'}
+    )
+    assert (
+        status == 200 and headers['Content-Type'].startswith('application/json') and got['kind'] == 'Widget'
+    )
+    status, _h, err = http.request(
+        'POST', WIDGETS, b'\x6b\x38\x73\x00', content_type='application/vnd.kubernetes.protobuf'
+    )
     assert status == 415
 
 
@@ -372,8 +551,10 @@ def test_deleting_the_crd_deletes_its_resources_and_stops_serving(http, crd, kub
     assert http.get(f'{WIDGETS}/x')[0] == 404
     status, _h, err = http.post(WIDGETS, widget('late'))
     assert status == 403
-    assert err['message'] == ('widgets.example.com "late" is forbidden: create not allowed while custom resource '
-                              'definition is terminating')
+    assert err['message'] == (
+        'widgets.example.com "late" is forbidden: create not allowed while custom resource '
+        'definition is terminating'
+    )
     http.patch(f'{WIDGETS}/held', {'metadata': {'finalizers': None}}, content_type=MERGE)
     wait_for(lambda: http.get(f'{CRDS}/widgets.example.com')[0] == 404, 'the CRD to go')
     status, _h, body = http.get(WIDGETS)
@@ -400,8 +581,10 @@ def test_fault_targets_and_store_listeners_see_custom_resources(http, crd, kubes
     assert status == 409 and err['details']['group'] == 'example.com'
     assert http.patch(f'{WIDGETS}/f', {'spec': {'replicas': 2}}, content_type=MERGE)[0] == 200
     seen = []
-    kubesim.call(kubesim.store.listeners.append, lambda typ, key, obj: key == 'example.com/widgets' and seen.append(
-        (typ, obj['metadata']['name'])))
+    kubesim.call(
+        kubesim.store.listeners.append,
+        lambda typ, key, obj: key == 'example.com/widgets' and seen.append((typ, obj['metadata']['name'])),
+    )
     http.post(WIDGETS, widget('g'))
     assert seen == [('ADDED', 'g')]
     row = kubesim.call(kubesim.store.registry.strategy, 'example.com/widgets')
@@ -422,10 +605,16 @@ def test_python_client_typed_and_custom_objects(api):
     ext = client.ApiextensionsV1Api(api)
     created = ext.create_custom_resource_definition(widget_crd())
     assert created.metadata.name == 'widgets.example.com' and created.status.stored_versions == ['v1']
-    wait_for(lambda: any(c.type == 'Established' and c.status == 'True' for c in
-                         ext.read_custom_resource_definition('widgets.example.com').status.conditions or []),
-             'the CRD to be established')
-    schema = ext.read_custom_resource_definition('widgets.example.com').spec.versions[0].schema.open_apiv3_schema
+    wait_for(
+        lambda: any(
+            c.type == 'Established' and c.status == 'True'
+            for c in ext.read_custom_resource_definition('widgets.example.com').status.conditions or []
+        ),
+        'the CRD to be established',
+    )
+    schema = (
+        ext.read_custom_resource_definition('widgets.example.com').spec.versions[0].schema.open_apiv3_schema
+    )
     assert schema.properties['spec'].properties['ports'].x_kubernetes_list_type == 'map'
     objects = client.CustomObjectsApi(api)
     made = objects.create_namespaced_custom_object('example.com', 'v1', 'default', 'widgets', widget('py'))
@@ -434,20 +623,29 @@ def test_python_client_typed_and_custom_objects(api):
     assert got['metadata']['uid'] == made['metadata']['uid']
     listed = objects.list_namespaced_custom_object('example.com', 'v1', 'default', 'widgets')
     assert [i['metadata']['name'] for i in listed['items']] == ['py']
-    merged = objects.patch_namespaced_custom_object('example.com', 'v1', 'default', 'widgets', 'py',
-                                                    {'spec': {'replicas': 2}})
+    merged = objects.patch_namespaced_custom_object(
+        'example.com', 'v1', 'default', 'widgets', 'py', {'spec': {'replicas': 2}}
+    )
     assert merged['spec']['replicas'] == 2
     api.set_default_header('Content-Type', JSON_PATCH)
     patched = objects.patch_namespaced_custom_object(
-        'example.com', 'v1', 'default', 'widgets', 'py', [{'op': 'replace', 'path': '/spec/size', 'value': 'large'}])
+        'example.com',
+        'v1',
+        'default',
+        'widgets',
+        'py',
+        [{'op': 'replace', 'path': '/spec/size', 'value': 'large'}],
+    )
     api.default_headers.pop('Content-Type')
     assert patched['spec']['size'] == 'large'
-    status = objects.patch_namespaced_custom_object_status('example.com', 'v1', 'default', 'widgets', 'py',
-                                                           {'status': {'phase': 'Ready'}})
+    status = objects.patch_namespaced_custom_object_status(
+        'example.com', 'v1', 'default', 'widgets', 'py', {'status': {'phase': 'Ready'}}
+    )
     assert status['status'] == {'phase': 'Ready'}
     with pytest.raises(client.ApiException) as err:
-        objects.patch_namespaced_custom_object('example.com', 'v1', 'default', 'widgets', 'py',
-                                               {'spec': {'replicas': 9}})
+        objects.patch_namespaced_custom_object(
+            'example.com', 'v1', 'default', 'widgets', 'py', {'spec': {'replicas': 9}}
+        )
     assert err.value.status == 422
     objects.delete_namespaced_custom_object('example.com', 'v1', 'default', 'widgets', 'py')
     assert objects.list_namespaced_custom_object('example.com', 'v1', 'default', 'widgets')['items'] == []
@@ -471,6 +669,5 @@ def test_the_dynamic_client_finds_a_kind_created_after_it_was_built(api, tmp_pat
         done.set()
 
     threading.Thread(target=watch, daemon=True).start()
-    widgets.patch(body={'spec': {'replicas': 2}}, name='dyn', namespace='default',
-                  content_type=MERGE)
+    widgets.patch(body={'spec': {'replicas': 2}}, name='dyn', namespace='default', content_type=MERGE)
     wait_for(lambda: ('MODIFIED', 'dyn') in events, 'the watch to see the change')

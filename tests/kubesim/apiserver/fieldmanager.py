@@ -28,7 +28,7 @@ import functools
 import json
 
 from ..machinery.errors import ApiError
-from ..machinery.gotypes import type_for, zero
+from ..machinery.gotypes import zero
 from ..machinery.gotypes_table import ATOMIC_STRUCTS, LIST_TYPES, TYPES
 
 APPLY, UPDATE = 'Apply', 'Update'
@@ -103,7 +103,9 @@ class _SchemaFields(dict):
         return (DEDUCED, '')
 
     def get(self, key, default=None):
-        return self[key] if key in self else default
+        if key in self:  # the mapping answers for unknown keys when it preserves them
+            return self[key]
+        return default
 
 
 DEDUCED = SchemaType(None)

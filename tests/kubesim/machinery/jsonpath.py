@@ -34,7 +34,7 @@ def parse(path):
                 steps.append(('field', name))
         elif ch == '[':
             end = _closing(text, i)
-            inner = text[i + 1:end].strip()
+            inner = text[i + 1 : end].strip()
             i = end + 1
             if inner == '*':
                 steps.append(('all',))

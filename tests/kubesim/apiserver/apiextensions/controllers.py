@@ -77,12 +77,19 @@ class CustomResourceDefinitionControllers:
     def _names_in_group(self, crd):
         resources, kinds = set(), set()
         for (resource, _ns, name), other in self.store.objects.items():
-            if resource != KEY or name == crd['metadata']['name'] or other['spec'].get('group') != crd['spec'].get(
-                    'group'):
+            if (
+                resource != KEY
+                or name == crd['metadata']['name']
+                or other['spec'].get('group') != crd['spec'].get('group')
+            ):
                 continue
             accepted = (other.get('status') or {}).get('acceptedNames') or {}
-            resources.update(n for n in [accepted.get('plural'), accepted.get('singular')] +
-                             list(accepted.get('shortNames') or []) if n)
+            resources.update(
+                n
+                for n in [accepted.get('plural'), accepted.get('singular')]
+                + list(accepted.get('shortNames') or [])
+                if n
+            )
             kinds.update(n for n in (accepted.get('kind'), accepted.get('listKind')) if n)
         return resources, kinds
 
@@ -100,8 +107,10 @@ class CustomResourceDefinitionControllers:
         def fresh(wanted, current, used):
             return wanted == current or wanted not in used
 
-        for field, conflict, used in (('plural', 'PluralConflict', resources),
-                                      ('singular', 'SingularConflict', resources)):
+        for field, conflict, used in (
+            ('plural', 'PluralConflict', resources),
+            ('singular', 'SingularConflict', resources),
+        ):
             if fresh(requested.get(field, ''), accepted.get(field, ''), used):
                 if requested.get(field):
                     new[field] = requested[field]
@@ -134,10 +143,15 @@ class CustomResourceDefinitionControllers:
         else:
             new.pop('categories', None)
         accepted_now = reason is None
-        names_cond = ('True', 'NoConflicts', 'no conflicts found') if accepted_now else ('False', reason, message)
+        names_cond = (
+            ('True', 'NoConflicts', 'no conflicts found') if accepted_now else ('False', reason, message)
+        )
         old_cond = condition(crd, 'NamesAccepted')
-        if new == accepted and old_cond is not None and (old_cond.get('status'), old_cond.get('reason'),
-                                                         old_cond.get('message')) == names_cond:
+        if (
+            new == accepted
+            and old_cond is not None
+            and (old_cond.get('status'), old_cond.get('reason'), old_cond.get('message')) == names_cond
+        ):
             return False
         crd.setdefault('status', {})['acceptedNames'] = new
         set_condition(crd, 'NamesAccepted', *names_cond)
@@ -153,14 +167,21 @@ class CustomResourceDefinitionControllers:
     def establish(self, crd):
         if not condition_true(crd, 'NamesAccepted') or condition_true(crd, 'Established'):
             return False
-        set_condition(crd, 'Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted')
+        set_condition(
+            crd, 'Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted'
+        )
         self._write_status(crd)
         return True
 
     def _write_status(self, crd):
         crd['metadata'].pop('resourceVersion', None)
-        self.store.update(KEY, crd, subresource='status', check_rv=False,
-                          manager=fieldmanager.row_recorder(self._row(), MANAGER, 'status'))
+        self.store.update(
+            KEY,
+            crd,
+            subresource='status',
+            check_rv=False,
+            manager=fieldmanager.row_recorder(self._row(), MANAGER, 'status'),
+        )
 
     # ---- finalizing ----------------------------------------------------------------------------------
     def finalize(self, name):
@@ -169,11 +190,17 @@ class CustomResourceDefinitionControllers:
             return
         found = condition(crd, 'Terminating') or {}
         if found.get('reason') != 'InstanceDeletionInProgress' and found.get('status') != 'False':
-            set_condition(crd, 'Terminating', 'True', 'InstanceDeletionInProgress', 'CustomResource deletion is in '
-                          'progress')
+            set_condition(
+                crd,
+                'Terminating',
+                'True',
+                'InstanceDeletionInProgress',
+                'CustomResource deletion is in progress',
+            )
             self._write_status(crd)
             crd = self._crd(name)
-        key = f'{crd["spec"]["group"]}/{((crd.get("status") or {}).get("acceptedNames") or {}).get("plural") or crd["spec"]["names"]["plural"]}'
+        accepted = (crd.get('status') or {}).get('acceptedNames') or {}
+        key = f'{crd["spec"]["group"]}/{accepted.get("plural") or crd["spec"]["names"]["plural"]}'
         left = [k for k in self.store.objects if k[0] == key]
         for resource, namespace, obj_name in left:
             current = self.store.objects.get((resource, namespace, obj_name))
@@ -189,8 +216,9 @@ class CustomResourceDefinitionControllers:
         set_condition(crd, 'Terminating', 'False', 'InstanceDeletionCompleted', 'removed all instances')
         self._write_status(crd)
         crd = self._crd(name)
-        crd['metadata']['finalizers'] = [f for f in crd['metadata'].get('finalizers') or []
-                                         if f != CLEANUP_FINALIZER]
+        crd['metadata']['finalizers'] = [
+            f for f in crd['metadata'].get('finalizers') or [] if f != CLEANUP_FINALIZER
+        ]
         if not crd['metadata']['finalizers']:
             del crd['metadata']['finalizers']
         crd['metadata'].pop('resourceVersion', None)

@@ -52,7 +52,7 @@ def go_sorted(value):
 
 
 def go_float_value(value):
-    if value.is_integer() and abs(value) < 2 ** 63:
+    if value.is_integer() and abs(value) < 2**63:
         return int(value)
     return value
 
@@ -106,7 +106,8 @@ class CustomResource:
         self.columns = version.get('additionalPrinterColumns') or []
         self.selectable = [f.get('jsonPath', '') for f in version.get('selectableFields') or []]
         self.terminating = bool(crd['metadata'].get('deletionTimestamp')) or crd_strategy.condition_true(
-            crd, 'Terminating')
+            crd, 'Terminating'
+        )
         self.field_type = fieldmanager.SchemaType(self.storage_schema, resource=True)
 
     @property
@@ -196,32 +197,59 @@ class CustomResource:
             if value is MISSING:
                 continue
             if isinstance(value, bool) or not isinstance(value, int):
-                kind = {str: 'string', float: 'float64', bool: 'bool', dict: 'map[string]interface {}',
-                        list: '[]interface {}'}.get(type(value), 'interface {}')
-                errs.causes.append((path, 'FieldValueInvalid', f'Invalid value: 0: {path} accessor error: '
-                                    f'{go_text(value)} is of the type {kind}, expected int64'))
+                kind = {
+                    str: 'string',
+                    float: 'float64',
+                    bool: 'bool',
+                    dict: 'map[string]interface {}',
+                    list: '[]interface {}',
+                }.get(type(value), 'interface {}')
+                errs.causes.append(
+                    (
+                        path,
+                        'FieldValueInvalid',
+                        f'Invalid value: 0: {path} accessor error: '
+                        f'{go_text(value)} is of the type {kind}, expected int64',
+                    )
+                )
             elif value < 0:
-                errs.causes.append((path, 'FieldValueInvalid',
-                                    f'Invalid value: {value}: should be a non-negative integer'))
-            elif value > 2 ** 31 - 1:
-                errs.causes.append((path, 'FieldValueInvalid',
-                                    f'Invalid value: {value}: should be less than or equal to {2 ** 31 - 1}'))
+                errs.causes.append(
+                    (path, 'FieldValueInvalid', f'Invalid value: {value}: should be a non-negative integer')
+                )
+            elif value > 2**31 - 1:
+                errs.causes.append(
+                    (
+                        path,
+                        'FieldValueInvalid',
+                        f'Invalid value: {value}: should be less than or equal to {2**31 - 1}',
+                    )
+                )
 
     # ---- scale (etcd.go scaleFromCustomResource) --------------------------------------------------------
     def to_scale(self, obj):
         meta = obj['metadata']
         replicas = _nested(obj, self.scale.get('specReplicasPath', ''))
         current = _nested(obj, self.scale.get('statusReplicasPath', ''))
-        selector = _nested(obj, self.scale.get('labelSelectorPath') or '') if self.scale.get(
-            'labelSelectorPath') else MISSING
+        selector = (
+            _nested(obj, self.scale.get('labelSelectorPath') or '')
+            if self.scale.get('labelSelectorPath')
+            else MISSING
+        )
         status = {'replicas': current if isinstance(current, int) else 0}
         if isinstance(selector, str) and selector:
             status['selector'] = selector
         spec = {'replicas': replicas} if isinstance(replicas, int) and replicas else {}
-        return {'kind': 'Scale', 'apiVersion': 'autoscaling/v1',
-                'metadata': {k: meta[k] for k in ('name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp')
-                             if k in meta},
-                'spec': spec, 'status': status}
+        return {
+            'kind': 'Scale',
+            'apiVersion': 'autoscaling/v1',
+            'metadata': {
+                k: meta[k]
+                for k in ('name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp')
+                if k in meta
+            },
+            'spec': spec,
+            'status': status,
+        }
 
     def replicas_path(self):
         return tuple(_path_parts(self.scale.get('specReplicasPath', '')))
@@ -231,20 +259,41 @@ class CustomResource:
 
     # ---- printing (tableconvertor.go) -----------------------------------------------------------------
     def table_columns(self):
-        columns = [('Name', 'string', 0, lambda o: o['metadata']['name'], {'format': 'name',
-                                                                            'description': _NAME_DOC})]
-        definitions = self.columns or [{'name': 'Age', 'type': 'date', 'jsonPath': '.metadata.creationTimestamp',
-                                        'description': _AGE_DOC}]
+        columns = [
+            (
+                'Name',
+                'string',
+                0,
+                lambda o: o['metadata']['name'],
+                {'format': 'name', 'description': _NAME_DOC},
+            )
+        ]
+        definitions = self.columns or [
+            {
+                'name': 'Age',
+                'type': 'date',
+                'jsonPath': '.metadata.creationTimestamp',
+                'description': _AGE_DOC,
+            }
+        ]
         for col in definitions:
             try:
                 steps = jsonpath.parse(col.get('jsonPath', ''))
             except jsonpath.JSONPathError:
                 steps = None
-            description = col.get('description') or \
-                f'Custom resource definition column (in JSONPath format): {col.get("jsonPath", "")}'
-            columns.append((col.get('name', ''), col.get('type', ''), col.get('priority', 0),
-                            _cell(steps, col.get('type', '')),
-                            {'format': col.get('format', ''), 'description': description}))
+            description = (
+                col.get('description')
+                or f'Custom resource definition column (in JSONPath format): {col.get("jsonPath", "")}'
+            )
+            columns.append(
+                (
+                    col.get('name', ''),
+                    col.get('type', ''),
+                    col.get('priority', 0),
+                    _cell(steps, col.get('type', '')),
+                    {'format': col.get('format', ''), 'description': description},
+                )
+            )
         return tuple(columns)
 
 
@@ -283,12 +332,14 @@ def _cell(steps, typ):
                 return None
             try:
                 moment = datetime.datetime.strptime(value, '%Y-%m-%dT%H:%M:%SZ').replace(
-                    tzinfo=datetime.timezone.utc)
+                    tzinfo=datetime.timezone.utc
+                )
             except ValueError:
                 return '<invalid>'
             seconds = (datetime.datetime.now(datetime.timezone.utc) - moment).total_seconds()
             return tables.human_duration(seconds)
         return None
+
     return cell
 
 
@@ -308,24 +359,46 @@ def rows_for(crd):
         if not version.get('served') and not is_storage:
             continue
         info = CustomResource(crd, version, storage)
-        subresources = tuple(s for s, on in (('status', info.status), ('scale', info.scale is not None)) if on)
-        rows.append(Resource(
-            info.group, info.version, info.plural, info.kind, namespaced=info.namespaced,
-            short_names=info.short_names, categories=info.categories, subresources=subresources,
-            verbs=ALL_VERBS, generation=True, defaulter=info.defaulter, validator=info.validator,
-            columns=info.table_columns(),
-            field_labels=tuple(p.lstrip('.') for p in info.selectable) or None,
-            singular_name=info.singular, decoder=info.decode, encoder=info.encode if is_storage else None,
-            field_type=info.field_type, patch_types=PATCH_TYPES, status_admission=True,
-            served=bool(version.get('served')), custom=info,
-            to_version=None if is_storage else info.shown, from_version=None if is_storage else info.stored))
+        subresources = tuple(
+            s for s, on in (('status', info.status), ('scale', info.scale is not None)) if on
+        )
+        rows.append(
+            Resource(
+                info.group,
+                info.version,
+                info.plural,
+                info.kind,
+                namespaced=info.namespaced,
+                short_names=info.short_names,
+                categories=info.categories,
+                subresources=subresources,
+                verbs=ALL_VERBS,
+                generation=True,
+                defaulter=info.defaulter,
+                validator=info.validator,
+                columns=info.table_columns(),
+                field_labels=tuple(p.lstrip('.') for p in info.selectable) or None,
+                singular_name=info.singular,
+                decoder=info.decode,
+                encoder=info.encode if is_storage else None,
+                field_type=info.field_type,
+                patch_types=PATCH_TYPES,
+                status_admission=True,
+                served=bool(version.get('served')),
+                custom=info,
+                to_version=None if is_storage else info.shown,
+                from_version=None if is_storage else info.stored,
+            )
+        )
     return rows
 
 
 def serving(crd):
     """Whether the API server serves a CRD's resources: its names are accepted (or it was
     established)."""
-    return crd_strategy.condition_true(crd, 'NamesAccepted') or crd_strategy.condition_true(crd, 'Established')
+    return crd_strategy.condition_true(crd, 'NamesAccepted') or crd_strategy.condition_true(
+        crd, 'Established'
+    )
 
 
 def serve(registry, crd):

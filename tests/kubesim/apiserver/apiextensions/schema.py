@@ -81,8 +81,12 @@ def _prune(value, schema, path, found):
             if key in props:
                 _prune(value[key], props[key], _join(path, key), found)
             elif extra is not None and extra is not False:
-                _prune(value[key], extra if isinstance(extra, dict) else {'x-kubernetes-preserve-unknown-fields':
-                                                                           True}, _join(path, key), found)
+                _prune(
+                    value[key],
+                    extra if isinstance(extra, dict) else {'x-kubernetes-preserve-unknown-fields': True},
+                    _join(path, key),
+                    found,
+                )
             else:
                 if key not in META_FIELDS or path:
                     found.append(_join(path, key))
@@ -205,8 +209,9 @@ class SchemaErrors:
         self.causes = []
 
     def required(self, field, detail):
-        self.causes.append((field, 'FieldValueRequired', f'Required value: {detail}' if detail else
-                            'Required value'))
+        self.causes.append(
+            (field, 'FieldValueRequired', f'Required value: {detail}' if detail else 'Required value')
+        )
 
     def forbidden(self, field, detail):
         self.causes.append((field, 'FieldValueForbidden', f'Forbidden: {detail}'))
@@ -220,8 +225,13 @@ class SchemaErrors:
         from .validation import field_value
 
         choices = ', '.join(f'"{s}"' for s in supported)
-        self.causes.append((field, 'FieldValueNotSupported',
-                            f'Unsupported value: {field_value(value)}: supported values: {choices}'))
+        self.causes.append(
+            (
+                field,
+                'FieldValueNotSupported',
+                f'Unsupported value: {field_value(value)}: supported values: {choices}',
+            )
+        )
 
 
 def _key(path, name):
@@ -238,12 +248,19 @@ def validate_schema(schema, path, status_enabled=False):
     the API server sorts them."""
     causes = []
     if status_enabled and schema.get('type') not in (None, '', 'object'):
-        causes.append((path + '.type', 'FieldValueInvalid', f'Invalid value: "{schema["type"]}": only '
-                       '"object" is allowed as the type at the root of the schema if the status subresource '
-                       'is enabled'))
+        causes.append(
+            (
+                path + '.type',
+                'FieldValueInvalid',
+                f'Invalid value: "{schema["type"]}": only '
+                '"object" is allowed as the type at the root of the schema if the status subresource '
+                'is enabled',
+            )
+        )
     if schema.get('nullable'):
-        causes.append((path + '.nullable', 'FieldValueForbidden', 'Forbidden: nullable cannot be true at the '
-                       'root'))
+        causes.append(
+            (path + '.nullable', 'FieldValueForbidden', 'Forbidden: nullable cannot be true at the root')
+        )
     structural = SchemaErrors()
     _structural(schema, path, 'root', structural)
     structural.causes.sort(key=lambda c: f'{c[0]}: {c[2]}')
@@ -264,20 +281,31 @@ def _openapi(s, path, errs, inside_meta):
             errs.forbidden(path + '.type', 'type cannot be set to null, use nullable as an alternative')
         else:
             errs.unsupported(path + '.type', typ, OPENAPI_TYPES)
-    for name, detail in (('id', 'id is not supported'), ('additionalItems', 'additionalItems is not supported'),
-                         ('patternProperties', 'patternProperties is not supported'),
-                         ('definitions', 'definitions is not supported'),
-                         ('dependencies', 'dependencies is not supported'), ('$ref', '$ref is not supported')):
+    for name, detail in (
+        ('id', 'id is not supported'),
+        ('additionalItems', 'additionalItems is not supported'),
+        ('patternProperties', 'patternProperties is not supported'),
+        ('definitions', 'definitions is not supported'),
+        ('dependencies', 'dependencies is not supported'),
+        ('$ref', '$ref is not supported'),
+    ):
         if s.get(name):
             errs.forbidden(f'{path}.{name}', detail)
     if isinstance(s.get('items'), list):
         errs.forbidden(path + '.items', 'items must be a schema object and not an array')
     if s.get('uniqueItems'):
-        errs.forbidden(path + '.uniqueItems', 'uniqueItems cannot be set to true since the runtime complexity '
-                       'becomes quadratic')
-    if s.get('properties') and isinstance(s.get('additionalProperties'), dict) or (
-            s.get('properties') and s.get('additionalProperties') is True):
-        errs.forbidden(path + '.additionalProperties', 'additionalProperties and properties are mutual exclusive')
+        errs.forbidden(
+            path + '.uniqueItems',
+            'uniqueItems cannot be set to true since the runtime complexity becomes quadratic',
+        )
+    if (
+        s.get('properties')
+        and isinstance(s.get('additionalProperties'), dict)
+        or (s.get('properties') and s.get('additionalProperties') is True)
+    ):
+        errs.forbidden(
+            path + '.additionalProperties', 'additionalProperties and properties are mutual exclusive'
+        )
     if s.get('x-kubernetes-preserve-unknown-fields') is False:
         errs.invalid(path + '.x-kubernetes-preserve-unknown-fields', False, 'must be true or undefined')
     map_type = s.get('x-kubernetes-map-type')
@@ -301,35 +329,52 @@ def _openapi(s, path, errs, inside_meta):
             errs.unsupported(path + '.x-kubernetes-list-type', list_type, ('atomic', 'set', 'map'))
     if keys and list_type != 'map':
         if list_type is None:
-            errs.required(path + '.x-kubernetes-list-type', 'must be map if x-kubernetes-list-map-keys is non-empty')
+            errs.required(
+                path + '.x-kubernetes-list-type', 'must be map if x-kubernetes-list-map-keys is non-empty'
+            )
         else:
-            errs.invalid(path + '.x-kubernetes-list-type', list_type,
-                         'must be map if x-kubernetes-list-map-keys is non-empty')
+            errs.invalid(
+                path + '.x-kubernetes-list-type',
+                list_type,
+                'must be map if x-kubernetes-list-map-keys is non-empty',
+            )
     if list_type == 'map':
         item = items(s)
         if not keys:
-            errs.required(path + '.x-kubernetes-list-map-keys', 'must not be empty if x-kubernetes-list-type is map')
+            errs.required(
+                path + '.x-kubernetes-list-map-keys', 'must not be empty if x-kubernetes-list-type is map'
+            )
         if item is None:
             errs.required(path + '.items', 'must have a schema if x-kubernetes-list-type is map')
         elif item.get('type') != 'object':
-            errs.invalid(path + '.items.type', item.get('type', ''),
-                         "must be object if parent array's x-kubernetes-list-type is map")
+            errs.invalid(
+                path + '.items.type',
+                item.get('type', ''),
+                "must be object if parent array's x-kubernetes-list-type is map",
+            )
         elif keys:
             props = item.get('properties') or {}
             if any(k not in props for k in keys):
-                errs.invalid(path + '.x-kubernetes-list-map-keys', keys, 'entries must all be names of item '
-                             'properties')
+                errs.invalid(
+                    path + '.x-kubernetes-list-map-keys', keys, 'entries must all be names of item properties'
+                )
             elif len(set(keys)) != len(keys):
                 errs.invalid(path + '.x-kubernetes-list-map-keys', keys, 'must not contain duplicate entries')
             else:
                 for k in keys:
                     if (props[k] or {}).get('type') not in ('string', 'integer', 'number', 'boolean'):
-                        errs.invalid(f'{path}.items.properties[{k}].type', (props[k] or {}).get('type', ''),
-                                     "must be a scalar type if parent array's x-kubernetes-list-type is map")
+                        errs.invalid(
+                            f'{path}.items.properties[{k}].type',
+                            (props[k] or {}).get('type', ''),
+                            "must be a scalar type if parent array's x-kubernetes-list-type is map",
+                        )
                     elif 'default' not in props[k] and k not in (item.get('required') or []):
-                        errs.required(f'{path}.items.properties[{k}].default', 'this property is in '
-                                      'x-kubernetes-list-map-keys, so it must have a default or be a required '
-                                      'property')
+                        errs.required(
+                            f'{path}.items.properties[{k}].default',
+                            'this property is in '
+                            'x-kubernetes-list-map-keys, so it must have a default or be a required '
+                            'property',
+                        )
     for i, rule in enumerate(s.get('x-kubernetes-validations') or []):
         if not (rule or {}).get('rule'):
             errs.required(f'{path}.x-kubernetes-validations[{i}].rule', 'rule is not specified')
@@ -348,7 +393,8 @@ def _openapi(s, path, errs, inside_meta):
 
 def _int_or_string_pattern(options):
     return [o.get('type') for o in options or []] == ['integer', 'string'] and all(
-        set(o) == {'type'} for o in options)
+        set(o) == {'type'} for o in options
+    )
 
 
 def _structural(s, path, level, errs):
@@ -368,11 +414,17 @@ def _structural(s, path, level, errs):
         if isinstance(extra, dict):
             _structural(extra, path + '.additionalProperties', 'field', errs)
     if s.get('x-kubernetes-int-or-string') and s.get('x-kubernetes-preserve-unknown-fields'):
-        errs.invalid(path + '.x-kubernetes-preserve-unknown-fields', True,
-                     'must be false if x-kubernetes-int-or-string is true')
+        errs.invalid(
+            path + '.x-kubernetes-preserve-unknown-fields',
+            True,
+            'must be false if x-kubernetes-int-or-string is true',
+        )
     if s.get('x-kubernetes-int-or-string') and s.get('x-kubernetes-embedded-resource'):
-        errs.invalid(path + '.x-kubernetes-embedded-resource', True, 'must be false if x-kubernetes-int-or-string is '
-                     'true')
+        errs.invalid(
+            path + '.x-kubernetes-embedded-resource',
+            True,
+            'must be false if x-kubernetes-int-or-string is true',
+        )
     skip_any = _int_or_string_pattern(s.get('anyOf'))
     all_of = s.get('allOf') or []
     skip_first_all = bool(all_of) and _int_or_string_pattern((all_of[0] or {}).get('anyOf'))
@@ -380,14 +432,18 @@ def _structural(s, path, level, errs):
         if name == 'anyOf' and skip_any:
             continue
         for i, sub in enumerate(s.get(name) or []):
-            _nested(sub, f'{path}.{name}[{i}]', errs, skip_any_of=name == 'allOf' and i == 0 and skip_first_all)
+            _nested(
+                sub, f'{path}.{name}[{i}]', errs, skip_any_of=name == 'allOf' and i == 0 and skip_first_all
+            )
     if isinstance(s.get('not'), dict):
         _nested(s['not'], path + '.not', errs)
     if s.get('pattern'):
         try:
             re.compile(s['pattern'])
         except re.error as err:
-            errs.invalid(path + '.pattern', s['pattern'], f"must be a valid regular expression, but isn't: {err}")
+            errs.invalid(
+                path + '.pattern', s['pattern'], f"must be a valid regular expression, but isn't: {err}"
+            )
     check_meta = level == 'root' or embedded(s)
     if embedded(s) and typ != 'object':
         if not typ:
@@ -395,17 +451,24 @@ def _structural(s, path, level, errs):
         else:
             errs.invalid(path + '.type', typ, 'must be object if x-kubernetes-embedded-resource is true')
     elif not typ and not s.get('x-kubernetes-int-or-string') and not preserves(s):
-        detail = {'root': 'must not be empty at the root', 'item': 'must not be empty for specified array items',
-                  'field': 'must not be empty for specified object fields'}[level]
+        detail = {
+            'root': 'must not be empty at the root',
+            'item': 'must not be empty for specified array items',
+            'field': 'must not be empty for specified object fields',
+        }[level]
         errs.required(path + '.type', detail)
     if embedded(s) and isinstance(extra, dict):
-        errs.forbidden(path + '.additionalProperties', 'must not be used if x-kubernetes-embedded-resource is set')
+        errs.forbidden(
+            path + '.additionalProperties', 'must not be used if x-kubernetes-embedded-resource is set'
+        )
     if level == 'root' and typ and typ != 'object':
         errs.invalid(path + '.type', typ, 'must be object at the root')
     props = s.get('properties') or {}
     for name in ('kind', 'apiVersion'):
         if name in props and check_meta and (props[name] or {}).get('type') != 'string':
-            errs.invalid(f'{path}.properties[{name}].type', (props[name] or {}).get('type', ''), 'must be string')
+            errs.invalid(
+                f'{path}.properties[{name}].type', (props[name] or {}).get('type', ''), 'must be string'
+            )
     if 'metadata' in props:
         meta = props['metadata'] or {}
         if check_meta and meta.get('type') != 'object':
@@ -414,11 +477,17 @@ def _structural(s, path, level, errs):
             rest = {k: v for k, v in meta.items() if k not in ('type', 'default')}
             inner = set(rest.pop('properties', {}) or {})
             if rest or inner - {'name', 'generateName'}:
-                errs.forbidden(path + '.properties[metadata]', 'must not specify anything other than name and '
-                               'generateName, but metadata is implicitly specified')
+                errs.forbidden(
+                    path + '.properties[metadata]',
+                    'must not specify anything other than name and '
+                    'generateName, but metadata is implicitly specified',
+                )
     if embedded(s) and not preserves(s) and not props:
-        errs.required(path + '.properties', 'must not be empty if x-kubernetes-embedded-resource is true without '
-                      'x-kubernetes-preserve-unknown-fields')
+        errs.required(
+            path + '.properties',
+            'must not be empty if x-kubernetes-embedded-resource is true without '
+            'x-kubernetes-preserve-unknown-fields',
+        )
 
 
 def _nested(v, path, errs, skip_any_of=False):
@@ -446,8 +515,11 @@ def _nested(v, path, errs, skip_any_of=False):
             errs.forbidden(f'{path}.{name}', 'must be empty to be structural')
     if v.get('nullable'):
         errs.forbidden(path + '.nullable', 'must be false to be structural')
-    for name in ('x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource',
-                 'x-kubernetes-int-or-string'):
+    for name in (
+        'x-kubernetes-preserve-unknown-fields',
+        'x-kubernetes-embedded-resource',
+        'x-kubernetes-int-or-string',
+    ):
         if v.get(name):
             errs.forbidden(f'{path}.{name}', 'must be false to be structural')
     if v.get('x-kubernetes-list-map-keys'):
@@ -478,8 +550,13 @@ def _defaults(schema, path):
             if pruned != value:
                 from .validation import field_value
 
-                out.append((where + '.default', 'FieldValueInvalid',
-                            f'Invalid value: {field_value(value)}: must not have unknown fields'))
+                out.append(
+                    (
+                        where + '.default',
+                        'FieldValueInvalid',
+                        f'Invalid value: {field_value(value)}: must not have unknown fields',
+                    )
+                )
             else:
                 out.extend(validate(value, s, prefix=where + '.default'))
         for name, sub in (s.get('properties') or {}).items():
@@ -517,12 +594,16 @@ def _list_walk(value, schema, path, out):
         for index, item in enumerate(value):
             if kind == 'set':
                 if item in seen:
-                    out.append((f'{path}[{index}]', 'FieldValueDuplicate', f'Duplicate value: {field_value(item)}'))
+                    out.append(
+                        (f'{path}[{index}]', 'FieldValueDuplicate', f'Duplicate value: {field_value(item)}')
+                    )
                 seen.append(item)
             elif kind == 'map' and isinstance(item, dict):
                 keys = {k: item[k] for k in schema.get('x-kubernetes-list-map-keys') or [] if k in item}
                 if keys in seen:
-                    out.append((f'{path}[{index}]', 'FieldValueDuplicate', f'Duplicate value: {field_value(keys)}'))
+                    out.append(
+                        (f'{path}[{index}]', 'FieldValueDuplicate', f'Duplicate value: {field_value(keys)}')
+                    )
                 seen.append(keys)
         sub = items(schema)
         for index, item in enumerate(value):

@@ -20,18 +20,23 @@ CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io'
 # The metadata a `status` write cannot change (metav1.ResetObjectMetaForStatus).
 STATUS_KEEPS = ('labels', 'annotations', 'finalizers', 'ownerReferences')
 # The field manager walks a CRD as deduced JSON (objects granular, lists atomic).
-FIELD_TYPE = fieldmanager.SchemaType({'type': 'object', 'x-kubernetes-preserve-unknown-fields': True},
-                                     resource=True)
+FIELD_TYPE = fieldmanager.SchemaType(
+    {'type': 'object', 'x-kubernetes-preserve-unknown-fields': True}, resource=True
+)
 
 _DNS1035 = re.compile(r'^[a-z]([-a-z0-9]*[a-z0-9])?$')
 _DNS1123_LABEL = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')
 _DNS1123_SUBDOMAIN = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')
-DNS1035_MSG = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-               "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
-               "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
-SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-                 "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
-                 "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+DNS1035_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
+    "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+)
+SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
 COLUMN_TYPES = ('boolean', 'date', 'integer', 'number', 'string')
 COLUMN_FORMATS = ('byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password')
 
@@ -67,8 +72,15 @@ def set_condition(crd, kind, status, reason, message):
     crd['status']['conditions'] = conditions
     found = condition(crd, kind)
     if found is None:
-        conditions.append({'type': kind, 'status': status, 'lastTransitionTime': now(), 'reason': reason,
-                           'message': message})
+        conditions.append(
+            {
+                'type': kind,
+                'status': status,
+                'lastTransitionTime': now(),
+                'reason': reason,
+                'message': message,
+            }
+        )
         return
     if found.get('status') != status or not found.get('lastTransitionTime'):
         found['lastTransitionTime'] = now()
@@ -118,8 +130,11 @@ def default(obj, old):
 def initial_status(obj):
     """PrepareForCreate: an empty status but for the storage version in `storedVersions`."""
     stored = storage_version(obj)
-    return {'acceptedNames': {'plural': '', 'kind': ''}, 'storedVersions': [stored] if stored else None,
-            'conditions': None}
+    return {
+        'acceptedNames': {'plural': '', 'kind': ''},
+        'storedVersions': [stored] if stored else None,
+        'conditions': None,
+    }
 
 
 # ---- validation --------------------------------------------------------------------------------------
@@ -128,8 +143,9 @@ class _Errs:
         self.causes = errs.causes
 
     def required(self, field, detail=''):
-        self.causes.append((field, 'FieldValueRequired', f'Required value: {detail}' if detail else
-                            'Required value'))
+        self.causes.append(
+            (field, 'FieldValueRequired', f'Required value: {detail}' if detail else 'Required value')
+        )
 
     def invalid(self, field, value, detail):
         self.causes.append((field, 'FieldValueInvalid', f'Invalid value: {field_value(value)}: {detail}'))
@@ -139,8 +155,13 @@ class _Errs:
 
     def unsupported(self, field, value, supported):
         choices = ', '.join(f'"{s}"' for s in supported)
-        self.causes.append((field, 'FieldValueNotSupported',
-                            f'Unsupported value: {field_value(value)}: supported values: {choices}'))
+        self.causes.append(
+            (
+                field,
+                'FieldValueNotSupported',
+                f'Unsupported value: {field_value(value)}: supported values: {choices}',
+            )
+        )
 
 
 def _dns1035(errs, field, value):
@@ -155,7 +176,9 @@ def _names(errs, names, path):
     for name in ('kind', 'listKind'):
         value = names.get(name, '')
         if value and not _DNS1035.match(value.lower()):
-            errs.invalid(f'{path}.{name}', value, 'may have mixed case, but should otherwise match: ' + DNS1035_MSG)
+            errs.invalid(
+                f'{path}.{name}', value, 'may have mixed case, but should otherwise match: ' + DNS1035_MSG
+            )
     for i, short in enumerate(names.get('shortNames') or []):
         _dns1035(errs, f'{path}.shortNames[{i}]', short)
     if names.get('kind') and names.get('kind') == names.get('listKind'):
@@ -181,19 +204,26 @@ def _subresources(errs, subs, path):
     spec_path = scale.get('specReplicasPath', '')
     if not spec_path:
         errs.required(f'{path}.scale.specReplicasPath')
-    elif _simple_path(errs, f'{path}.scale.specReplicasPath', spec_path) and not spec_path.startswith('.spec.'):
+    elif _simple_path(errs, f'{path}.scale.specReplicasPath', spec_path) and not spec_path.startswith(
+        '.spec.'
+    ):
         errs.invalid(f'{path}.scale.specReplicasPath', spec_path, 'should be a json path under .spec')
     status_path = scale.get('statusReplicasPath', '')
     if not status_path:
         errs.required(f'{path}.scale.statusReplicasPath')
-    elif _simple_path(errs, f'{path}.scale.statusReplicasPath', status_path) and \
-            not status_path.startswith('.status.'):
+    elif _simple_path(errs, f'{path}.scale.statusReplicasPath', status_path) and not status_path.startswith(
+        '.status.'
+    ):
         errs.invalid(f'{path}.scale.statusReplicasPath', status_path, 'should be a json path under .status')
     selector = scale.get('labelSelectorPath')
-    if selector and _simple_path(errs, f'{path}.scale.labelSelectorPath', selector) and \
-            not selector.startswith(('.spec.', '.status.')):
-        errs.invalid(f'{path}.scale.labelSelectorPath', selector, 'should be a json path under either .spec or '
-                     '.status')
+    if (
+        selector
+        and _simple_path(errs, f'{path}.scale.labelSelectorPath', selector)
+        and not selector.startswith(('.spec.', '.status.'))
+    ):
+        errs.invalid(
+            f'{path}.scale.labelSelectorPath', selector, 'should be a json path under either .spec or .status'
+        )
 
 
 def _column(errs, col, path):
@@ -211,13 +241,19 @@ def _column(errs, col, path):
 
 def _version(errs, version, path):
     if version.get('deprecationWarning') is not None and not version.get('deprecated'):
-        errs.invalid(f'{path}.deprecationWarning', version['deprecationWarning'],
-                     'can only be set for deprecated versions')
+        errs.invalid(
+            f'{path}.deprecationWarning',
+            version['deprecationWarning'],
+            'can only be set for deprecated versions',
+        )
     subs = version.get('subresources') or {}
-    schema = ((version.get('schema') or {}).get('openAPIV3Schema'))
+    schema = (version.get('schema') or {}).get('openAPIV3Schema')
     if isinstance(schema, dict):
-        errs.causes.extend(structural.validate_schema(schema, f'{path}.schema.openAPIV3Schema',
-                                                      status_enabled='status' in subs))
+        errs.causes.extend(
+            structural.validate_schema(
+                schema, f'{path}.schema.openAPIV3Schema', status_enabled='status' in subs
+            )
+        )
     _subresources(errs, subs, f'{path}.subresources')
     for i, col in enumerate(version.get('additionalPrinterColumns') or []):
         _column(errs, col, f'{path}.additionalPrinterColumns[{i}]')
@@ -245,8 +281,12 @@ def _spec(errs, spec, path):
         errs.unsupported(f'{path}.scope', scope, ('Cluster', 'Namespaced'))
     versions = spec.get('versions') or []
     if spec.get('preserveUnknownFields'):
-        errs.invalid(f'{path}.preserveUnknownFields', True, 'cannot set to true, set x-kubernetes-preserve-unknown-'
-                     'fields to true in spec.versions[*].schema instead')
+        errs.invalid(
+            f'{path}.preserveUnknownFields',
+            True,
+            'cannot set to true, set x-kubernetes-preserve-unknown-'
+            'fields to true in spec.versions[*].schema instead',
+        )
     for i, version in enumerate(versions):
         schema = (version.get('schema') or {}).get('openAPIV3Schema')
         if schema is None:
@@ -280,15 +320,21 @@ def _spec(errs, spec, path):
         webhook = conversion.get('webhook') or {}
         config = webhook.get('clientConfig')
         if not config:
-            errs.required(f'{path}.conversion.webhook.clientConfig', 'required when strategy is set to Webhook')
+            errs.required(
+                f'{path}.conversion.webhook.clientConfig', 'required when strategy is set to Webhook'
+            )
         elif bool(config.get('url')) == bool(config.get('service')):
-            errs.required(f'{path}.conversion.webhook.clientConfig', 'exactly one of url or service is required')
+            errs.required(
+                f'{path}.conversion.webhook.clientConfig', 'exactly one of url or service is required'
+            )
         if not webhook.get('conversionReviewVersions'):
             errs.required(f'{path}.conversion.webhook.conversionReviewVersions')
     elif conversion.get('webhook') is not None:
         if (conversion['webhook'] or {}).get('clientConfig'):
-            errs.forbidden(f'{path}.conversion.webhook.clientConfig', 'should not be set when strategy is not set '
-                           'to Webhook')
+            errs.forbidden(
+                f'{path}.conversion.webhook.clientConfig',
+                'should not be set when strategy is not set to Webhook',
+            )
 
 
 def _stored_versions(errs, obj):
@@ -304,9 +350,13 @@ def _stored_versions(errs, obj):
             errs.invalid(path, stored, 'must have the storage version ' + version.get('name', ''))
         remaining.pop(version.get('name'), None)
     for version, index in remaining.items():
-        errs.invalid(f'{path}[{index}]', version, f'missing from spec.versions; {version} was previously a storage '
-                     f'version, and must remain in spec.versions until a storage migration ensures no data remains '
-                     f'persisted in {version} and removes {version} from status.storedVersions')
+        errs.invalid(
+            f'{path}[{index}]',
+            version,
+            f'missing from spec.versions; {version} was previously a storage '
+            f'version, and must remain in spec.versions until a storage migration ensures no data remains '
+            f'persisted in {version} and removes {version} from status.storedVersions',
+        )
 
 
 def validate(obj, old, errs):
@@ -322,11 +372,15 @@ def validate(obj, old, errs):
     _stored_versions(out, obj)
     if old is not None:
         old_spec = old.get('spec') or {}
-        changes = [('spec.group', spec.get('group'), old_spec.get('group')),
-                   ('spec.names.plural', names.get('plural'), (old_spec.get('names') or {}).get('plural'))]
+        changes = [
+            ('spec.group', spec.get('group'), old_spec.get('group')),
+            ('spec.names.plural', names.get('plural'), (old_spec.get('names') or {}).get('plural')),
+        ]
         if condition_true(old, 'Established'):
-            changes[:0] = [('spec.scope', spec.get('scope'), old_spec.get('scope')),
-                           ('spec.names.kind', names.get('kind'), (old_spec.get('names') or {}).get('kind'))]
+            changes[:0] = [
+                ('spec.scope', spec.get('scope'), old_spec.get('scope')),
+                ('spec.names.kind', names.get('kind'), (old_spec.get('names') or {}).get('kind')),
+            ]
         for field, new, was in changes:
             if new != was:
                 out.invalid(field, new, 'field is immutable')
@@ -342,8 +396,13 @@ def delete(store, key, obj, dry_run):
     meta.setdefault('deletionTimestamp', now())
     if CLEANUP_FINALIZER not in (meta.get('finalizers') or []):
         meta['finalizers'] = list(meta.get('finalizers') or []) + [CLEANUP_FINALIZER]
-    set_condition(new, 'Terminating', 'True', 'InstanceDeletionPending',
-                  'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon')
+    set_condition(
+        new,
+        'Terminating',
+        'True',
+        'InstanceDeletionPending',
+        'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+    )
     if dry_run:
         return new
     return store.replace(KEY, new, obj)
@@ -351,8 +410,9 @@ def delete(store, key, obj, dry_run):
 
 def forbid_create_while_terminating(resource, name):
     """forbidCreateAdmission of the custom resource handler."""
-    return ApiError.forbidden_because(resource, name, 'create not allowed while custom resource definition is '
-                                      'terminating')
+    return ApiError.forbidden_because(
+        resource, name, 'create not allowed while custom resource definition is terminating'
+    )
 
 
 # ---- kubectl get crd ------------------------------------------------------------------------------------
@@ -364,26 +424,58 @@ def _versions_cell(crd):
     return ','.join(sorted(labels))
 
 
-_NAME_DOC = ('Name must be unique within a namespace. Is required when creating resources, although some resources may '
-             'allow a client to request the generation of an appropriate name automatically. Name is primarily '
-             'intended for creation idempotence and configuration definition. Cannot be updated. More info: '
-             'https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names')
-_CREATED_DOC = ('CreationTimestamp is a timestamp representing the server time when this object was created. It is not '
-                'guaranteed to be set in happens-before order across separate operations. Clients may not set this '
-                'value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null '
-                'for lists. More info: '
-                'https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata')
+_NAME_DOC = (
+    'Name must be unique within a namespace. Is required when creating resources, although some '
+    'resources may allow a client to request the generation of an appropriate name automatically. Name '
+    'is primarily intended for creation idempotence and configuration definition. Cannot be updated. '
+    'More info: '
+    'https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names'
+)
+_CREATED_DOC = (
+    'CreationTimestamp is a timestamp representing the server time when this object was created. It is not '
+    'guaranteed to be set in happens-before order across separate operations. Clients may not set this '
+    'value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null '
+    'for lists. More info: '
+    'https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata'
+)
 
 COLUMNS = (
     ('Name', 'string', 0, lambda o: o['metadata']['name'], {'format': 'name', 'description': _NAME_DOC}),
-    ('Scope', 'string', 0, lambda o: (o.get('spec') or {}).get('scope', ''),
-     {'description': 'Cluster/Namespaced'}),
+    (
+        'Scope',
+        'string',
+        0,
+        lambda o: (o.get('spec') or {}).get('scope', ''),
+        {'description': 'Cluster/Namespaced'},
+    ),
     ('Versions', 'string', 0, _versions_cell, {'description': 'Served versions'}),
-    ('Created At', 'date', 0, lambda o: o['metadata'].get('creationTimestamp', ''), {'description': _CREATED_DOC}),
+    (
+        'Created At',
+        'date',
+        0,
+        lambda o: o['metadata'].get('creationTimestamp', ''),
+        {'description': _CREATED_DOC},
+    ),
     ('Group', 'string', 1, lambda o: (o.get('spec') or {}).get('group', ''), {'description': 'API group'}),
-    ('Kind', 'string', 1, lambda o: ((o.get('spec') or {}).get('names') or {}).get('kind', ''),
-     {'description': 'CustomResource kind'}),
-    ('ShortNames', 'string', 1, lambda o: ','.join(((o.get('spec') or {}).get('names') or {}).get('shortNames') or []),
-     {'description': 'Short names'}),
-    ('Established', 'boolean', 1, lambda o: condition_true(o, 'Established'), {'description': 'Established status'}),
+    (
+        'Kind',
+        'string',
+        1,
+        lambda o: ((o.get('spec') or {}).get('names') or {}).get('kind', ''),
+        {'description': 'CustomResource kind'},
+    ),
+    (
+        'ShortNames',
+        'string',
+        1,
+        lambda o: ','.join(((o.get('spec') or {}).get('names') or {}).get('shortNames') or []),
+        {'description': 'Short names'},
+    ),
+    (
+        'Established',
+        'boolean',
+        1,
+        lambda o: condition_true(o, 'Established'),
+        {'description': 'Established status'},
+    ),
 )

@@ -24,74 +24,155 @@ from ...machinery.gotypes import DecodeError, _parse_time
 # '*T', '[]T', 'map[T]'.
 STRUCTS = {
     'CustomResourceDefinition': (
-        ('apiVersion', 'string', 'o'), ('kind', 'string', 'o'), ('metadata', 'ObjectMeta', 'o'),
-        ('spec', 'CustomResourceDefinitionSpec', ''), ('status', 'CustomResourceDefinitionStatus', 'o')),
+        ('apiVersion', 'string', 'o'),
+        ('kind', 'string', 'o'),
+        ('metadata', 'ObjectMeta', 'o'),
+        ('spec', 'CustomResourceDefinitionSpec', ''),
+        ('status', 'CustomResourceDefinitionStatus', 'o'),
+    ),
     'CustomResourceDefinitionSpec': (
-        ('group', 'string', ''), ('names', 'CustomResourceDefinitionNames', ''), ('scope', 'string', ''),
-        ('versions', '[]CustomResourceDefinitionVersion', ''), ('conversion', '*CustomResourceConversion', 'o'),
-        ('preserveUnknownFields', 'bool', 'o')),
+        ('group', 'string', ''),
+        ('names', 'CustomResourceDefinitionNames', ''),
+        ('scope', 'string', ''),
+        ('versions', '[]CustomResourceDefinitionVersion', ''),
+        ('conversion', '*CustomResourceConversion', 'o'),
+        ('preserveUnknownFields', 'bool', 'o'),
+    ),
     'CustomResourceConversion': (('strategy', 'string', ''), ('webhook', '*WebhookConversion', 'o')),
-    'WebhookConversion': (('clientConfig', '*WebhookClientConfig', 'o'),
-                          ('conversionReviewVersions', '[]string', '')),
-    'WebhookClientConfig': (('url', '*string', 'o'), ('service', '*ServiceReference', 'o'),
-                            ('caBundle', 'bytes', 'o')),
-    'ServiceReference': (('namespace', 'string', ''), ('name', 'string', ''), ('path', '*string', 'o'),
-                         ('port', '*int32', 'o')),
+    'WebhookConversion': (
+        ('clientConfig', '*WebhookClientConfig', 'o'),
+        ('conversionReviewVersions', '[]string', ''),
+    ),
+    'WebhookClientConfig': (
+        ('url', '*string', 'o'),
+        ('service', '*ServiceReference', 'o'),
+        ('caBundle', 'bytes', 'o'),
+    ),
+    'ServiceReference': (
+        ('namespace', 'string', ''),
+        ('name', 'string', ''),
+        ('path', '*string', 'o'),
+        ('port', '*int32', 'o'),
+    ),
     'CustomResourceDefinitionVersion': (
-        ('name', 'string', ''), ('served', 'bool', ''), ('storage', 'bool', ''), ('deprecated', 'bool', 'o'),
-        ('deprecationWarning', '*string', 'o'), ('schema', '*CustomResourceValidation', 'o'),
+        ('name', 'string', ''),
+        ('served', 'bool', ''),
+        ('storage', 'bool', ''),
+        ('deprecated', 'bool', 'o'),
+        ('deprecationWarning', '*string', 'o'),
+        ('schema', '*CustomResourceValidation', 'o'),
         ('subresources', '*CustomResourceSubresources', 'o'),
         ('additionalPrinterColumns', '[]CustomResourceColumnDefinition', 'o'),
-        ('selectableFields', '[]SelectableField', 'o')),
+        ('selectableFields', '[]SelectableField', 'o'),
+    ),
     'SelectableField': (('jsonPath', 'string', ''),),
     'CustomResourceColumnDefinition': (
-        ('name', 'string', ''), ('type', 'string', ''), ('format', 'string', 'o'),
-        ('description', 'string', 'o'), ('priority', 'int32', 'o'), ('jsonPath', 'string', '')),
+        ('name', 'string', ''),
+        ('type', 'string', ''),
+        ('format', 'string', 'o'),
+        ('description', 'string', 'o'),
+        ('priority', 'int32', 'o'),
+        ('jsonPath', 'string', ''),
+    ),
     'CustomResourceDefinitionNames': (
-        ('plural', 'string', ''), ('singular', 'string', 'o'), ('shortNames', '[]string', 'o'),
-        ('kind', 'string', ''), ('listKind', 'string', 'o'), ('categories', '[]string', 'o')),
+        ('plural', 'string', ''),
+        ('singular', 'string', 'o'),
+        ('shortNames', '[]string', 'o'),
+        ('kind', 'string', ''),
+        ('listKind', 'string', 'o'),
+        ('categories', '[]string', 'o'),
+    ),
     'CustomResourceDefinitionCondition': (
-        ('type', 'string', ''), ('status', 'string', ''), ('lastTransitionTime', 'Time', 'o'),
-        ('reason', 'string', 'o'), ('message', 'string', 'o'), ('observedGeneration', 'int64', 'o')),
+        ('type', 'string', ''),
+        ('status', 'string', ''),
+        ('lastTransitionTime', 'Time', 'o'),
+        ('reason', 'string', 'o'),
+        ('message', 'string', 'o'),
+        ('observedGeneration', 'int64', 'o'),
+    ),
     'CustomResourceDefinitionStatus': (
         ('conditions', '[]CustomResourceDefinitionCondition', ''),
-        ('acceptedNames', 'CustomResourceDefinitionNames', ''), ('storedVersions', '[]string', ''),
-        ('observedGeneration', 'int64', 'o')),
+        ('acceptedNames', 'CustomResourceDefinitionNames', ''),
+        ('storedVersions', '[]string', ''),
+        ('observedGeneration', 'int64', 'o'),
+    ),
     'CustomResourceValidation': (('openAPIV3Schema', '*JSONSchemaProps', 'o'),),
-    'CustomResourceSubresources': (('status', '*CustomResourceSubresourceStatus', 'o'),
-                                   ('scale', '*CustomResourceSubresourceScale', 'o')),
+    'CustomResourceSubresources': (
+        ('status', '*CustomResourceSubresourceStatus', 'o'),
+        ('scale', '*CustomResourceSubresourceScale', 'o'),
+    ),
     'CustomResourceSubresourceStatus': (),
     'CustomResourceSubresourceScale': (
-        ('specReplicasPath', 'string', ''), ('statusReplicasPath', 'string', ''),
-        ('labelSelectorPath', '*string', 'o')),
+        ('specReplicasPath', 'string', ''),
+        ('statusReplicasPath', 'string', ''),
+        ('labelSelectorPath', '*string', 'o'),
+    ),
     'JSONSchemaProps': (
-        ('id', 'string', 'o'), ('$schema', 'string', 'o'), ('$ref', '*string', 'o'),
-        ('description', 'string', 'o'), ('type', 'string', 'o'), ('format', 'string', 'o'),
-        ('title', 'string', 'o'), ('default', '*JSON', 'o'), ('maximum', '*float64', 'o'),
-        ('exclusiveMaximum', 'bool', 'o'), ('minimum', '*float64', 'o'), ('exclusiveMinimum', 'bool', 'o'),
-        ('maxLength', '*int64', 'o'), ('minLength', '*int64', 'o'), ('pattern', 'string', 'o'),
-        ('maxItems', '*int64', 'o'), ('minItems', '*int64', 'o'), ('uniqueItems', 'bool', 'o'),
-        ('multipleOf', '*float64', 'o'), ('enum', '[]JSON', 'o'), ('maxProperties', '*int64', 'o'),
-        ('minProperties', '*int64', 'o'), ('required', '[]string', 'o'), ('items', '*OrArray', 'o'),
-        ('allOf', '[]JSONSchemaProps', 'o'), ('oneOf', '[]JSONSchemaProps', 'o'),
-        ('anyOf', '[]JSONSchemaProps', 'o'), ('not', '*JSONSchemaProps', 'o'),
-        ('properties', 'map[JSONSchemaProps]', 'o'), ('additionalProperties', '*OrBool', 'o'),
-        ('patternProperties', 'map[JSONSchemaProps]', 'o'), ('dependencies', 'map[OrStringArray]', 'o'),
-        ('additionalItems', '*OrBool', 'o'), ('definitions', 'map[JSONSchemaProps]', 'o'),
-        ('externalDocs', '*ExternalDocumentation', 'o'), ('example', '*JSON', 'o'), ('nullable', 'bool', 'o'),
+        ('id', 'string', 'o'),
+        ('$schema', 'string', 'o'),
+        ('$ref', '*string', 'o'),
+        ('description', 'string', 'o'),
+        ('type', 'string', 'o'),
+        ('format', 'string', 'o'),
+        ('title', 'string', 'o'),
+        ('default', '*JSON', 'o'),
+        ('maximum', '*float64', 'o'),
+        ('exclusiveMaximum', 'bool', 'o'),
+        ('minimum', '*float64', 'o'),
+        ('exclusiveMinimum', 'bool', 'o'),
+        ('maxLength', '*int64', 'o'),
+        ('minLength', '*int64', 'o'),
+        ('pattern', 'string', 'o'),
+        ('maxItems', '*int64', 'o'),
+        ('minItems', '*int64', 'o'),
+        ('uniqueItems', 'bool', 'o'),
+        ('multipleOf', '*float64', 'o'),
+        ('enum', '[]JSON', 'o'),
+        ('maxProperties', '*int64', 'o'),
+        ('minProperties', '*int64', 'o'),
+        ('required', '[]string', 'o'),
+        ('items', '*OrArray', 'o'),
+        ('allOf', '[]JSONSchemaProps', 'o'),
+        ('oneOf', '[]JSONSchemaProps', 'o'),
+        ('anyOf', '[]JSONSchemaProps', 'o'),
+        ('not', '*JSONSchemaProps', 'o'),
+        ('properties', 'map[JSONSchemaProps]', 'o'),
+        ('additionalProperties', '*OrBool', 'o'),
+        ('patternProperties', 'map[JSONSchemaProps]', 'o'),
+        ('dependencies', 'map[OrStringArray]', 'o'),
+        ('additionalItems', '*OrBool', 'o'),
+        ('definitions', 'map[JSONSchemaProps]', 'o'),
+        ('externalDocs', '*ExternalDocumentation', 'o'),
+        ('example', '*JSON', 'o'),
+        ('nullable', 'bool', 'o'),
         ('x-kubernetes-preserve-unknown-fields', '*bool', 'o'),
-        ('x-kubernetes-embedded-resource', 'bool', 'o'), ('x-kubernetes-int-or-string', 'bool', 'o'),
-        ('x-kubernetes-list-map-keys', '[]string', 'o'), ('x-kubernetes-list-type', '*string', 'o'),
-        ('x-kubernetes-map-type', '*string', 'o'), ('x-kubernetes-validations', '[]ValidationRule', 'o')),
+        ('x-kubernetes-embedded-resource', 'bool', 'o'),
+        ('x-kubernetes-int-or-string', 'bool', 'o'),
+        ('x-kubernetes-list-map-keys', '[]string', 'o'),
+        ('x-kubernetes-list-type', '*string', 'o'),
+        ('x-kubernetes-map-type', '*string', 'o'),
+        ('x-kubernetes-validations', '[]ValidationRule', 'o'),
+    ),
     'ExternalDocumentation': (('description', 'string', 'o'), ('url', 'string', 'o')),
     'ValidationRule': (
-        ('rule', 'string', ''), ('message', 'string', 'o'), ('messageExpression', 'string', 'o'),
-        ('reason', '*string', 'o'), ('fieldPath', 'string', 'o'), ('optionalOldSelf', '*bool', 'o')),
+        ('rule', 'string', ''),
+        ('message', 'string', 'o'),
+        ('messageExpression', 'string', 'o'),
+        ('reason', '*string', 'o'),
+        ('fieldPath', 'string', 'o'),
+        ('optionalOldSelf', '*bool', 'o'),
+    ),
 }
-_GO_NAMES = {'bytes': '[]uint8', 'Time': 'v1.Time', 'JSON': 'v1.JSON', 'OrArray': 'v1.JSONSchemaPropsOrArray',
-             'OrBool': 'v1.JSONSchemaPropsOrBool', 'OrStringArray': 'v1.JSONSchemaPropsOrStringArray',
-             'ObjectMeta': 'v1.ObjectMeta'}
-_INT_RANGES = {'int32': (-2 ** 31, 2 ** 31 - 1), 'int64': (-2 ** 63, 2 ** 63 - 1)}
+_GO_NAMES = {
+    'bytes': '[]uint8',
+    'Time': 'v1.Time',
+    'JSON': 'v1.JSON',
+    'OrArray': 'v1.JSONSchemaPropsOrArray',
+    'OrBool': 'v1.JSONSchemaPropsOrBool',
+    'OrStringArray': 'v1.JSONSchemaPropsOrStringArray',
+    'ObjectMeta': 'v1.ObjectMeta',
+}
+_INT_RANGES = {'int32': (-(2**31), 2**31 - 1), 'int64': (-(2**63), 2**63 - 1)}
 _MISSING = object()
 
 
@@ -127,8 +208,9 @@ class _Decoding:
         given = _kind_of(value)
         if given == 'number':
             given = f'number {value}'
-        raise DecodeError(f'json: cannot unmarshal {given} into Go struct field {struct}.{fields} of type '
-                          f'{_go_name(typ)}')
+        raise DecodeError(
+            f'json: cannot unmarshal {given} into Go struct field {struct}.{fields} of type {_go_name(typ)}'
+        )
 
 
 def _display(path):
@@ -200,8 +282,9 @@ def _decode(typ, value, ctx, path, struct, strict):
             ctx.fail(value, typ, struct, path)
         if isinstance(value, float) or not low <= value <= high:
             fields = '.'.join(p for p in path if isinstance(p, str))
-            raise DecodeError(f'json: cannot unmarshal number {value} into Go struct field {struct}.{fields} '
-                              f'of type {typ}')
+            raise DecodeError(
+                f'json: cannot unmarshal number {value} into Go struct field {struct}.{fields} of type {typ}'
+            )
         return value
     if typ == 'float64':
         if value is None:
@@ -243,8 +326,12 @@ def _decode(typ, value, ctx, path, struct, strict):
         raise DecodeError('boolean or JSON schema expected')
     if typ == 'OrArray':
         if isinstance(value, list):
-            return [_struct('JSONSchemaProps', v, ctx, path + (i,), False) if isinstance(v, dict)
-                    else ctx.fail(v, 'JSONSchemaProps', 'JSONSchemaPropsOrArray', path) for i, v in enumerate(value)]
+            return [
+                _struct('JSONSchemaProps', v, ctx, path + (i,), False)
+                if isinstance(v, dict)
+                else ctx.fail(v, 'JSONSchemaProps', 'JSONSchemaPropsOrArray', path)
+                for i, v in enumerate(value)
+            ]
         if isinstance(value, dict):
             return _struct('JSONSchemaProps', value, ctx, path, False)
         return None
@@ -264,8 +351,14 @@ def _decode(typ, value, ctx, path, struct, strict):
 
 
 def _empty(value):
-    return value is None or value is False or value == '' or value == [] or value == {} or (
-        isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0)
+    return (
+        value is None
+        or value is False
+        or value == ''
+        or value == []
+        or value == {}
+        or (isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0)
+    )
 
 
 def _zero(typ):
@@ -294,8 +387,10 @@ def _emit(typ, decoded):
                 elif _empty(value) and field_type not in STRUCTS:
                     continue
             out[name] = value
-        elif 'o' not in flags:
-            out[name] = _zero(field_type)
+        elif 'o' not in flags or field_type in STRUCTS:
+            out[name] = _zero(field_type)  # omitempty never omits a struct
+        elif field_type == 'ObjectMeta':
+            out[name] = {}
     return out
 
 
@@ -310,8 +405,14 @@ def _struct(typ, value, ctx, path, strict):
             if strict:
                 ctx.unknown.append(_display(path + (key,)))
             continue
-        result = _decode(field_type, item, ctx, path + (key,), typ, strict and field_type not in (
-            '*OrArray', '*OrBool', 'map[OrStringArray]'))
+        result = _decode(
+            field_type,
+            item,
+            ctx,
+            path + (key,),
+            typ,
+            strict and field_type not in ('*OrArray', '*OrBool', 'map[OrStringArray]'),
+        )
         if result is not _MISSING:
             decoded[key] = result
     return _emit(typ, decoded)
@@ -323,10 +424,7 @@ def decode(obj):
     ctx = _Decoding()
     if not isinstance(obj, dict):
         raise DecodeError('json: cannot unmarshal into Go value of type v1.CustomResourceDefinition')
-    out = _struct('CustomResourceDefinition', obj, ctx, (), True)
-    if out.get('metadata') == {}:
-        out.pop('metadata')
-    return out, ctx.unknown
+    return _struct('CustomResourceDefinition', obj, ctx, (), True), ctx.unknown
 
 
 def encode(obj):

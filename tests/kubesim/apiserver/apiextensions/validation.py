@@ -22,8 +22,8 @@ from decimal import Decimal
 from .schema import items
 
 _MISSING = object()
-_INT32 = (-2 ** 31, 2 ** 31 - 1)
-_INT64 = (-2 ** 63, 2 ** 63 - 1)
+_INT32 = (-(2**31), 2**31 - 1)
+_INT64 = (-(2**63), 2**63 - 1)
 
 
 # ---- Go's rendering of values ------------------------------------------------------------------
@@ -41,7 +41,7 @@ def go_quote(text):
             out.append('\\t')
         elif ch == '\r':
             out.append('\\r')
-        elif ord(ch) < 0x20 or ord(ch) == 0x7f:
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
             out.append(f'\\x{ord(ch):02x}')
         else:
             out.append(ch)
@@ -144,9 +144,13 @@ def _number(run, name, value, schema):
     if fmt in ('int32', 'int64') and 'integer' in _types(schema):
         low, high = _INT32 if fmt == 'int32' else _INT64
         if not low <= value <= high:
-            run.errors.append((run.prefix or '<nil>', 'FieldValueInvalid',
-                               f'Invalid value: "": Checked value must be of type integer with format {fmt} in '
-                               f'{name}'))
+            run.errors.append(
+                (
+                    run.prefix or '<nil>',
+                    'FieldValueInvalid',
+                    f'Invalid value: "": Checked value must be of type integer with format {fmt} in {name}',
+                )
+            )
     if schema.get('multipleOf') is not None:
         factor = schema['multipleOf']
         if factor and (value / factor) != int(value / factor):
@@ -167,7 +171,11 @@ def _string(run, name, value, schema):
     length = len(value)
     if schema.get('maxLength') is not None and length > schema['maxLength']:
         limit = schema['maxLength']
-        run.add(name, 'FieldValueTooLong', f'Too long: may not be more than {limit} {"byte" if limit == 1 else "bytes"}')
+        run.add(
+            name,
+            'FieldValueTooLong',
+            f'Too long: may not be more than {limit} {"byte" if limit == 1 else "bytes"}',
+        )
     if schema.get('minLength') is not None and length < schema['minLength']:
         run.invalid(name, value, f'{_in(name)} should be at least {schema["minLength"]} chars long')
     if schema.get('pattern'):
@@ -197,18 +205,28 @@ def _validate(run, value, schema, name, old):
     types = _types(schema)
     if value is None:
         if types and not schema.get('nullable'):
-            run.add(name, 'FieldValueTypeInvalid', f'Invalid value: "null": {_in(name)} must be of type '
-                    f'{",".join(types)}: "null"')
+            run.add(
+                name,
+                'FieldValueTypeInvalid',
+                f'Invalid value: "null": {_in(name)} must be of type {",".join(types)}: "null"',
+            )
         return
     actual = _type_of(value)
     if types:
-        ok = actual in types or (actual == 'number' and 'integer' in types and float(value).is_integer()) or (
-            actual == 'integer' and 'number' in types)
+        ok = (
+            actual in types
+            or (actual == 'number' and 'integer' in types and float(value).is_integer())
+            or (actual == 'integer' and 'number' in types)
+        )
         if not ok:
-            run.add(name, 'FieldValueTypeInvalid', f'Invalid value: {go_quote(actual)}: {_in(name)} must be of type '
-                    f'{",".join(types)}: {go_quote(actual)}')
+            run.add(
+                name,
+                'FieldValueTypeInvalid',
+                f'Invalid value: {go_quote(actual)}: {_in(name)} must be of type '
+                f'{",".join(types)}: {go_quote(actual)}',
+            )
             return
-    for index, sub in enumerate(schema.get('allOf') or []):
+    for sub in schema.get('allOf') or []:
         _validate(run, value, sub, name, _MISSING)
     if schema.get('anyOf'):
         if not any(not _errors_of(value, sub) for sub in schema['anyOf']):
@@ -225,8 +243,11 @@ def _validate(run, value, schema, name, old):
         _number(run, name, value, schema)
     if schema.get('enum') is not None and not any(_same(value, e) for e in schema['enum']):
         supported = ', '.join(go_quote(v) for v in _enum_values(schema['enum']))
-        run.add(name, 'FieldValueNotSupported', f'Unsupported value: {field_value(value)}: supported values: '
-                f'{supported}')
+        run.add(
+            name,
+            'FieldValueNotSupported',
+            f'Unsupported value: {field_value(value)}: supported values: {supported}',
+        )
     if actual == 'array':
         _array(run, name, value, schema, old)
     if actual == 'object':
@@ -265,8 +286,11 @@ def _array(run, name, value, schema, old):
         run.invalid(name, size, f'{_in(name)} should have at least {schema["minItems"]} items')
     if schema.get('maxItems') is not None and size > schema['maxItems']:
         limit = schema['maxItems']
-        run.add(name, 'FieldValueTooMany', f'Too many: {size}: must have at most {limit} '
-                f'{"item" if limit == 1 else "items"}')
+        run.add(
+            name,
+            'FieldValueTooMany',
+            f'Too many: {size}: must have at most {limit} {"item" if limit == 1 else "items"}',
+        )
 
 
 def _object(run, name, value, schema, old):
@@ -275,15 +299,20 @@ def _object(run, name, value, schema, old):
         run.invalid(name, size, f'{_in(name)} should have at least {schema["minProperties"]} properties')
     if schema.get('maxProperties') is not None and size > schema['maxProperties']:
         limit = schema['maxProperties']
-        run.add(name, 'FieldValueTooMany', f'Too many: {size}: must have at most {limit} '
-                f'{"item" if limit == 1 else "items"}')
+        run.add(
+            name,
+            'FieldValueTooMany',
+            f'Too many: {size}: must have at most {limit} {"item" if limit == 1 else "items"}',
+        )
     props = schema.get('properties') or {}
     extra = schema.get('additionalProperties')
     old_map = old if isinstance(old, dict) else {}
     for key, item in value.items():
         if key not in props:
             if extra is False:
-                run.add(name, 'FieldValueForbidden', f'Forbidden: {name}.{key} in body is a forbidden property')
+                run.add(
+                    name, 'FieldValueForbidden', f'Forbidden: {name}.{key} in body is a forbidden property'
+                )
             elif isinstance(extra, dict):
                 _validate(run, item, extra, f'{name}.{key}', old_map.get(key, _MISSING))
     for key, sub in props.items():

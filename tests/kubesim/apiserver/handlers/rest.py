@@ -12,7 +12,6 @@ from ...machinery import gotypes, patch, protobuf
 from ...machinery.errors import ApiError
 from ...machinery.selectors import parse_field_selector, parse_label_selector
 from .. import fieldmanager, tables, typed
-from ..registry import resources
 from ..strategies import core
 from ..strategies.validation import go_repr
 from .responsewriters import JSON, _go_json, _json_response
