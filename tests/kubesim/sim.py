@@ -21,6 +21,7 @@ import time
 from aiohttp import web
 
 from .apiserver.admission import serviceaccount as serviceaccount_admission
+from .apiserver.apiextensions.controllers import CustomResourceDefinitionControllers
 from .apiserver.kubeconfig import write_kubeconfig
 from .apiserver.fieldmanager import recorder
 from .apiserver.registry import resources
@@ -81,10 +82,12 @@ class KubeSim:
 
     # ---- async core (runs on the loop) ---------------------------------------------------
     async def _astart(self):
-        store = self.store = Store()
-        store.admission = resources.admit
-        store.encoder = resources.encode
+        store = self.store = Store(resources.Registry())
+        store.admission = store.registry.admit
+        store.encoder = store.registry.encode
         store.validating_admission.append(resourcequota.check)
+        self.faults.registry = store.registry  # fault targets may name custom resources
+        CustomResourceDefinitionControllers(store).attach()
         ssl_context = None
         if self.tls:
             from .apiserver.tls import Certificates  # cryptography is only imported when TLS is wanted

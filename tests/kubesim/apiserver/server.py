@@ -148,7 +148,7 @@ class ApiServer(Authentication, RestHandlers, ScaleHandlers, PatchHandlers, Dele
             user = self._user(request)
         if request.path.strip('/').split('/')[0] in HEALTH_PATHS:
             return web.Response(text='ok', content_type='text/plain')
-        route = parse_route(request.path, self.server_address)
+        route = parse_route(request.path, self.server_address, self.store.registry)
         if user == READONLY_USER and request.method in WRITE_METHODS:
             verb = {'POST': 'create', 'PUT': 'update', 'PATCH': 'patch',
                     'DELETE': 'delete' if route.name else 'deletecollection'}[request.method]

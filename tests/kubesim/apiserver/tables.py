@@ -355,16 +355,20 @@ DEFAULT = [_NAME, _AGE]
 
 
 def _definitions(columns):
+    """Column definitions; a column's optional fifth element overrides its `format` and
+    `description` (the printer columns of custom resources and CRDs)."""
     out = []
-    for name, typ, priority, _fn in columns:
+    for name, typ, priority, _fn, *extra in columns:
         definition = {'name': name, 'type': typ, 'format': 'name' if name == 'Name' else '',
                       'description': _DESCRIPTIONS.get(name, name), 'priority': priority}
+        if extra:
+            definition.update(extra[0])
         out.append(definition)
     return out
 
 
 def _row(columns, obj):
-    return {'cells': [fn(obj) for _n, _t, _p, fn in columns],
+    return {'cells': [column[3](obj) for column in columns],
             'object': {'kind': 'PartialObjectMetadata', 'apiVersion': 'meta.k8s.io/v1',
                        'metadata': obj.get('metadata', {})}}
 
