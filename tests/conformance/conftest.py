@@ -34,7 +34,7 @@ def cluster(tmp_path_factory):
     from tests.kubesim import KubeSim
 
     sim = KubeSim(
-        ready_delay=0.05, fail_image='^' + re.escape(FAIL_IMAGE_PREFIX), time_scale=TIME_SCALE
+        ready_delay=0.05, fail_image='^' + re.escape(FAIL_IMAGE_PREFIX), time_scale=TIME_SCALE, gateway_api=True
     ).start()
     sim.kubeconfig = sim.write_kubeconfig(tmp_path_factory.mktemp('conformance') / 'kubeconfig')
     yield sim

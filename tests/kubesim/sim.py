@@ -36,6 +36,7 @@ from .controllers.namespace import NamespaceController
 from .controllers.serviceaccount import ServiceAccountsController
 from .faults import Faults
 from .machinery.errors import ApiError
+from . import gateway
 
 INITIAL_NAMESPACES = ('default', 'kube-system', 'kube-public')
 START_TIMEOUT = 10
@@ -46,7 +47,8 @@ class KubeSim:
     def __init__(self, *, host='127.0.0.1', port=0, tls=False, token=None, readonly_token=None, nodes=3,
                  ready_delay=0.2, fail_image=None, time_scale=1.0, request_log=None, faults=None,
                  crash_image=None, crash_after=1.0, token_file=None, basic_auth=None, client_certs=False,
-                 max_watch_seconds=None, stop_delay=0.1, endpoint_lag=0.0):
+                 max_watch_seconds=None, stop_delay=0.1, endpoint_lag=0.0, gateway_api=False,
+                 gateway_delay=0.0, gateway_reject=None):
         if client_certs and not tls:
             raise ValueError('client_certs needs tls')
         self.host = host
@@ -64,6 +66,8 @@ class KubeSim:
             raise ValueError('endpoint_lag must not be negative')
         self.endpoint_lag = float(endpoint_lag)
         self.request_log_path = os.fspath(request_log) if request_log else None
+        self.gateway_options = {'delay': gateway_delay, 'reject': gateway_reject} if gateway_api else None
+        self.gateway = None  # the gateway controller, with gateway_api
         self.faults = Faults(faults)  # parses now: a bad SPEC fails before anything starts
         self.certificates = None
         self.store = None
@@ -102,6 +106,8 @@ class KubeSim:
         ServiceAllocator(store).attach()
         self.endpoints_tracker = timeline.EndpointsTracker(store, clock=time.monotonic)
         store.listeners.append(self.endpoints_tracker.observe)
+        if self.gateway_options is not None:
+            self.gateway = gateway.install(store, **self.gateway_options)
         if self.request_log_path:
             self._log_file = open(self.request_log_path, 'a', encoding='utf-8')  # noqa: SIM115
         self.api = ApiServer(store, token=self.token, readonly_token=self.readonly_token,
@@ -292,6 +298,25 @@ class KubeSim:
         self.kubeconfig = write_kubeconfig(path, self.url, ca_pem=self.ca_pem, token=token,
                                            namespace=namespace)
         return self.kubeconfig
+
+    def route_shares(self, namespace, name):
+        """What the simulated gateway would do with an HTTPRoute's requests (gateway_api only): per
+        rule, the fraction each backend gets (`GatewayController.shares`)."""
+        return self.call(self.gateway.shares, namespace, name)
+
+    def route_traffic(self, namespace, name):
+        """Every change of a route's shares so far: [(monotonic t, generation, shares), ...]."""
+        return self.call(lambda: gateway.controller.traffic_log(self.gateway.log, namespace, name))
+
+    def set_gateway(self, *, reject=None, delay=None):
+        """Make the gateway accept routes (reject=None) or refuse them with that reason; change its
+        delay. Routes are judged again at once."""
+        def change():
+            self.gateway.reject = reject
+            if delay is not None:
+                self.gateway.delay = float(delay)
+            self.gateway.resync()
+        self.call(change)
 
     def set_faults(self, spec):
         """Replace the fault configuration (SPEC syntax in faults.py); '' or None turns faults off.
