@@ -17,26 +17,46 @@ MANIFEST = os.path.join(os.path.dirname(crds.__file__), 'gateway-api.yaml')
 
 
 def _route(backends):
-    return {'apiVersion': 'gateway.networking.k8s.io/v1', 'kind': 'HTTPRoute', 'metadata': {'name': 'web'},
-            'spec': {'parentRefs': [{'name': 'gw'}], 'hostnames': ['web.example'],
-                     'rules': [{'backendRefs': [dict({'name': n, 'port': 80}, **({'weight': w} if w is not None
-                                                                               else {}))
-                                                for n, w in backends]}]}}
+    return {
+        'apiVersion': 'gateway.networking.k8s.io/v1',
+        'kind': 'HTTPRoute',
+        'metadata': {'name': 'web'},
+        'spec': {
+            'parentRefs': [{'name': 'gw'}],
+            'hostnames': ['web.example'],
+            'rules': [
+                {
+                    'backendRefs': [
+                        dict({'name': n, 'port': 80}, **({'weight': w} if w is not None else {}))
+                        for n, w in backends
+                    ]
+                }
+            ],
+        },
+    }
 
 
 @pytest.fixture
 def gateway_api(kube):
     kube('apply', '-f', MANIFEST)
-    kube('wait', '--for', 'condition=established', '--timeout=30s',
-         *[f'crd/{c["metadata"]["name"]}' for c in crds.crds()])
+    kube(
+        'wait',
+        '--for',
+        'condition=established',
+        '--timeout=30s',
+        *[f'crd/{c["metadata"]["name"]}' for c in crds.crds()],
+    )
     return kube
 
 
 def test_the_manifest_applies_and_its_kinds_are_served(gateway_api):
     kube = gateway_api
     resources = kube('api-resources', '--api-group=gateway.networking.k8s.io', '-o', 'name').stdout.split()
-    assert sorted(resources) == ['gatewayclasses.gateway.networking.k8s.io', 'gateways.gateway.networking.k8s.io',
-                                 'httproutes.gateway.networking.k8s.io']
+    assert sorted(resources) == [
+        'gatewayclasses.gateway.networking.k8s.io',
+        'gateways.gateway.networking.k8s.io',
+        'httproutes.gateway.networking.k8s.io',
+    ]
     versions = kube('api-versions').stdout.split()
     assert {'gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1beta1'} <= set(versions)
     # Applying it again changes nothing.
@@ -49,9 +69,17 @@ def test_a_route_shows_its_defaults_and_the_gateways_status(gateway_api, cluster
     for name in ('web-stable', 'web-canary'):
         kube.apply(workload('Deployment', name, 'nginx:1.25', replicas=1))
         kube('expose', 'deployment', name, '--port=80')
-    kube.apply({'apiVersion': 'gateway.networking.k8s.io/v1', 'kind': 'Gateway', 'metadata': {'name': 'gw'},
-                'spec': {'gatewayClassName': 'kubesim',
-                         'listeners': [{'name': 'http', 'port': 80, 'protocol': 'HTTP'}]}})
+    kube.apply(
+        {
+            'apiVersion': 'gateway.networking.k8s.io/v1',
+            'kind': 'Gateway',
+            'metadata': {'name': 'gw'},
+            'spec': {
+                'gatewayClassName': 'kubesim',
+                'listeners': [{'name': 'http', 'port': 80, 'protocol': 'HTTP'}],
+            },
+        }
+    )
     kube.apply(_route([('web-stable', 90), ('web-canary', None)]))
     route = kube.json('httproute', 'web')
     refs = route['spec']['rules'][0]['backendRefs']
@@ -62,21 +90,32 @@ def test_a_route_shows_its_defaults_and_the_gateways_status(gateway_api, cluster
     assert table[1].split()[:2] == ['web', '["web.example"]']
 
     # Weights by a JSON patch that tests the names first.
-    patch = [{'op': 'test', 'path': '/spec/rules/0/backendRefs/1/name', 'value': 'web-canary'},
-             {'op': 'replace', 'path': '/spec/rules/0/backendRefs/0/weight', 'value': 75},
-             {'op': 'replace', 'path': '/spec/rules/0/backendRefs/1/weight', 'value': 25}]
+    patch = [
+        {'op': 'test', 'path': '/spec/rules/0/backendRefs/1/name', 'value': 'web-canary'},
+        {'op': 'replace', 'path': '/spec/rules/0/backendRefs/0/weight', 'value': 75},
+        {'op': 'replace', 'path': '/spec/rules/0/backendRefs/1/weight', 'value': 25},
+    ]
     kube('patch', 'httproute', 'web', '--type=json', '-p', json.dumps(patch))
     route = kube.json('httproute', 'web')
     assert [r['weight'] for r in route['spec']['rules'][0]['backendRefs']] == [75, 25]
     assert route['metadata']['generation'] == 2
     # A test that fails changes nothing.
-    bad = [{'op': 'test', 'path': '/spec/rules/0/backendRefs/1/name', 'value': 'web-other'},
-           {'op': 'replace', 'path': '/spec/rules/0/backendRefs/1/weight', 'value': 0}]
+    bad = [
+        {'op': 'test', 'path': '/spec/rules/0/backendRefs/1/name', 'value': 'web-other'},
+        {'op': 'replace', 'path': '/spec/rules/0/backendRefs/1/weight', 'value': 0},
+    ]
     proc = kube('patch', 'httproute', 'web', '--type=json', '-p', json.dumps(bad), ok=False)
     assert 'test operation failed' in proc.stderr or 'testing value' in proc.stderr, proc.stderr
     # Out of bounds.
-    proc = kube('patch', 'httproute', 'web', '--type=merge', '-p',
-                json.dumps({'spec': {'hostnames': ['UPPER.example']}}), ok=False)
+    proc = kube(
+        'patch',
+        'httproute',
+        'web',
+        '--type=merge',
+        '-p',
+        json.dumps({'spec': {'hostnames': ['UPPER.example']}}),
+        ok=False,
+    )
     assert 'spec.hostnames[0]' in proc.stderr
     if not is_kubesim(cluster):
         return
@@ -85,24 +124,43 @@ def test_a_route_shows_its_defaults_and_the_gateways_status(gateway_api, cluster
         parents = (kube.json('httproute', 'web').get('status') or {}).get('parents') or []
         conds = {c['type']: c for p in parents for c in p['conditions']}
         return conds.get('Accepted', {}).get('observedGeneration') == 2 and conds
-    conds = eventually(accepted_at_generation_2, 'the gateway to accept generation 2') or accepted_at_generation_2()
+
+    conds = (
+        eventually(accepted_at_generation_2, 'the gateway to accept generation 2')
+        or accepted_at_generation_2()
+    )
     assert conds['Accepted']['status'] == 'True' and conds['ResolvedRefs']['status'] == 'True'
     described = kube('describe', 'httproute', 'web').stdout
     assert 'Controller Name:  kubesim.io/gateway-controller' in described
     gateways = kube('get', 'gateway', 'gw').stdout.splitlines()
     assert gateways[0].split() == ['NAME', 'CLASS', 'ADDRESS', 'PROGRAMMED', 'AGE']
-    eventually(lambda: kube('get', 'gateway', 'gw').stdout.splitlines()[1].split()[3] == 'True',
-               'the Gateway to be programmed')
+    eventually(
+        lambda: kube('get', 'gateway', 'gw').stdout.splitlines()[1].split()[3] == 'True',
+        'the Gateway to be programmed',
+    )
     assert kube('get', 'gatewayclass', 'kubesim').stdout.splitlines()[1].split()[:3] == [
-        'kubesim', 'kubesim.io/gateway-controller', 'True']
+        'kubesim',
+        'kubesim.io/gateway-controller',
+        'True',
+    ]
 
 
 def test_a_strategic_merge_patch_of_a_route_is_refused(gateway_api):
     kube = gateway_api
     kube('create', 'service', 'clusterip', 'web-stable', '--tcp=80:80')
     kube.apply(_route([('web-stable', 1)]))
-    proc = kube('patch', 'httproute', 'web', '--type=strategic', '-p',
-                json.dumps({'spec': {'hostnames': ['other.example']}}), ok=False)
-    assert 'the body of the request was in an unknown format - accepted media types include: ' \
-           'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml' in proc.stderr
+    proc = kube(
+        'patch',
+        'httproute',
+        'web',
+        '--type=strategic',
+        '-p',
+        json.dumps({'spec': {'hostnames': ['other.example']}}),
+        ok=False,
+    )
+    assert (
+        'the body of the request was in an unknown format - accepted media types include: '
+        'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml'
+        in proc.stderr
+    )
     assert kube.json('httproute', 'web')['spec']['hostnames'] == ['web.example']

@@ -50,7 +50,8 @@ def parse_args(argv=None):
                    help='install the Gateway API CRDs (GatewayClass, Gateway, HTTPRoute) and run a gateway '
                         'controller for the GatewayClass "kubesim"')
     p.add_argument('--gateway-delay', type=float, default=0.0, metavar='SECONDS',
-                   help='with --gateway-api: seconds the gateway takes to judge and program a route (default 0)')
+                   help='with --gateway-api: seconds the gateway takes to judge and program a route '
+                        '(default 0)')
     p.add_argument('--gateway-reject', metavar='REASON',
                    help='with --gateway-api: refuse every route (Accepted False with this reason, e.g. '
                         'NotAllowedByListeners)')

@@ -28,15 +28,31 @@ def wait_for(what, timeout=5.0, interval=0.02):
 
 
 def service(name, app):
-    return {'apiVersion': 'v1', 'kind': 'Service', 'metadata': {'name': name},
-            'spec': {'selector': {'app': app}, 'ports': [{'name': 'http', 'port': 80}]}}
+    return {
+        'apiVersion': 'v1',
+        'kind': 'Service',
+        'metadata': {'name': name},
+        'spec': {'selector': {'app': app}, 'ports': [{'name': 'http', 'port': 80}]},
+    }
 
 
 def gateway(name='gw', from_namespaces='Same'):
-    return {'apiVersion': f'{crds.GROUP}/v1', 'kind': 'Gateway', 'metadata': {'name': name},
-            'spec': {'gatewayClassName': 'kubesim',
-                     'listeners': [{'name': 'http', 'port': 80, 'protocol': 'HTTP',
-                                    'allowedRoutes': {'namespaces': {'from': from_namespaces}}}]}}
+    return {
+        'apiVersion': f'{crds.GROUP}/v1',
+        'kind': 'Gateway',
+        'metadata': {'name': name},
+        'spec': {
+            'gatewayClassName': 'kubesim',
+            'listeners': [
+                {
+                    'name': 'http',
+                    'port': 80,
+                    'protocol': 'HTTP',
+                    'allowedRoutes': {'namespaces': {'from': from_namespaces}},
+                }
+            ],
+        },
+    }
 
 
 def route(name='web', backends=(('web-stable', 90), ('web-canary', 10)), parent='gw'):
@@ -46,8 +62,12 @@ def route(name='web', backends=(('web-stable', 90), ('web-canary', 10)), parent=
         if weight is not None:
             ref['weight'] = weight
         refs.append(ref)
-    return {'apiVersion': f'{crds.GROUP}/v1', 'kind': 'HTTPRoute', 'metadata': {'name': name},
-            'spec': {'parentRefs': [{'name': parent}], 'rules': [{'backendRefs': refs}]}}
+    return {
+        'apiVersion': f'{crds.GROUP}/v1',
+        'kind': 'HTTPRoute',
+        'metadata': {'name': name},
+        'spec': {'parentRefs': [{'name': parent}], 'rules': [{'backendRefs': refs}]},
+    }
 
 
 @pytest.fixture
@@ -64,8 +84,10 @@ def api(sim):
 def apps(api):
     """Two Deployments (stable 3 pods, canary 1) behind their Services, and a Gateway."""
     for name, replicas in (('web-stable', 3), ('web-canary', 1)):
-        assert api.post(f'/apis/apps/v1/namespaces/{NS}/deployments',
-                        deployment(name, replicas=replicas))[0] == 201
+        assert (
+            api.post(f'/apis/apps/v1/namespaces/{NS}/deployments', deployment(name, replicas=replicas))[0]
+            == 201
+        )
         assert api.post(f'/api/v1/namespaces/{NS}/services', service(name, name))[0] == 201
     assert api.post(f'{GW}/namespaces/{NS}/gateways', gateway())[0] == 201
     return api
@@ -86,8 +108,11 @@ def test_the_crds_and_the_class_kubesim_are_there_at_start(sim, api):
     status, _, body = api.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions')
     assert status == 200
     names = sorted(item['metadata']['name'] for item in body['items'])
-    assert names == ['gatewayclasses.gateway.networking.k8s.io', 'gateways.gateway.networking.k8s.io',
-                     'httproutes.gateway.networking.k8s.io']
+    assert names == [
+        'gatewayclasses.gateway.networking.k8s.io',
+        'gateways.gateway.networking.k8s.io',
+        'httproutes.gateway.networking.k8s.io',
+    ]
     for version in ('v1', 'v1beta1'):
         status, _, body = api.get(f'/apis/gateway.networking.k8s.io/{version}')
         assert status == 200
@@ -107,8 +132,13 @@ def test_a_route_gets_its_defaults_and_each_parent_its_conditions_at_the_generat
     assert status == 201, created
     rule = created['spec']['rules'][0]
     assert rule['matches'] == [{'path': {'type': 'PathPrefix', 'value': '/'}}]
-    assert rule['backendRefs'][1] == {'group': '', 'kind': 'Service', 'name': 'web-canary', 'port': 80,
-                                      'weight': 1}
+    assert rule['backendRefs'][1] == {
+        'group': '',
+        'kind': 'Service',
+        'name': 'web-canary',
+        'port': 80,
+        'weight': 1,
+    }
     assert created['spec']['parentRefs'] == [{'group': crds.GROUP, 'kind': 'Gateway', 'name': 'gw'}]
     assert created['metadata']['generation'] == 1
     wait_for(lambda: route_conditions(apps)[1])
@@ -117,12 +147,16 @@ def test_a_route_gets_its_defaults_and_each_parent_its_conditions_at_the_generat
     assert parent['controllerName'] == 'kubesim.io/gateway-controller'
     assert parent['parentRef'] == {'group': crds.GROUP, 'kind': 'Gateway', 'name': 'gw'}
     assert {t: (c['status'], c['reason'], c['observedGeneration']) for t, c in conds.items()} == {
-        'Accepted': ('True', 'Accepted', 1), 'ResolvedRefs': ('True', 'ResolvedRefs', 1)}
+        'Accepted': ('True', 'Accepted', 1),
+        'ResolvedRefs': ('True', 'ResolvedRefs', 1),
+    }
 
     # A weight change through a JSON patch that tests what it replaces: a new generation, observed.
-    patch = [{'op': 'test', 'path': '/spec/rules/0/backendRefs/1/name', 'value': 'web-canary'},
-             {'op': 'test', 'path': '/spec/rules/0/backendRefs/1/weight', 'value': 1},
-             {'op': 'replace', 'path': '/spec/rules/0/backendRefs/1/weight', 'value': 10}]
+    patch = [
+        {'op': 'test', 'path': '/spec/rules/0/backendRefs/1/name', 'value': 'web-canary'},
+        {'op': 'test', 'path': '/spec/rules/0/backendRefs/1/weight', 'value': 1},
+        {'op': 'replace', 'path': '/spec/rules/0/backendRefs/1/weight', 'value': 10},
+    ]
     status, _, patched = apps.patch(f'{ROUTES}/web', patch, content_type=JSON_PATCH)
     assert status == 200 and patched['metadata']['generation'] == 2
     assert wait_for(lambda: route_conditions(apps)[1]['Accepted']['observedGeneration'] == 2)
@@ -131,15 +165,20 @@ def test_a_route_gets_its_defaults_and_each_parent_its_conditions_at_the_generat
 
 
 def test_shares_follow_the_weights_and_the_ready_endpoints(apps, sim):
-    assert wait_for(lambda: ready_endpoints(sim, 'web-stable') == 3 and ready_endpoints(sim, 'web-canary') == 1)
+    assert wait_for(
+        lambda: ready_endpoints(sim, 'web-stable') == 3 and ready_endpoints(sim, 'web-canary') == 1
+    )
     assert apps.post(ROUTES, route())[0] == 201
     assert wait_for(lambda: sim.route_shares(NS, 'web'))
     [rule] = sim.route_shares(NS, 'web')
     assert rule['shares'] == pytest.approx({'web-stable': 0.9, 'web-canary': 0.1})
 
     # The canary scaled to 0: its tenth of the requests is answered 503 by the gateway.
-    status, _, _ = apps.patch(f'/apis/apps/v1/namespaces/{NS}/deployments/web-canary/scale',
-                              {'spec': {'replicas': 0}}, content_type=MERGE_PATCH)
+    status, _, _ = apps.patch(
+        f'/apis/apps/v1/namespaces/{NS}/deployments/web-canary/scale',
+        {'spec': {'replicas': 0}},
+        content_type=MERGE_PATCH,
+    )
     assert status == 200
     assert wait_for(lambda: ready_endpoints(sim, 'web-canary') == 0)
     [rule] = sim.route_shares(NS, 'web')
@@ -166,8 +205,9 @@ def test_a_backend_that_does_not_exist_is_not_resolved_and_answered_500(apps, si
     assert (cond['status'], cond['reason']) == ('False', 'BackendNotFound')
     assert 'nowhere' in cond['message']
     assert wait_for(lambda: ready_endpoints(sim, 'web-stable') == 3)
-    assert sim.route_shares(NS, 'web')[0]['shares'] == pytest.approx({'web-stable': 0.5, 'nowhere': 0.0,
-                                                                      '500': 0.5})
+    assert sim.route_shares(NS, 'web')[0]['shares'] == pytest.approx(
+        {'web-stable': 0.5, 'nowhere': 0.0, '500': 0.5}
+    )
     # The Service appears: resolved at once.
     assert apps.post(f'/api/v1/namespaces/{NS}/services', service('nowhere', 'web-stable'))[0] == 201
     assert wait_for(lambda: route_conditions(apps)[1]['ResolvedRefs']['status'] == 'True')
@@ -178,7 +218,11 @@ def test_a_gateway_that_rejects_routes_programs_none(apps, sim):
     assert apps.post(ROUTES, route())[0] == 201
     assert wait_for(lambda: route_conditions(apps)[1].get('Accepted'))
     cond = route_conditions(apps)[1]['Accepted']
-    assert (cond['status'], cond['reason'], cond['observedGeneration']) == ('False', 'NotAllowedByListeners', 1)
+    assert (cond['status'], cond['reason'], cond['observedGeneration']) == (
+        'False',
+        'NotAllowedByListeners',
+        1,
+    )
     assert sim.route_shares(NS, 'web') is None
     sim.set_gateway(reject=None)
     assert wait_for(lambda: route_conditions(apps)[1]['Accepted']['status'] == 'True')
@@ -194,6 +238,7 @@ def test_routes_of_other_namespaces_are_not_allowed_by_a_same_namespace_listener
     def accepted():
         parents = (apps.get(f'{GW}/namespaces/other/httproutes/web')[2].get('status') or {}).get('parents')
         return parents and {c['type']: c for c in parents[0]['conditions']}['Accepted']
+
     cond = wait_for(accepted)
     assert (cond['status'], cond['reason']) == ('False', 'NotAllowedByListeners')
 
@@ -209,8 +254,11 @@ def test_the_gateway_takes_its_delay_to_judge_a_new_generation(kubesim_factory):
     assert route_conditions(api)[1] == {}
     assert wait_for(lambda: route_conditions(api)[1].get('Accepted'))
     assert time.monotonic() - started >= 0.45
-    status, _, _ = api.patch(f'{ROUTES}/web', [{'op': 'replace', 'path': '/spec/rules/0/backendRefs/1/weight',
-                                                'value': 50}], content_type=JSON_PATCH)
+    status, _, _ = api.patch(
+        f'{ROUTES}/web',
+        [{'op': 'replace', 'path': '/spec/rules/0/backendRefs/1/weight', 'value': 50}],
+        content_type=JSON_PATCH,
+    )
     assert status == 200
     # Until the gateway has judged generation 2, the status still speaks of generation 1.
     assert route_conditions(api)[1]['Accepted']['observedGeneration'] == 1
@@ -221,24 +269,41 @@ def test_other_controllers_status_entries_are_kept(apps, sim):
     assert apps.post(ROUTES, route())[0] == 201
     assert wait_for(lambda: route_conditions(apps)[1])
     obj = route_conditions(apps)[0]
-    foreign = {'parentRef': {'name': 'elsewhere'}, 'controllerName': 'example.com/other',
-               'conditions': [{'type': 'Accepted', 'status': 'True', 'reason': 'Accepted', 'message': '',
-                               'lastTransitionTime': '2026-01-01T00:00:00Z', 'observedGeneration': 1}]}
+    foreign = {
+        'parentRef': {'name': 'elsewhere'},
+        'controllerName': 'example.com/other',
+        'conditions': [
+            {
+                'type': 'Accepted',
+                'status': 'True',
+                'reason': 'Accepted',
+                'message': '',
+                'lastTransitionTime': '2026-01-01T00:00:00Z',
+                'observedGeneration': 1,
+            }
+        ],
+    }
     obj['status']['parents'].append(foreign)
     status, _, body = apps.put(f'{ROUTES}/web/status', obj)
     assert status == 200, body
-    apps.patch(f'{ROUTES}/web', [{'op': 'replace', 'path': '/spec/rules/0/backendRefs/0/weight', 'value': 80}],
-               content_type=JSON_PATCH)
+    apps.patch(
+        f'{ROUTES}/web',
+        [{'op': 'replace', 'path': '/spec/rules/0/backendRefs/0/weight', 'value': 80}],
+        content_type=JSON_PATCH,
+    )
     assert wait_for(lambda: route_conditions(apps)[1]['Accepted']['observedGeneration'] == 2)
     controllers = [p['controllerName'] for p in route_conditions(apps)[0]['status']['parents']]
     assert sorted(controllers) == ['example.com/other', 'kubesim.io/gateway-controller']
 
 
-@pytest.mark.parametrize('change, message', [
-    ({'weight': 1000001}, 'spec.rules[0].backendRefs[0].weight: Invalid value: 1000001'),
-    ({'weight': -1}, 'spec.rules[0].backendRefs[0].weight: Invalid value: -1'),
-    ({'port': 0}, 'spec.rules[0].backendRefs[0].port: Invalid value: 0'),
-])
+@pytest.mark.parametrize(
+    'change, message',
+    [
+        ({'weight': 1000001}, 'spec.rules[0].backendRefs[0].weight: Invalid value: 1000001'),
+        ({'weight': -1}, 'spec.rules[0].backendRefs[0].weight: Invalid value: -1'),
+        ({'port': 0}, 'spec.rules[0].backendRefs[0].port: Invalid value: 0'),
+    ],
+)
 def test_the_schema_bounds_are_enforced(apps, change, message):
     body = route()
     body['spec']['rules'][0]['backendRefs'][0].update(change)

@@ -56,25 +56,41 @@ def _condition(cond_type, status, reason, message, generation, old_conditions):
     for old in old_conditions or []:
         if old.get('type') == cond_type and old.get('status') == status:
             since = old.get('lastTransitionTime') or since
-    return {'type': cond_type, 'status': status, 'observedGeneration': generation,
-            'lastTransitionTime': since, 'reason': reason, 'message': message}
+    return {
+        'type': cond_type,
+        'status': status,
+        'observedGeneration': generation,
+        'lastTransitionTime': since,
+        'reason': reason,
+        'message': message,
+    }
 
 
 def _same_conditions(a, b):
     """Conditions equal but for their transition times."""
+
     def strip(conds):
         return [{k: v for k, v in c.items() if k != 'lastTransitionTime'} for c in conds or []]
+
     return strip(a) == strip(b)
 
 
 def parent_key(ref, namespace):
     """A parentRef with its defaults: (group, kind, namespace, name, sectionName, port)."""
-    return (ref.get('group', GROUP), ref.get('kind', 'Gateway'), ref.get('namespace') or namespace,
-            ref.get('name'), ref.get('sectionName'), ref.get('port'))
+    return (
+        ref.get('group', GROUP),
+        ref.get('kind', 'Gateway'),
+        ref.get('namespace') or namespace,
+        ref.get('name'),
+        ref.get('sectionName'),
+        ref.get('port'),
+    )
 
 
 class GatewayController:
-    def __init__(self, store, *, delay=0.0, reject=None, controller_name=CONTROLLER_NAME, clock=time.monotonic):
+    def __init__(
+        self, store, *, delay=0.0, reject=None, controller_name=CONTROLLER_NAME, clock=time.monotonic
+    ):
         self.store = store
         self.delay = float(delay)
         # None: accept routes; a reason text (e.g. 'NotAllowedByListeners'): refuse every route.
@@ -93,10 +109,15 @@ class GatewayController:
 
     def install_class(self):
         """Create the GatewayClass `kubesim` (its status follows from the controller)."""
-        self.store.create(CLASSES, {'apiVersion': f'{GROUP}/v1', 'kind': 'GatewayClass',
-                                    'metadata': {'name': CLASS_NAME},
-                                    'spec': {'controllerName': self.controller_name,
-                                             'description': 'kubesim simulated gateway'}})
+        self.store.create(
+            CLASSES,
+            {
+                'apiVersion': f'{GROUP}/v1',
+                'kind': 'GatewayClass',
+                'metadata': {'name': CLASS_NAME},
+                'spec': {'controllerName': self.controller_name, 'description': 'kubesim simulated gateway'},
+            },
+        )
 
     def resync(self):
         """Judge every class, Gateway and route again (after a change of reject or delay)."""
@@ -111,8 +132,11 @@ class GatewayController:
         if resource == ROUTES:
             self._queue(('route', meta.get('namespace'), meta['name']))
         elif resource in (GATEWAYS, CLASSES):
-            self._queue(('gateway', meta.get('namespace'), meta['name']) if resource == GATEWAYS
-                        else ('class', '', meta['name']))
+            self._queue(
+                ('gateway', meta.get('namespace'), meta['name'])
+                if resource == GATEWAYS
+                else ('class', '', meta['name'])
+            )
             self._queue(('all routes', None, None))
         elif resource == SERVICES and event_type in ('ADDED', 'DELETED'):
             self._queue(('routes in', meta.get('namespace'), None))
@@ -147,8 +171,10 @@ class GatewayController:
 
     # ---- GatewayClass and Gateway ---------------------------------------------------------------
     def _ours(self, gateway_class):
-        return gateway_class is not None and (gateway_class.get('spec') or {}).get(
-            'controllerName') == self.controller_name
+        return (
+            gateway_class is not None
+            and (gateway_class.get('spec') or {}).get('controllerName') == self.controller_name
+        )
 
     def _write_status(self, resource, obj, status):
         if status == obj.get('status'):
@@ -185,25 +211,40 @@ class GatewayController:
         generation = gateway['metadata'].get('generation', 1)
         status = dict(gateway.get('status') or {})
         old = status.get('conditions')
-        conditions = [_condition('Accepted', 'True', 'Accepted', 'accepted', generation, old),
-                      _condition('Programmed', 'True', 'Programmed', 'programmed', generation, old)]
+        conditions = [
+            _condition('Accepted', 'True', 'Accepted', 'accepted', generation, old),
+            _condition('Programmed', 'True', 'Programmed', 'programmed', generation, old),
+        ]
         uid = gateway['metadata'].get('uid')
-        address = self._addresses.setdefault(uid, f'10.255.{len(self._addresses) // 250}.'
-                                                  f'{len(self._addresses) % 250 + 1}')
+        address = self._addresses.setdefault(
+            uid, f'10.255.{len(self._addresses) // 250}.{len(self._addresses) % 250 + 1}'
+        )
         attached = self._attached_routes(gateway)
         old_listeners = {item.get('name'): item for item in status.get('listeners') or []}
         listeners = []
         for listener in gateway['spec'].get('listeners') or []:
             before = (old_listeners.get(listener['name']) or {}).get('conditions')
-            listeners.append({
-                'name': listener['name'], 'attachedRoutes': attached.get(listener['name'], 0),
-                'supportedKinds': [{'group': GROUP, 'kind': 'HTTPRoute'}],
-                'conditions': [_condition(t, 'True', t, t.lower(), generation, before)
-                               for t in ('Accepted', 'Programmed', 'ResolvedRefs')]})
-        new = {'addresses': [{'type': 'IPAddress', 'value': address}], 'conditions': conditions,
-               'listeners': listeners}
-        if (_same_conditions(old, conditions) and status.get('addresses') == new['addresses']
-                and _listeners_same(status.get('listeners'), listeners)):
+            listeners.append(
+                {
+                    'name': listener['name'],
+                    'attachedRoutes': attached.get(listener['name'], 0),
+                    'supportedKinds': [{'group': GROUP, 'kind': 'HTTPRoute'}],
+                    'conditions': [
+                        _condition(t, 'True', t, t.lower(), generation, before)
+                        for t in ('Accepted', 'Programmed', 'ResolvedRefs')
+                    ],
+                }
+            )
+        new = {
+            'addresses': [{'type': 'IPAddress', 'value': address}],
+            'conditions': conditions,
+            'listeners': listeners,
+        }
+        if (
+            _same_conditions(old, conditions)
+            and status.get('addresses') == new['addresses']
+            and _listeners_same(status.get('listeners'), listeners)
+        ):
             return
         self._write_status(GATEWAYS, gateway, new)
 
@@ -225,21 +266,27 @@ class GatewayController:
     # ---- HTTPRoute ------------------------------------------------------------------------------
     @staticmethod
     def _listeners_for(gateway, section, port):
-        return [item for item in (gateway.get('spec') or {}).get('listeners') or []
-                if (section is None or item.get('name') == section) and (port is None or item.get('port') == port)]
+        return [
+            item
+            for item in (gateway.get('spec') or {}).get('listeners') or []
+            if (section is None or item.get('name') == section) and (port is None or item.get('port') == port)
+        ]
 
     @staticmethod
     def _admits(listener, gateway_namespace, route_namespace):
         allowed = ((listener.get('allowedRoutes') or {}).get('namespaces') or {}).get('from', 'Same')
-        return allowed == 'All' or (allowed == 'Same' and gateway_namespace == route_namespace) or (
-            allowed == 'Selector')  # a namespace selector admits every namespace here (not simulated)
+        return (
+            allowed == 'All'
+            or (allowed == 'Same' and gateway_namespace == route_namespace)
+            or (allowed == 'Selector')
+        )  # a namespace selector admits every namespace here (not simulated)
 
     def _accepted(self, route, gateway, section, port):
         if self.reject is not None:
             return 'False', self.reject, 'the kubesim gateway is set to reject routes'
         listeners = self._listeners_for(gateway, section, port)
         if not listeners:
-            return 'False', 'NoMatchingParent', 'no listener matches the parentRef\'s sectionName and port'
+            return 'False', 'NoMatchingParent', "no listener matches the parentRef's sectionName and port"
         gw_ns, route_ns = gateway['metadata'].get('namespace'), route['metadata']['namespace']
         if not any(self._admits(item, gw_ns, route_ns) for item in listeners):
             return 'False', 'NotAllowedByListeners', 'no listener allows routes from this namespace'
@@ -250,10 +297,20 @@ class GatewayController:
         for rule in (route.get('spec') or {}).get('rules') or []:
             for ref in rule.get('backendRefs') or []:
                 if ref.get('group', '') != '' or ref.get('kind', 'Service') != 'Service':
-                    return 'False', 'InvalidKind', f'backendRef {ref.get("name")}: only core Services are supported'
+                    return (
+                        'False',
+                        'InvalidKind',
+                        f'backendRef {ref.get("name")}: only core Services are supported',
+                    )
                 if (ref.get('namespace') or route_ns) != route_ns:
-                    return 'False', 'RefNotPermitted', (f'backendRef {ref.get("name")} in namespace '
-                                                        f'{ref.get("namespace")}: no ReferenceGrant allows it')
+                    return (
+                        'False',
+                        'RefNotPermitted',
+                        (
+                            f'backendRef {ref.get("name")} in namespace '
+                            f'{ref.get("namespace")}: no ReferenceGrant allows it'
+                        ),
+                    )
                 if self.store.get(SERVICES, route_ns, ref.get('name')) is None:
                     return 'False', 'BackendNotFound', f'Service "{ref.get("name")}" not found'
         return 'True', 'ResolvedRefs', 'Resolved all the Object references for the Route'
@@ -266,8 +323,11 @@ class GatewayController:
         generation = route['metadata'].get('generation', 1)
         status = dict(route.get('status') or {})
         old_parents = status.get('parents') or []
-        mine_before = {parent_key(p.get('parentRef') or {}, namespace): p for p in old_parents
-                       if p.get('controllerName') == self.controller_name}
+        mine_before = {
+            parent_key(p.get('parentRef') or {}, namespace): p
+            for p in old_parents
+            if p.get('controllerName') == self.controller_name
+        }
         parents = [p for p in old_parents if p.get('controllerName') != self.controller_name]
         accepted_any = False
         resolved = self._resolved(route)
@@ -281,9 +341,16 @@ class GatewayController:
             accepted = self._accepted(route, gateway, section, port)
             accepted_any = accepted_any or accepted[0] == 'True'
             before = (mine_before.get(key) or {}).get('conditions')
-            parents.append({'parentRef': ref, 'controllerName': self.controller_name,
-                            'conditions': [_condition('Accepted', *accepted, generation, before),
-                                           _condition('ResolvedRefs', *resolved, generation, before)]})
+            parents.append(
+                {
+                    'parentRef': ref,
+                    'controllerName': self.controller_name,
+                    'conditions': [
+                        _condition('Accepted', *accepted, generation, before),
+                        _condition('ResolvedRefs', *resolved, generation, before),
+                    ],
+                }
+            )
         if parents != old_parents and not _parents_same(old_parents, parents):
             self._write_status(ROUTES, route, dict(status, parents=parents))
         self._program(namespace, name, route if accepted_any else None)
@@ -302,9 +369,17 @@ class GatewayController:
             return
         rules = []
         for rule in route['spec'].get('rules') or []:
-            rules.append({'name': rule.get('name'), 'matches': rule.get('matches') or [],
-                          'backends': [(ref['name'], ref.get('weight', 1)) for ref in rule.get('backendRefs') or []
-                                       if ref.get('group', '') == '' and ref.get('kind', 'Service') == 'Service']})
+            rules.append(
+                {
+                    'name': rule.get('name'),
+                    'matches': rule.get('matches') or [],
+                    'backends': [
+                        (ref['name'], ref.get('weight', 1))
+                        for ref in rule.get('backendRefs') or []
+                        if ref.get('group', '') == '' and ref.get('kind', 'Service') == 'Service'
+                    ],
+                }
+            )
         programmed = {'generation': route['metadata'].get('generation', 1), 'rules': rules}
         if self.programmed.get(key) != programmed:
             self.programmed[key] = programmed
@@ -312,7 +387,9 @@ class GatewayController:
 
     def _endpoints_changed(self, namespace, service):
         for (ns, name), programmed in list(self.programmed.items()):
-            if ns == namespace and any(b == service for rule in programmed['rules'] for b, _ in rule['backends']):
+            if ns == namespace and any(
+                b == service for rule in programmed['rules'] for b, _ in rule['backends']
+            ):
                 self._record(ns, name)
 
     def ready_endpoints(self, namespace, service):
@@ -321,8 +398,11 @@ class GatewayController:
         for piece in self.store.list(SLICES, namespace):
             if (piece['metadata'].get('labels') or {}).get(SERVICE_NAME_LABEL) != service:
                 continue
-            count += sum(1 for ep in piece.get('endpoints') or []
-                         if (ep.get('conditions') or {}).get('ready', True) is not False)
+            count += sum(
+                1
+                for ep in piece.get('endpoints') or []
+                if (ep.get('conditions') or {}).get('ready', True) is not False
+            )
         return count
 
     def shares(self, namespace, name):
@@ -353,10 +433,16 @@ class GatewayController:
 
     def _record(self, namespace, name):
         programmed = self.programmed.get((namespace, name))
-        entry = {'t': self.clock(), 'namespace': namespace, 'route': name,
-                 'generation': programmed['generation'] if programmed else None,
-                 'shares': self.shares(namespace, name)}
-        last = next((e for e in reversed(self.log) if (e['namespace'], e['route']) == (namespace, name)), None)
+        entry = {
+            't': self.clock(),
+            'namespace': namespace,
+            'route': name,
+            'generation': programmed['generation'] if programmed else None,
+            'shares': self.shares(namespace, name),
+        }
+        last = next(
+            (e for e in reversed(self.log) if (e['namespace'], e['route']) == (namespace, name)), None
+        )
         if last is None or (last['generation'], last['shares']) != (entry['generation'], entry['shares']):
             self.log.append(entry)
 
@@ -364,17 +450,26 @@ class GatewayController:
 def _listeners_same(a, b):
     a, b = a or [], b or []
     return len(a) == len(b) and all(
-        x.get('name') == y.get('name') and x.get('attachedRoutes') == y.get('attachedRoutes')
-        and _same_conditions(x.get('conditions'), y.get('conditions')) for x, y in zip(a, b))
+        x.get('name') == y.get('name')
+        and x.get('attachedRoutes') == y.get('attachedRoutes')
+        and _same_conditions(x.get('conditions'), y.get('conditions'))
+        for x, y in zip(a, b)
+    )
 
 
 def _parents_same(a, b):
     return len(a) == len(b) and all(
-        x.get('parentRef') == y.get('parentRef') and x.get('controllerName') == y.get('controllerName')
-        and _same_conditions(x.get('conditions'), y.get('conditions')) for x, y in zip(a, b))
+        x.get('parentRef') == y.get('parentRef')
+        and x.get('controllerName') == y.get('controllerName')
+        and _same_conditions(x.get('conditions'), y.get('conditions'))
+        for x, y in zip(a, b)
+    )
 
 
 def traffic_log(log, namespace, route):
     """The entries of `GatewayController.log` for one route: [(t, generation, shares), ...]."""
-    return [(e['t'], e['generation'], e['shares']) for e in log
-            if (e['namespace'], e['route']) == (namespace, route)]
+    return [
+        (e['t'], e['generation'], e['shares'])
+        for e in log
+        if (e['namespace'], e['route']) == (namespace, route)
+    ]
