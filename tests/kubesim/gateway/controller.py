@@ -100,7 +100,7 @@ class GatewayController:
         self.programmed = {}  # (namespace, route) -> {'generation', 'rules': [[(backend, weight), ...]]}
         self.log = []  # {'t', 'namespace', 'route', 'generation', 'shares'}
         self._pending = set()
-        self._timer = None
+        self._waiting = set()  # items whose delay is running
         self._addresses = {}  # gateway uid -> address
 
     # ---- wiring ---------------------------------------------------------------------------------
@@ -146,14 +146,21 @@ class GatewayController:
                 self.store.defer(self._endpoints_changed, meta.get('namespace'), service)
 
     def _queue(self, item):
-        self._pending.add(item)
+        """Judge ``item`` `delay` seconds after its change (at once without one); a change while it
+        waits joins that judgement."""
         if self.delay <= 0:
+            self._pending.add(item)
             self.store.defer(self._flush)
-        elif self._timer is None:
-            self._timer = asyncio.get_running_loop().call_later(self.delay, self._flush)
+        elif item not in self._waiting:
+            self._waiting.add(item)
+            asyncio.get_running_loop().call_later(self.delay, self._ripe, item)
+
+    def _ripe(self, item):
+        self._waiting.discard(item)
+        self._pending.add(item)
+        self._flush()
 
     def _flush(self):
-        self._timer = None
         pending, self._pending = self._pending, set()
         routes = set()
         for what, namespace, name in sorted(pending, key=lambda p: (p[0], p[1] or '', p[2] or '')):

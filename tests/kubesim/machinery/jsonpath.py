@@ -119,6 +119,17 @@ def find(steps, obj):
     return current
 
 
+def print_result(value):
+    """One result as client-go's `JSONPath.PrintResults` prints it: maps and lists as compact JSON
+    (Go's `json.Marshal`: keys sorted, `<`, `>` and `&` escaped), anything else as `go_text`."""
+    if isinstance(value, (dict, list)):
+        import json
+
+        text = json.dumps(value, separators=(',', ':'), sort_keys=True, ensure_ascii=False)
+        return text.replace('<', '\\u003c').replace('>', '\\u003e').replace('&', '\\u0026')
+    return go_text(value)
+
+
 def go_text(value):
     """A value as Go's fmt prints it in templates: strings as they are, maps as `map[k:v]`."""
     if isinstance(value, str):

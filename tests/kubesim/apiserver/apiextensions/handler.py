@@ -310,7 +310,7 @@ def _cell(steps, typ):
             return None
         value = found[0]
         if typ == 'string':
-            return go_text(value)
+            return jsonpath.print_result(value)
         if value is None:
             return None
         if typ == 'integer':
