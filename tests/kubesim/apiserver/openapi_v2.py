@@ -25,6 +25,8 @@ _PACKAGE_PATHS = {'core': 'io.k8s.api.core', 'apps': 'io.k8s.api.apps',
                   'autoscaling': 'io.k8s.api.autoscaling', 'coordination': 'io.k8s.api.coordination',
                   'meta': 'io.k8s.apimachinery.pkg.apis.meta'}
 _GROUPS = {'core': '', 'apps': 'apps', 'autoscaling': 'autoscaling', 'coordination': 'coordination.k8s.io'}
+_PACKAGE_PATHS.update({'rbac': 'io.k8s.api.rbac', 'authorization': 'io.k8s.api.authorization'})
+_GROUPS.update({'rbac': 'rbac.authorization.k8s.io', 'authorization': 'authorization.k8s.io'})
 _SPECIAL = {
     'Time': ('io.k8s.apimachinery.pkg.apis.meta.v1.Time', {'type': 'string', 'format': 'date-time'}),
     'MicroTime': ('io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime',
