@@ -76,43 +76,43 @@ def cluster_roles():
         ], labels={AGGREGATE_TO + 'admin': 'true'}),
         _role('system:aggregate-to-edit', [
             rule(READ, core, w('pods/attach pods/proxy pods/exec pods/portforward secrets '
-                                'services/proxy')),
+                               'services/proxy')),
             rule(['impersonate'], core, ['serviceaccounts']),
             rule(WRITE, core, w('pods pods/attach pods/proxy pods/exec pods/portforward')),
             rule(WRITE, core, w('replicationcontrollers replicationcontrollers/scale serviceaccounts '
-                                 'services services/proxy persistentvolumeclaims configmaps secrets '
-                                 'events')),
+                                'services services/proxy persistentvolumeclaims configmaps secrets '
+                                'events')),
             rule(WRITE, ['apps'], w('statefulsets statefulsets/scale daemonsets deployments '
-                                     'deployments/scale deployments/rollback replicasets '
-                                     'replicasets/scale')),
+                                    'deployments/scale deployments/rollback replicasets '
+                                    'replicasets/scale')),
             rule(WRITE, ['autoscaling'], ['horizontalpodautoscalers']),
             rule(WRITE, ['batch'], ['jobs', 'cronjobs']),
             rule(WRITE, ['extensions'], w('daemonsets deployments deployments/scale '
-                                           'deployments/rollback ingresses replicasets '
-                                           'replicasets/scale replicationcontrollers/scale '
-                                           'networkpolicies')),
+                                          'deployments/rollback ingresses replicasets '
+                                          'replicasets/scale replicationcontrollers/scale '
+                                          'networkpolicies')),
             rule(WRITE, ['policy'], ['poddisruptionbudgets']),
             rule(WRITE, ['networking.k8s.io'], ['networkpolicies', 'ingresses']),
         ], labels={AGGREGATE_TO + 'edit': 'true'}),
         _role('system:aggregate-to-view', [
             rule(READ, core, w('pods replicationcontrollers replicationcontrollers/scale '
-                                'serviceaccounts services services/status endpoints '
-                                'persistentvolumeclaims persistentvolumeclaims/status configmaps')),
+                               'serviceaccounts services services/status endpoints '
+                               'persistentvolumeclaims persistentvolumeclaims/status configmaps')),
             rule(READ, core, w('limitranges resourcequotas bindings events pods/status '
-                                'resourcequotas/status namespaces/status replicationcontrollers/status '
-                                'pods/log')),
+                               'resourcequotas/status namespaces/status replicationcontrollers/status '
+                               'pods/log')),
             rule(READ, core, ['namespaces']),
             rule(READ, ['discovery.k8s.io'], ['endpointslices']),
             rule(READ, ['apps'], w('controllerrevisions statefulsets statefulsets/status '
-                                    'statefulsets/scale daemonsets daemonsets/status deployments '
-                                    'deployments/status deployments/scale replicasets '
-                                    'replicasets/status replicasets/scale')),
+                                   'statefulsets/scale daemonsets daemonsets/status deployments '
+                                   'deployments/status deployments/scale replicasets '
+                                   'replicasets/status replicasets/scale')),
             rule(READ, ['autoscaling'], ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
             rule(READ, ['batch'], ['jobs', 'cronjobs', 'cronjobs/status', 'jobs/status']),
             rule(READ, ['extensions'], w('daemonsets daemonsets/status deployments deployments/scale '
-                                          'deployments/status ingresses ingresses/status replicasets '
-                                          'replicasets/scale replicasets/status '
-                                          'replicationcontrollers/scale networkpolicies')),
+                                         'deployments/status ingresses ingresses/status replicasets '
+                                         'replicasets/scale replicasets/status '
+                                         'replicationcontrollers/scale networkpolicies')),
             rule(READ, ['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
             rule(READ, ['networking.k8s.io'], ['networkpolicies', 'ingresses', 'ingresses/status']),
         ], labels={AGGREGATE_TO + 'view': 'true'}),
