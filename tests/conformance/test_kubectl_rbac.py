@@ -179,8 +179,8 @@ def test_escalation_is_refused_without_escalate_or_bind(k):
     # kubectl create rolebinding words it `error: failed to create rolebinding: <the server's message>`.
     assert bound.stderr.startswith(
         'error: failed to create rolebinding: rolebindings.rbac.authorization.k8s.io "too-much" is '
-        'forbidden: user "alice" (groups=["dev" "system:authenticated"]) is attempting to grant RBAC permissions not '
-        'currently held:\n')
+        'forbidden: user "alice" (groups=["dev" "system:authenticated"]) is attempting to grant RBAC '
+        'permissions not currently held:\n')
     assert ('\n{APIGroups:["apps"], Resources:["deployments"], Verbs:["create" "delete" "deletecollection" '
             '"patch" "update" "watch"]}\n') in bound.stderr
     # The escalate and bind verbs lift the checks.
