@@ -100,8 +100,8 @@ def test_validation_of_rules_and_subjects(sim):
             'kind': 'Thing', 'name': 'x'}, 'subjects': [{'kind': 'Robot', 'name': 'r'}]})
     causes = json.loads(err.value.body)['details']['causes']
     assert [c['field'] for c in causes] == ['roleRef.kind', 'subjects[0].kind']
-    assert causes[1]['message'] == 'Unsupported value: "Robot": supported values: "ServiceAccount", "User", '
-                                   '"Group"'
+    assert causes[1]['message'] == ('Unsupported value: "Robot": supported values: "ServiceAccount", "User", '
+                                    '"Group"')
 
 
 def test_a_403_body_field_by_field(sim):
@@ -115,7 +115,8 @@ def test_a_403_body_field_by_field(sim):
         'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Failure',
         'message': 'deployments.apps "web" is forbidden: User "alice" cannot patch resource "deployments" '
                    'in API group "apps" in the namespace "shop"',
-        'reason': 'Forbidden', 'details': {'name': 'web', 'group': 'apps', 'kind': 'deployments'}, 'code': 403}
+        'reason': 'Forbidden', 'details': {'name': 'web', 'group': 'apps', 'kind': 'deployments'},
+        'code': 403}
     with pytest.raises(client.ApiException) as err:
         client.CoreV1Api(sim.api_for('alice-token-3f1a')).list_namespace()
     assert json.loads(err.value.body)['message'] == (
