@@ -26,6 +26,9 @@ def parse_args(argv=None):
                    help='with --tls: also accept client certificates signed by the CA (CN = user)')
     p.add_argument('--max-watch-seconds', type=float, metavar='SECONDS',
                    help='end every watch after at most SECONDS, as a proxy in front of a server may')
+    p.add_argument('--authorization-mode', choices=('AlwaysAllow', 'RBAC'), default='AlwaysAllow',
+                   help='RBAC: authorize every request with Roles, ClusterRoles and their bindings, as '
+                        'kube-apiserver --authorization-mode RBAC (default AlwaysAllow)')
     p.add_argument('--nodes', type=int, default=3, help='number of Nodes (default 3)')
     p.add_argument('--ready-delay', type=float, default=0.2, metavar='SECONDS',
                    help='seconds from pod creation to Ready (default 0.2)')
@@ -97,7 +100,8 @@ async def serve(args):
                   token_file=args.token_file, basic_auth=args.basic_auth, client_certs=args.client_certs,
                   max_watch_seconds=args.max_watch_seconds, stop_delay=args.stop_delay,
                   endpoint_lag=args.endpoint_lag, gateway_api=args.gateway_api,
-                  gateway_delay=args.gateway_delay, gateway_reject=args.gateway_reject)
+                  gateway_delay=args.gateway_delay, gateway_reject=args.gateway_reject,
+                  authorization_mode=args.authorization_mode)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

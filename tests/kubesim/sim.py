@@ -34,6 +34,9 @@ from .controllers.endpointqueue import EndpointControllers
 from .controllers.manager import ControllerManager
 from .controllers.namespace import NamespaceController
 from .controllers.serviceaccount import ServiceAccountsController
+from .controllers.clusterroleaggregation import ClusterRoleAggregationController
+from .apiserver.authentication import READONLY_USER
+from .apiserver.rbac import bootstrappolicy
 from .faults import Faults
 from .machinery.errors import ApiError
 from . import gateway
@@ -48,7 +51,7 @@ class KubeSim:
                  ready_delay=0.2, fail_image=None, time_scale=1.0, request_log=None, faults=None,
                  crash_image=None, crash_after=1.0, token_file=None, basic_auth=None, client_certs=False,
                  max_watch_seconds=None, stop_delay=0.1, endpoint_lag=0.0, gateway_api=False,
-                 gateway_delay=0.0, gateway_reject=None):
+                 gateway_delay=0.0, gateway_reject=None, authorization_mode=None):
         if client_certs and not tls:
             raise ValueError('client_certs needs tls')
         self.host = host
@@ -58,7 +61,7 @@ class KubeSim:
         self.readonly_token = readonly_token
         self.auth_options = {'token_file': os.fspath(token_file) if token_file else None,
                              'basic_auth': basic_auth, 'client_certs': client_certs,
-                             'max_watch_seconds': max_watch_seconds}
+                             'max_watch_seconds': max_watch_seconds, 'authorization_mode': authorization_mode}
         self.controller_options = {'nodes': nodes, 'ready_delay': ready_delay, 'fail_image': fail_image,
                                    'time_scale': time_scale, 'crash_image': crash_image,
                                    'crash_after': crash_after, 'stop_delay': stop_delay}
@@ -108,6 +111,14 @@ class KubeSim:
         store.listeners.append(self.endpoints_tracker.observe)
         if self.gateway_options is not None:
             self.gateway = gateway.install(store, **self.gateway_options)
+        ClusterRoleAggregationController(store).attach()
+        if self.auth_options['authorization_mode'] == 'RBAC':
+            # The RBAC bootstrap policy (apiserver/rbac/bootstrappolicy.py), as the API server's
+            # post-start hook writes it.
+            for role in bootstrappolicy.cluster_roles():
+                store.create('rbac.authorization.k8s.io/clusterroles', role)
+            for binding in bootstrappolicy.cluster_role_bindings(READONLY_USER):
+                store.create('rbac.authorization.k8s.io/clusterrolebindings', binding)
         if self.request_log_path:
             self._log_file = open(self.request_log_path, 'a', encoding='utf-8')  # noqa: SIM115
         self.api = ApiServer(store, token=self.token, readonly_token=self.readonly_token,

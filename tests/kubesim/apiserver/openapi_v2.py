@@ -27,6 +27,8 @@ _PACKAGE_PATHS = {'core': 'io.k8s.api.core', 'apps': 'io.k8s.api.apps',
                   'discovery': 'io.k8s.api.discovery'}
 _GROUPS = {'core': '', 'apps': 'apps', 'autoscaling': 'autoscaling', 'coordination': 'coordination.k8s.io',
            'batch': 'batch', 'discovery': 'discovery.k8s.io'}
+_PACKAGE_PATHS.update({'rbac': 'io.k8s.api.rbac', 'authorization': 'io.k8s.api.authorization'})
+_GROUPS.update({'rbac': 'rbac.authorization.k8s.io', 'authorization': 'authorization.k8s.io'})
 _SPECIAL = {
     'Time': ('io.k8s.apimachinery.pkg.apis.meta.v1.Time', {'type': 'string', 'format': 'date-time'}),
     'MicroTime': ('io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime',

@@ -453,3 +453,33 @@ CRON_JOB = [
     ('Selector', 'string', 1, lambda o: _selector({'spec': (_spec(o).get('jobTemplate') or {}).get('spec')
                                                             or {}})),
 ]
+
+
+# ---- rbac.authorization.k8s.io (printers.go printRole, printRoleBinding; SubjectsStrings) ------
+def _created_at(obj):
+    return (obj.get('metadata') or {}).get('creationTimestamp') or ''
+
+
+def _role_ref(binding):
+    ref = binding.get('roleRef') or {}
+    return f'{ref.get("kind", "")}/{ref.get("name", "")}'
+
+
+def _subjects(kind):
+    def cell(binding):
+        names = []
+        for subject in binding.get('subjects') or []:
+            if subject.get('kind') != kind:
+                continue
+            if kind == 'ServiceAccount':
+                names.append(f'{subject.get("namespace", "")}/{subject.get("name", "")}')
+            else:
+                names.append(subject.get('name', ''))
+        return ', '.join(names)
+    return cell
+
+
+ROLE = [_NAME, ('Created At', 'date', 0, _created_at)]
+ROLE_BINDING = [_NAME, ('Role', 'string', 0, _role_ref), _AGE, ('Users', 'string', 1, _subjects('User')),
+                ('Groups', 'string', 1, _subjects('Group')),
+                ('ServiceAccounts', 'string', 1, _subjects('ServiceAccount'))]

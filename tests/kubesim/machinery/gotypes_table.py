@@ -1,6 +1,7 @@
 """The Go types behind the API kubesim serves: one entry per Go struct, as facts read from the
 struct tags of `k8s.io/api` (core/v1, apps/v1, autoscaling/v1 and v2, coordination/v1,
-discovery/v1) and `k8s.io/apimachinery` (pkg/apis/meta/v1) at Kubernetes 1.37.
+discovery/v1, batch/v1; rbac/v1 and authorization/v1) and `k8s.io/apimachinery` (pkg/apis/meta/v1)
+at Kubernetes 1.37.
 
 Each struct, named `<package>.<version>.<Type>`, maps to its fields in Go declaration order:
 `(json name, type, protobuf field number, flags)`, with a fifth element when the field has a
@@ -151,6 +152,70 @@ TYPES = {
     ),
     'apps.v1.StatefulSetUpdateStrategy': (
         ('type', 'string', 1, 'o'), ('rollingUpdate', '*apps.v1.RollingUpdateStatefulSetStrategy', 2, 'o'),
+    ),
+    'authorization.v1.FieldSelectorAttributes': (
+        ('rawSelector', 'string', 1, 'o'), ('requirements', '[]meta.v1.FieldSelectorRequirement', 2, 'o'),
+    ),
+    'authorization.v1.LabelSelectorAttributes': (
+        ('rawSelector', 'string', 1, 'o'), ('requirements', '[]meta.v1.LabelSelectorRequirement', 2, 'o'),
+    ),
+    'authorization.v1.LocalSubjectAccessReview': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('spec', 'authorization.v1.SubjectAccessReviewSpec', 2, ''),
+        ('status', 'authorization.v1.SubjectAccessReviewStatus', 3, 'o'),
+    ),
+    'authorization.v1.NonResourceAttributes': (
+        ('path', 'string', 1, 'o'), ('verb', 'string', 2, 'o'),
+    ),
+    'authorization.v1.NonResourceRule': (
+        ('verbs', '[]string', 1, ''), ('nonResourceURLs', '[]string', 2, 'o'),
+    ),
+    'authorization.v1.ResourceAttributes': (
+        ('namespace', 'string', 1, 'o'), ('verb', 'string', 2, 'o'), ('group', 'string', 3, 'o'),
+        ('version', 'string', 4, 'o'), ('resource', 'string', 5, 'o'), ('subresource', 'string', 6, 'o'),
+        ('name', 'string', 7, 'o'), ('fieldSelector', '*authorization.v1.FieldSelectorAttributes', 8, 'o'),
+        ('labelSelector', '*authorization.v1.LabelSelectorAttributes', 9, 'o'),
+    ),
+    'authorization.v1.ResourceRule': (
+        ('verbs', '[]string', 1, ''), ('apiGroups', '[]string', 2, 'o'), ('resources', '[]string', 3, 'o'),
+        ('resourceNames', '[]string', 4, 'o'),
+    ),
+    'authorization.v1.SelfSubjectAccessReview': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('spec', 'authorization.v1.SelfSubjectAccessReviewSpec', 2, ''),
+        ('status', 'authorization.v1.SubjectAccessReviewStatus', 3, 'o'),
+    ),
+    'authorization.v1.SelfSubjectAccessReviewSpec': (
+        ('resourceAttributes', '*authorization.v1.ResourceAttributes', 1, 'o'),
+        ('nonResourceAttributes', '*authorization.v1.NonResourceAttributes', 2, 'o'),
+    ),
+    'authorization.v1.SelfSubjectRulesReview': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('spec', 'authorization.v1.SelfSubjectRulesReviewSpec', 2, ''),
+        ('status', 'authorization.v1.SubjectRulesReviewStatus', 3, 'o'),
+    ),
+    'authorization.v1.SelfSubjectRulesReviewSpec': (
+        ('namespace', 'string', 1, 'o'),
+    ),
+    'authorization.v1.SubjectAccessReview': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('spec', 'authorization.v1.SubjectAccessReviewSpec', 2, ''),
+        ('status', 'authorization.v1.SubjectAccessReviewStatus', 3, 'o'),
+    ),
+    'authorization.v1.SubjectAccessReviewSpec': (
+        ('resourceAttributes', '*authorization.v1.ResourceAttributes', 1, 'o'),
+        ('nonResourceAttributes', '*authorization.v1.NonResourceAttributes', 2, 'o'),
+        ('user', 'string', 3, 'o'), ('groups', '[]string', 4, 'o'), ('extra', 'map[[]string]', 5, 'o'),
+        ('uid', 'string', 6, 'o'),
+    ),
+    'authorization.v1.SubjectAccessReviewStatus': (
+        ('allowed', 'bool', 1, ''), ('denied', 'bool', 4, 'o'), ('reason', 'string', 2, 'o'),
+        ('evaluationError', 'string', 3, 'o'),
+    ),
+    'authorization.v1.SubjectRulesReviewStatus': (
+        ('resourceRules', '[]authorization.v1.ResourceRule', 1, ''),
+        ('nonResourceRules', '[]authorization.v1.NonResourceRule', 2, ''), ('incomplete', 'bool', 3, ''),
+        ('evaluationError', 'string', 4, 'o'),
     ),
     'autoscaling.v1.CrossVersionObjectReference': (
         ('kind', 'string', 1, ''), ('name', 'string', 2, ''), ('apiVersion', 'string', 3, 'o'),
@@ -1258,6 +1323,9 @@ TYPES = {
         ('propagationPolicy', '*string', 4, 'o'), ('dryRun', '[]string', 5, 'o'),
         ('ignoreStoreReadErrorWithClusterBreakingPotential', '*bool', 6, 'o'),
     ),
+    'meta.v1.FieldSelectorRequirement': (
+        ('key', 'string', 1, ''), ('operator', 'string', 2, ''), ('values', '[]string', 3, 'o'),
+    ),
     'meta.v1.LabelSelector': (
         ('matchLabels', 'map[string]', 1, 'o'),
         ('matchExpressions', '[]meta.v1.LabelSelectorRequirement', 2, 'o'),
@@ -1314,6 +1382,52 @@ TYPES = {
     ),
     'meta.v1.WatchEvent': (
         ('type', 'string', 1, ''), ('object', 'RawExtension', 2, ''),
+    ),
+    'rbac.v1.AggregationRule': (
+        ('clusterRoleSelectors', '[]meta.v1.LabelSelector', 1, 'o'),
+    ),
+    'rbac.v1.ClusterRole': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('rules', '[]rbac.v1.PolicyRule', 2, ''), ('aggregationRule', '*rbac.v1.AggregationRule', 3, 'o'),
+    ),
+    'rbac.v1.ClusterRoleBinding': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('subjects', '[]rbac.v1.Subject', 2, 'o'), ('roleRef', 'rbac.v1.RoleRef', 3, ''),
+    ),
+    'rbac.v1.ClusterRoleBindingList': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ListMeta', 1, 'o'),
+        ('items', '[]rbac.v1.ClusterRoleBinding', 2, ''),
+    ),
+    'rbac.v1.ClusterRoleList': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ListMeta', 1, 'o'),
+        ('items', '[]rbac.v1.ClusterRole', 2, ''),
+    ),
+    'rbac.v1.PolicyRule': (
+        ('verbs', '[]string', 1, ''), ('apiGroups', '[]string', 2, 'o'), ('resources', '[]string', 3, 'o'),
+        ('resourceNames', '[]string', 4, 'o'), ('nonResourceURLs', '[]string', 5, 'o'),
+    ),
+    'rbac.v1.Role': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('rules', '[]rbac.v1.PolicyRule', 2, ''),
+    ),
+    'rbac.v1.RoleBinding': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('subjects', '[]rbac.v1.Subject', 2, 'o'), ('roleRef', 'rbac.v1.RoleRef', 3, ''),
+    ),
+    'rbac.v1.RoleBindingList': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ListMeta', 1, 'o'),
+        ('items', '[]rbac.v1.RoleBinding', 2, ''),
+    ),
+    'rbac.v1.RoleList': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ListMeta', 1, 'o'),
+        ('items', '[]rbac.v1.Role', 2, ''),
+    ),
+    'rbac.v1.RoleRef': (
+        ('apiGroup', 'string', 1, ''), ('kind', 'string', 2, ''), ('name', 'string', 3, ''),
+    ),
+    'rbac.v1.Subject': (
+        ('kind', 'string', 1, ''), ('apiGroup', 'string', 2, 'o'), ('name', 'string', 3, ''),
+        ('namespace', 'string', 4, 'o'),
     ),
 }
 

@@ -17,6 +17,7 @@ from ...machinery.errors import ApiError
 from .. import tables, typed
 from ..apiextensions import strategy as apiextensions
 from ..strategies import apps, autoscaling, batch, coordination, core, discovery, service
+from ..strategies import rbac as rbac_strategy
 from ..strategies.validation import Errors, validate_annotations_size, validate_labels, validate_name
 
 ALL_VERBS = ('create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch')
@@ -249,6 +250,30 @@ RESOURCES += [
 # it was; every other store answers a Success Status naming it (the registry store's finalizeDelete).
 RETURN_DELETED_OBJECT = frozenset({'/pods', '/services', '/serviceaccounts', '/persistentvolumes',
                                    '/persistentvolumeclaims', 'storage.k8s.io/storageclasses'})
+
+# rbac.authorization.k8s.io/v1 (strategies/rbac.py: each row's one hook defaults, checks escalation
+# and validates) and authorization.k8s.io/v1, whose reviews are answered and never stored
+# (apiserver/authorization.py).
+RESOURCES += [
+    Resource('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', namespaced=False,
+             generation=False, defaulter=rbac_strategy.admit_cluster_role_binding,
+             columns=tuple(tables.ROLE_BINDING)),
+    Resource('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', namespaced=False,
+             generation=False, defaulter=rbac_strategy.admit_cluster_role, columns=tuple(tables.ROLE)),
+    Resource('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', generation=False,
+             defaulter=rbac_strategy.admit_role_binding, columns=tuple(tables.ROLE_BINDING)),
+    Resource('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', generation=False,
+             defaulter=rbac_strategy.admit_role, columns=tuple(tables.ROLE)),
+    Resource('authorization.k8s.io', 'v1', 'localsubjectaccessreviews', 'LocalSubjectAccessReview',
+             verbs=('create',), generation=False),
+    Resource('authorization.k8s.io', 'v1', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview',
+             namespaced=False, verbs=('create',), generation=False),
+    Resource('authorization.k8s.io', 'v1', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview',
+             namespaced=False, verbs=('create',), generation=False),
+    Resource('authorization.k8s.io', 'v1', 'subjectaccessreviews', 'SubjectAccessReview',
+             namespaced=False, verbs=('create',), generation=False),
+]
+
 
 
 def admit_row(row, obj, old):
