@@ -110,7 +110,8 @@ def test_a_route_shows_its_defaults_and_the_gateways_status(gateway_api, cluster
     assert (
         'The request is invalid: the server rejected our request due to an error in our request' in proc.stderr
     )
-    assert [r['weight'] for r in kube.json('httproute', 'web')['spec']['rules'][0]['backendRefs']] == [75, 25]
+    refs = kube.json('httproute', 'web')['spec']['rules'][0]['backendRefs']
+    assert [r['weight'] for r in refs] == [75, 25]
     # Out of bounds.
     proc = kube(
         'patch',
