@@ -107,9 +107,8 @@ def test_a_route_shows_its_defaults_and_the_gateways_status(gateway_api, cluster
     ]
     proc = kube('patch', 'httproute', 'web', '--type=json', '-p', json.dumps(bad), ok=False)
     # The patch handler's bare 422 (no causes), which kubectl prints in its generic words.
-    assert (
-        'The request is invalid: the server rejected our request due to an error in our request' in proc.stderr
-    )
+    generic = 'The request is invalid: the server rejected our request due to an error in our request'
+    assert generic in proc.stderr, proc.stderr
     refs = kube.json('httproute', 'web')['spec']['rules'][0]['backendRefs']
     assert [r['weight'] for r in refs] == [75, 25]
     # Out of bounds.
