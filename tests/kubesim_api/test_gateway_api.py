@@ -326,3 +326,57 @@ def test_a_strategic_merge_patch_of_a_route_is_415(apps):
     assert apps.post(ROUTES, route())[0] == 201
     status, _, answer = apps.patch(f'{ROUTES}/web', {'spec': {'hostnames': ['a.example']}})
     assert status == 415 and answer['reason'] == 'UnsupportedMediaType'
+
+
+def test_the_python_clients_read_and_patch_routes(apps, sim, tmp_path):
+    from kubernetes import client, config, dynamic
+
+    api_client = config.new_client_from_config(str(sim.write_kubeconfig(tmp_path / 'kc')))
+    objects = client.CustomObjectsApi(api_client)
+    created = objects.create_namespaced_custom_object(crds.GROUP, 'v1', NS, 'httproutes', route())
+    assert created['spec']['rules'][0]['backendRefs'][0]['kind'] == 'Service'
+    # A JSON patch (this client sends merge patches unless told): the test guards the weight it replaces.
+    patch = [
+        {'op': 'test', 'path': '/spec/rules/0/backendRefs/1/weight', 'value': 10},
+        {'op': 'replace', 'path': '/spec/rules/0/backendRefs/1/weight', 'value': 30},
+    ]
+    patched = objects.patch_namespaced_custom_object(
+        crds.GROUP, 'v1', NS, 'httproutes', 'web', patch, _content_type='application/json-patch+json'
+    )
+    assert [r['weight'] for r in patched['spec']['rules'][0]['backendRefs']] == [90, 30]
+    assert wait_for(
+        lambda: (
+            objects.get_namespaced_custom_object_status(crds.GROUP, 'v1', NS, 'httproutes', 'web')
+            .get('status', {})
+            .get('parents')
+        )
+    )
+    # The same object through v1beta1 and the dynamic client (which discovers the kind).
+    dyn = dynamic.DynamicClient(api_client)
+    routes = dyn.resources.get(api_version='gateway.networking.k8s.io/v1beta1', kind='HTTPRoute')
+    got = routes.get(name='web', namespace=NS)
+    assert got.apiVersion == 'gateway.networking.k8s.io/v1beta1'
+    assert [r.weight for r in got.spec.rules[0].backendRefs] == [90, 30]
+    listed = objects.list_namespaced_custom_object(crds.GROUP, 'v1', NS, 'httproutes')
+    assert [item['metadata']['name'] for item in listed['items']] == ['web']
+    objects.delete_namespaced_custom_object(crds.GROUP, 'v1', NS, 'httproutes', 'web')
+    assert wait_for(lambda: sim.route_shares(NS, 'web') is None)
+
+
+def test_the_cli_installs_the_gateway_api(tmp_path):
+    from .test_cli import ready_line, start
+
+    proc = start('--kubeconfig', tmp_path / 'kc', '--nodes', 1, '--gateway-api', '--gateway-delay', '0.1')
+    try:
+        line = ready_line(proc, 20)
+        assert line and line.startswith('kubesim ready '), line
+        api = Http(line.split()[-1])
+
+        def accepted():
+            conditions = api.get(f'{GW}/gatewayclasses/kubesim')[2].get('status', {}).get('conditions') or []
+            return [(c['type'], c['status']) for c in conditions] == [('Accepted', 'True')]
+
+        assert wait_for(accepted)
+    finally:
+        proc.terminate()
+        proc.wait(10)
