@@ -23,9 +23,11 @@ PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf'
 PROTOBUF_RETURNED = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'
 _PACKAGE_PATHS = {'core': 'io.k8s.api.core', 'apps': 'io.k8s.api.apps',
                   'autoscaling': 'io.k8s.api.autoscaling', 'coordination': 'io.k8s.api.coordination',
-                  'meta': 'io.k8s.apimachinery.pkg.apis.meta', 'batch': 'io.k8s.api.batch'}
+                  'meta': 'io.k8s.apimachinery.pkg.apis.meta', 'batch': 'io.k8s.api.batch',
+                  'storage': 'io.k8s.api.storage',
+                  'apiregistration': 'io.k8s.kube-aggregator.pkg.apis.apiregistration'}
 _GROUPS = {'core': '', 'apps': 'apps', 'autoscaling': 'autoscaling', 'coordination': 'coordination.k8s.io',
-           'batch': 'batch'}
+           'batch': 'batch', 'storage': 'storage.k8s.io', 'apiregistration': 'apiregistration.k8s.io'}
 _SPECIAL = {
     'Time': ('io.k8s.apimachinery.pkg.apis.meta.v1.Time', {'type': 'string', 'format': 'date-time'}),
     'MicroTime': ('io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime',
