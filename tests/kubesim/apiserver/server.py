@@ -23,6 +23,7 @@ from ..machinery import protobuf
 from ..machinery.errors import ApiError
 from . import discovery, openapi_v2
 from .authentication import ANONYMOUS_USER, AUTH, PUBLIC_INFO_PATHS, READONLY_USER, Authentication
+from .handlers.connect import ConnectHandlers
 from .handlers.delete import DeleteHandlers
 from .handlers.patch import PatchHandlers
 from .handlers.responsewriters import JSON, _json_response, _raw_json_response
@@ -37,7 +38,8 @@ HEALTH_PATHS = ('healthz', 'livez', 'readyz')
 DROPPED = web.RequestKey('kubesim_dropped', bool)
 
 
-class ApiServer(Authentication, RestHandlers, ScaleHandlers, PatchHandlers, DeleteHandlers, WatchHandlers):
+class ApiServer(Authentication, RestHandlers, ScaleHandlers, PatchHandlers, DeleteHandlers, WatchHandlers,
+                ConnectHandlers):
     """The aiohttp application serving the Kubernetes API from ``store``."""
 
     def __init__(self, store, *, token=None, readonly_token=None, request_log=None, faults=None,
