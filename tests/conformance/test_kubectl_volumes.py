@@ -50,7 +50,8 @@ def test_apply_a_claim_binds_it_to_a_provisioned_volume(kube, cluster):
     assert pv['metadata']['annotations']['pv.kubernetes.io/provisioned-by'] == 'kubesim.io/hostpath'
     header, *rows = columns(kube('get', 'pv', claim['spec']['volumeName']).stdout)
     assert header[:6] == ['NAME', 'CAPACITY', 'ACCESS', 'MODES', 'RECLAIM', 'POLICY']
-    assert rows[0][:6] == [claim['spec']['volumeName'], '1Gi', 'RWO', 'Delete', 'Bound', f'{kube.namespace}/data']
+    assert rows[0][:6] == [claim['spec']['volumeName'], '1Gi', 'RWO', 'Delete', 'Bound',
+                           f'{kube.namespace}/data']
     # Deleting the claim releases the volume, and the Delete reclaim policy removes it.
     kube('delete', 'pvc', 'data')
     eventually(lambda: kube('get', 'pv', claim['spec']['volumeName'], ok=None).returncode != 0,
@@ -103,7 +104,8 @@ def test_a_pod_with_a_missing_claim_stays_pending(kube, cluster):
 
 
 def claims(kube):
-    return sorted(c['metadata']['name'] for c in kube.items('pvc') if not c['metadata'].get('deletionTimestamp'))
+    return sorted(c['metadata']['name'] for c in kube.items('pvc')
+                  if not c['metadata'].get('deletionTimestamp'))
 
 
 def test_statefulset_claims_follow_the_retention_policy(kube):

@@ -22,7 +22,8 @@ def api(kubesim):
 
 def claim_body(name='data', storage='1Gi', **spec):
     return {'apiVersion': 'v1', 'kind': 'PersistentVolumeClaim', 'metadata': {'name': name},
-            'spec': {'accessModes': ['ReadWriteOnce'], 'resources': {'requests': {'storage': storage}}, **spec}}
+            'spec': {'accessModes': ['ReadWriteOnce'], 'resources': {'requests': {'storage': storage}},
+                     **spec}}
 
 
 def bound(core, name='data'):
@@ -82,8 +83,8 @@ def test_expansion_needs_a_class_that_allows_it(api):
     core.create_namespaced_persistent_volume_claim('default', claim_body())
     bound(core)
     with pytest.raises(kubernetes.client.ApiException) as err:
-        core.patch_namespaced_persistent_volume_claim('data', 'default',
-                                                      {'spec': {'resources': {'requests': {'storage': '2Gi'}}}})
+        core.patch_namespaced_persistent_volume_claim(
+            'data', 'default', {'spec': {'resources': {'requests': {'storage': '2Gi'}}}})
     assert err.value.status == 403
     assert json.loads(err.value.body)['message'] == (
         'persistentvolumeclaims "data" is forbidden: only dynamically provisioned pvc can be resized and the '

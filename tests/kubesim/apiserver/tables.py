@@ -382,7 +382,8 @@ def _terminating_or(obj, phase):
 
 def _claim_class(obj):
     annotations = (obj.get('metadata') or {}).get('annotations') or {}
-    return annotations.get('volume.beta.kubernetes.io/storage-class', _spec(obj).get('storageClassName') or '')
+    return annotations.get('volume.beta.kubernetes.io/storage-class',
+                           _spec(obj).get('storageClassName') or '')
 
 
 def _claim_capacity(obj):
@@ -425,7 +426,8 @@ def _storage_class_name(obj):
 
 
 STORAGE_CLASS = [
-    ('Name', 'string', 0, _storage_class_name), ('Provisioner', 'string', 0, lambda o: o.get('provisioner', '')),
+    ('Name', 'string', 0, _storage_class_name),
+    ('Provisioner', 'string', 0, lambda o: o.get('provisioner', '')),
     ('ReclaimPolicy', 'string', 0, lambda o: o.get('reclaimPolicy') or 'Delete'),
     ('VolumeBindingMode', 'string', 0, lambda o: o.get('volumeBindingMode') or 'Immediate'),
     ('AllowVolumeExpansion', 'string', 0, lambda o: bool(o.get('allowVolumeExpansion'))), _AGE]

@@ -101,8 +101,8 @@ class VolumeController:
             self.mgr.events.record(claim, NORMAL, 'ExternalProvisioning',
                                    'Waiting for a volume to be created either by the external provisioner '
                                    f"'{sc.get('provisioner')}' or manually by the system administrator. If "
-                                   'volume creation is delayed, please verify that the provisioner is running '
-                                   'and correctly registered.', COMPONENT)
+                                   'volume creation is delayed, please verify that the provisioner is '
+                                   'running and correctly registered.', COMPONENT)
             return
         if sc.get('volumeBindingMode', 'Immediate') != 'Immediate':
             return
@@ -117,10 +117,11 @@ class VolumeController:
             claim.update(self._write(CLAIMS, claim))
         name = f'pvc-{uid_of(claim)}'
         spec = claim.get('spec') or {}
+        request = ((spec.get('resources') or {}).get('requests') or {}).get('storage')
         volume = {
             'apiVersion': 'v1', 'kind': 'PersistentVolume',
             'metadata': {'name': name, 'annotations': {PROVISIONED_BY: PROVISIONER}},
-            'spec': {'capacity': {'storage': ((spec.get('resources') or {}).get('requests') or {}).get('storage')},
+            'spec': {'capacity': {'storage': request},
                      'hostPath': {'path': f'/var/lib/kubesim/volumes/{name}', 'type': ''},
                      'accessModes': list(spec.get('accessModes') or []),
                      'claimRef': self.claim_ref(claim),

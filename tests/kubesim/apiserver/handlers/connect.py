@@ -39,9 +39,10 @@ class ConnectHandlers:
                 if len(regular) == 1:
                     container = regular[0]
                 else:
-                    everything = _names(spec, 'initContainers') + regular + _names(spec, 'ephemeralContainers')
-                    raise ApiError.bad_request(f'a container name must be specified for pod {name}, choose one '
-                                               f'of: [{" ".join(everything)}]')
+                    everything = ' '.join(_names(spec, 'initContainers') + regular
+                                          + _names(spec, 'ephemeralContainers'))
+                    raise ApiError.bad_request(f'a container name must be specified for pod {name}, '
+                                               f'choose one of: [{everything}]')
             elif container not in (_names(spec, 'initContainers') + regular
                                    + _names(spec, 'ephemeralContainers')):
                 raise ApiError.bad_request(f'container {container} is not valid for pod {name}')
@@ -51,7 +52,8 @@ class ConnectHandlers:
         phase = status.get('phase')
         if sub in ('exec', 'attach') and phase in ('Succeeded', 'Failed'):
             verb = 'exec into' if sub == 'exec' else 'attach to'
-            raise ApiError.bad_request(f'cannot {verb} a container in a completed pod; current phase is {phase}')
+            raise ApiError.bad_request(f'cannot {verb} a container in a completed pod; '
+                                       f'current phase is {phase}')
         if not node:
             raise ApiError.bad_request(f'pod {name} does not have a host assigned')
         address = self._node_address(node)

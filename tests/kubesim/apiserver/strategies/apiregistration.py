@@ -75,7 +75,8 @@ def validate(obj, old, errs):
         errs.invalid('spec.groupPriorityMinimum', spec.get('groupPriorityMinimum', 0),
                      'must be positive and less than 20000')
     if not (spec.get('versionPriority') or 0) > 0:
-        errs.invalid('spec.versionPriority', spec.get('versionPriority', 0), 'must be positive and less than 1000')
+        errs.invalid('spec.versionPriority', spec.get('versionPriority', 0),
+                     'must be positive and less than 1000')
     if spec.get('service') is not None:
         if not spec['service'].get('namespace'):
             errs.required('spec.service.namespace')

@@ -150,7 +150,8 @@ def validate_claim(obj, old, errs):
         new_clone.pop('volumeAttributesClassName', None)
     if new_clone != old_clone:
         errs.forbidden('spec', 'spec is immutable after creation except resources.requests and '
-                               'volumeAttributesClassName for bound claims\n' + _spec_diff(old_clone, new_clone))
+                               'volumeAttributesClassName for bound claims\n'
+                               + _spec_diff(old_clone, new_clone))
     old_size, new_size = _storage_request(old), _storage_request(obj)
     if old_size is not None and new_size is not None and new_size < old_size:
         # RecoverVolumeExpansionFailure (GA): a request may come back down, not to the capacity.
