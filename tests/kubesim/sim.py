@@ -29,6 +29,7 @@ from .apiserver.registry.ipallocator import ServiceAllocator
 from .apiserver.registry.store import Store
 from .apiserver.server import ApiServer
 from . import timeline
+from .apiserver.strategies import apiregistration, storage
 from .controllers import resourcequota
 from .controllers.endpointqueue import EndpointControllers
 from .controllers.manager import ControllerManager
@@ -102,6 +103,7 @@ class KubeSim:
             self.certificates = Certificates()
             ssl_context = self.certificates.server_context(self.auth_options['client_certs'])
         store.mutating_admission.append(serviceaccount_admission.admit)
+        self._start_volumes_and_apiservices(store)
         ServiceAccountsController(store, self.ca_pem).attach()
         NamespaceController(store).attach()
         for name in INITIAL_NAMESPACES:
@@ -137,6 +139,15 @@ class KubeSim:
         self.endpoint_controllers = EndpointControllers(store, lag=self.endpoint_lag).attach()
         self._arm_timed_faults()
         self._controller_task = asyncio.get_running_loop().create_task(self._run_controllers())
+
+    @staticmethod
+    def _start_volumes_and_apiservices(store):
+        """The admission plugins of claims (DefaultStorageClass, StorageObjectInUseProtection), the
+        default StorageClass `standard` and the APIServices of the served group-versions."""
+        storage.bind_store(store)
+        store.mutating_admission += [storage.admit_default_class, storage.admit_protection]
+        store.create(storage.STORAGE_CLASSES, storage.DEFAULT_CLASS)
+        apiregistration.register_builtin(store, sorted({(r.group, r.version) for r in resources.RESOURCES}))
 
     async def _run_controllers(self):
         try:

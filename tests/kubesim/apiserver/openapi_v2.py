@@ -29,6 +29,9 @@ _GROUPS = {'core': '', 'apps': 'apps', 'autoscaling': 'autoscaling', 'coordinati
            'batch': 'batch', 'discovery': 'discovery.k8s.io'}
 _PACKAGE_PATHS.update({'rbac': 'io.k8s.api.rbac', 'authorization': 'io.k8s.api.authorization'})
 _GROUPS.update({'rbac': 'rbac.authorization.k8s.io', 'authorization': 'authorization.k8s.io'})
+_PACKAGE_PATHS.update({'storage': 'io.k8s.api.storage',
+                       'apiregistration': 'io.k8s.kube-aggregator.pkg.apis.apiregistration'})
+_GROUPS.update({'storage': 'storage.k8s.io', 'apiregistration': 'apiregistration.k8s.io'})
 _SPECIAL = {
     'Time': ('io.k8s.apimachinery.pkg.apis.meta.v1.Time', {'type': 'string', 'format': 'date-time'}),
     'MicroTime': ('io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime',

@@ -25,6 +25,7 @@ from . import discovery, openapi_v2
 from .authentication import ANONYMOUS, ANONYMOUS_USER, AUTH, PUBLIC_INFO_PATHS, READONLY_USER, USER_INFO, \
     Authentication
 from .authorization import Authorization, is_review
+from .handlers.connect import ConnectHandlers
 from .handlers.delete import DeleteHandlers
 from .handlers.patch import PatchHandlers
 from .handlers.responsewriters import JSON, _json_response, _raw_json_response
@@ -40,7 +41,7 @@ DROPPED = web.RequestKey('kubesim_dropped', bool)
 
 
 class ApiServer(Authorization, Authentication, RestHandlers, ScaleHandlers, PatchHandlers, DeleteHandlers,
-                WatchHandlers):
+                WatchHandlers, ConnectHandlers):
     """The aiohttp application serving the Kubernetes API from ``store``."""
 
     def __init__(self, store, *, token=None, readonly_token=None, request_log=None, faults=None,

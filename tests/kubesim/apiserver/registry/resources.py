@@ -18,6 +18,7 @@ from .. import tables, typed
 from ..apiextensions import strategy as apiextensions
 from ..strategies import apps, autoscaling, batch, coordination, core, discovery, service
 from ..strategies import rbac as rbac_strategy
+from ..strategies import apiregistration, storage
 from ..strategies.validation import Errors, validate_annotations_size, validate_labels, validate_name
 
 ALL_VERBS = ('create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch')
@@ -139,6 +140,7 @@ class Resource:
                      'kind': self.kind, 'verbs': list(SUB_VERBS)}
             if sub == 'scale':
                 entry.update(group='autoscaling', version='v1', kind='Scale')
+            entry.update(SUBRESOURCE_ENTRIES.get(f'{self.plural}/{sub}', {}))
             out.append(entry)
         return out
 
@@ -159,7 +161,7 @@ RESOURCES = [
     Resource('', 'v1', 'nodes', 'Node', namespaced=False, short_names=('no',), subresources=('status',),
              generation=False, columns=tuple(tables.NODE), field_labels=('spec.unschedulable',)),
     Resource('', 'v1', 'pods', 'Pod', short_names=('po',), categories=('all',),
-             subresources=('resize', 'status'),
+             subresources=('attach', 'exec', 'log', 'portforward', 'resize', 'status'),
              defaulter=core.default_pod, validator=core.validate_pod_object,
              columns=tuple(tables.POD), status_keeps=('ownerReferences',),
              initial_status=core.pod_initial_status,
@@ -244,6 +246,35 @@ RESOURCES += [
              initial_status=empty_status, columns=tuple(tables.CRON_JOB)),
 ]
 
+# Volumes (pkg/registry/core/persistentvolume{,claim}, pkg/registry/storage/storageclass): claims are
+# provisioned and bound by controllers/volume.py. APIServices (kube-aggregator's registry): stored and
+# listed, the built-in ones registered at start; nothing is aggregated.
+RESOURCES += [
+    Resource('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', short_names=('pvc',),
+             subresources=('status',), generation=False, defaulter=storage.default_claim,
+             validator=storage.validate_claim, initial_status=storage.claim_initial_status,
+             columns=tuple(tables.PERSISTENT_VOLUME_CLAIM)),
+    Resource('', 'v1', 'persistentvolumes', 'PersistentVolume', namespaced=False, short_names=('pv',),
+             subresources=('status',), generation=False, defaulter=storage.default_volume,
+             validator=storage.validate_volume, initial_status=storage.volume_initial_status,
+             columns=tuple(tables.PERSISTENT_VOLUME)),
+    Resource('storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', namespaced=False, short_names=('sc',),
+             generation=False, defaulter=storage.default_storage_class,
+             validator=storage.validate_storage_class,
+             columns=tuple(tables.STORAGE_CLASS)),
+    Resource('apiregistration.k8s.io', 'v1', 'apiservices', 'APIService', namespaced=False,
+             categories=('api-extensions',), subresources=('status',), generation=False,
+             validator=apiregistration.validate, columns=tuple(tables.API_SERVICE)),
+]
+# The pods' connect subresources (pkg/registry/core/pod/rest/subresources.go, log.go): their verbs
+# and kinds in discovery, as the installer lists a connecter's (create for POST, get for GET).
+SUBRESOURCE_ENTRIES = {
+    'pods/attach': {'kind': 'PodAttachOptions', 'verbs': ['create', 'get']},
+    'pods/exec': {'kind': 'PodExecOptions', 'verbs': ['create', 'get']},
+    'pods/log': {'kind': 'Pod', 'verbs': ['get']},
+    'pods/portforward': {'kind': 'PodPortForwardOptions', 'verbs': ['create', 'get']},
+}
+
 # The resources whose registry store sets `ReturnDeletedObject: true`
 # (pkg/registry/core/{pod,service,serviceaccount,persistentvolume,persistentvolumeclaim}/storage and
 # pkg/registry/storage/storageclass/storage): a DELETE that removes one at once answers the object as
@@ -293,7 +324,7 @@ def admit_row(row, obj, old):
     if row.validator is None:
         return
     errs = Errors()
-    if old is None:
+    if old is None and row.key != 'apiregistration.k8s.io/apiservices':  # its own name rule: `v1.` is one
         validate_name(errs, obj)
     validate_labels(errs, (obj.get('metadata') or {}).get('labels'), 'metadata.labels')
     validate_annotations_size(errs, (obj.get('metadata') or {}).get('annotations'))
