@@ -2,7 +2,8 @@
 
 Every test works in its own namespace, so one simulated control plane serves them all. Images under
 `registry.invalid/` never pull (kubesim's `fail_image`, and a real registry failure on a real
-cluster), and controller time runs 10x faster, so a 10 s progress deadline takes 1 s.
+cluster), controller time runs 10x faster, so a 10 s progress deadline takes 1 s, and the Gateway
+API is installed with kubesim's gateway (`gateway_api`).
 
 With `KUBEOPS_TEST_KUBECONFIG` set the same tests run against that cluster instead; the few
 assertions that need kubesim's readiness log skip there.
@@ -34,7 +35,8 @@ def cluster(tmp_path_factory):
     from tests.kubesim import KubeSim
 
     sim = KubeSim(
-        ready_delay=0.05, fail_image='^' + re.escape(FAIL_IMAGE_PREFIX), time_scale=TIME_SCALE
+        ready_delay=0.05, fail_image='^' + re.escape(FAIL_IMAGE_PREFIX), time_scale=TIME_SCALE,
+        gateway_api=True,
     ).start()
     sim.kubeconfig = sim.write_kubeconfig(tmp_path_factory.mktemp('conformance') / 'kubeconfig')
     yield sim

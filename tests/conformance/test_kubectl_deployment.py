@@ -182,7 +182,10 @@ def test_scale_is_not_a_revision(kube):
     assert rs['metadata']['annotations']['deployment.kubernetes.io/desired-replicas'] == '5'
     kube('scale', 'deploy/web', '--replicas=1')
     kube.status('deploy/web')
-    assert len(kube.live_pods('-l', 'app=web')) == 1
+    # The controller computes the Deployment's status from its ReplicaSet's status, which may still
+    # count the pods being scaled away: rollout status can pass before they are deleted, on a
+    # cluster too.
+    eventually(lambda: len(kube.live_pods('-l', 'app=web')) == 1, 'the scale-down to 1 pod')
 
 
 def test_a_stalled_rollout_exceeds_its_progress_deadline(kube, cluster):
@@ -248,7 +251,11 @@ def test_rolling_update_bounds_seen_by_kubectl_and_the_readiness_log(
     kube('set', 'image', 'deploy/big', 'app=nginx:1.26')
     kube.status('deploy/big')
     timeline = workload_timeline(cluster.readiness_log, kube.namespace, 'Deployment', 'big', since=start)
-    assert extremes(timeline) == (max_pods, min_available)
+    most, fewest = extremes(timeline)
+    # The surge is always taken; how far availability dips depends on how many new pods are Ready
+    # when the controller scales the old ReplicaSet down (a timing matter, on a cluster too), but
+    # never below what maxUnavailable allows.
+    assert most == max_pods and fewest >= min_available, (most, fewest)
     assert timeline[-1][1:] == (10, 10)
 
 

@@ -26,6 +26,9 @@ def parse_args(argv=None):
                    help='with --tls: also accept client certificates signed by the CA (CN = user)')
     p.add_argument('--max-watch-seconds', type=float, metavar='SECONDS',
                    help='end every watch after at most SECONDS, as a proxy in front of a server may')
+    p.add_argument('--authorization-mode', choices=('AlwaysAllow', 'RBAC'), default='AlwaysAllow',
+                   help='RBAC: authorize every request with Roles, ClusterRoles and their bindings, as '
+                        'kube-apiserver --authorization-mode RBAC (default AlwaysAllow)')
     p.add_argument('--nodes', type=int, default=3, help='number of Nodes (default 3)')
     p.add_argument('--ready-delay', type=float, default=0.2, metavar='SECONDS',
                    help='seconds from pod creation to Ready (default 0.2)')
@@ -46,6 +49,15 @@ def parse_args(argv=None):
     p.add_argument('--request-log', metavar='FILE', help='append one JSON line per request to FILE')
     p.add_argument('--faults', metavar='SPEC', help='fault injection, e.g. "seed=1;429=0.1;conflict='
                    'apps/deployments/default/web:2" (see tests/kubesim/README.md)')
+    p.add_argument('--gateway-api', action='store_true',
+                   help='install the Gateway API CRDs (GatewayClass, Gateway, HTTPRoute) and run a gateway '
+                        'controller for the GatewayClass "kubesim"')
+    p.add_argument('--gateway-delay', type=float, default=0.0, metavar='SECONDS',
+                   help='with --gateway-api: seconds the gateway takes to judge and program a route '
+                        '(default 0)')
+    p.add_argument('--gateway-reject', metavar='REASON',
+                   help='with --gateway-api: refuse every route (Accepted False with this reason, e.g. '
+                        'NotAllowedByListeners)')
     args = p.parse_args(argv)
     if args.faults:
         try:
@@ -71,6 +83,10 @@ def parse_args(argv=None):
         p.error('--endpoint-lag must not be negative')
     if args.time_scale <= 0:
         p.error('--time-scale must be positive')
+    if not args.gateway_api and (args.gateway_delay or args.gateway_reject):
+        p.error('--gateway-delay and --gateway-reject need --gateway-api')
+    if args.gateway_delay < 0:
+        p.error('--gateway-delay must not be negative')
     return args
 
 
@@ -83,7 +99,9 @@ async def serve(args):
                   time_scale=args.time_scale, request_log=args.request_log, faults=args.faults,
                   token_file=args.token_file, basic_auth=args.basic_auth, client_certs=args.client_certs,
                   max_watch_seconds=args.max_watch_seconds, stop_delay=args.stop_delay,
-                  endpoint_lag=args.endpoint_lag)
+                  endpoint_lag=args.endpoint_lag, gateway_api=args.gateway_api,
+                  gateway_delay=args.gateway_delay, gateway_reject=args.gateway_reject,
+                  authorization_mode=args.authorization_mode)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

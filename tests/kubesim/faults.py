@@ -48,15 +48,23 @@ class FaultSpecError(ValueError):
     pass
 
 
-def parse_target(text):
-    """'apps/deployments/default/web' -> ('apps/deployments', 'default', 'web')."""
+def parse_target(text, registry=None):
+    """'apps/deployments/default/web' -> ('apps/deployments', 'default', 'web').
+
+    ``registry`` is the served resources (the store's: custom resources included; the built-in
+    ones when None). A target whose first segment has a dot names a custom resource's group
+    (`example.com/widgets/default/w1`, `example.com/clusterwidgets/w1`): accepted even before its
+    CustomResourceDefinition exists, namespaced when it has a namespace segment."""
+    registry = registry or resources.BUILTIN
     parts = text.strip().split('/')
     if any(not p for p in parts):
         raise FaultSpecError(f'bad conflict target {text!r}: empty path segment')
-    groups = set(resources.groups())
-    group = parts[0] if len(parts) > 2 and parts[0] in groups else ''
+    groups = set(registry.groups())
+    group = parts[0] if len(parts) > 2 and (parts[0] in groups or '.' in parts[0]) else ''
     rest = parts[1:] if group else parts
-    resource = resources.BY_KEY.get(f'{group}/{rest[0]}')
+    resource = registry.by_key.get(f'{group}/{rest[0]}')
+    if resource is None and '.' in group and len(rest) in (2, 3):
+        return f'{group}/{rest[0]}', rest[1] if len(rest) == 3 else '', rest[-1]
     if resource is None:
         raise FaultSpecError(f'bad conflict target {text!r}: unknown resource {rest[0]!r}')
     want = 3 if resource.namespaced else 2
@@ -67,13 +75,13 @@ def parse_target(text):
     return resource.key, namespace, rest[-1]
 
 
-def parse_timed(key, value):
+def parse_timed(key, value, registry=None):
     """`unready`/`delete` settings -> (action, (resource key, namespace, name), after, duration)."""
     target, *times = value.split(':')
     shape = 'pods/NAMESPACE/NAME:AFTER[:DURATION]' if key == 'unready' else 'pods/NAMESPACE/NAME:AFTER'
     if not times or len(times) > (2 if key == 'unready' else 1):
         raise FaultSpecError(f'bad {key} {value!r}: expected {shape}')
-    resolved = parse_target(target)
+    resolved = parse_target(target, registry)
     if resolved[0] != '/pods':
         raise FaultSpecError(f'bad {key} {value!r}: only pods can be made unready or deleted')
     after = float(times[0])
@@ -83,7 +91,7 @@ def parse_timed(key, value):
     return key, resolved, after, duration
 
 
-def parse_spec(spec):
+def parse_spec(spec, registry=None):
     """SPEC text -> dict of settings; raises FaultSpecError with a readable message."""
     out = {'seed': 0, 'rates': {}, 'retry_after': 1, 'methods': None, 'conflicts': {}, 'persisting': {},
            'after_write': {}, 'timed': []}
@@ -112,11 +120,12 @@ def parse_spec(spec):
                 if not target:
                     raise FaultSpecError(f'bad {key} {value!r}: expected TARGET:N')
                 if key in AFTER_WRITE:
-                    out['after_write'][parse_target(target)] = [AFTER_WRITE[key], int(count)]
+                    out['after_write'][parse_target(target, registry)] = [AFTER_WRITE[key], int(count)]
                 else:
-                    out['conflicts' if key == 'conflict' else 'persisting'][parse_target(target)] = int(count)
+                    kind = 'conflicts' if key == 'conflict' else 'persisting'
+                    out[kind][parse_target(target, registry)] = int(count)
             elif key in TIMED:
-                out['timed'].append(parse_timed(key, value))
+                out['timed'].append(parse_timed(key, value, registry))
             else:
                 raise FaultSpecError(f'unknown fault setting {key!r} (known: seed, 429, 500, 503, drop, '
                                      'retry_after, methods, conflict, persisting_conflict, drop_after_write, '
@@ -135,10 +144,11 @@ class Faults:
 
     def __init__(self, spec=None):
         self.injected = []  # (method, path, action) of every fault injected, for tests
+        self.registry = None  # the served resources (the store's), once there is a store
         self.set(spec)
 
     def set(self, spec):
-        settings = parse_spec(spec)
+        settings = parse_spec(spec, self.registry)
         self.spec = spec or ''
         self.rates = settings['rates']
         self.retry_after = settings['retry_after']
@@ -150,7 +160,7 @@ class Faults:
         self._rng = random.Random(settings['seed'])
 
     def add_conflicts(self, target, count):
-        self.conflicts[parse_target(target)] = count
+        self.conflicts[parse_target(target, self.registry)] = count
 
     def decide(self, method, path, *, eligible, target=None, write=False, dry_run=False):
         """The fault for this request: None, 'conflict', '429', '500', '503' or 'drop'.

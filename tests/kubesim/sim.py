@@ -21,6 +21,7 @@ import time
 from aiohttp import web
 
 from .apiserver.admission import serviceaccount as serviceaccount_admission
+from .apiserver.apiextensions.controllers import CustomResourceDefinitionControllers
 from .apiserver.kubeconfig import write_kubeconfig
 from .apiserver.fieldmanager import recorder
 from .apiserver.registry import resources
@@ -28,13 +29,18 @@ from .apiserver.registry.ipallocator import ServiceAllocator
 from .apiserver.registry.store import Store
 from .apiserver.server import ApiServer
 from . import timeline
+from .apiserver.strategies import apiregistration, storage
 from .controllers import resourcequota
 from .controllers.endpointqueue import EndpointControllers
 from .controllers.manager import ControllerManager
 from .controllers.namespace import NamespaceController
 from .controllers.serviceaccount import ServiceAccountsController
+from .controllers.clusterroleaggregation import ClusterRoleAggregationController
+from .apiserver.authentication import READONLY_USER
+from .apiserver.rbac import bootstrappolicy
 from .faults import Faults
 from .machinery.errors import ApiError
+from . import gateway
 
 INITIAL_NAMESPACES = ('default', 'kube-system', 'kube-public')
 START_TIMEOUT = 10
@@ -45,7 +51,8 @@ class KubeSim:
     def __init__(self, *, host='127.0.0.1', port=0, tls=False, token=None, readonly_token=None, nodes=3,
                  ready_delay=0.2, fail_image=None, time_scale=1.0, request_log=None, faults=None,
                  crash_image=None, crash_after=1.0, token_file=None, basic_auth=None, client_certs=False,
-                 max_watch_seconds=None, stop_delay=0.1, endpoint_lag=0.0):
+                 max_watch_seconds=None, stop_delay=0.1, endpoint_lag=0.0, gateway_api=False,
+                 gateway_delay=0.0, gateway_reject=None, authorization_mode=None):
         if client_certs and not tls:
             raise ValueError('client_certs needs tls')
         self.host = host
@@ -55,7 +62,7 @@ class KubeSim:
         self.readonly_token = readonly_token
         self.auth_options = {'token_file': os.fspath(token_file) if token_file else None,
                              'basic_auth': basic_auth, 'client_certs': client_certs,
-                             'max_watch_seconds': max_watch_seconds}
+                             'max_watch_seconds': max_watch_seconds, 'authorization_mode': authorization_mode}
         self.controller_options = {'nodes': nodes, 'ready_delay': ready_delay, 'fail_image': fail_image,
                                    'time_scale': time_scale, 'crash_image': crash_image,
                                    'crash_after': crash_after, 'stop_delay': stop_delay}
@@ -63,6 +70,8 @@ class KubeSim:
             raise ValueError('endpoint_lag must not be negative')
         self.endpoint_lag = float(endpoint_lag)
         self.request_log_path = os.fspath(request_log) if request_log else None
+        self.gateway_options = {'delay': gateway_delay, 'reject': gateway_reject} if gateway_api else None
+        self.gateway = None  # the gateway controller, with gateway_api
         self.faults = Faults(faults)  # parses now: a bad SPEC fails before anything starts
         self.certificates = None
         self.store = None
@@ -81,10 +90,12 @@ class KubeSim:
 
     # ---- async core (runs on the loop) ---------------------------------------------------
     async def _astart(self):
-        store = self.store = Store()
-        store.admission = resources.admit
-        store.encoder = resources.encode
+        store = self.store = Store(resources.Registry())
+        store.admission = store.registry.admit
+        store.encoder = store.registry.encode
         store.validating_admission.append(resourcequota.check)
+        self.faults.registry = store.registry  # fault targets may name custom resources
+        CustomResourceDefinitionControllers(store).attach()
         ssl_context = None
         if self.tls:
             from .apiserver.tls import Certificates  # cryptography is only imported when TLS is wanted
@@ -92,6 +103,7 @@ class KubeSim:
             self.certificates = Certificates()
             ssl_context = self.certificates.server_context(self.auth_options['client_certs'])
         store.mutating_admission.append(serviceaccount_admission.admit)
+        self._start_volumes_and_apiservices(store)
         ServiceAccountsController(store, self.ca_pem).attach()
         NamespaceController(store).attach()
         for name in INITIAL_NAMESPACES:
@@ -99,6 +111,16 @@ class KubeSim:
         ServiceAllocator(store).attach()
         self.endpoints_tracker = timeline.EndpointsTracker(store, clock=time.monotonic)
         store.listeners.append(self.endpoints_tracker.observe)
+        if self.gateway_options is not None:
+            self.gateway = gateway.install(store, **self.gateway_options)
+        ClusterRoleAggregationController(store).attach()
+        if self.auth_options['authorization_mode'] == 'RBAC':
+            # The RBAC bootstrap policy (apiserver/rbac/bootstrappolicy.py), as the API server's
+            # post-start hook writes it.
+            for role in bootstrappolicy.cluster_roles():
+                store.create('rbac.authorization.k8s.io/clusterroles', role)
+            for binding in bootstrappolicy.cluster_role_bindings(READONLY_USER):
+                store.create('rbac.authorization.k8s.io/clusterrolebindings', binding)
         if self.request_log_path:
             self._log_file = open(self.request_log_path, 'a', encoding='utf-8')  # noqa: SIM115
         self.api = ApiServer(store, token=self.token, readonly_token=self.readonly_token,
@@ -117,6 +139,15 @@ class KubeSim:
         self.endpoint_controllers = EndpointControllers(store, lag=self.endpoint_lag).attach()
         self._arm_timed_faults()
         self._controller_task = asyncio.get_running_loop().create_task(self._run_controllers())
+
+    @staticmethod
+    def _start_volumes_and_apiservices(store):
+        """The admission plugins of claims (DefaultStorageClass, StorageObjectInUseProtection), the
+        default StorageClass `standard` and the APIServices of the served group-versions."""
+        storage.bind_store(store)
+        store.mutating_admission += [storage.admit_default_class, storage.admit_protection]
+        store.create(storage.STORAGE_CLASSES, storage.DEFAULT_CLASS)
+        apiregistration.register_builtin(store, sorted({(r.group, r.version) for r in resources.RESOURCES}))
 
     async def _run_controllers(self):
         try:
@@ -289,6 +320,25 @@ class KubeSim:
         self.kubeconfig = write_kubeconfig(path, self.url, ca_pem=self.ca_pem, token=token,
                                            namespace=namespace)
         return self.kubeconfig
+
+    def route_shares(self, namespace, name):
+        """What the simulated gateway would do with an HTTPRoute's requests (gateway_api only): per
+        rule, the fraction each backend gets (`GatewayController.shares`)."""
+        return self.call(self.gateway.shares, namespace, name)
+
+    def route_traffic(self, namespace, name):
+        """Every change of a route's shares so far: [(monotonic t, generation, shares), ...]."""
+        return self.call(lambda: gateway.controller.traffic_log(self.gateway.log, namespace, name))
+
+    def set_gateway(self, *, reject=None, delay=None):
+        """Make the gateway accept routes (reject=None) or refuse them with that reason; change its
+        delay. Routes are judged again at once."""
+        def change():
+            self.gateway.reject = reject
+            if delay is not None:
+                self.gateway.delay = float(delay)
+            self.gateway.resync()
+        self.call(change)
 
     def set_faults(self, spec):
         """Replace the fault configuration (SPEC syntax in faults.py); '' or None turns faults off.

@@ -24,8 +24,10 @@ def test_version_and_discovery(http):
     assert by_name['deployments/scale']['group'] == 'autoscaling'
     assert by_name['deployments/scale']['kind'] == 'Scale'
     _, _, groups = http.get('/apis')
-    assert [g['name'] for g in groups['groups']] == ['apps', 'autoscaling', 'batch', 'coordination.k8s.io',
-                                                     'discovery.k8s.io']
+    assert [g['name'] for g in groups['groups']] == ['apiextensions.k8s.io', 'apiregistration.k8s.io', 'apps',
+                                                     'authorization.k8s.io', 'autoscaling', 'batch',
+                                                     'coordination.k8s.io', 'discovery.k8s.io',
+                                                     'rbac.authorization.k8s.io', 'storage.k8s.io']
     autoscaling = next(g for g in groups['groups'] if g['name'] == 'autoscaling')
     assert autoscaling['preferredVersion'] == {'groupVersion': 'autoscaling/v2', 'version': 'v2'}
     assert [v['version'] for v in autoscaling['versions']] == ['v2', 'v1']

@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import base64
+import json
 import re
 
 try:
@@ -143,6 +144,52 @@ def redact(text, secrets):
     return _USERINFO.sub(r'\1' + REDACTED + '@', text)
 
 
+# The authorization filter's 403 (apiserver endpoints/handlers/responsewriters/errors.go,
+# forbiddenMessage): who may not do what, on a resource or a non-resource path.
+_FORBIDDEN_RESOURCE = re.compile(
+    r'User "(?P<user>(?:[^"\\]|\\.)*)" cannot (?P<verb>\S+) resource "(?P<resource>[^"]*)" in API group '
+    r'"(?P<group>[^"]*)" (?:in the namespace "(?P<namespace>[^"]*)"|at the cluster scope)')
+_FORBIDDEN_PATH = re.compile(r'User "(?P<user>(?:[^"\\]|\\.)*)" cannot (?P<verb>\S+) path "(?P<path>[^"]*)"')
+
+
+def missing_permission(message):
+    """What an API server's 403 message says is missing, or None when it is another refusal (a
+    quota, an admission plugin, an escalation check): a dict with ``user``, ``verb``, ``what``
+    (``deployments.apps``, ``deployments.apps/scale``, ``pods``, or ``the path "/apis"``), ``where``
+    (``in namespace "shop"``, ``at the cluster scope`` or empty), ``rule`` (the RBAC rule that grants
+    it) and ``holder`` (``Role`` or ``ClusterRole``)."""
+    match = _FORBIDDEN_RESOURCE.search(message or '')
+    if match:
+        resource, _, subresource = match.group('resource').partition('/')
+        group, namespace = match.group('group'), match.group('namespace')
+        what = resource + ('.' + group if group else '') + ('/' + subresource if subresource else '')
+        rule = {'apiGroups': [group], 'resources': [match.group('resource')], 'verbs': [match.group('verb')]}
+        return {'user': match.group('user'), 'verb': match.group('verb'), 'what': what,
+                'where': 'in namespace "%s"' % namespace if namespace is not None else 'at the cluster scope',
+                'rule': rule, 'holder': 'Role' if namespace is not None else 'ClusterRole'}
+    match = _FORBIDDEN_PATH.search(message or '')
+    if match:
+        return {'user': match.group('user'), 'verb': match.group('verb'),
+                'what': 'the path "%s"' % match.group('path'), 'where': '',
+                'rule': {'nonResourceURLs': [match.group('path')], 'verbs': [match.group('verb')]},
+                'holder': 'ClusterRole'}
+    return None
+
+
+def forbidden_text(message):
+    """A 403 as what to do: `forbidden (403): the user "alice" may not patch deployments.apps in
+    namespace "shop": add {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["patch"]} to
+    its Role (see docs/rbac.md)`; any other refusal with the API server's message."""
+    missing = missing_permission(message)
+    if missing is None:
+        return ('forbidden (403): %s. Grant the RBAC verbs listed in the module notes (docs/rbac.md '
+                'has a minimal Role).' % message)
+    where = (' ' + missing['where']) if missing['where'] else ''
+    return ('forbidden (403): the user "%s" may not %s %s%s: add %s to its %s (see docs/rbac.md)'
+            % (missing['user'], missing['verb'], missing['what'], where, json.dumps(missing['rule']),
+               missing['holder']))
+
+
 def describe_error(err, action, connection=None):
     """A message for a KubeError that says what failed (``action``) and what to do."""
     return '%s: %s' % (action, error_text(err, connection))
@@ -157,8 +204,7 @@ def error_text(err, connection=None):
             return ('the API server rejected the credentials (401 Unauthorized)%s. Check api_key, the '
                     'kubeconfig user token or client certificate, or K8S_AUTH_API_KEY.' % source)
         if err.status == 403:
-            return ('forbidden (403): %s. Grant the RBAC verbs listed in the module notes (docs/rbac.md '
-                    'has a minimal Role).' % err.message)
+            return forbidden_text(err.message)
         return '%s (%s %s)' % (err.message, err.status, err.reason or 'error')
     return getattr(err, 'message', None) or str(err)
 

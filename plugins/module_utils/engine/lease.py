@@ -21,7 +21,11 @@ import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads, times
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, KubeError
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
+    ApiError,
+    KubeError,
+    error_text,
+)
 
 LEASES_PATH = '/apis/coordination.k8s.io/v1/namespaces/%s/leases'
 LEASE_RENEWALS = 3  # renewals per lease duration (client-go renews well within the duration too)
@@ -87,6 +91,7 @@ class Lease:
         self.obj = None
         self.renewed = None  # local time of the last renewal that the API accepted
         self.lost = None  # why this run no longer holds the lease
+        self.renew_error = None  # what the last renewal that failed was answered (a KubeError)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = None
@@ -200,8 +205,10 @@ class Lease:
                 return
             try:
                 self.renew()
-            except KubeError:
-                pass  # transient: check() stops the run once the lease may have expired
+                self.renew_error = None
+            except KubeError as e:
+                # Transient, or not: check() stops the run once the lease may have expired, and says why.
+                self.renew_error = e
 
     def renew(self):
         now = self.clock()
@@ -239,9 +246,10 @@ class Lease:
             raise LeaseLost('this run stopped before its next write: %s. Another run drives %s now'
                             % (self.lost, self.subject))
         if self.renewed is not None and self.clock() > self.renewed + self.duration:
+            cause = (' (%s)' % error_text(self.renew_error)) if self.renew_error is not None else ''
             raise LeaseLost('this run stopped before its next write: it could not renew its Lease %s/%s '
-                            'for %ss, so another run may have taken %s over'
-                            % (self.namespace, self.name, self.duration, self.subject))
+                            'for %ss%s, so another run may have taken %s over'
+                            % (self.namespace, self.name, self.duration, cause, self.subject))
 
     def release(self):
         """Stop renewing and delete the lease if it is still ours."""

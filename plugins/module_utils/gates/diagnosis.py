@@ -100,7 +100,12 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.causes impor
     relevant_events,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError, redact
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
+    KubeError,
+    forbidden_text,
+    missing_permission,
+    redact,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 
 MAX_MESSAGE = 240  # characters of one message
@@ -327,6 +332,8 @@ WARNING_EVENTS = 'type=Warning'
 
 
 def _error_text(exc):
+    if getattr(exc, 'status', None) == 403 and missing_permission(getattr(exc, 'message', '')):
+        return forbidden_text(exc.message)  # names the rule to add
     return getattr(exc, 'message', None) or str(exc) or type(exc).__name__
 
 

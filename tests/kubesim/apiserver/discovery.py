@@ -1,7 +1,10 @@
 """The discovery documents (APIVersions, APIGroupList, APIResourceList, OpenAPI v3) built from
-the resource table in registry/resources.py."""
+the resource rows of a registry (registry/resources.py: the built-in resources and the custom
+resources of the store's CustomResourceDefinitions)."""
 
-from .registry.resources import RESOURCES, groups
+import re
+
+from .registry.resources import BUILTIN
 
 # The one Kubernetes version kubesim presents (README: "Version"). Its defaults, validation, feature
 # gates and serialisation follow this version's API server and controllers.
@@ -28,24 +31,43 @@ def api_versions(server_address):
             'serverAddressByClientCIDRs': [{'clientCIDR': '0.0.0.0/0', 'serverAddress': server_address}]}
 
 
-def api_group(name):
-    """The group's versions, the preferred (the version its objects are stored in) first."""
-    stored = {r.version for r in RESOURCES if r.group == name and r.to_version is None}
-    ordered = sorted(groups()[name], key=lambda v: (v not in stored, v))
+_KUBE_VERSION = re.compile(r'^v(\d+)(?:(alpha|beta)(\d+))?$')
+
+
+def kube_version_key(version):
+    """The order of version priority (apimachinery `version.CompareKubeAwareVersionStrings`): GA
+    before beta before alpha, higher numbers first, then other names alphabetically."""
+    match = _KUBE_VERSION.match(version)
+    if not match:
+        return (3, 0, 0, version)
+    major, stage, minor = int(match.group(1)), match.group(2), int(match.group(3) or 0)
+    return ({None: 0, 'beta': 1, 'alpha': 2}[stage], -major, -minor, version)
+
+
+def api_group(name, registry=BUILTIN):
+    """The group's versions, the preferred first: for built-in groups the version objects are
+    stored in, for the groups of custom resources the versions in kube-aware priority order
+    (customresource_discovery_controller.go)."""
+    rows = [r for r in registry.rows if r.group == name]
+    if any(r.custom is not None for r in rows):
+        ordered = sorted(registry.groups()[name], key=kube_version_key)
+    else:
+        stored = {r.version for r in rows if r.to_version is None}
+        ordered = sorted(registry.groups()[name], key=lambda v: (v not in stored, v))
     versions = [{'groupVersion': f'{name}/{v}', 'version': v} for v in ordered]
     return {'kind': 'APIGroup', 'apiVersion': 'v1', 'name': name, 'versions': versions,
             'preferredVersion': versions[0]}
 
 
-def api_group_list():
+def api_group_list(registry=BUILTIN):
     return {'kind': 'APIGroupList', 'apiVersion': 'v1',
-            'groups': [{k: v for k, v in api_group(g).items() if k not in ('kind', 'apiVersion')}
-                       for g in groups()]}
+            'groups': [{k: v for k, v in api_group(g, registry).items() if k not in ('kind', 'apiVersion')}
+                       for g in registry.groups()]}
 
 
-def api_resource_list(group, version):
+def api_resource_list(group, version, registry=BUILTIN):
     """None when the group/version is not served."""
-    members = [r for r in RESOURCES if r.group == group and r.version == version]
+    members = [r for r in registry.rows if r.group == group and r.version == version]
     if not members:
         return None
     resources = []
@@ -71,9 +93,9 @@ def _gv_path(group, version):
     return f'apis/{group}/{version}' if group else f'api/{version}'
 
 
-def openapi_v3_document(group, version):
+def openapi_v3_document(group, version, registry=BUILTIN):
     """The OpenAPI v3 document of one group-version, or None if not served."""
-    members = [r for r in RESOURCES if r.group == group and r.version == version]
+    members = [r for r in registry.rows if r.group == group and r.version == version]
     if not members:
         return None
     paths = {}
@@ -86,9 +108,10 @@ def openapi_v3_document(group, version):
                 'x-kubernetes-action': 'patch',
                 'x-kubernetes-group-version-kind': gvk,
                 'parameters': _PATCH_PARAMETERS,
-                'requestBody': {'content': {t: {'schema': {'type': 'object'}} for t in (
+                'requestBody': {'content': {t: {'schema': {'type': 'object'}} for t in r.patch_types or (
                     'application/json-patch+json', 'application/merge-patch+json',
-                    'application/strategic-merge-patch+json')}, 'required': True},
+                    'application/strategic-merge-patch+json', 'application/apply-patch+yaml')},
+                    'required': True},
                 'responses': {'200': {'description': 'OK'}, '201': {'description': 'Created'}},
             },
         }
@@ -96,15 +119,15 @@ def openapi_v3_document(group, version):
     return {'openapi': '3.0.0', 'info': info, 'paths': paths, 'components': {'schemas': {}}}
 
 
-def openapi_v3_root():
+def openapi_v3_root(registry=BUILTIN):
     """/openapi/v3: where each group-version's document lives (the hash lets clients cache it)."""
     import hashlib
     import json
 
     paths = {}
-    gvs = sorted({(r.group, r.version) for r in RESOURCES})
+    gvs = sorted({(r.group, r.version) for r in registry.rows})
     for group, version in gvs:
-        doc = json.dumps(openapi_v3_document(group, version), sort_keys=True).encode()
+        doc = json.dumps(openapi_v3_document(group, version, registry), sort_keys=True).encode()
         digest = hashlib.sha512(doc).hexdigest().upper()
         paths[_gv_path(group, version)] = {
             'serverRelativeURL': f'/openapi/v3/{_gv_path(group, version)}?hash={digest}'}

@@ -28,7 +28,7 @@ import functools
 import json
 
 from ..machinery.errors import ApiError
-from ..machinery.gotypes import type_for, zero
+from ..machinery.gotypes import zero
 from ..machinery.gotypes_table import ATOMIC_STRUCTS, LIST_TYPES, TYPES
 
 APPLY, UPDATE = 'Apply', 'Update'
@@ -39,8 +39,86 @@ _MISSING = object()
 _FIELDS = {}
 
 
+class SchemaType:
+    """A custom resource's structural schema node (a CRD version's JSONSchemaProps) standing for a
+    Go type, as structured-merge-diff builds its schema from a CRD: `properties` make a struct,
+    `additionalProperties` a map, `x-kubernetes-list-type: map|set` lists granular (others atomic),
+    `x-kubernetes-map-type: atomic` maps atomic; `x-kubernetes-preserve-unknown-fields` and a
+    missing schema are deduced (objects granular, lists atomic); the `metadata` of the resource and
+    of embedded resources is ObjectMeta."""
+
+    def __init__(self, schema, resource=False):
+        self.schema = schema if isinstance(schema, dict) else None
+        self.resource = resource or bool((self.schema or {}).get('x-kubernetes-embedded-resource'))
+        self._fields = None
+        self._shape = None
+
+    def shape(self):
+        if self._shape is None:
+            s = self.schema or {}
+            typ = s.get('type')
+            if s.get('x-kubernetes-int-or-string') or typ in ('string', 'integer', 'number', 'boolean'):
+                self._shape = ('leaf',)
+            elif typ == 'array':
+                kind = s.get('x-kubernetes-list-type')
+                if kind in ('map', 'set'):
+                    self._shape = ('list', SchemaType(s.get('items')), kind,
+                                   tuple(s.get('x-kubernetes-list-map-keys') or ()))
+                else:
+                    self._shape = ('leaf',)
+            elif s.get('x-kubernetes-map-type') == 'atomic':
+                self._shape = ('leaf',)
+            elif self.schema is None or s.get('properties') or self.resource or not isinstance(
+                    s.get('additionalProperties'), dict):
+                self._shape = ('struct', self)
+            else:
+                self._shape = ('map', SchemaType(s['additionalProperties']))
+        return self._shape
+
+    def fields(self):
+        if self._fields is None:
+            s = self.schema or {}
+            found = {k: (SchemaType(v), '') for k, v in (s.get('properties') or {}).items()}
+            if self.resource:
+                found.update({'apiVersion': ('string', ''), 'kind': ('string', ''),
+                              'metadata': ('meta.v1.ObjectMeta', '')})
+            self._fields = _SchemaFields(found, self.schema is None or bool(
+                s.get('x-kubernetes-preserve-unknown-fields')))
+        return self._fields
+
+
+class _SchemaFields(dict):
+    """A schema node's fields; with preserved unknown fields every other key is deduced."""
+
+    def __init__(self, found, preserve):
+        super().__init__(found)
+        self.preserve = preserve
+
+    def __contains__(self, key):
+        return self.preserve or super().__contains__(key)
+
+    def __getitem__(self, key):
+        if super().__contains__(key):
+            return super().__getitem__(key)
+        return (DEDUCED, '')
+
+    def get(self, key, default=None):
+        if key in self:  # the mapping answers for unknown keys when it preserves them
+            return self[key]
+        return default
+
+
+DEDUCED = SchemaType(None)
+
+
+def _zero(type_name):
+    return {} if isinstance(type_name, SchemaType) else zero(type_name)
+
+
 def _fields(type_name):
     """{json name: (type, '<declaring struct>.<json name>')}, inline structs flattened."""
+    if isinstance(type_name, SchemaType):
+        return type_name.fields()
     found = _FIELDS.get(type_name)
     if found is None:
         found = {}
@@ -58,6 +136,8 @@ def _fields(type_name):
 
 def _shape(typ, origin):
     """('struct', type) | ('map', item type) | ('list', item type, list type, keys) | ('leaf',)."""
+    if isinstance(typ, SchemaType):
+        return typ.shape()
     typ = typ.lstrip('*')
     marker = LIST_TYPES.get(origin)
     if typ.startswith('[]'):
@@ -103,7 +183,7 @@ def compare(lhs, rhs, type_name):
     zero object)."""
     added, modified, removed = set(), set(), set()
     if lhs is None:
-        lhs = zero(type_name)
+        lhs = _zero(type_name)
     _compare(lhs, rhs, type_name, '', (), added, modified, removed)
     return added, modified, removed
 
@@ -415,7 +495,7 @@ def apply(live, config, type_name, manager, api_version, force, subresource=''):
     resource; the caller has kept in ``config`` only what that subresource writes); Conflicts
     unless ``force``."""
     judged = 'status' if subresource == 'status' else ''
-    base = _without_managed(live, judged) if live is not None else zero(type_name)
+    base = _without_managed(live, judged) if live is not None else _zero(type_name)
     found = managers(live)
     key = (manager, APPLY, '', subresource)
     applied = field_set({k: v for k, v in config.items() if k not in ('apiVersion', 'kind')}, type_name)
@@ -463,8 +543,14 @@ def recorder(resource, manager, subresource=''):
     (None for kinds the type table does not know)."""
     from .registry.resources import BY_KEY
 
-    row = BY_KEY[resource]
-    type_name = type_for(row.group, row.version, row.kind)
+    row = BY_KEY.get(resource)
+    return None if row is None else row_recorder(row, manager, subresource)
+
+
+def row_recorder(row, manager, subresource=''):
+    """`recorder` for a resource row (the storage version's row of a store key, from the store's
+    registry: `store.registry.strategy(key)`), custom resources included."""
+    type_name = row.managed_type()
     if type_name is None:
         return None
     version = row.group_version

@@ -27,6 +27,11 @@ _PACKAGE_PATHS = {'core': 'io.k8s.api.core', 'apps': 'io.k8s.api.apps',
                   'discovery': 'io.k8s.api.discovery'}
 _GROUPS = {'core': '', 'apps': 'apps', 'autoscaling': 'autoscaling', 'coordination': 'coordination.k8s.io',
            'batch': 'batch', 'discovery': 'discovery.k8s.io'}
+_PACKAGE_PATHS.update({'rbac': 'io.k8s.api.rbac', 'authorization': 'io.k8s.api.authorization'})
+_GROUPS.update({'rbac': 'rbac.authorization.k8s.io', 'authorization': 'authorization.k8s.io'})
+_PACKAGE_PATHS.update({'storage': 'io.k8s.api.storage',
+                       'apiregistration': 'io.k8s.kube-aggregator.pkg.apis.apiregistration'})
+_GROUPS.update({'storage': 'storage.k8s.io', 'apiregistration': 'apiregistration.k8s.io'})
 _SPECIAL = {
     'Time': ('io.k8s.apimachinery.pkg.apis.meta.v1.Time', {'type': 'string', 'format': 'date-time'}),
     'MicroTime': ('io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime',
@@ -97,6 +102,8 @@ def document():
 
     served = {}
     for r in RESOURCES:
+        if r.decoder is not None:
+            continue  # kinds kept as JSON (the CRD) have no Go type definitions here
         package = next(p for p, g in _GROUPS.items() if g == r.group)
         for kind in (r.kind, f'{r.kind}List'):
             served[f'{package}.{r.version}.{kind}'] = {'group': r.group, 'kind': kind, 'version': r.version}

@@ -45,11 +45,14 @@ def _not_found_path(served_group_version=False):
     return ApiError(404, 'NotFound', 'the server could not find the requested resource', {})
 
 
-def parse_route(path, server_address):
+def parse_route(path, server_address, registry=None):
+    """The Route of ``path`` among the resources of ``registry`` (the store's; the built-in
+    resources when None)."""
+    registry = registry or resources.BUILTIN
     segs = [s for s in path.split('/') if s]
     if not segs:
         paths = ['/api', '/api/v1', '/apis']
-        for group, versions in resources.groups().items():
+        for group, versions in registry.groups().items():
             paths += [f'/apis/{group}'] + [f'/apis/{group}/{v}' for v in versions]
         return Route('discovery', document={'paths': paths + ['/healthz', '/livez', '/readyz', '/version']},
                      raw=True)
@@ -62,13 +65,13 @@ def parse_route(path, server_address):
             return Route('openapi_v2')
         if segs[1:2] == ['v3']:
             if len(segs) == 2:
-                return Route('discovery', document=discovery.openapi_v3_root())
+                return Route('discovery', document=discovery.openapi_v3_root(registry))
             gv = segs[2:]
             doc = None
             if gv[:1] == ['api'] and len(gv) == 2:
-                doc = discovery.openapi_v3_document('', gv[1])
+                doc = discovery.openapi_v3_document('', gv[1], registry)
             elif gv[:1] == ['apis'] and len(gv) == 3:
-                doc = discovery.openapi_v3_document(gv[1], gv[2])
+                doc = discovery.openapi_v3_document(gv[1], gv[2], registry)
             if doc is not None:
                 return Route('discovery', document=doc)
         raise _not_found_path()
@@ -80,29 +83,29 @@ def parse_route(path, server_address):
             raise _not_found_path()
     elif head == 'apis':
         if len(segs) == 1:
-            return Route('discovery', document=discovery.api_group_list())
+            return Route('discovery', document=discovery.api_group_list(registry))
         if len(segs) == 2:
-            if segs[1] not in resources.groups():
+            if segs[1] not in registry.groups():
                 raise _not_found_path()
-            return Route('discovery', document=discovery.api_group(segs[1]))
+            return Route('discovery', document=discovery.api_group(segs[1], registry))
         group, version, rest = segs[1], segs[2], segs[3:]
-        if version not in resources.groups().get(group, ()):
+        if version not in registry.groups().get(group, ()):
             raise _not_found_path()
     else:
         raise _not_found_path()
     if not rest:
-        return Route('discovery', document=discovery.api_resource_list(group, version))
+        return Route('discovery', document=discovery.api_resource_list(group, version, registry))
 
     watch = False
     if rest[0] == 'watch':
         watch, rest = True, rest[1:]
     namespace = None
     if (len(rest) >= 3 and rest[0] == 'namespaces'
-            and (res := resources.lookup(group, version, rest[2])) is not None and res.namespaced):
+            and (res := registry.lookup(group, version, rest[2])) is not None and res.namespaced):
         namespace, rest = rest[1], rest[2:]
     if not rest or len(rest) > 3:
         raise _not_found_path(served_group_version=True)
-    resource = resources.lookup(group, version, rest[0])
+    resource = registry.lookup(group, version, rest[0])
     if resource is None:
         raise _not_found_path(served_group_version=True)
     name = rest[1] if len(rest) > 1 else None

@@ -22,7 +22,10 @@ from aiohttp import web
 from ..machinery import protobuf
 from ..machinery.errors import ApiError
 from . import discovery, openapi_v2
-from .authentication import ANONYMOUS_USER, AUTH, PUBLIC_INFO_PATHS, READONLY_USER, Authentication
+from .authentication import ANONYMOUS, ANONYMOUS_USER, AUTH, PUBLIC_INFO_PATHS, READONLY_USER, USER_INFO, \
+    Authentication
+from .authorization import Authorization, is_review
+from .handlers.connect import ConnectHandlers
 from .handlers.delete import DeleteHandlers
 from .handlers.patch import PatchHandlers
 from .handlers.responsewriters import JSON, _json_response, _raw_json_response
@@ -37,12 +40,15 @@ HEALTH_PATHS = ('healthz', 'livez', 'readyz')
 DROPPED = web.RequestKey('kubesim_dropped', bool)
 
 
-class ApiServer(Authentication, RestHandlers, ScaleHandlers, PatchHandlers, DeleteHandlers, WatchHandlers):
+class ApiServer(Authorization, Authentication, RestHandlers, ScaleHandlers, PatchHandlers, DeleteHandlers,
+                WatchHandlers, ConnectHandlers):
     """The aiohttp application serving the Kubernetes API from ``store``."""
 
     def __init__(self, store, *, token=None, readonly_token=None, request_log=None, faults=None,
-                 token_file=None, basic_auth=None, client_certs=False, max_watch_seconds=None):
+                 token_file=None, basic_auth=None, client_certs=False, max_watch_seconds=None,
+                 authorization_mode=None):
         self.store = store
+        self._setup_authorization(authorization_mode)  # authorization.py: None/AlwaysAllow or RBAC
         self.token = token
         self.readonly_token = readonly_token
         self.token_file = token_file  # path, re-read on every request
@@ -143,12 +149,14 @@ class ApiServer(Authentication, RestHandlers, ScaleHandlers, PatchHandlers, Dele
             # Anonymous: system:public-info-viewer may read these. (A bad credential is a 401
             # here too: the API server never takes a failed authentication as anonymous.)
             request[AUTH] = {'auth': 'anonymous', 'user': ANONYMOUS_USER}
+            request[USER_INFO] = ANONYMOUS
             user = ANONYMOUS_USER
         else:
             user = self._user(request)
+        self._authorize_request(request)  # authorization.py: RBAC, when on
         if request.path.strip('/').split('/')[0] in HEALTH_PATHS:
             return web.Response(text='ok', content_type='text/plain')
-        route = parse_route(request.path, self.server_address)
+        route = parse_route(request.path, self.server_address, self.store.registry)
         if user == READONLY_USER and request.method in WRITE_METHODS:
             verb = {'POST': 'create', 'PUT': 'update', 'PATCH': 'patch',
                     'DELETE': 'delete' if route.name else 'deletecollection'}[request.method]
@@ -179,6 +187,8 @@ class ApiServer(Authentication, RestHandlers, ScaleHandlers, PatchHandlers, Dele
             if route.raw:
                 return _raw_json_response(route.document)
             return _json_response(route.document)
+        if is_review(route):  # authorization.k8s.io/v1 reviews: answered, not stored
+            return await self._review(request, route)
         response = await self._resource(request, route)
         if route.resource is not None and route.resource.warning and not response.prepared:
             # The deprecated API's warning (apiserver endpoints/deprecation), on every answer.

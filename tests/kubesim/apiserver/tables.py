@@ -355,16 +355,20 @@ DEFAULT = [_NAME, _AGE]
 
 
 def _definitions(columns):
+    """Column definitions; a column's optional fifth element overrides its `format` and
+    `description` (the printer columns of custom resources and CRDs)."""
     out = []
-    for name, typ, priority, _fn in columns:
+    for name, typ, priority, _fn, *extra in columns:
         definition = {'name': name, 'type': typ, 'format': 'name' if name == 'Name' else '',
                       'description': _DESCRIPTIONS.get(name, name), 'priority': priority}
+        if extra:
+            definition.update(extra[0])
         out.append(definition)
     return out
 
 
 def _row(columns, obj):
-    return {'cells': [fn(obj) for _n, _t, _p, fn in columns],
+    return {'cells': [column[3](obj) for column in columns],
             'object': {'kind': 'PartialObjectMetadata', 'apiVersion': 'meta.k8s.io/v1',
                        'metadata': obj.get('metadata', {})}}
 
@@ -449,3 +453,119 @@ CRON_JOB = [
     ('Selector', 'string', 1, lambda o: _selector({'spec': (_spec(o).get('jobTemplate') or {}).get('spec')
                                                             or {}})),
 ]
+
+
+# ---- rbac.authorization.k8s.io (printers.go printRole, printRoleBinding; SubjectsStrings) ------
+def _created_at(obj):
+    return (obj.get('metadata') or {}).get('creationTimestamp') or ''
+
+
+def _role_ref(binding):
+    ref = binding.get('roleRef') or {}
+    return f'{ref.get("kind", "")}/{ref.get("name", "")}'
+
+
+def _subjects(kind):
+    def cell(binding):
+        names = []
+        for subject in binding.get('subjects') or []:
+            if subject.get('kind') != kind:
+                continue
+            if kind == 'ServiceAccount':
+                names.append(f'{subject.get("namespace", "")}/{subject.get("name", "")}')
+            else:
+                names.append(subject.get('name', ''))
+        return ', '.join(names)
+    return cell
+
+
+ROLE = [_NAME, ('Created At', 'date', 0, _created_at)]
+ROLE_BINDING = [_NAME, ('Role', 'string', 0, _role_ref), _AGE, ('Users', 'string', 1, _subjects('User')),
+                ('Groups', 'string', 1, _subjects('Group')),
+                ('ServiceAccounts', 'string', 1, _subjects('ServiceAccount'))]
+
+
+# ---- volumes and APIServices (pkg/printers/internalversion/printers.go: printPersistentVolumeClaim,
+# printPersistentVolume, printStorageClass; kube-aggregator's APIService ConvertToTable) ------------
+def _access_modes(modes):
+    """GetAccessModesAsString: RWO, ROX, RWX, RWOP in that order."""
+    short = (('ReadWriteOnce', 'RWO'), ('ReadOnlyMany', 'ROX'), ('ReadWriteMany', 'RWX'),
+             ('ReadWriteOncePod', 'RWOP'))
+    return ','.join(s for mode, s in short if mode in (modes or []))
+
+
+def _terminating_or(obj, phase):
+    return 'Terminating' if (obj.get('metadata') or {}).get('deletionTimestamp') else phase
+
+
+def _claim_class(obj):
+    annotations = (obj.get('metadata') or {}).get('annotations') or {}
+    return annotations.get('volume.beta.kubernetes.io/storage-class',
+                           _spec(obj).get('storageClassName') or '')
+
+
+def _claim_capacity(obj):
+    return (_status(obj).get('capacity') or {}).get('storage', '') if _spec(obj).get('volumeName') else ''
+
+
+PERSISTENT_VOLUME_CLAIM = [
+    _NAME, ('Status', 'string', 0, lambda o: _terminating_or(o, _status(o).get('phase', ''))),
+    ('Volume', 'string', 0, lambda o: _spec(o).get('volumeName', '')),
+    ('Capacity', 'string', 0, _claim_capacity),
+    ('Access Modes', 'string', 0,
+     lambda o: _access_modes(_status(o).get('accessModes')) if _spec(o).get('volumeName') else ''),
+    ('StorageClass', 'string', 0, _claim_class),
+    ('VolumeAttributesClass', 'string', 0, lambda o: _spec(o).get('volumeAttributesClassName', '<unset>')),
+    _AGE, ('VolumeMode', 'string', 1, lambda o: _spec(o).get('volumeMode') or '<unset>')]
+
+
+def _claim_ref(obj):
+    ref = _spec(obj).get('claimRef')
+    return f'{ref.get("namespace", "")}/{ref.get("name", "")}' if ref else ''
+
+
+PERSISTENT_VOLUME = [
+    _NAME, ('Capacity', 'string', 0, lambda o: (_spec(o).get('capacity') or {}).get('storage', '0')),
+    ('Access Modes', 'string', 0, lambda o: _access_modes(_spec(o).get('accessModes'))),
+    ('Reclaim Policy', 'string', 0, lambda o: _spec(o).get('persistentVolumeReclaimPolicy', '')),
+    ('Status', 'string', 0, lambda o: _terminating_or(o, _status(o).get('phase', ''))),
+    ('Claim', 'string', 0, _claim_ref),
+    ('StorageClass', 'string', 0, _claim_class),
+    ('VolumeAttributesClass', 'string', 0, lambda o: _spec(o).get('volumeAttributesClassName', '<unset>')),
+    ('Reason', 'string', 0, lambda o: _status(o).get('reason', '')), _AGE,
+    ('VolumeMode', 'string', 1, lambda o: _spec(o).get('volumeMode') or '<unset>')]
+
+
+def _storage_class_name(obj):
+    annotations = obj['metadata'].get('annotations') or {}
+    default = 'true' in (annotations.get('storageclass.kubernetes.io/is-default-class'),
+                         annotations.get('storageclass.beta.kubernetes.io/is-default-class'))
+    return obj['metadata']['name'] + (' (default)' if default else '')
+
+
+STORAGE_CLASS = [
+    ('Name', 'string', 0, _storage_class_name),
+    ('Provisioner', 'string', 0, lambda o: o.get('provisioner', '')),
+    ('ReclaimPolicy', 'string', 0, lambda o: o.get('reclaimPolicy') or 'Delete'),
+    ('VolumeBindingMode', 'string', 0, lambda o: o.get('volumeBindingMode') or 'Immediate'),
+    ('AllowVolumeExpansion', 'string', 0, lambda o: bool(o.get('allowVolumeExpansion'))), _AGE]
+
+
+def _apiservice_available(obj):
+    condition = next((c for c in _status(obj).get('conditions') or [] if c.get('type') == 'Available'), None)
+    if condition is None:
+        return 'Unknown'
+    if condition.get('status') != 'True' and condition.get('reason'):
+        return f'{condition.get("status")} ({condition["reason"]})'
+    return condition.get('status', '')
+
+
+def _apiservice_service(obj):
+    service = _spec(obj).get('service')
+    return f'{service.get("namespace", "")}/{service.get("name", "")}' if service else 'Local'
+
+
+API_SERVICE = [_NAME, ('Service', 'string', 0, _apiservice_service),
+               ('Available', 'string', 0, _apiservice_available), _AGE]
+_DESCRIPTIONS.update({'Service': 'The reference to the service that hosts this API endpoint.',
+                      'Available': 'Whether this service is available.'})

@@ -7,7 +7,6 @@ and within passes by the store's events, and copies only what a caller selects: 
 plus the orphans its selector matches (all that adoption needs).
 """
 
-from ..apiserver.registry.resources import strategy
 from ..machinery.selectors import matches_labels
 
 
@@ -65,7 +64,7 @@ class ObjectIndex:
 
     def observe(self, event_type, resource, obj):
         meta = obj['metadata']
-        namespace = meta.get('namespace', '') if strategy(resource).namespaced else ''
+        namespace = meta.get('namespace', '') if self.store.registry.strategy(resource).namespaced else ''
         scope = self._scope(resource, namespace)
         if event_type == 'DELETED':
             scope.drop(meta['name'])

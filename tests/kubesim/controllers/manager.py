@@ -40,6 +40,7 @@ from .job import JobController
 from .replicaset import ReplicaSetController, ReplicationControllerController
 from .resourcequota import ResourceQuotaController
 from .statefulset import StatefulSetController
+from .volume import VolumeController
 
 __all__ = ['ControllerManager']
 
@@ -68,6 +69,7 @@ SLICE_SECONDS = 0.005
 WATCHED = frozenset({'/pods', '/nodes', '/replicationcontrollers', 'apps/replicasets', 'apps/deployments',
                      'apps/statefulsets', 'apps/daemonsets', 'apps/controllerrevisions', '/resourcequotas',
                      'autoscaling/horizontalpodautoscalers', 'batch/jobs'})
+WATCHED |= {'/persistentvolumeclaims', '/persistentvolumes'}
 
 
 def _controller_ref(obj):
@@ -104,6 +106,7 @@ class ControllerManager:
                             DeploymentController(self), StatefulSetController(self),
                             DaemonSetController(self), ResourceQuotaController(self),
                             HorizontalPodAutoscalerController(self), JobController(self)]
+        self.controllers.append(VolumeController(self))  # claims and volumes (controllers/volume.py)
         self.passes = 0
         self.errors = 0
         self.synced = 0  # object syncs by the keyed controllers (a measure of their work)

@@ -8,7 +8,6 @@ the store).
 It runs as a store listener, so its work starts right after the namespace is marked.
 """
 
-from ..apiserver.registry.resources import RESOURCES
 from ..machinery.errors import ApiError
 
 
@@ -36,7 +35,7 @@ class NamespaceController:
     def empty(self, namespace):
         if self._deleting(namespace) is None:
             return
-        for row in RESOURCES:
+        for row in list(self.store.registry.by_key.values()):
             if not row.namespaced:
                 continue
             for obj in self.store.list(row.key, namespace):
@@ -54,7 +53,7 @@ class NamespaceController:
         ns = self._deleting(namespace)
         if ns is None:
             return
-        for row in RESOURCES:
+        for row in self.store.registry.by_key.values():
             if row.namespaced and self.store.list(row.key, namespace):
                 return
         if (ns.get('spec') or {}).get('finalizers'):

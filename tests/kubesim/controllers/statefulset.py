@@ -14,7 +14,7 @@ import re
 from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
 from ..machinery.errors import ApiError
 from ..machinery.selectors import selector_from_label_selector_object
-from . import history
+from . import history, statefulset_claims as claims
 from .common import (claim, controller_revision_hash, is_deleting, is_pod_ready, labels_of, name_of, ns_of,
                      pod_from_template, pod_phase, scaled_value, uid_of)
 from .events import WARNING
@@ -80,6 +80,7 @@ class StatefulSetController:
         labels[POD_NAME_LABEL] = name
         labels[POD_INDEX_LABEL] = str(ordinal)
         labels[history.POD_REVISION_LABEL] = revision_name
+        claims.mount_claims(sts, pod, ordinal)
         pod['spec']['hostname'] = name
         if sts['spec'].get('serviceName'):
             pod['spec']['subdomain'] = sts['spec']['serviceName']
@@ -135,6 +136,7 @@ class StatefulSetController:
     def sync(self, sts):
         revisions = history.owned_revisions(self.mgr, sts, 'StatefulSet')
         pods = self.claimed_pods(sts)
+        claims.update_retention(self, sts, pods)
         current, update, collision = self.get_revisions(sts, revisions)
         try:
             if not is_deleting(sts):
@@ -192,6 +194,7 @@ class StatefulSetController:
                 continue
             if not is_created(pod):
                 try:
+                    claims.create_claims(self, sts, pod)
                     self.store.create('/pods', pod, manager=recorder('/pods', CONTROLLER_MANAGER))
                 except ApiError as err:
                     if err.code != 409:
@@ -213,6 +216,7 @@ class StatefulSetController:
                 continue
             if monotonic and pod is not first_unhealthy and unavailable(pod):
                 return
+            claims.release_on_scale_down(self, sts, pod)
             self.delete_pod(pod)
             if monotonic:
                 return

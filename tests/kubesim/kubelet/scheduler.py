@@ -99,6 +99,12 @@ class SchedulerMixin:
 
     def schedule(self, pod, nodes, load, all_nodes):
         """The node to bind ``pod`` to, or None after marking it unschedulable."""
+        unbound = self._unbound_claims(pod)
+        if unbound:
+            total = len(all_nodes)
+            self._unschedulable(pod, f'0/{total} nodes are available: {unbound}. preemption: 0/{total} nodes '
+                                     f'are available: {total} Preemption is not helpful for scheduling.')
+            return None
         wanted = pod_requests(pod)
         spec = pod.get('spec') or {}
         selector = spec.get('nodeSelector') or {}
@@ -121,6 +127,23 @@ class SchedulerMixin:
                 used[name] += value
             return chosen
         self._unschedulable(pod, unschedulable_message(len(all_nodes), reasons))
+        return None
+
+    def _unbound_claims(self, pod):
+        """The VolumeBinding plugin's PreFilter verdict on the pod's claims (a missing, deleted or
+        unbound claim keeps it Pending), or None."""
+        namespace = (pod.get('metadata') or {}).get('namespace', '')
+        for volume in (pod.get('spec') or {}).get('volumes') or []:
+            name = (volume.get('persistentVolumeClaim') or {}).get('claimName')
+            if not name:
+                continue
+            claim = self.mgr.index.stored('/persistentvolumeclaims', namespace, name)
+            if claim is None:
+                return f'persistentvolumeclaim "{name}" not found'
+            if claim['metadata'].get('deletionTimestamp'):
+                return f'persistentvolumeclaim "{name}" is being deleted'
+            if not (claim.get('spec') or {}).get('volumeName'):
+                return 'pod has unbound immediate PersistentVolumeClaims'
         return None
 
     @staticmethod

@@ -72,16 +72,16 @@ class ApiError(Exception):
 
             row = BY_KEY.get(resource)
             kind = row.qualified_kind if row else _kind_name(resource)[1]
-        # field.ErrorList.ToAggregate().Error(): one error as it is, several (duplicates once)
-        # joined in brackets.
-        texts = list(dict.fromkeys(f'{field}: {msg}' for field, _t, msg in causes))
-        text = texts[0] if len(texts) == 1 else '[' + ', '.join(texts) + ']'
+        # errs.ToAggregate(): one message as it is, several (duplicates once) in brackets.
+        messages = list(dict.fromkeys(f'{field}: {msg}' for field, _t, msg in causes))
+        text = messages[0] if len(messages) == 1 else '[' + ', '.join(messages) + ']' if messages else ''
         # As errors.NewInvalid: details name the kind and its group (not the resource).
         bare, _, group = kind.partition('.')
         details = {**({'name': name} if name else {}), **({'group': group} if group else {}),
                    **({'kind': bare} if bare else {}),
                    'causes': [{'reason': t, 'message': m, 'field': f} for f, t, m in causes]}
-        return cls(422, 'Invalid', f'{kind} "{name}" is invalid: {text}', details)
+        message = f'{kind} "{name}" is invalid: {text}' if text else f'{kind} "{name}" is invalid'
+        return cls(422, 'Invalid', message, details)
 
     @classmethod
     def bad_request(cls, message):

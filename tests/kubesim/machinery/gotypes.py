@@ -36,6 +36,8 @@ from .quantity import go_parse_quantity, go_quantity_string, go_round_up
 # (API group, version, kind) -> the Go type of the top-level object.
 _PACKAGES = {'': 'core', 'apps': 'apps', 'autoscaling': 'autoscaling', 'coordination.k8s.io': 'coordination',
              'batch': 'batch', 'discovery.k8s.io': 'discovery'}
+_PACKAGES.update({'rbac.authorization.k8s.io': 'rbac', 'authorization.k8s.io': 'authorization'})
+_PACKAGES.update({'storage.k8s.io': 'storage', 'apiregistration.k8s.io': 'apiregistration'})
 _INT_RANGES = {'int32': (-2 ** 31, 2 ** 31 - 1), 'int64': (-2 ** 63, 2 ** 63 - 1),
                'uint32': (0, 2 ** 32 - 1), 'uint64': (0, 2 ** 64 - 1)}
 _SPECIAL_GO_NAMES = {'Time': 'v1.Time', 'MicroTime': 'v1.MicroTime', 'Duration': 'v1.Duration',

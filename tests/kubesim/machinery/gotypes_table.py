@@ -1,6 +1,7 @@
 """The Go types behind the API kubesim serves: one entry per Go struct, as facts read from the
 struct tags of `k8s.io/api` (core/v1, apps/v1, autoscaling/v1 and v2, coordination/v1,
-discovery/v1) and `k8s.io/apimachinery` (pkg/apis/meta/v1) at Kubernetes 1.37.
+discovery/v1, batch/v1; rbac/v1 and authorization/v1) and `k8s.io/apimachinery` (pkg/apis/meta/v1)
+at Kubernetes 1.37.
 
 Each struct, named `<package>.<version>.<Type>`, maps to its fields in Go declaration order:
 `(json name, type, protobuf field number, flags)`, with a fifth element when the field has a
@@ -151,6 +152,70 @@ TYPES = {
     ),
     'apps.v1.StatefulSetUpdateStrategy': (
         ('type', 'string', 1, 'o'), ('rollingUpdate', '*apps.v1.RollingUpdateStatefulSetStrategy', 2, 'o'),
+    ),
+    'authorization.v1.FieldSelectorAttributes': (
+        ('rawSelector', 'string', 1, 'o'), ('requirements', '[]meta.v1.FieldSelectorRequirement', 2, 'o'),
+    ),
+    'authorization.v1.LabelSelectorAttributes': (
+        ('rawSelector', 'string', 1, 'o'), ('requirements', '[]meta.v1.LabelSelectorRequirement', 2, 'o'),
+    ),
+    'authorization.v1.LocalSubjectAccessReview': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('spec', 'authorization.v1.SubjectAccessReviewSpec', 2, ''),
+        ('status', 'authorization.v1.SubjectAccessReviewStatus', 3, 'o'),
+    ),
+    'authorization.v1.NonResourceAttributes': (
+        ('path', 'string', 1, 'o'), ('verb', 'string', 2, 'o'),
+    ),
+    'authorization.v1.NonResourceRule': (
+        ('verbs', '[]string', 1, ''), ('nonResourceURLs', '[]string', 2, 'o'),
+    ),
+    'authorization.v1.ResourceAttributes': (
+        ('namespace', 'string', 1, 'o'), ('verb', 'string', 2, 'o'), ('group', 'string', 3, 'o'),
+        ('version', 'string', 4, 'o'), ('resource', 'string', 5, 'o'), ('subresource', 'string', 6, 'o'),
+        ('name', 'string', 7, 'o'), ('fieldSelector', '*authorization.v1.FieldSelectorAttributes', 8, 'o'),
+        ('labelSelector', '*authorization.v1.LabelSelectorAttributes', 9, 'o'),
+    ),
+    'authorization.v1.ResourceRule': (
+        ('verbs', '[]string', 1, ''), ('apiGroups', '[]string', 2, 'o'), ('resources', '[]string', 3, 'o'),
+        ('resourceNames', '[]string', 4, 'o'),
+    ),
+    'authorization.v1.SelfSubjectAccessReview': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('spec', 'authorization.v1.SelfSubjectAccessReviewSpec', 2, ''),
+        ('status', 'authorization.v1.SubjectAccessReviewStatus', 3, 'o'),
+    ),
+    'authorization.v1.SelfSubjectAccessReviewSpec': (
+        ('resourceAttributes', '*authorization.v1.ResourceAttributes', 1, 'o'),
+        ('nonResourceAttributes', '*authorization.v1.NonResourceAttributes', 2, 'o'),
+    ),
+    'authorization.v1.SelfSubjectRulesReview': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('spec', 'authorization.v1.SelfSubjectRulesReviewSpec', 2, ''),
+        ('status', 'authorization.v1.SubjectRulesReviewStatus', 3, 'o'),
+    ),
+    'authorization.v1.SelfSubjectRulesReviewSpec': (
+        ('namespace', 'string', 1, 'o'),
+    ),
+    'authorization.v1.SubjectAccessReview': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('spec', 'authorization.v1.SubjectAccessReviewSpec', 2, ''),
+        ('status', 'authorization.v1.SubjectAccessReviewStatus', 3, 'o'),
+    ),
+    'authorization.v1.SubjectAccessReviewSpec': (
+        ('resourceAttributes', '*authorization.v1.ResourceAttributes', 1, 'o'),
+        ('nonResourceAttributes', '*authorization.v1.NonResourceAttributes', 2, 'o'),
+        ('user', 'string', 3, 'o'), ('groups', '[]string', 4, 'o'), ('extra', 'map[[]string]', 5, 'o'),
+        ('uid', 'string', 6, 'o'),
+    ),
+    'authorization.v1.SubjectAccessReviewStatus': (
+        ('allowed', 'bool', 1, ''), ('denied', 'bool', 4, 'o'), ('reason', 'string', 2, 'o'),
+        ('evaluationError', 'string', 3, 'o'),
+    ),
+    'authorization.v1.SubjectRulesReviewStatus': (
+        ('resourceRules', '[]authorization.v1.ResourceRule', 1, ''),
+        ('nonResourceRules', '[]authorization.v1.NonResourceRule', 2, ''), ('incomplete', 'bool', 3, ''),
+        ('evaluationError', 'string', 4, 'o'),
     ),
     'autoscaling.v1.CrossVersionObjectReference': (
         ('kind', 'string', 1, ''), ('name', 'string', 2, ''), ('apiVersion', 'string', 3, 'o'),
@@ -1258,6 +1323,9 @@ TYPES = {
         ('propagationPolicy', '*string', 4, 'o'), ('dryRun', '[]string', 5, 'o'),
         ('ignoreStoreReadErrorWithClusterBreakingPotential', '*bool', 6, 'o'),
     ),
+    'meta.v1.FieldSelectorRequirement': (
+        ('key', 'string', 1, ''), ('operator', 'string', 2, ''), ('values', '[]string', 3, 'o'),
+    ),
     'meta.v1.LabelSelector': (
         ('matchLabels', 'map[string]', 1, 'o'),
         ('matchExpressions', '[]meta.v1.LabelSelectorRequirement', 2, 'o'),
@@ -1314,6 +1382,52 @@ TYPES = {
     ),
     'meta.v1.WatchEvent': (
         ('type', 'string', 1, ''), ('object', 'RawExtension', 2, ''),
+    ),
+    'rbac.v1.AggregationRule': (
+        ('clusterRoleSelectors', '[]meta.v1.LabelSelector', 1, 'o'),
+    ),
+    'rbac.v1.ClusterRole': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('rules', '[]rbac.v1.PolicyRule', 2, ''), ('aggregationRule', '*rbac.v1.AggregationRule', 3, 'o'),
+    ),
+    'rbac.v1.ClusterRoleBinding': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('subjects', '[]rbac.v1.Subject', 2, 'o'), ('roleRef', 'rbac.v1.RoleRef', 3, ''),
+    ),
+    'rbac.v1.ClusterRoleBindingList': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ListMeta', 1, 'o'),
+        ('items', '[]rbac.v1.ClusterRoleBinding', 2, ''),
+    ),
+    'rbac.v1.ClusterRoleList': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ListMeta', 1, 'o'),
+        ('items', '[]rbac.v1.ClusterRole', 2, ''),
+    ),
+    'rbac.v1.PolicyRule': (
+        ('verbs', '[]string', 1, ''), ('apiGroups', '[]string', 2, 'o'), ('resources', '[]string', 3, 'o'),
+        ('resourceNames', '[]string', 4, 'o'), ('nonResourceURLs', '[]string', 5, 'o'),
+    ),
+    'rbac.v1.Role': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('rules', '[]rbac.v1.PolicyRule', 2, ''),
+    ),
+    'rbac.v1.RoleBinding': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('subjects', '[]rbac.v1.Subject', 2, 'o'), ('roleRef', 'rbac.v1.RoleRef', 3, ''),
+    ),
+    'rbac.v1.RoleBindingList': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ListMeta', 1, 'o'),
+        ('items', '[]rbac.v1.RoleBinding', 2, ''),
+    ),
+    'rbac.v1.RoleList': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ListMeta', 1, 'o'),
+        ('items', '[]rbac.v1.Role', 2, ''),
+    ),
+    'rbac.v1.RoleRef': (
+        ('apiGroup', 'string', 1, ''), ('kind', 'string', 2, ''), ('name', 'string', 3, ''),
+    ),
+    'rbac.v1.Subject': (
+        ('kind', 'string', 1, ''), ('apiGroup', 'string', 2, 'o'), ('name', 'string', 3, ''),
+        ('namespace', 'string', 4, 'o'),
     ),
 }
 
@@ -1485,3 +1599,166 @@ LIST_TYPES.update({
     'batch.v1.UncountedTerminatedPods.failed': ('set', ()),
     'batch.v1.UncountedTerminatedPods.succeeded': ('set', ()),
 })
+
+
+# Volumes and APIServices (k8s.io/api core/v1 and storage/v1, k8s.io/kube-aggregator apiregistration/v1
+# at 1.37): PersistentVolumes with their inline PersistentVolumeSource, StorageClasses, APIServices.
+TYPES.update({
+    'core.v1.PersistentVolume': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('spec', 'core.v1.PersistentVolumeSpec', 2, 'o'),
+        ('status', 'core.v1.PersistentVolumeStatus', 3, 'o'),
+    ),
+    'core.v1.PersistentVolumeList': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ListMeta', 1, 'o'),
+        ('items', '[]core.v1.PersistentVolume', 2, ''),
+    ),
+    'core.v1.PersistentVolumeClaimList': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ListMeta', 1, 'o'),
+        ('items', '[]core.v1.PersistentVolumeClaim', 2, ''),
+    ),
+    'core.v1.PersistentVolumeSpec': (
+        ('capacity', 'map[Quantity]', 1, 'o'), ('', 'core.v1.PersistentVolumeSource', 2, 'i'),
+        ('accessModes', '[]string', 3, 'o'), ('claimRef', '*core.v1.ObjectReference', 4, 'o'),
+        ('persistentVolumeReclaimPolicy', 'string', 5, 'o'), ('storageClassName', 'string', 6, 'o'),
+        ('mountOptions', '[]string', 7, 'o'), ('volumeMode', '*string', 8, 'o'),
+        ('nodeAffinity', '*core.v1.VolumeNodeAffinity', 9, 'o'),
+        ('volumeAttributesClassName', '*string', 10, 'o'),
+    ),
+    'core.v1.PersistentVolumeSource': (
+        ('gcePersistentDisk', '*core.v1.GCEPersistentDiskVolumeSource', 1, 'o'),
+        ('awsElasticBlockStore', '*core.v1.AWSElasticBlockStoreVolumeSource', 2, 'o'),
+        ('hostPath', '*core.v1.HostPathVolumeSource', 3, 'o'),
+        ('glusterfs', '*core.v1.GlusterfsPersistentVolumeSource', 4, 'o'),
+        ('nfs', '*core.v1.NFSVolumeSource', 5, 'o'), ('rbd', '*core.v1.RBDPersistentVolumeSource', 6, 'o'),
+        ('iscsi', '*core.v1.ISCSIPersistentVolumeSource', 7, 'o'),
+        ('cinder', '*core.v1.CinderPersistentVolumeSource', 8, 'o'),
+        ('cephfs', '*core.v1.CephFSPersistentVolumeSource', 9, 'o'),
+        ('fc', '*core.v1.FCVolumeSource', 10, 'o'), ('flocker', '*core.v1.FlockerVolumeSource', 11, 'o'),
+        ('flexVolume', '*core.v1.FlexPersistentVolumeSource', 12, 'o'),
+        ('azureFile', '*core.v1.AzureFilePersistentVolumeSource', 13, 'o'),
+        ('vsphereVolume', '*core.v1.VsphereVirtualDiskVolumeSource', 14, 'o'),
+        ('quobyte', '*core.v1.QuobyteVolumeSource', 15, 'o'),
+        ('azureDisk', '*core.v1.AzureDiskVolumeSource', 16, 'o'),
+        ('photonPersistentDisk', '*core.v1.PhotonPersistentDiskVolumeSource', 17, 'o'),
+        ('portworxVolume', '*core.v1.PortworxVolumeSource', 18, 'o'),
+        ('scaleIO', '*core.v1.ScaleIOPersistentVolumeSource', 19, 'o'),
+        ('local', '*core.v1.LocalVolumeSource', 20, 'o'),
+        ('storageos', '*core.v1.StorageOSPersistentVolumeSource', 21, 'o'),
+        ('csi', '*core.v1.CSIPersistentVolumeSource', 22, 'o'),
+    ),
+    'core.v1.PersistentVolumeStatus': (
+        ('phase', 'string', 1, 'o'), ('message', 'string', 2, 'o'), ('reason', 'string', 3, 'o'),
+        ('lastPhaseTransitionTime', '*Time', 4, 'o'),
+    ),
+    'core.v1.VolumeNodeAffinity': (
+        ('required', '*core.v1.NodeSelector', 1, 'o'),
+    ),
+    'core.v1.GlusterfsPersistentVolumeSource': (
+        ('endpoints', 'string', 1, ''), ('path', 'string', 2, ''), ('readOnly', 'bool', 3, 'o'),
+        ('endpointsNamespace', '*string', 4, 'o'),
+    ),
+    'core.v1.RBDPersistentVolumeSource': (
+        ('monitors', '[]string', 1, ''), ('image', 'string', 2, ''), ('fsType', 'string', 3, 'o'),
+        ('pool', 'string', 4, 'o'), ('user', 'string', 5, 'o'), ('keyring', 'string', 6, 'o'),
+        ('secretRef', '*core.v1.SecretReference', 7, 'o'), ('readOnly', 'bool', 8, 'o'),
+    ),
+    'core.v1.ISCSIPersistentVolumeSource': (
+        ('targetPortal', 'string', 1, ''), ('iqn', 'string', 2, ''), ('lun', 'int32', 3, ''),
+        ('iscsiInterface', 'string', 4, 'o'), ('fsType', 'string', 5, 'o'), ('readOnly', 'bool', 6, 'o'),
+        ('portals', '[]string', 7, 'o'), ('chapAuthDiscovery', 'bool', 8, 'o'),
+        ('chapAuthSession', 'bool', 11, 'o'), ('secretRef', '*core.v1.SecretReference', 10, 'o'),
+        ('initiatorName', '*string', 12, 'o'),
+    ),
+    'core.v1.CinderPersistentVolumeSource': (
+        ('volumeID', 'string', 1, ''), ('fsType', 'string', 2, 'o'), ('readOnly', 'bool', 3, 'o'),
+        ('secretRef', '*core.v1.SecretReference', 4, 'o'),
+    ),
+    'core.v1.CephFSPersistentVolumeSource': (
+        ('monitors', '[]string', 1, ''), ('path', 'string', 2, 'o'), ('user', 'string', 3, 'o'),
+        ('secretFile', 'string', 4, 'o'), ('secretRef', '*core.v1.SecretReference', 5, 'o'),
+        ('readOnly', 'bool', 6, 'o'),
+    ),
+    'core.v1.FlexPersistentVolumeSource': (
+        ('driver', 'string', 1, ''), ('fsType', 'string', 2, 'o'),
+        ('secretRef', '*core.v1.SecretReference', 3, 'o'), ('readOnly', 'bool', 4, 'o'),
+        ('options', 'map[string]', 5, 'o'),
+    ),
+    'core.v1.AzureFilePersistentVolumeSource': (
+        ('secretName', 'string', 1, ''), ('shareName', 'string', 2, ''), ('readOnly', 'bool', 3, 'o'),
+        ('secretNamespace', '*string', 4, ''),
+    ),
+    'core.v1.ScaleIOPersistentVolumeSource': (
+        ('gateway', 'string', 1, ''), ('system', 'string', 2, ''),
+        ('secretRef', '*core.v1.SecretReference', 3, ''), ('sslEnabled', 'bool', 4, 'o'),
+        ('protectionDomain', 'string', 5, 'o'), ('storagePool', 'string', 6, 'o'),
+        ('storageMode', 'string', 7, 'o'), ('volumeName', 'string', 8, 'o'), ('fsType', 'string', 9, 'o'),
+        ('readOnly', 'bool', 10, 'o'),
+    ),
+    'core.v1.LocalVolumeSource': (
+        ('path', 'string', 1, ''), ('fsType', '*string', 2, 'o'),
+    ),
+    'core.v1.StorageOSPersistentVolumeSource': (
+        ('volumeName', 'string', 1, 'o'), ('volumeNamespace', 'string', 2, 'o'), ('fsType', 'string', 3, 'o'),
+        ('readOnly', 'bool', 4, 'o'), ('secretRef', '*core.v1.ObjectReference', 5, 'o'),
+    ),
+    'core.v1.CSIPersistentVolumeSource': (
+        ('driver', 'string', 1, ''), ('volumeHandle', 'string', 2, ''), ('readOnly', 'bool', 3, 'o'),
+        ('fsType', 'string', 4, 'o'), ('volumeAttributes', 'map[string]', 5, 'o'),
+        ('controllerPublishSecretRef', '*core.v1.SecretReference', 6, 'o'),
+        ('nodeStageSecretRef', '*core.v1.SecretReference', 7, 'o'),
+        ('nodePublishSecretRef', '*core.v1.SecretReference', 8, 'o'),
+        ('controllerExpandSecretRef', '*core.v1.SecretReference', 9, 'o'),
+        ('nodeExpandSecretRef', '*core.v1.SecretReference', 10, 'o'),
+    ),
+    'core.v1.SecretReference': (
+        ('name', 'string', 1, 'o'), ('namespace', 'string', 2, 'o'),
+    ),
+    'core.v1.TopologySelectorTerm': (
+        ('matchLabelExpressions', '[]core.v1.TopologySelectorLabelRequirement', 1, 'o'),
+    ),
+    'core.v1.TopologySelectorLabelRequirement': (
+        ('key', 'string', 1, ''), ('values', '[]string', 2, ''),
+    ),
+    'storage.v1.StorageClass': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('provisioner', 'string', 2, ''), ('parameters', 'map[string]', 3, 'o'),
+        ('reclaimPolicy', '*string', 4, 'o'),
+        ('mountOptions', '[]string', 5, 'o'), ('allowVolumeExpansion', '*bool', 6, 'o'),
+        ('volumeBindingMode', '*string', 7, 'o'),
+        ('allowedTopologies', '[]core.v1.TopologySelectorTerm', 8, 'o'),
+    ),
+    'storage.v1.StorageClassList': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ListMeta', 1, 'o'),
+        ('items', '[]storage.v1.StorageClass', 2, ''),
+    ),
+    'apiregistration.v1.APIService': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ObjectMeta', 1, 'o'),
+        ('spec', 'apiregistration.v1.APIServiceSpec', 2, 'o'),
+        ('status', 'apiregistration.v1.APIServiceStatus', 3, 'o'),
+    ),
+    'apiregistration.v1.APIServiceList': (
+        ('', 'meta.v1.TypeMeta', None, 'i'), ('metadata', 'meta.v1.ListMeta', 1, 'o'),
+        ('items', '[]apiregistration.v1.APIService', 2, ''),
+    ),
+    'apiregistration.v1.APIServiceSpec': (
+        ('service', '*apiregistration.v1.ServiceReference', 1, 'o'), ('group', 'string', 2, 'o'),
+        ('version', 'string', 3, 'o'), ('insecureSkipTLSVerify', 'bool', 4, 'o'),
+        ('caBundle', 'bytes', 5, 'o'), ('groupPriorityMinimum', 'int32', 7, ''),
+        ('versionPriority', 'int32', 8, ''),
+    ),
+    'apiregistration.v1.ServiceReference': (
+        ('namespace', 'string', 1, 'o'), ('name', 'string', 2, 'o'), ('port', '*int32', 3, 'o'),
+    ),
+    'apiregistration.v1.APIServiceStatus': (
+        ('conditions', '[]apiregistration.v1.APIServiceCondition', 1, 'o', 'merge@type'),
+    ),
+    'apiregistration.v1.APIServiceCondition': (
+        ('type', 'string', 1, ''), ('status', 'string', 2, ''), ('lastTransitionTime', 'Time', 3, 'o'),
+        ('reason', 'string', 4, 'o'), ('message', 'string', 5, 'o'),
+    ),
+})
+LIST_TYPES.update({
+    'apiregistration.v1.APIServiceStatus.conditions': ('map', ('type',)),
+})
+ATOMIC_STRUCTS |= {'core.v1.SecretReference', 'core.v1.VolumeNodeAffinity'}

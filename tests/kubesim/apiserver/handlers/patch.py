@@ -2,12 +2,13 @@
 merge patch applied to the object as its version shows it, and server-side apply
 (`application/apply-patch+yaml`, the field manager's Apply)."""
 
+import copy
+
 import yaml
 
 from ...machinery import gotypes, patch
 from ...machinery.errors import ApiError
 from .. import fieldmanager, typed
-from ..registry import resources
 from ..strategies import core
 from .responsewriters import _json_response
 from .rest import _dry_run, _is_true
@@ -19,6 +20,10 @@ class PatchHandlers:
 
     async def _patch(self, request, route):
         ctype = request.content_type
+        accepted = route.resource.patch_types
+        if accepted is not None and ctype not in accepted:
+            # Custom resources take no strategic merge patch (customresource_handler.go).
+            raise ApiError.unsupported_media_type(accepted)
         if ctype == patch.APPLY_PATCH:
             return await self._apply(request, route)
         if ctype not in patch.PATCH_TYPES:
@@ -72,7 +77,10 @@ class PatchHandlers:
         config = self._check_body(route, config, name_required=True)
         # The decoder judges the configuration (types, unknown fields); the apply merges it as written.
         try:
-            _decoded, unknown = typed.normalise(res.kind, config, res.group, res.version)
+            if res.decoder is not None:
+                _decoded, unknown = res.decoder(copy.deepcopy(config))
+            else:
+                _decoded, unknown = typed.normalise(res.kind, config, res.group, res.version)
         except typed.DecodeError as err:
             raise ApiError.bad_request(f'{res.kind} in version "{res.version}" cannot be handled as a '
                                        f'{res.kind}: {err}') from None
@@ -83,10 +91,13 @@ class PatchHandlers:
                 f'failed to create typed patch object ({where}; {res.group_version}, Kind={res.kind}): '
                 + ', '.join(f'.{path}: field not declared in schema' for path in unknown))
         warnings = []
-        config = gotypes.known_only(gotypes.type_for(res.group, res.version, res.kind), config)
+        if res.custom is not None:
+            config = res.custom.known_only(config)
+        elif res.decoder is None:
+            config = gotypes.known_only(gotypes.type_for(res.group, res.version, res.kind), config)
         live = self.store.get(res.key, route.namespace, route.name)
-        stored = resources.BY_KEY.get(res.key, res)
-        type_name = gotypes.type_for(stored.group, stored.version, stored.kind)
+        stored = self.store.registry.by_key.get(res.key, res)
+        type_name = stored.managed_type()
         if route.subresource == 'status':
             if live is None:
                 raise ApiError.not_found(res.key, route.name)

@@ -12,9 +12,9 @@ from ...machinery import gotypes, patch, protobuf
 from ...machinery.errors import ApiError
 from ...machinery.selectors import parse_field_selector, parse_label_selector
 from .. import fieldmanager, tables, typed
-from ..registry import resources
 from ..strategies import core
 from ..strategies.validation import go_repr
+from .connect import CONNECT_SUBRESOURCES
 from .responsewriters import JSON, _go_json, _json_response
 from .scale import to_scale
 
@@ -22,6 +22,7 @@ from .scale import to_scale
 OBJECT_MEDIA_TYPES = (JSON, 'application/yaml', 'text/yaml', protobuf.CONTENT_TYPE)
 # What a 415 for another body says is accepted.
 DECLARED_MEDIA_TYPES = (JSON, 'application/yaml', protobuf.CONTENT_TYPE)
+CUSTOM_MEDIA_TYPES = (JSON, 'application/yaml')
 
 
 def _is_true(value):
@@ -55,6 +56,8 @@ class RestHandlers:
 
     async def _resource(self, request, route):
         method = request.method
+        if route.subresource in CONNECT_SUBRESOURCES:
+            return await self._pod_connect(request, route)
         if method == 'GET' or method == 'HEAD':
             if route.name is None:
                 if route.watch or _is_true(request.query.get('watch')):
@@ -127,8 +130,11 @@ class RestHandlers:
         if not raw:
             raise ApiError.bad_request('the request body is empty')
         ctype = request.content_type
-        if allow_yaml and 'Content-Type' in request.headers and ctype not in OBJECT_MEDIA_TYPES:
-            raise ApiError.unsupported_media_type(DECLARED_MEDIA_TYPES)
+        custom = route is not None and route.resource.custom is not None
+        if allow_yaml and 'Content-Type' in request.headers and (
+                ctype not in OBJECT_MEDIA_TYPES or (custom and ctype == protobuf.CONTENT_TYPE)):
+            # The custom resource handler's serializers are JSON and YAML only.
+            raise ApiError.unsupported_media_type(CUSTOM_MEDIA_TYPES if custom else DECLARED_MEDIA_TYPES)
         if ctype == protobuf.CONTENT_TYPE:
             res = route.resource
             try:
@@ -201,8 +207,11 @@ class RestHandlers:
                                              f'Invalid value: {go_repr(shown)}: {message}')], kind='')
 
         try:
-            obj, unknown = typed.normalise(res.kind, obj, res.group, res.version,
-                                           unstructured=patch_type == patch.STRATEGIC_MERGE_PATCH)
+            if res.decoder is not None:
+                obj, unknown = res.decoder(obj)
+            else:
+                obj, unknown = typed.normalise(res.kind, obj, res.group, res.version,
+                                               unstructured=patch_type == patch.STRATEGIC_MERGE_PATCH)
         except typed.DecodeError as err:
             refuse(str(err))
         if not unknown or directive == 'Ignore':
@@ -259,13 +268,12 @@ class RestHandlers:
                                    whole_object=True)
         return self._warned(_json_response(res.shown(updated)), warnings)
 
-    @staticmethod
-    def _manager(request, route):
+    def _manager(self, request, route):
         """The field manager of a write (fieldmanager.update as a store hook), None for kinds the
         type table does not know."""
         res = route.resource
-        stored = resources.BY_KEY.get(res.key, res)
-        type_name = gotypes.type_for(stored.group, stored.version, stored.kind)
+        stored = self.store.registry.by_key.get(res.key, res)
+        type_name = stored.managed_type()
         if type_name is None:
             return None
         name, api_version = fieldmanager.manager_name(request), res.group_version

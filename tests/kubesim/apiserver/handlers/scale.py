@@ -4,10 +4,8 @@ scalehandler.go maps its field managers to the parent's)."""
 
 import json
 
-from ...machinery import gotypes
 from ...machinery.errors import ApiError
 from .. import fieldmanager
-from ..registry import resources
 from .responsewriters import _json_response
 
 
@@ -28,6 +26,8 @@ def selector_string(resource, obj):
 
 
 def to_scale(resource, obj):
+    if resource.custom is not None:
+        return resource.custom.to_scale(obj)  # the CRD's specReplicasPath, statusReplicasPath, ...
     meta = obj['metadata']
     return {
         'kind': 'Scale', 'apiVersion': 'autoscaling/v1',
@@ -60,7 +60,10 @@ class ScaleHandlers:
             raise ApiError.invalid(res.key, route.name, [('spec.replicas', 'FieldValueInvalid',
                                                           f'Invalid value: {json.dumps(replicas)}: must be '
                                                           'greater than or equal to 0')], kind='Scale')
-        current.setdefault('spec', {})['replicas'] = replicas
+        if res.custom is not None:
+            res.custom.set_replicas(current, replicas)
+        else:
+            current.setdefault('spec', {})['replicas'] = replicas
         updated = self.store.update(res.key, current, dry_run=dry_run, manager=manager)
         return _json_response(to_scale(res, updated))
 
@@ -83,14 +86,21 @@ class ScaleHandlers:
             raise ApiError.bad_request(f'the name of the object ({meta["name"]}) does not match the name '
                                        f'on the URL ({route.name})')
         live = self.store.must_get(res.key, route.namespace, route.name)
-        stored = resources.BY_KEY.get(res.key, res)
-        type_name = gotypes.type_for(stored.group, stored.version, stored.kind)
+        stored = self.store.registry.by_key.get(res.key, res)
+        type_name = stored.managed_type()
         ref = {k: live['metadata'][k] for k in ('name', 'namespace') if k in live['metadata']}
         parent = {'apiVersion': res.group_version, 'kind': res.kind, 'metadata': ref}
+        path = res.custom.replicas_path() if res.custom is not None else ('spec', 'replicas')
         if 'replicas' in (config.get('spec') or {}):
-            parent['spec'] = {'replicas': config['spec']['replicas']}
+            node = parent
+            for part in path[:-1]:
+                node = node.setdefault(part, {})
+            node[path[-1]] = config['spec']['replicas']
         merged = fieldmanager.apply(live, parent, type_name, manager, res.group_version, force, 'scale')
         fields = merged['metadata']['managedFields']
         scale = to_scale(res, live)
-        scale['spec']['replicas'] = (merged.get('spec') or {}).get('replicas', 1)
+        value = merged
+        for part in path:
+            value = (value or {}).get(part) if isinstance(value, dict) else None
+        scale['spec']['replicas'] = value if value is not None else (1 if res.custom is None else 0)
         return self._write_scale(route, scale, dry_run, lambda _old, _new: fields)

@@ -12,9 +12,13 @@ the Table printer all read this table.
 import dataclasses
 from typing import Callable, Optional
 
+from ...machinery import gotypes
 from ...machinery.errors import ApiError
 from .. import tables, typed
+from ..apiextensions import strategy as apiextensions
 from ..strategies import apps, autoscaling, batch, coordination, core, discovery, service
+from ..strategies import rbac as rbac_strategy
+from ..strategies import apiregistration, storage
 from ..strategies.validation import Errors, validate_annotations_size, validate_labels, validate_name
 
 ALL_VERBS = ('create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch')
@@ -57,16 +61,47 @@ class Resource:
     from_version: Optional[Callable] = None
     # A deprecation warning the API server sends with every request to this resource.
     warning: Optional[str] = None
+    # ---- beyond the Go types (custom resources, and kinds kubesim keeps as JSON) ----
+    # The discovery's singularName when it is not the lower-cased kind.
+    singular_name: str = ''
+    # The body decoder instead of the Go types': obj -> (decoded obj, unknown field paths),
+    # raising typed.DecodeError; and the encoder of what is stored (obj -> obj).
+    decoder: Optional[Callable] = None
+    encoder: Optional[Callable] = None
+    # What the field manager walks instead of the kind's Go type (a fieldmanager.SchemaType).
+    field_type: Optional[object] = None
+    # The patch media types PATCH accepts (None: all of them, strategic merge patch included).
+    patch_types: Optional[tuple] = None
+    # A DELETE of an object not yet being deleted, instead of the registry store's:
+    # on_delete(store, key, obj, dry_run) -> the object now being deleted (the CRD's REST.Delete).
+    on_delete: Optional[Callable] = None
+    # Whether a write through `status` is admitted (defaulted and validated) like the object.
+    status_admission: bool = False
+    # False for the row of a storage version that is not served (it keys the store, no route).
+    served: bool = True
+    # A custom resource's serving information (apiextensions/handler.py), None for built-in kinds.
+    custom: Optional[object] = dataclasses.field(default=None, compare=False)
 
     def shown(self, obj):
         """A stored object as this version shows it (as this version's Go type prints it)."""
+        if self.custom is not None:
+            return self.custom.shown(obj)
         if self.to_version is None:
             return obj
         return typed.encode(self.group, self.version, self.kind, self.to_version(obj))
 
     def stored(self, obj):
         """An object of this version as it is stored."""
+        if self.custom is not None:
+            return self.custom.stored(obj)
         return self.from_version(obj) if self.from_version is not None else obj
+
+    def managed_type(self):
+        """What the field manager walks for this row's objects: its Go type name, or a schema
+        (custom resources, JSON-only kinds); None when neither is known."""
+        if self.field_type is not None:
+            return self.field_type
+        return gotypes.type_for(self.group, self.version, self.kind)
 
     @property
     def returns_deleted_object(self):
@@ -84,7 +119,7 @@ class Resource:
 
     @property
     def singular(self):
-        return self.kind.lower()
+        return self.singular_name or self.kind.lower()
 
     @property
     def qualified_kind(self):
@@ -105,6 +140,7 @@ class Resource:
                      'kind': self.kind, 'verbs': list(SUB_VERBS)}
             if sub == 'scale':
                 entry.update(group='autoscaling', version='v1', kind='Scale')
+            entry.update(SUBRESOURCE_ENTRIES.get(f'{self.plural}/{sub}', {}))
             out.append(entry)
         return out
 
@@ -125,7 +161,7 @@ RESOURCES = [
     Resource('', 'v1', 'nodes', 'Node', namespaced=False, short_names=('no',), subresources=('status',),
              generation=False, columns=tuple(tables.NODE), field_labels=('spec.unschedulable',)),
     Resource('', 'v1', 'pods', 'Pod', short_names=('po',), categories=('all',),
-             subresources=('resize', 'status'),
+             subresources=('attach', 'exec', 'log', 'portforward', 'resize', 'status'),
              defaulter=core.default_pod, validator=core.validate_pod_object,
              columns=tuple(tables.POD), status_keeps=('ownerReferences',),
              initial_status=core.pod_initial_status,
@@ -190,6 +226,13 @@ RESOURCES = [
              subresources=('scale', 'status'), defaulter=apps.default_statefulset,
              validator=apps.validate_statefulset, columns=tuple(tables.STATEFUL_SET),
              initial_status=empty_status),
+    # apiextensions.k8s.io/v1 CustomResourceDefinitions (apiextensions/strategy.py), served as JSON.
+    Resource('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition',
+             namespaced=False, short_names=('crd', 'crds'), categories=('api-extensions',),
+             subresources=('status',), defaulter=apiextensions.default, validator=apiextensions.validate,
+             initial_status=apiextensions.initial_status, columns=tuple(apiextensions.COLUMNS),
+             decoder=apiextensions.decode, encoder=apiextensions.encode, field_type=apiextensions.FIELD_TYPE,
+             on_delete=apiextensions.delete, status_keeps=apiextensions.STATUS_KEEPS),
 ]
 
 # batch/v1 (pkg/registry/batch/job, pkg/registry/batch/cronjob): Jobs run pods to completion
@@ -203,6 +246,35 @@ RESOURCES += [
              initial_status=empty_status, columns=tuple(tables.CRON_JOB)),
 ]
 
+# Volumes (pkg/registry/core/persistentvolume{,claim}, pkg/registry/storage/storageclass): claims are
+# provisioned and bound by controllers/volume.py. APIServices (kube-aggregator's registry): stored and
+# listed, the built-in ones registered at start; nothing is aggregated.
+RESOURCES += [
+    Resource('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', short_names=('pvc',),
+             subresources=('status',), generation=False, defaulter=storage.default_claim,
+             validator=storage.validate_claim, initial_status=storage.claim_initial_status,
+             columns=tuple(tables.PERSISTENT_VOLUME_CLAIM)),
+    Resource('', 'v1', 'persistentvolumes', 'PersistentVolume', namespaced=False, short_names=('pv',),
+             subresources=('status',), generation=False, defaulter=storage.default_volume,
+             validator=storage.validate_volume, initial_status=storage.volume_initial_status,
+             columns=tuple(tables.PERSISTENT_VOLUME)),
+    Resource('storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', namespaced=False, short_names=('sc',),
+             generation=False, defaulter=storage.default_storage_class,
+             validator=storage.validate_storage_class,
+             columns=tuple(tables.STORAGE_CLASS)),
+    Resource('apiregistration.k8s.io', 'v1', 'apiservices', 'APIService', namespaced=False,
+             categories=('api-extensions',), subresources=('status',), generation=False,
+             validator=apiregistration.validate, columns=tuple(tables.API_SERVICE)),
+]
+# The pods' connect subresources (pkg/registry/core/pod/rest/subresources.go, log.go): their verbs
+# and kinds in discovery, as the installer lists a connecter's (create for POST, get for GET).
+SUBRESOURCE_ENTRIES = {
+    'pods/attach': {'kind': 'PodAttachOptions', 'verbs': ['create', 'get']},
+    'pods/exec': {'kind': 'PodExecOptions', 'verbs': ['create', 'get']},
+    'pods/log': {'kind': 'Pod', 'verbs': ['get']},
+    'pods/portforward': {'kind': 'PodPortForwardOptions', 'verbs': ['create', 'get']},
+}
+
 # The resources whose registry store sets `ReturnDeletedObject: true`
 # (pkg/registry/core/{pod,service,serviceaccount,persistentvolume,persistentvolumeclaim}/storage and
 # pkg/registry/storage/storageclass/storage): a DELETE that removes one at once answers the object as
@@ -210,34 +282,38 @@ RESOURCES += [
 RETURN_DELETED_OBJECT = frozenset({'/pods', '/services', '/serviceaccounts', '/persistentvolumes',
                                    '/persistentvolumeclaims', 'storage.k8s.io/storageclasses'})
 
-# Store key -> the row of the version objects are stored in.
-BY_KEY = {r.key: r for r in RESOURCES if r.to_version is None}
-# (group, version, plural) -> Resource, for routing.
-BY_PATH = {(r.group, r.version, r.plural): r for r in RESOURCES}
+# rbac.authorization.k8s.io/v1 (strategies/rbac.py: each row's one hook defaults, checks escalation
+# and validates) and authorization.k8s.io/v1, whose reviews are answered and never stored
+# (apiserver/authorization.py).
+RESOURCES += [
+    Resource('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', namespaced=False,
+             generation=False, defaulter=rbac_strategy.admit_cluster_role_binding,
+             columns=tuple(tables.ROLE_BINDING)),
+    Resource('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', namespaced=False,
+             generation=False, defaulter=rbac_strategy.admit_cluster_role, columns=tuple(tables.ROLE)),
+    Resource('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', generation=False,
+             defaulter=rbac_strategy.admit_role_binding, columns=tuple(tables.ROLE_BINDING)),
+    Resource('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', generation=False,
+             defaulter=rbac_strategy.admit_role, columns=tuple(tables.ROLE)),
+    Resource('authorization.k8s.io', 'v1', 'localsubjectaccessreviews', 'LocalSubjectAccessReview',
+             verbs=('create',), generation=False),
+    Resource('authorization.k8s.io', 'v1', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview',
+             namespaced=False, verbs=('create',), generation=False),
+    Resource('authorization.k8s.io', 'v1', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview',
+             namespaced=False, verbs=('create',), generation=False),
+    Resource('authorization.k8s.io', 'v1', 'subjectaccessreviews', 'SubjectAccessReview',
+             namespaced=False, verbs=('create',), generation=False),
+]
 
 
-def lookup(group, version, plural):
-    return BY_PATH.get((group, version, plural))
 
-
-def strategy(key):
-    """The row for a resource key; a namespaced, generation-tracking row with no hooks for keys
-    kubesim does not serve (unit tests store whatever they like)."""
-    found = BY_KEY.get(key)
-    if found is None:
-        group, _, plural = key.partition('/')
-        found = Resource(group, 'v1', plural, plural)
-    return found
-
-
-def admit(key, obj, old):
-    """The store's admission hook: default ``obj`` in place and validate it with the hooks of its
-    resource's row; ``old`` is the stored object on updates. Raises a 422 listing every invalid
-    field."""
-    row = strategy(key)
+def admit_row(row, obj, old):
+    """Default ``obj`` in place and validate it with the hooks of ``row`` (the storage version's
+    row of its resource); ``old`` is the stored object on updates. Raises a 422 listing every
+    invalid field."""
     if row.defaulter is None and row.validator is None and row.initial_status is None:
         return
-    if row.validator is not None and not isinstance(obj.get('spec', {}), dict):
+    if row.custom is None and row.validator is not None and not isinstance(obj.get('spec', {}), dict):
         raise ApiError.invalid(row.key, (obj.get('metadata') or {}).get('name', ''),
                                [('spec', 'FieldValueInvalid', 'Invalid value: must be an object')],
                                kind=row.qualified_kind)
@@ -248,7 +324,7 @@ def admit(key, obj, old):
     if row.validator is None:
         return
     errs = Errors()
-    if old is None:
+    if old is None and row.key != 'apiregistration.k8s.io/apiservices':  # its own name rule: `v1.` is one
         validate_name(errs, obj)
     validate_labels(errs, (obj.get('metadata') or {}).get('labels'), 'metadata.labels')
     validate_annotations_size(errs, (obj.get('metadata') or {}).get('annotations'))
@@ -258,18 +334,98 @@ def admit(key, obj, old):
         row.after_admit(obj, old)
 
 
-def groups():
-    """Non-core group name -> sorted versions."""
-    out = {}
-    for r in RESOURCES:
-        if r.group:
-            out.setdefault(r.group, set()).add(r.version)
-    return {g: sorted(v) for g, v in sorted(out.items())}
+def encode_row(row, obj):
+    """``obj`` as ``row``'s kind prints it: its encoder, else its Go type (typed.encode)."""
+    if row.encoder is not None:
+        return row.encoder(obj)
+    return typed.encode(row.group, row.version, row.kind, obj)
+
+
+class Registry:
+    """The resources one API server serves: the built-in rows above and, added and removed while it
+    runs, the rows of the custom resources its CustomResourceDefinitions define (one row per
+    served version, apiextensions/handler.py). Each Store has its own (`store.registry`), so a CRD
+    created in one KubeSim is served by that one only. The router, the store, discovery, OpenAPI,
+    fault injection and the printer read it.
+
+    `serve(crd_name, rows)` replaces what a CRD serves, `unserve(crd_name)` takes it away. A custom
+    row never shadows a built-in one (the API server routes to built-in resources first)."""
+
+    def __init__(self, builtin=None):
+        self._builtin = tuple(RESOURCES if builtin is None else builtin)
+        self._custom = {}  # CRD name -> rows
+        self._reindex()
+
+    def _reindex(self):
+        builtin_paths = {(r.group, r.version, r.plural) for r in self._builtin}
+        builtin_keys = {r.key for r in self._builtin}
+        custom = [r for rows in self._custom.values() for r in rows
+                  if (r.group, r.version, r.plural) not in builtin_paths and r.key not in builtin_keys]
+        every = list(self._builtin) + custom
+        # The served rows (routing, discovery, OpenAPI).
+        self.rows = [r for r in every if r.served]
+        # Store key -> the row of the version objects are stored in.
+        self.by_key = {r.key: r for r in every if r.to_version is None}
+        # (group, version, plural) -> Resource, for routing.
+        self.by_path = {(r.group, r.version, r.plural): r for r in self.rows}
+        groups = {}
+        for r in self.rows:
+            if r.group:
+                groups.setdefault(r.group, set()).add(r.version)
+        self._groups = {g: sorted(v) for g, v in sorted(groups.items())}
+
+    def serve(self, crd_name, rows):
+        self._custom[crd_name] = tuple(rows)
+        self._reindex()
+
+    def unserve(self, crd_name):
+        if self._custom.pop(crd_name, None) is not None:
+            self._reindex()
+
+    def custom_rows(self):
+        """Every row a CRD serves (served or not), by CRD name."""
+        return dict(self._custom)
+
+    def lookup(self, group, version, plural):
+        return self.by_path.get((group, version, plural))
+
+    def strategy(self, key):
+        """The row for a resource key; a namespaced, generation-tracking row with no hooks for keys
+        kubesim does not serve (unit tests store whatever they like)."""
+        found = self.by_key.get(key)
+        if found is None:
+            group, _, plural = key.partition('/')
+            found = Resource(group, 'v1', plural, plural)
+        return found
+
+    def groups(self):
+        """Non-core group name -> sorted versions."""
+        return self._groups
+
+    def admit(self, key, obj, old):
+        """The store's admission hook (`admit_row` with the row of ``key``)."""
+        admit_row(self.strategy(key), obj, old)
+
+    def encode(self, key, obj):
+        """The store's encoder: ``obj`` as its kind prints it (`encode_row`)."""
+        row = self.by_key.get(key)
+        return obj if row is None else encode_row(row, obj)
+
+
+# The built-in resources alone: what module-level code and unit tests without a store read.
+BUILTIN = Registry()
+BY_KEY = BUILTIN.by_key
+BY_PATH = BUILTIN.by_path
+lookup = BUILTIN.lookup
+strategy = BUILTIN.strategy
+groups = BUILTIN.groups
+
+
+def admit(key, obj, old):
+    """The admission hook of the built-in resources (`Registry.admit`)."""
+    BUILTIN.admit(key, obj, old)
 
 
 def encode(key, obj):
-    """The store's encoder: ``obj`` as its kind's Go type prints it (typed.encode)."""
-    row = BY_KEY.get(key)
-    if row is None:
-        return obj
-    return typed.encode(row.group, row.version, row.kind, obj)
+    """The encoder of the built-in resources (`Registry.encode`)."""
+    return BUILTIN.encode(key, obj)

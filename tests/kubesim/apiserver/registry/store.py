@@ -10,7 +10,9 @@ Objects are plain JSON dicts (``dict``/``list``/``str``/...), stored and returne
 so nobody can mutate the store by accident and unknown fields survive every operation.
 
 Resources are named by a *resource key*: ``"<group>/<plural>"`` with an empty group for the core
-API, e.g. ``"/pods"``, ``"/replicationcontrollers"``, ``"apps/deployments"``.
+API, e.g. ``"/pods"``, ``"/replicationcontrollers"``, ``"apps/deployments"``; custom resources
+alike (``"example.com/widgets"``). Which resources exist, and their per-kind facts, is the
+store's `registry` (resources.Registry), which CustomResourceDefinitions extend at runtime.
 """
 
 import copy
@@ -21,7 +23,7 @@ import uuid
 
 from ...machinery.errors import ApiError
 from ...machinery.selectors import matches_fields, matches_labels
-from .resources import strategy
+from .resources import Registry
 from .watch import Watch
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -89,15 +91,20 @@ def _gc_finalizers(propagation, obj, row):
     return row.delete_propagation == 'Orphan', False
 
 
-def _spec_view(obj):
-    """What counts as a spec change for `metadata.generation` (everything but metadata and status)."""
+def _spec_view(obj, row=None):
+    """What counts as a spec change for `metadata.generation`: everything but metadata and status
+    (and, for a custom resource without the status subresource, everything but metadata)."""
+    if row is not None and row.custom is not None and 'status' not in row.subresources:
+        return {k: v for k, v in obj.items() if k not in ('metadata', 'apiVersion', 'kind')}
     return {k: v for k, v in obj.items() if k not in ('metadata', 'status', 'apiVersion', 'kind')}
 
 
 class Store:
     """Keyed by (resource, namespace, name); namespace is '' for cluster-scoped resources."""
 
-    def __init__(self):
+    def __init__(self, registry=None):
+        # The served resources and their rows (resources.Registry; custom resources come and go).
+        self.registry = registry if registry is not None else Registry()
         self.objects = {}
         self._rv = itertools.count(1000)
         self.resource_version = 1000
@@ -154,7 +161,7 @@ class Store:
 
     def _key(self, resource, obj):
         meta = obj['metadata']
-        ns = meta.get('namespace', '') if strategy(resource).namespaced else ''
+        ns = meta.get('namespace', '') if self.registry.strategy(resource).namespaced else ''
         return (resource, ns or '', meta['name'])
 
     def create(self, resource, obj, dry_run=False, manager=None):
@@ -173,7 +180,7 @@ class Store:
             else:
                 raise ApiError.invalid(resource, '', [('metadata.name', 'FieldValueRequired',
                                                        'Required value: name or generateName is required')])
-        if not strategy(resource).namespaced:
+        if not self.registry.strategy(resource).namespaced:
             meta.pop('namespace', None)
         key = self._key(resource, obj)
         if key in self.objects:
@@ -206,7 +213,7 @@ class Store:
         for check in self.validating_admission:
             check(self, resource, obj)
         meta['creationTimestamp'] = now_rfc3339()
-        if strategy(resource).generation:
+        if self.registry.strategy(resource).generation:
             meta['generation'] = 1
         else:
             meta.pop('generation', None)
@@ -243,21 +250,40 @@ class Store:
         given_rv = obj['metadata'].get('resourceVersion')
         if check_rv and given_rv and given_rv != old['metadata']['resourceVersion']:
             raise ApiError.conflict(resource, obj['metadata']['name'])
-        if subresource == 'status':
+        row = self.registry.strategy(resource)
+        if subresource == 'status' and row.custom is not None:
+            # The custom resources' status strategy: the stored object with the new status (none
+            # if the write has none); metadata changes are dropped.
+            new = _copy(old)
+            if 'status' in obj:
+                new['status'] = obj['status']
+            else:
+                new.pop('status', None)
+            if row.status_admission and self.admission:
+                self.admission(resource, new, old)
+        elif subresource == 'status':
             new = _copy(old)
             new['status'] = obj.get('status', {})
             if whole_object:
                 # The status strategies reset spec only (and a few metadata fields per kind):
                 # label and annotation changes written through /status are kept.
                 new['metadata'] = obj['metadata']
-                for field in SERVER_OWNED + strategy(resource).status_keeps:
+                for field in SERVER_OWNED + self.registry.strategy(resource).status_keeps:
                     if field in old['metadata']:
                         new['metadata'][field] = _copy(old['metadata'][field])
                     else:
                         new['metadata'].pop(field, None)
         else:
             new = obj
-            if 'status' in old or 'status' in new:
+            if row.custom is not None:
+                # customResourceStrategy.PrepareForUpdate: with the status subresource a write
+                # keeps the stored status (or none); without it status is an ordinary field.
+                if 'status' in row.subresources:
+                    if 'status' in old:
+                        new['status'] = _copy(old['status'])
+                    else:
+                        new.pop('status', None)
+            elif 'status' in old or 'status' in new:
                 new['status'] = _copy(old.get('status', {}))
             # Fields the server owns.
             for field in SERVER_OWNED:
@@ -277,7 +303,7 @@ class Store:
                         f'new finalizers []string{{{listed}}}')])
             if self.admission:
                 self.admission(resource, new, old)
-            if strategy(resource).generation and _spec_view(new) != _spec_view(old):
+            if row.generation and _spec_view(new, row) != _spec_view(old, row):
                 new['metadata']['generation'] = old['metadata'].get('generation', 1) + 1
         new['metadata']['resourceVersion'] = old['metadata']['resourceVersion']
         if manager is not None:
@@ -314,7 +340,7 @@ class Store:
         """The first step of a deletion that waits: `deletionTimestamp` (now, unless already set),
         `deletionGracePeriodSeconds` when given, ``status`` fields merged in, ``finalizers``
         added. Returns the updated object (one MODIFIED event)."""
-        key = (resource, namespace or '' if strategy(resource).namespaced else '', name)
+        key = (resource, namespace or '' if self.registry.strategy(resource).namespaced else '', name)
         old = self.objects.get(key)
         if old is None:
             raise ApiError.not_found(resource, name)
@@ -332,6 +358,11 @@ class Store:
         if new == old:
             return _copy(old)
         return self._replace(resource, key, new, old)
+
+    def replace(self, resource, new, old):
+        """Store ``new`` in place of the stored ``old`` as it is (no admission, no generation): the
+        registry's own writes, such as a CRD's first DELETE."""
+        return self._replace(resource, self._key(resource, new), _copy(new), old)
 
     def _replace(self, resource, key, new, old):
         if self.encoder is not None:
@@ -368,12 +399,14 @@ class Store:
         - anything else is removed at once, its dependents deleted in the background.
 
         ``removed`` tells which: the answer is the removed object or the one being deleted."""
-        key = (resource, namespace or '' if strategy(resource).namespaced else '', name)
+        key = (resource, namespace or '' if self.registry.strategy(resource).namespaced else '', name)
         old = self.objects.get(key)
         if old is None:
             raise ApiError.not_found(resource, name)
         self._check_preconditions(resource, name, old, preconditions)
-        row = strategy(resource)
+        row = self.registry.strategy(resource)
+        if row.on_delete is not None and not old['metadata'].get('deletionTimestamp'):
+            return row.on_delete(self, resource, _copy(old), dry_run), False
         new = _copy(old)
         meta = new['metadata']
         deleting = bool(meta.get('deletionTimestamp'))
@@ -442,7 +475,7 @@ class Store:
     def remove(self, resource, namespace, name):
         """Take the object out of the store (one DELETED event); the garbage collector then
         deletes its dependents in the background and finishes owners waiting for it."""
-        key = (resource, namespace or '' if strategy(resource).namespaced else '', name)
+        key = (resource, namespace or '' if self.registry.strategy(resource).namespaced else '', name)
         old = self.objects.pop(key, None)
         if old is None:
             return None

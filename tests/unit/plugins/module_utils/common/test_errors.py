@@ -2,7 +2,14 @@ import time
 
 import pytest
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import redact, secret_name
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
+    ApiError,
+    error_text,
+    forbidden_text,
+    missing_permission,
+    redact,
+    secret_name,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -61,3 +68,55 @@ def test_redact_replaces_every_form_and_urls_userinfo_in_linear_time():
     for text in ('x' * 1000000, 'a.' * 500000, 'a://' + 'b' * 1000000):
         assert redact(text, ['secret']) == text
     assert time.monotonic() - start < 5
+
+
+# The authorization filter's 403 messages (apiserver responsewriters/errors.go forbiddenMessage), as a
+# cluster writes them, and what a module says instead.
+@pytest.mark.parametrize('message, expected', [
+    ('deployments.apps "web" is forbidden: User "alice" cannot patch resource "deployments" in API group '
+     '"apps" '
+     'in the namespace "shop"',
+     'the user "alice" may not patch deployments.apps in namespace "shop": add {"apiGroups": ["apps"], '
+     '"resources": ["deployments"], "verbs": ["patch"]} to its Role (see docs/rbac.md)'),
+    ('pods is forbidden: User "system:serviceaccount:shop:deployer" cannot list resource "pods" in API '
+     'group "" '
+     'in the namespace "shop"',
+     'the user "system:serviceaccount:shop:deployer" may not list pods in namespace "shop": add '
+     '{"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]} to its Role (see docs/rbac.md)'),
+    ('deployments.apps "web" is forbidden: User "alice" cannot patch resource "deployments/scale" in API '
+     'group '
+     '"apps" in the namespace "shop": RBAC: role.rbac.authorization.k8s.io "gone" not found',
+     'the user "alice" may not patch deployments.apps/scale in namespace "shop": add {"apiGroups": ["apps"], '
+     '"resources": ["deployments/scale"], "verbs": ["patch"]} to its Role (see docs/rbac.md)'),
+    ('nodes is forbidden: User "bob" cannot list resource "nodes" in API group "" at the cluster scope',
+     'the user "bob" may not list nodes at the cluster scope: add {"apiGroups": [""], "resources": '
+     '["nodes"], '
+     '"verbs": ["list"]} to its ClusterRole (see docs/rbac.md)'),
+    ('forbidden: User "bob" cannot get path "/apis"',
+     'the user "bob" may not get the path "/apis": add {"nonResourceURLs": ["/apis"], "verbs": ["get"]} to '
+     'its '
+     'ClusterRole (see docs/rbac.md)'),
+])
+def test_a_403_of_the_authorizer_names_the_rule_to_add(message, expected):
+    assert forbidden_text(message) == 'forbidden (403): ' + expected
+    assert error_text(ApiError(403, 'Forbidden', message)) == 'forbidden (403): ' + expected
+
+
+def test_other_refusals_keep_the_servers_message():
+    quota = ('pods "web-1" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=2, '
+             'limited: pods=2')
+    assert missing_permission(quota) is None
+    assert forbidden_text(quota).startswith('forbidden (403): ' + quota + '. ')
+    escalation = ('roles.rbac.authorization.k8s.io "r" is forbidden: user "alice" (groups='
+                  '["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n'
+                  '{APIGroups:["apps"]}')
+    assert missing_permission(escalation) is None
+
+
+def test_the_rule_is_json_a_role_takes():
+    missing = missing_permission('leases.coordination.k8s.io "kubeops-release-1" is forbidden: User "ci" '
+                                 'cannot create resource "leases" in API group "coordination.k8s.io" in the '
+                                 'namespace "shop"')
+    assert missing['rule'] == {'apiGroups': ['coordination.k8s.io'], 'resources': ['leases'],
+                               'verbs': ['create']}
+    assert (missing['user'], missing['holder'], missing['where']) == ('ci', 'Role', 'in namespace "shop"')
