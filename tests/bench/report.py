@@ -256,6 +256,7 @@ def targets(results):
         out.append({'target': f'scale: rolling_update_rc <= {RC_REQUESTS_PER_REPLICA} requests per replica',
                     'measured': measured or 'no data', 'ok': ok})
     out.extend(release_scale_targets(results))
+    out.extend(bluegreen_targets(results))
     return out
 
 
@@ -891,3 +892,31 @@ def write(results, docs_dir):
 
 
 __all__ = ['write', 'targets', 'KINDS']
+
+
+def bluegreen_targets(results):
+    """The blue/green suite: the switch (selector -> EndpointSlices exactly the new pods) within the
+    endpoint lag plus 0.5 s; the way back, the whole task, within 1 s plus the lag; kubectl beside."""
+    suite = results['suites'].get('bluegreen')
+    if not suite:
+        return []
+    lag, s = suite['endpoint_lag'], suite['samples']
+
+    def med(tool, step, key):
+        return _med(summary([e[key] for e in s[f'{tool}|{step}'] if e['ok'] and e.get(key) is not None]))
+
+    ok = all(e['ok'] for rows in s.values() for e in rows)
+    switch, back = med('ours', 'switch', 'switch'), med('ours', 'back', 'task')
+    return [
+        {'target': f'bluegreen: switch -> live EndpointSlices exactly the new pods <= lag ({lag:g} s) '
+                   '+ 0.5 s',
+         'measured': f'{_s(switch)} s (kubectl patch + polling: {_s(med("kubectl", "switch", "switch"))} s; '
+                     f'the whole task {_s(med("ours", "switch", "task"))} s, kubectl '
+                     f'{_s(med("kubectl", "switch", "task"))} s)',
+         'ok': None if switch is None else ok and switch <= lag + 0.5},
+        {'target': f'bluegreen: a switch back while the old color is up <= 1 s + lag ({lag:g} s), the '
+                   'whole task',
+         'measured': f'{_s(back)} s (selector -> exact {_s(med("ours", "back", "switch"))} s; kubectl '
+                     f'{_s(med("kubectl", "back", "task"))} s)',
+         'ok': None if back is None else ok and back <= 1 + lag},
+    ]

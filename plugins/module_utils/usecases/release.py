@@ -63,6 +63,22 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_t
 )
 
 
+def take_lease(client, namespace, name, release, seconds, runner):
+    """(Lease, None): the Lease of ``release`` taken by ``runner`` and renewed until released; or
+    (None, problem) when another live run holds it or it cannot be written."""
+    lease = lease_mod.Lease(client, namespace, name, 'release %s' % release,
+                            seconds or release_record.LEASE_SECONDS, identity=runner)
+    try:
+        lease.acquire(wait=False, timeout=0)
+    except lease_mod.LeaseHeld as e:
+        return None, 'release %s is running elsewhere (%s): wait for it to end' % (release, e)
+    except KubeError as e:
+        return None, ('release %s could not take its Lease %s/%s (one run at a time): %s'
+                      % (release, namespace, name, error_text(e)))
+    lease.start_renewing()
+    return lease, None
+
+
 class Release:
     """The plain release of ``targets`` (release_targets.Target) with ``options`` (ReleaseOptions)."""
 
@@ -389,21 +405,9 @@ class Release:
 
     def _acquire(self):
         """Take this release's Lease (one runner at a time); a problem when another live run holds it."""
-        self.lease = lease_mod.Lease(self.client, self._lease_namespace(), self._lease_name(),
-                                     'release %s' % self.id,
-                                     self.options.lease_seconds or release_record.LEASE_SECONDS,
-                                     identity=self.runner)
-        try:
-            self.lease.acquire(wait=False, timeout=0)
-        except lease_mod.LeaseHeld as e:
-            self.lease = None
-            return 'release %s is running elsewhere (%s): wait for it to end' % (self.id, e)
-        except KubeError as e:
-            self.lease = None
-            return ('release %s could not take its Lease %s/%s (one run at a time): %s'
-                    % (self.id, self._lease_namespace(), self._lease_name(), error_text(e)))
-        self.lease.start_renewing()
-        return None
+        self.lease, problem = take_lease(self.client, self._lease_namespace(), self._lease_name(), self.id,
+                                         self.options.lease_seconds, self.runner)
+        return problem
 
     def _release_lease(self):
         if self.lease is not None:

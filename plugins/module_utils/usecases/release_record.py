@@ -45,13 +45,18 @@ def release_id(targets, change_cause=None):
     return 'r-' + hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]
 
 
-def record_text(release, workload, images, generation, lease, runner, started):
-    """The record written with the images onto ``workload`` (as read before the write)."""
-    return json.dumps({
-        'id': release, 'images': dict(sorted(images.items())), 'template': workload.template,
+def record_text(release, workload, images, generation, lease, runner, started, template=None, extra=None):
+    """The record written with the images onto ``workload`` (as read before the write). ``template``:
+    the template the images are set in, when it is not the workload's (a blue/green preview gets
+    the live color's); ``extra``: more fields (what such a write must put back besides)."""
+    record = {
+        'id': release, 'images': dict(sorted(images.items())),
+        'template': workload.template if template is None else template,
         'changeCause': workload.annotations.get(patches.CHANGE_CAUSE_ANNOTATION), 'generation': generation,
         'lease': lease, 'runner': runner, 'started': started,
-    }, sort_keys=True, separators=(',', ':'))
+    }
+    record.update(extra or {})
+    return json.dumps(record, sort_keys=True, separators=(',', ':'))
 
 
 def text_of(obj):

@@ -9,6 +9,7 @@ import ast
 import pytest
 import yaml
 
+from ..bluegreen.conftest import colored, service
 from ..conftest import ROOT, Kube, workload
 from ..rc import Rcs, rc_manifest
 
@@ -165,8 +166,31 @@ def analysis_endpoints(request, tmp_path):
     return {'http_proxy': proxy.url, 'no_proxy': '127.0.0.1,localhost'}
 
 
+def bluegreen_setup(kube):
+    """Two blue/green apps (web with an HPA, api), each live on blue with a preview Service, and legacy:
+    one Deployment behind a Service, to adopt."""
+    namespace(kube, 'shop')
+    for app in ('web', 'api'):
+        for color, replicas in (('blue', 2), ('green', 0)):
+            obj = colored(app, color, replicas, ns='shop')
+            obj['spec']['template']['spec']['containers'][0]['name'] = app
+            kube.create_rolled_out([obj])
+        for name, color in ((app, 'blue'), (f'{app}-preview', 'green')):
+            kube.request('POST', '/api/v1/namespaces/shop/services',
+                         service(name, {'app': app, 'kubeops.rollout/color': color}, 'shop'))
+    kube.request('POST', '/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers', {
+        'apiVersion': 'autoscaling/v2', 'kind': 'HorizontalPodAutoscaler', 'metadata': {'name': 'web'},
+        'spec': {'scaleTargetRef': {'apiVersion': 'apps/v1', 'kind': 'Deployment', 'name': 'web-blue'},
+                 'minReplicas': 2, 'maxReplicas': 4}})
+    kube.create_rolled_out([workload('Deployment', 'legacy', ns='shop', replicas=2)])
+    legacy = service('legacy', {'app': 'legacy'}, 'shop')
+    legacy['spec']['ports'] = [{'port': 80}]
+    kube.request('POST', '/api/v1/namespaces/shop/services', legacy)
+
+
 SETUPS = {
     'rollout_analysis': ({}, lambda kube: None),
+    'rollout_bluegreen': ({'endpoint_lag': 0.1}, bluegreen_setup),
     'rollout_history': ({}, history_setup),
     'rollout_image': ({}, image_setup),
     'rollout_pause': ({}, pause_setup),

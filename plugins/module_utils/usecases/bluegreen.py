@@ -1,0 +1,538 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Blue/green without a controller: two Deployments per app, one per color, and a live Service whose
+selector names the color (``color_label``). ``BlueGreen(client, apps, options).run()`` brings every
+app to the ``state`` asked, each state safe to repeat:
+
+- ``prepared``: the idle color gets the live color's template with the new images, scaled to the
+  live color's replicas (or ``preview_replicas``), the preview Service selects it; through the
+  release's preflight, dry run, wait, soak and analysis (bluegreen_prepare.py). Live traffic untouched.
+- ``switched``: prepared if needed; then, app by app in order, the checks (the new color complete
+  with at least the live color's replicas, the preview's EndpointSlices ready with the Service's
+  ports, the live selector as read), the switch (one guarded JSON patch of the selector and the
+  record, bluegreen_traffic.py), the wait until the live EndpointSlices route to exactly the new
+  color's Ready pods, the HPA retargeted; then the soak and analysis of the new colors. Any failure
+  switches back what this run switched (all with ``atomic``), in reverse order.
+- ``finished``: once the record's ``scaleDownAt`` has passed, the color the Service left scaled to 0.
+- ``rolled_back``: the Service back to the color it left (scaled up first when it has too few Ready
+  pods: then not instant), the HPA back.
+- ``adopted``: an app with one Deployment gets the color label on its pods (a rollout), the second
+  color (0 replicas) and the color in its Service's selector, never without ready endpoints.
+
+The state lives on the objects: the record on each live Service (bluegreen_record.py), the
+release record on a preview being prepared (release_record.py), the release's Lease while a run works.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import threading
+import time
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError, error_text
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Engine, Rollout
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services import (
+    Service,
+    colored_template,
+    deployment_complete,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import Deployment
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_record as record_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_apps import (
+    PREPARED, REFUSED, ROLLBACK_FAILED, ROLLED_BACK, SWITCHED, UNCHANGED, BlueGreenResult, read_app,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_prepare import Prepare
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_traffic import (
+    ChangedElsewhere, Traffic, describe_routes,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import take_lease
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_targets import (
+    ROLLBACK_FAILED as PUT_BACK_FAILED, ROLLED_BACK as PUT_BACK, UNTOUCHED, ReleaseOptions, Target,
+    diff_of, managers,
+)
+
+
+class Stop(Exception):
+    """The run stops here: the apps carry their outcome and cause."""
+
+
+class BlueGreen:
+    def __init__(self, client, apps, options, progress=None, note=None, clock=time.monotonic,
+                 sleep=time.sleep, now=time.time):
+        self.client = client
+        self.apps = apps
+        self.options = options
+        self.progress = progress or (lambda line: None)
+        self.note = note or (lambda line: None)
+        self.clock, self.sleep, self.now = clock, sleep, now
+        self.id = options.release_id or record_mod.release_id(apps)
+        self.runner = lease_mod.holder_identity()
+        self._stop = threading.Event()
+        self.engine = Engine(client, options.gates, self.progress, clock=clock, sleep=sleep,
+                             stopped=self._stop.is_set, note=note)
+        lease = lease_mod.lease_name(release_record.LEASE_PREFIX, self.id)
+        self.lease_ref = '%s/%s' % (apps[0].namespace, lease)
+        self.traffic = Traffic(client, options, self.id, self.runner, self.lease_ref, clock=clock,
+                               sleep=sleep, now=now, stopped=self._stop.is_set, note=note)
+        self.warnings = []
+        self.lines = []
+        self.lease = None
+        self.interrupted = False
+        self.analysis = None
+
+    @property
+    def label(self):
+        return self.options.color_label
+
+    # -- the whole
+    def run(self):
+        try:
+            self._run()
+        except KeyboardInterrupt:
+            self._stop.set()
+            self.interrupted = True
+            threads.start(self._release_lease, name='lease-release').join(2)
+            return self._result()
+        except Stop:
+            pass
+        except (KubeError, ChangedElsewhere) as e:  # a request that failed where no app could take it
+            for a in self.apps:
+                if a.outcome is None:
+                    a.outcome = SWITCHED if a.switched else REFUSED
+                    a.cause = a.cause or _words(e)
+        finally:
+            if not self.interrupted:
+                self._release_lease()
+        return self._result()
+
+    def _run(self):
+        problems = self.read_all()
+        if problems:
+            for a in self.apps:
+                a.outcome = REFUSED
+                a.cause = a.cause or 'refused before any write: see the other apps'
+            self.lines = ['refused before any write, nothing was changed:'] + ['  ' + p for p in problems]
+            self.refusal = 'blue/green refused before any write: ' + '; '.join(problems)
+            return
+        getattr(self, '_' + self.options.state)()
+
+    def read_all(self):
+        problems = []
+        adopting = self.options.state == 'adopted'
+        for a in self.apps:
+            found = read_app(self.client, a, self.label, adopting)
+            problems.extend(found)
+            if found or a.service is None:
+                continue
+            for manager in managers(a.service.obj):
+                self.warnings.append(
+                    '%s is managed by %s: its next sync or upgrade will put its selector back and send the '
+                    'traffic to the color it names; switch through %s instead, or expect the switch to be '
+                    'undone' % (a.label(), manager, manager.split(' (')[0]))
+            if a.active is None and not adopting:
+                problems.append('%s selects no color (its selector has no %s): adopt the app first '
+                                '(state: adopted)' % (a.label(), self.label))
+                continue
+            a.record, problem = record_mod.check(a.service, self.label)
+            if problem:
+                problems.append('%s carries a %s record that is not acted on: %s. Check the Service selects '
+                                'what you want, then remove the record: %s'
+                                % (a.label(), record_mod.ANNOTATION, problem, record_mod.clear(a.service)))
+            elif a.record is not None and a.record['phase'] == record_mod.SWITCHING:
+                problems.extend(self._in_flight(a))
+        return problems
+
+    def _in_flight(self, a):
+        """An app whose switch was not verified: resumed by the same release (or ``recover``), else
+        refused."""
+        record = a.record
+        holder = release_record.live_holder(
+            self.client, {'lease': record.get('lease') or '/', 'id': record['release']},
+            self.options.lease_seconds or release_record.LEASE_SECONDS)
+        if holder is not None:
+            return ['%s: the switch of release %s is in progress (%s): wait for it to end' % (
+                a.label(), record['release'], holder)]
+        if self.options.state == 'rolled_back' or self.options.recover is not None \
+                or record['release'] == self.id:
+            a.resumed = True
+            return []
+        return ['%s: the switch of release %s to %s (at %s) was not verified: its runner stopped. Resume '
+                'it (state: switched with recover: resume) or switch back (state: rolled_back, or recover: '
+                'rollback)'
+                % (a.label(), record['release'], record['to'], record['switchedAt'])]
+
+    # -- prepared
+    def _prepared(self):
+        todo = self._to_release()
+        self._prepare(todo)
+        for a in todo:
+            if a.outcome is None:
+                a.outcome = PREPARED if a.changed else UNCHANGED
+
+    def _to_release(self):
+        """The apps whose live color does not run the images yet (the others: unchanged)."""
+        todo = []
+        for a in self.apps:
+            if a.resumed:
+                continue
+            if a.runs_images(a.active):
+                a.outcome = UNCHANGED
+                self.lines.append('%s: the live color %s runs these images already' % (a.label(), a.active))
+            else:
+                todo.append(a)
+        return todo
+
+    def _prepare(self, todo):
+        """The previews of ``todo``: preview Services select the idle color, then the Prepare release.
+        Raises Stop when it fails (the previews are put back; live traffic was never touched)."""
+        for a in todo:
+            if a.preview is not None and a.preview.color(self.label) != a.idle:
+                self._select_preview(a)
+        targets = []
+        for a in todo:
+            active = a.deployment(a.active)
+            cause = self.options.change_cause or 'rollout_bluegreen: ' + ', '.join(
+                '%s=%s' % kv for kv in sorted(a.images.items()))
+            t = Target(Deployment, a.names[a.idle], a.namespace, a.images, cause)
+            t.app, t.base = a, colored_template(active.template, self.label, a.idle)
+            t.replicas = self.options.preview_replicas if self.options.preview_replicas is not None \
+                else (active.replicas or 0)
+            targets.append(t)
+        if not targets:
+            return
+        o = self.options
+        options = ReleaseOptions(o.atomic, o.timeout, gates=o.gates, check_mode=o.check_mode,
+                                 release_id=self.id, recover=o.recover, lease_seconds=o.lease_seconds)
+        prepare = Prepare(self.client, targets, options, progress=self.progress, note=self.note,
+                          clock=self.clock, sleep=self.sleep)
+        prepare.runner = self.runner
+        result = prepare.run()
+        self.warnings.extend(result.warnings)
+        for t in targets:
+            a = t.app
+            if t.patch is not None and t.workload is not None:
+                before, after = diff_of(t, hidden=(release_record.RECORD_ANNOTATION,))
+                before['spec']['replicas'], after['spec']['replicas'] = t.workload.replicas, t.replicas
+                a.diffs.append(('preview %s' % t.label(), before, after))
+                a.step('%s: the live template with %s and %d replicas' % (
+                    t.label(), ', '.join('%s=%s' % kv for kv in sorted(a.images.items())), t.replicas))
+            a.changed = a.changed or bool(t.write_sent or t.would_change)
+            a.preview_status = t.status
+            a.preview_written = t.written is not None or t.resumed
+            if t.cause:
+                a.cause = 'preview %s: %s' % (t.label(), t.cause)
+                a.outcome = {PUT_BACK: ROLLED_BACK, PUT_BACK_FAILED: ROLLBACK_FAILED, UNTOUCHED: REFUSED}.get(
+                    t.outcome, REFUSED)
+        if result.interrupted:
+            raise KeyboardInterrupt()
+        if result.failed:
+            self.lines.extend(result.lines)
+            self._not_reached('not switched: another preview failed')
+            raise Stop()
+
+    def _select_preview(self, a):
+        preview = a.preview
+        wanted = dict(preview.selector, **{self.label: a.idle})
+        body = [{'op': 'test', 'path': '/spec/selector', 'value': preview.spec.get('selector')},
+                {'op': 'add', 'path': '/spec/selector', 'value': wanted}]
+        a.preview = Service(self.client.patch(preview.path, body, 'application/json-patch+json',
+                                              dry_run=self.options.check_mode, retry=True))
+        a.changed = True
+        a.diffs.append(('preview selector', preview.selector, wanted))
+        a.step('%s selector -> %s=%s' % (preview.label(), self.label, a.idle))
+
+    # -- switched
+    def _switched(self):
+        resumed = [a for a in self.apps if a.resumed]
+        if self.options.recover == 'rollback':
+            for a in self.apps:
+                if a not in resumed:
+                    a.outcome = UNCHANGED
+            self._take_lease()
+            self._switch_back(list(resumed), 'put back as asked (recover: rollback)')
+            return
+        todo = self._to_release()
+        self._prepare(todo)
+        if self.options.check_mode:
+            for a in todo:
+                self._check_switch(a)
+            for a in resumed:
+                a.outcome = SWITCHED
+            return
+        self._take_lease()
+        gated = [a for a in todo if not getattr(a, 'preview_written', False)]
+        self._gate(gated, 'the preview', switched=False)
+        for a in resumed:
+            a.active_before = a.record['from']
+            self.note('%s: resuming the switch of release %s to %s'
+                      % (a.label(), a.record['release'], a.active))
+        failed = None
+        done = list(resumed)
+        for a in todo:
+            try:
+                self._switch_one(a)
+            except (KubeError, ChangedElsewhere) as e:
+                a.cause = a.cause or _words(e)
+                a.outcome = a.outcome or (None if a.switched else REFUSED)
+            if a.switched:
+                done.append(a)
+            if a.cause:
+                failed = a
+                break
+        if failed is None:
+            for a in resumed:  # a switch an earlier run made: its traffic and its HPA
+                self._await(a, a.active, self._needed(a))
+                if a.cause is None and a.hpa is not None and a.hpa.target == a.names[a.active_before]:
+                    self.traffic.retarget(a, a.names[a.active_before], a.names[a.active])
+            failed = next((a for a in done if a.cause), None)
+        if failed is None:
+            self._gate(done, 'the switched traffic', switched=True)
+            failed = next((a for a in done if a.cause), None)
+        if failed is not None:
+            chosen = done if self.options.atomic else [a for a in done if a.cause]
+            self._not_reached('not switched: %s failed first' % failed.label())
+            self._switch_back(chosen, 'switched back because the release failed')
+            return
+        for a in done:
+            self.traffic.mark(a, record_mod.SWITCHED)
+            a.outcome = SWITCHED
+            a.changed = True
+            a.scale_down_at = record_mod.check(a.service, self.label)[0]['scaleDownAt']
+            self.note('%s: switched to %s; %s may be scaled down from %s (state: finished)' % (
+                a.label(), a.active, a.active_before, a.scale_down_at))
+
+    def _needed(self, a):
+        """The live color's current replicas: how many Ready pods the new color must have."""
+        live = Deployment(self.client.get(a.deployment(a.active_before).path))
+        return live.replicas or 0
+
+    def unsafe(self, a, new):
+        """Why ``a`` must not switch to ``new`` now (read fresh), as a list; empty: safe."""
+        reasons = []
+        live = Service(self.client.get(a.service.path))
+        if live.selector != a.service.selector or live.annotations.get(record_mod.ANNOTATION) != \
+                a.service.annotations.get(record_mod.ANNOTATION):
+            reasons.append('the live Service changed since it was read (selector %s)' % live.selector)
+        needed = self._needed(a)
+        d = Deployment(self.client.get(a.deployment(new).path))
+        a.deployments[new] = d
+        why = deployment_complete(d.obj, needed)
+        if why:
+            reasons.append('%s is not ready: %s' % (d.label(), why))
+        if a.preview is not None:
+            seen = self.traffic.routes(a.preview, new, needed)
+            a.preview_endpoints = seen
+            if not seen['exact']:
+                reasons.append('the preview %s does not route to exactly %d Ready %s pods: %s' % (
+                    a.preview.label(), needed, new, describe_routes(seen)))
+        if a.hpa is not None and a.hpa.target not in (a.names[a.active], a.names[new]):
+            reasons.append('HPA %s scales %s, neither color' % (a.hpa_name, a.hpa.target))
+        return reasons
+
+    def _hpa_record(self, a, to_color):
+        if a.hpa is None:
+            return None
+        return {'name': a.hpa_name, 'from': a.hpa.target, 'to': a.names[to_color]}
+
+    def _switch_one(self, a):
+        new = a.idle
+        needed = self._needed(a)
+        d = a.deployment(new)
+        if (d.replicas or 0) < needed:  # a smaller preview grows to the live color's size first
+            self.traffic.scale(a, new, needed)
+            result = self.engine.wait_one(Rollout(a.deployment(new), label=a.deployment(new).label()),
+                                          self.options.timeout)
+            if not result.done:
+                a.cause = '%s did not scale up to %d: %s' % (
+                    a.deployment(new).label(), needed, result.message)
+                return
+        # A Deployment's annotations bump its generation (the record's removal too): the controller
+        # observes it, then the preview's endpoints follow after the endpoint lag.
+        d = Deployment(self.client.get(a.deployment(new).path))
+        result = self.engine.wait_one(Rollout(d, label=d.label(), gated=False), self.options.timeout)
+        if not result.done:
+            a.outcome, a.cause = REFUSED, 'not switched: %s is not ready: %s' % (d.label(), result.message)
+            return
+        if a.preview is not None:
+            self.traffic.await_routes(a, new, needed, self.options.timeout, service=a.preview)
+        reasons = self.unsafe(a, new)
+        if reasons:
+            a.outcome, a.cause = REFUSED, 'not switched: ' + '; '.join(reasons)
+            return
+        self.traffic.switch(a, new, record_mod.SWITCHING, hpa=self._hpa_record(a, new))
+        a.switched, a.active = True, new
+        self.note('%s: selector switched to %s=%s' % (a.label(), self.label, new))
+        self._await(a, new, needed)
+        if a.cause is None and a.hpa is not None:
+            self.traffic.retarget(a, a.names[a.active_before], a.names[new])
+
+    def _await(self, a, color, needed):
+        seen, why = self.traffic.await_routes(a, color, needed, self.options.timeout)
+        a.endpoints = seen
+        if why:
+            a.cause = a.cause or '%s: after the switch to %s, %s' % (a.label(), color, why)
+        else:
+            self.note('%s: routes to exactly the %d Ready %s pods (%.2f s after the switch)' % (
+                a.label(), len(seen['ready']), color, seen['seconds']))
+
+    def _gate(self, apps, what, switched):
+        """The soak and analysis of each app's active (``switched``) or idle color; a failure is the
+        app's cause."""
+        if not apps or not (self.options.gates.soaks or not switched):
+            return
+        rollouts = []
+        for a in apps:
+            color = a.active if switched else a.idle
+            d = Deployment(self.client.get(a.deployment(color).path))
+            rollouts.append(Rollout(d, written=switched, label='%s (%s, %s)' % (d.label(), color, what)))
+        self.engine.watch_all(rollouts, self.options.timeout)
+        if self.options.gates.analysis is not None:
+            self.analysis = True
+        for a, r in zip(apps, rollouts):
+            if not r.result.done:
+                a.cause = a.cause or '%s: %s' % (r.label, r.result.message)
+
+    def _check_switch(self, a):
+        """Check mode: the answer to "is it safe to switch now?", and the writes sent as dry runs."""
+        reasons = []
+        if getattr(a, 'preview_written', False) or a.changed:
+            reasons.append('the preview is not prepared yet: a real run prepares it first, then checks again')
+        else:
+            try:
+                reasons.extend(self.unsafe(a, a.idle))
+            except (KubeError, ChangedElsewhere) as e:
+                reasons.append(_words(e))
+        a.safe = {'safe': not reasons, 'reasons': reasons}
+        new = a.idle
+        self.traffic.switch(a, new, record_mod.SWITCHING, hpa=self._hpa_record(a, new))
+        if a.hpa is not None:
+            self.traffic.retarget(a, a.hpa.target, a.names[new])
+        a.active, a.outcome = new, SWITCHED
+
+    # -- back
+    def _switch_back(self, apps, cause):
+        """Switch ``apps`` back to the color they left (in reverse order), the HPA too."""
+        for a in reversed(apps):
+            back = a.active_before if not a.resumed else a.record['from']
+            try:
+                instant = self._back_one(a, back)
+            except (KubeError, ChangedElsewhere) as e:
+                a.outcome = ROLLBACK_FAILED
+                a.cause = ('%s; not switched back: %s. Switch it by hand (%s) or run state: rolled_back '
+                           'again' % (a.cause or cause, _words(e), record_mod.clear(a.service)))
+                continue
+            a.outcome = ROLLED_BACK if a.outcome != ROLLBACK_FAILED else a.outcome
+            a.instant = instant
+            a.cause = a.cause or (None if cause.startswith('put back as asked') else cause)
+
+    def _back_one(self, a, back):
+        """``a``'s Service back to ``back``; whether that was instant (the color had enough Ready pods)."""
+        current = a.service.color(self.label)
+        needed = (a.deployment(current).replicas or 0) if a.deployment(current) is not None else 1
+        old = Deployment(self.client.get(a.deployment(back).path))
+        a.deployments[back] = old
+        instant = ((old.obj.get('status') or {}).get('availableReplicas') or 0) >= max(1, needed)
+        if not instant:
+            self.note('%s: %s has too few Ready pods: scaling it to %d before switching back' % (
+                a.label(), old.label(), max(1, needed)))
+            self.traffic.scale(a, back, max(old.replicas or 0, needed, 1))
+            if not self.options.check_mode:
+                result = self.engine.wait_one(Rollout(a.deployment(back), label=old.label()),
+                                              self.options.timeout)
+                if not result.done:
+                    raise ChangedElsewhere('%s did not come up: %s' % (old.label(), result.message))
+        hpa = self._hpa_record(a, back)
+        self.traffic.switch(a, back, record_mod.ROLLED_BACK, hpa=hpa)
+        a.active = back
+        a.scale_down_at = record_mod.parse(a.service.annotations[record_mod.ANNOTATION])[0]['scaleDownAt']
+        if a.hpa is not None and a.hpa.target != a.names[back]:
+            self.traffic.retarget(a, a.hpa.target, a.names[back])
+        if not self.options.check_mode:
+            seen, why = self.traffic.await_routes(a, back, 1, self.options.timeout)
+            a.endpoints = seen
+            if why:
+                raise ChangedElsewhere('switched back, but %s' % why)
+        self.note('%s: back on %s%s' % (a.label(), back,
+                                        '' if instant else ' (not instant: scaled up first)'))
+        return instant
+
+    def _rolled_back(self):
+        chosen = []
+        for a in self.apps:
+            r = a.record
+            if r is None or r['phase'] == record_mod.ADOPTED:
+                a.outcome = REFUSED
+                a.cause = ('no switch is recorded on it (no %s record): nothing to switch back to'
+                           % record_mod.ANNOTATION)
+            elif r['phase'] == record_mod.ROLLED_BACK:
+                a.outcome = UNCHANGED
+                a.scale_down_at = r['scaleDownAt']
+            else:
+                a.active_before = a.active
+                chosen.append(a)
+        if any(a.outcome == REFUSED for a in self.apps):
+            self._not_reached('not switched back: another app was refused')
+            raise Stop()
+        if not self.options.check_mode:
+            self._take_lease()
+        for a in chosen:
+            a.resumed = True  # back to the record's "from"
+        self._switch_back(chosen, 'switched back as asked')
+        for a in chosen:
+            if a.outcome == ROLLED_BACK:
+                a.cause = None
+
+    # -- finished
+    def _finished(self):
+        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_finish import finish
+        finish(self)
+
+    # -- adopted
+    def _adopted(self):
+        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_adopt import adopt
+        for a in self.apps:
+            try:
+                adopt(self, a)
+            except (KubeError, ChangedElsewhere) as e:
+                a.outcome, a.cause = REFUSED, _words(e)
+                self._not_reached('not adopted: %s failed first' % a.label())
+                return
+
+    # -- the Lease and the result
+    def _take_lease(self):
+        if self.options.check_mode or self.lease is not None:
+            return
+        self.lease, problem = take_lease(self.client, self.apps[0].namespace, self.lease_ref.split('/', 1)[1],
+                                         self.id, self.options.lease_seconds, self.runner)
+        if problem:
+            for a in self.apps:
+                a.outcome, a.cause = REFUSED, problem
+            raise Stop()
+
+    def _release_lease(self):
+        if self.lease is not None:
+            try:
+                self.lease.release()
+            except KubeError as e:
+                self.warnings.append('the Lease of release %s could not be deleted (%s): it expires by itself'
+                                     % (self.id, error_text(e)))
+            self.lease = None
+
+    def _not_reached(self, cause):
+        for a in self.apps:
+            if a.outcome is None:
+                a.outcome, a.cause = UNCHANGED, a.cause or cause
+
+    def _result(self):
+        return BlueGreenResult(self)
+
+
+def _words(e):
+    return error_text(e) if isinstance(e, KubeError) else str(e)

@@ -1,0 +1,61 @@
+"""The switch's writes (usecases/bluegreen_traffic.py) against kubesim's Services: one guarded patch
+of the selector with its record, a lost answer recognised by the record, a change by someone else
+never written over, check mode persisting nothing."""
+
+import pytest
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_record as record_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_traffic import (
+    ChangedElsewhere,
+    Traffic,
+    describe_routes,
+)
+
+from .bluegreen_support import LABEL, SERVICES, app
+
+pytestmark = pytest.mark.unit
+
+
+def traffic(client, options):
+    return Traffic(client, options, 'bg-1', 'host/1/ab', 'default/kubeops-release-bg-1')
+
+
+def test_a_lost_answer_switches_once_and_is_recognised_by_its_record(bluegreen_sim):
+    sim = bluegreen_sim
+    a, options = app(sim.client)
+    sim.set_faults('drop_after_write=services/default/web:1')
+    traffic(sim.client, options).switch(a, 'green', record_mod.SWITCHING)
+    live = sim.client.get(SERVICES + '/web')
+    assert live['spec']['selector'] == {'app': 'web', LABEL: 'green'}
+    record, problem = record_mod.check(a.service, LABEL)
+    assert problem is None
+    assert (record['from'], record['to'], record['phase']) == ('blue', 'green', 'switching')
+    assert a.steps and a.changed and a.diffs[0][0] == 'selector'
+    traffic(sim.client, options).mark(a, record_mod.SWITCHED)
+    assert record_mod.check(a.service, LABEL)[0]['phase'] == 'switched'
+
+
+def test_a_selector_changed_since_the_read_is_never_switched_over(bluegreen_sim):
+    sim = bluegreen_sim
+    a, options = app(sim.client)
+    sim.client.patch(SERVICES + '/web', {'spec': {'selector': {'app': 'web', LABEL: 'blue', 'tier': 'x'}}})
+    with pytest.raises(ChangedElsewhere) as e:
+        traffic(sim.client, options).switch(a, 'green', record_mod.SWITCHING)
+    assert 'changed by someone else' in str(e.value)
+    assert sim.client.get(SERVICES + '/web')['spec']['selector'][LABEL] == 'blue'
+
+
+def test_check_mode_sends_the_switch_as_a_dry_run(bluegreen_sim):
+    sim = bluegreen_sim
+    a, options = app(sim.client, check_mode=True)
+    traffic(sim.client, options).switch(a, 'green', record_mod.SWITCHING)
+    assert a.service.selector[LABEL] == 'green'  # the dry run's answer
+    live = sim.client.get(SERVICES + '/web')
+    assert live['spec']['selector'][LABEL] == 'blue' and record_mod.ANNOTATION not in (
+        live['metadata'].get('annotations') or {})
+
+
+def test_describe_routes_names_what_is_wrong():
+    text = describe_routes({'ready': ['a'], 'missing': ['b'], 'unexpected': ['c'], 'not_ready': [],
+                            'terminating': [], 'missing_ports': []})
+    assert text == '1 ready; Ready pods without an endpoint: b; other pods routed: c'
