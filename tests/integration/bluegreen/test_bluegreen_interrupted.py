@@ -92,7 +92,7 @@ def _single(kube, replicas=2):
 @pytest.mark.parametrize('step', ['rollout', 'selector'])
 def test_an_interrupted_adoption_is_finished_by_the_same_task(kubesim_factory, play, tmp_path, step):
     lag = 1.0 if step == 'selector' else LAG
-    sim = kubesim_factory(endpoint_lag=lag, ready_delay=1.0 if step == 'rollout' else 0.1)
+    sim = kubesim_factory(endpoint_lag=lag, ready_delay=3.0 if step == 'rollout' else 0.1)
     kube = Apps(sim.kubeconfig)
     _single(kube)
     entry = {'service': 'web', 'deployments': {'blue': 'web', 'green': 'web-green'}}
