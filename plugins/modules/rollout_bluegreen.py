@@ -139,7 +139,9 @@ options:
     description:
       - What to do with a switch another run left unverified (C(phase=switching)), or with the release
         record of another release on a preview. V(resume) verifies it and keeps it or switches back;
-        V(rollback) switches it back (a preview - puts it back).
+        V(rollback) switches it back (a preview - puts it back). A resumed switch of another release is
+        kept as it was, with that release's images; this task's images are not released by the same run
+        (a warning says so): run the task again without I(recover) to release them.
     type: str
     choices: [resume, rollback]
   change_cause:

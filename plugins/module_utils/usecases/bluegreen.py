@@ -273,6 +273,12 @@ class BlueGreen:
             a.active_before = a.record['from']
             self.note('%s: resuming the switch of release %s to %s'
                       % (a.label(), a.record['release'], a.active))
+            if a.record['release'] != self.id and a.images and not a.runs_images(a.active):
+                self.warnings.append(
+                    '%s: the switch of release %s to %s was resumed as it was; the images of this task (%s) '
+                    'were not released: run the task again (without recover) to release them'
+                    % (a.label(), a.record['release'], a.active,
+                       ', '.join('%s=%s' % kv for kv in sorted(a.images.items()))))
         failed = None
         done = list(resumed)
         for a in todo:
