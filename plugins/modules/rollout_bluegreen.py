@@ -302,6 +302,41 @@ apps:
       description:
         - The HPA after the task (C(name), C(target), C(target_before), replicas) when it was retargeted.
       type: dict
+    analysis:
+      description:
+        - What the I(analysis) checks measured, as they stood when the last gate that judged this app
+          ended - the preview's before a switch, the live color's after it - and which gate (C(gate)).
+          One gate measures the checks once for all the apps it judges together; the task's
+          C(analysis) is the same measurements at the end of the task.
+      returned: when I(analysis) was given and measured for the app
+      type: dict
+      contains:
+        gate:
+          description: V(preview) (the idle color, before a switch) or V(live) (after the switch).
+          type: str
+        # shared: analysis_measurements
+        passed:
+          description: Whether every check stayed within its I(failure_limit).
+          type: bool
+        measured:
+          description: How many times the checks were measured.
+          type: int
+        failure_limit:
+          description: The I(failure_limit) applied.
+          type: int
+        inconclusive:
+          description: What a measurement without data counted as.
+          type: str
+        message:
+          description: Why the gate failed (the check, the value and the bound), or null.
+          type: str
+        checks:
+          description: One entry per check - C(name), C(type), C(url), the query and bounds or the expected
+            statuses, C(failures), and C(measurements) (C(outcome) passed, failed, inconclusive or error,
+            C(value), C(message), C(at) in epoch seconds).
+          type: list
+          elements: dict
+        # end: analysis_measurements
     steps:
       description: What was written (in check mode, would be), in order.
       type: list

@@ -46,7 +46,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads im
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_record as record_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_apps import (
-    PREPARED, REFUSED, ROLLBACK_FAILED, ROLLED_BACK, SWITCHED, UNCHANGED, BlueGreenResult, read_app,
+    PREPARED, REFUSED, ROLLBACK_FAILED, ROLLED_BACK, SWITCHED, UNCHANGED, BlueGreenResult, judged, read_app,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_prepare import Prepare
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_traffic import (
@@ -85,7 +85,6 @@ class BlueGreen:
         self.lines = []
         self.lease = None
         self.interrupted = False
-        self.analysis = None
 
     @property
     def label(self):
@@ -214,6 +213,7 @@ class BlueGreen:
                           clock=self.clock, sleep=self.sleep)
         prepare.runner = self.runner
         result = prepare.run()
+        judged([t.app for t in targets], o.gates.analysis, 'preview')
         self.warnings.extend(result.warnings)
         for t in targets:
             a = t.app
@@ -399,8 +399,7 @@ class BlueGreen:
             d = Deployment(self.client.get(a.deployment(color).path))
             rollouts.append(Rollout(d, written=switched, label='%s (%s, %s)' % (d.label(), color, what)))
         self.engine.watch_all(rollouts, self.options.timeout)
-        if self.options.gates.analysis is not None:
-            self.analysis = True
+        judged(apps, self.options.gates.analysis, 'live' if switched else 'preview')
         for a, r in zip(apps, rollouts):
             if not r.result.done:
                 a.cause = a.cause or '%s: %s' % (r.label, r.result.message)

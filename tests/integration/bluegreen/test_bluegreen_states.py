@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 from ..conftest import BIN, ROOT, image_of, read_log
+from ..metrics import MetricsServer
 from .conftest import LABEL, NEW, OLD, SERVICES, Apps, app, bluegreen, service
 
 pytestmark = pytest.mark.integration
@@ -223,3 +224,30 @@ def test_check_mode_of_prepare_switch_back_and_finish_writes_nothing_and_shows_w
     assert c['instant'] is r['instant'] is False and r['outcome'] == 'rolled_back', (c, r)
     assert kube.color('web') == 'blue' and kube.record('web')['phase'] == 'rolled_back'
     assert kube.get('Deployment', 'web-blue')['spec']['replicas'] == 2
+
+
+def test_the_analysis_is_returned_per_app_with_the_gate_that_judged_it(kubesim_factory, play):
+    metrics = MetricsServer()
+    try:
+        sim = kubesim_factory(endpoint_lag=LAG, ready_delay=0.1)
+        kube = Apps(sim.kubeconfig)
+        kube.create_app('web', replicas=1)
+        kube.create_app('api', replicas=1)
+        smoke = {'interval': 1, 'checks': [{'name': 'smoke', 'http': {'url': metrics.url + '/healthz'}}]}
+        res = play(sim, [bluegreen('switched', app('web'), app('api'), soak_seconds=1, analysis=smoke)])
+        r = res.ok('switched')
+        for a in r['apps']:
+            assert a['outcome'] == 'switched' and a['analysis']['gate'] == 'live', a
+            assert a['analysis']['passed'] is True and a['analysis']['checks'][0]['name'] == 'smoke', a
+        assert r['analysis']['passed'] is True and r['analysis']['measured'] >= 2, r['analysis']
+
+        # The checks fail on the preview: the app says so, with the gate, and nothing was switched.
+        metrics.health_status = 500
+        r = play(sim, [bluegreen('switched', app('web', images={'app': 'nginx:1.27'}), soak_seconds=1,
+                                 analysis=smoke)]).failed('switched')
+        (a,) = r['apps']
+        assert a['analysis']['gate'] == 'preview' and a['analysis']['passed'] is False, a
+        assert 'analysis failed' in a['analysis']['message'] and a['outcome'] == 'rolled_back', a
+        assert kube.color('web') == 'green'
+    finally:
+        metrics.stop()
