@@ -22,8 +22,10 @@ description:
     preflight of M(kubeops.rollout.rollout_release) (server-side dry run, Helm and Argo CD warnings,
     records of other releases), its guarded write with the release record
     (C(kubeops.rollout/release), with the replicas the idle color had), the wait with early stop, the
-    soak and the analysis; a failure puts the idle color back (template, change-cause, replicas). Live
-    traffic is not touched."
+    soak and the analysis; a failure puts the idle color back (template, change-cause, replicas) and
+    the preview Service back to what it selected before the task (a guarded patch; left, with a
+    warning, when someone changed it since), so that it does not route to a color put back to no
+    pods. Live traffic is not touched."
   - "V(switched): prepares if needed, then switches the apps in order. Before each switch, read fresh:
     the new color's Deployment is complete (observed generation; updated, available and ready equal
     its replicas, at least the live color's current replicas: a smaller preview is scaled up first);

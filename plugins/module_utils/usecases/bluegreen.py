@@ -193,7 +193,8 @@ class BlueGreen:
         Raises Stop when it fails (the previews are put back; live traffic was never touched)."""
         for a in todo:
             if a.preview is not None and a.preview.color(self.label) != a.idle:
-                self._select_preview(a)
+                wanted = dict(a.preview.selector, **{self.label: a.idle})
+                a.preview_before = self.traffic.select_preview(a, wanted)
         targets = []
         for a in todo:
             active = a.deployment(a.active)
@@ -233,20 +234,12 @@ class BlueGreen:
         if result.interrupted:
             raise KeyboardInterrupt()
         if result.failed:
+            for t in targets:  # a preview put back: its Service too, to what it selected before
+                if t.outcome == PUT_BACK and t.app.preview_before is not None:
+                    self.traffic.put_back_preview(t.app, self.warnings)
             self.lines.extend(result.lines)
             self._not_reached('not switched: another preview failed')
             raise Stop()
-
-    def _select_preview(self, a):
-        preview = a.preview
-        wanted = dict(preview.selector, **{self.label: a.idle})
-        body = [{'op': 'test', 'path': '/spec/selector', 'value': preview.spec.get('selector')},
-                {'op': 'add', 'path': '/spec/selector', 'value': wanted}]
-        a.preview = Service(self.client.patch(preview.path, body, 'application/json-patch+json',
-                                              dry_run=self.options.check_mode, retry=True))
-        a.changed = True
-        a.diffs.append(('preview selector', preview.selector, wanted))
-        a.step('%s selector -> %s=%s' % (preview.label(), self.label, a.idle))
 
     # -- switched
     def _switched(self):

@@ -89,6 +89,7 @@ class App:
         self.deployments = {}  # color -> kinds.workloads.Deployment (a missing one is absent)
         self.hpa = None  # services.HorizontalPodAutoscaler, or None
         self.record = None  # the blue/green record on the live Service (bluegreen_record.py)
+        self.preview_before = None  # the preview Service's selector before this run changed it
         self.active_before = None
         self.active = None
         # What was done.

@@ -11,7 +11,7 @@ import pytest
 
 from ..conftest import image_of, read_log
 from ..release.test_release_survives_its_runner import interrupted_when
-from .conftest import LABEL, NEW, Apps, app, bluegreen
+from .conftest import LABEL, NEW, OLD, Apps, app, bluegreen
 
 pytestmark = pytest.mark.integration
 
@@ -168,3 +168,24 @@ def test_recover_resume_finishes_the_unverified_switch_of_another_release_and_sa
     assert image_of(kube.get('Deployment', 'web-green')) == NEW
     assert any('nginx:1.27' in w and 'were not released' in w for w in r.get('warnings') or []), r
     traffic_never_broken(sim, 'web', start)
+
+
+def test_a_failed_preview_put_back_puts_its_preview_service_back_too(kubesim_factory, play):
+    sim = kubesim_factory(endpoint_lag=LAG, ready_delay=0.1, fail_image='broken')
+    kube = Apps(sim.kubeconfig)
+    kube.create_app(replicas=2)
+    broken = app(images={'app': 'broken:1'})
+    res = play(sim, [bluegreen('switched'),
+                     bluegreen('switched', broken, fail_fast_seconds=2, title='broken')])
+    assert res.ok('switched')['apps'][0]['active'] == 'green'
+    # green is live and the preview selects it; the broken preview of blue is put back (blue's
+    # template and replicas), and the preview Service with it: it routes to green again, not nothing.
+    (a,) = res.failed('broken')['apps']
+    assert a['outcome'] == 'rolled_back' and a['active'] == 'green', a
+    assert [s for s in a['steps'] if 'web-preview selector' in s] == [
+        'Service default/web-preview selector app=web,%s=green -> app=web,%s=blue' % (LABEL, LABEL),
+        'Service default/web-preview selector app=web,%s=blue -> app=web,%s=green' % (LABEL, LABEL),
+    ], a['steps']
+    assert kube.color('web-preview') == 'green' and image_of(kube.get('Deployment', 'web-blue')) == OLD
+    kube.wait_routed('web-preview')
+    assert kube.color('web') == 'green'
