@@ -143,7 +143,7 @@ options:
         record of another release on a preview. V(resume) verifies it and keeps it or switches back;
         V(rollback) switches it back (a preview - puts it back). A resumed switch of another release is
         kept as it was, with that release's images; this task's images are not released by the same run
-        (a warning says so): run the task again without I(recover) to release them.
+        (a warning says so); running the task again without I(recover) releases them.
     type: str
     choices: [resume, rollback]
   change_cause:
