@@ -1,6 +1,6 @@
 """The switch's writes (usecases/bluegreen_traffic.py) against kubesim's Services: one guarded patch
 of the selector with its record, a lost answer recognised by the record, a change by someone else
-never written over, check mode persisting nothing."""
+never written over, check mode persisting nothing; the preview Service's selector and its put-back."""
 
 import pytest
 
