@@ -22,8 +22,10 @@ description:
     preflight of M(kubeops.rollout.rollout_release) (server-side dry run, Helm and Argo CD warnings,
     records of other releases), its guarded write with the release record
     (C(kubeops.rollout/release), with the replicas the idle color had), the wait with early stop, the
-    soak and the analysis; a failure puts the idle color back (template, change-cause, replicas). Live
-    traffic is not touched."
+    soak and the analysis; a failure puts the idle color back (template, change-cause, replicas) and
+    the preview Service back to what it selected before the task (a guarded patch; left, with a
+    warning, when someone changed it since), so that it does not route to a color put back to no
+    pods. Live traffic is not touched."
   - "V(switched): prepares if needed, then switches the apps in order. Before each switch, read fresh:
     the new color's Deployment is complete (observed generation; updated, available and ready equal
     its replicas, at least the live color's current replicas: a smaller preview is scaled up first);
@@ -139,7 +141,9 @@ options:
     description:
       - What to do with a switch another run left unverified (C(phase=switching)), or with the release
         record of another release on a preview. V(resume) verifies it and keeps it or switches back;
-        V(rollback) switches it back (a preview - puts it back).
+        V(rollback) switches it back (a preview - puts it back). A resumed switch of another release is
+        kept as it was, with that release's images; this task's images are not released by the same run
+        (a warning says so); running the task again without I(recover) releases them.
     type: str
     choices: [resume, rollback]
   change_cause:
@@ -300,6 +304,41 @@ apps:
       description:
         - The HPA after the task (C(name), C(target), C(target_before), replicas) when it was retargeted.
       type: dict
+    analysis:
+      description:
+        - What the I(analysis) checks measured, as they stood when the last gate that judged this app
+          ended - the preview's before a switch, the live color's after it - and which gate (C(gate)).
+          One gate measures the checks once for all the apps it judges together; the task's
+          C(analysis) is the same measurements at the end of the task.
+      returned: when I(analysis) was given and measured for the app
+      type: dict
+      contains:
+        gate:
+          description: V(preview) (the idle color, before a switch) or V(live) (after the switch).
+          type: str
+        # shared: analysis_measurements
+        passed:
+          description: Whether every check stayed within its I(failure_limit).
+          type: bool
+        measured:
+          description: How many times the checks were measured.
+          type: int
+        failure_limit:
+          description: The I(failure_limit) applied.
+          type: int
+        inconclusive:
+          description: What a measurement without data counted as.
+          type: str
+        message:
+          description: Why the gate failed (the check, the value and the bound), or null.
+          type: str
+        checks:
+          description: One entry per check - C(name), C(type), C(url), the query and bounds or the expected
+            statuses, C(failures), and C(measurements) (C(outcome) passed, failed, inconclusive or error,
+            C(value), C(message), C(at) in epoch seconds).
+          type: list
+          elements: dict
+        # end: analysis_measurements
     steps:
       description: What was written (in check mode, would be), in order.
       type: list

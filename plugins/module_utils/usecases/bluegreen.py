@@ -46,7 +46,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads im
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_record as record_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_apps import (
-    PREPARED, REFUSED, ROLLBACK_FAILED, ROLLED_BACK, SWITCHED, UNCHANGED, BlueGreenResult, read_app,
+    PREPARED, REFUSED, ROLLBACK_FAILED, ROLLED_BACK, SWITCHED, UNCHANGED, BlueGreenResult, judged, read_app,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_prepare import Prepare
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_traffic import (
@@ -85,7 +85,6 @@ class BlueGreen:
         self.lines = []
         self.lease = None
         self.interrupted = False
-        self.analysis = None
 
     @property
     def label(self):
@@ -194,7 +193,8 @@ class BlueGreen:
         Raises Stop when it fails (the previews are put back; live traffic was never touched)."""
         for a in todo:
             if a.preview is not None and a.preview.color(self.label) != a.idle:
-                self._select_preview(a)
+                wanted = dict(a.preview.selector, **{self.label: a.idle})
+                a.preview_before = self.traffic.select_preview(a, wanted)
         targets = []
         for a in todo:
             active = a.deployment(a.active)
@@ -214,6 +214,7 @@ class BlueGreen:
                           clock=self.clock, sleep=self.sleep)
         prepare.runner = self.runner
         result = prepare.run()
+        judged([t.app for t in targets], o.gates.analysis, 'preview')
         self.warnings.extend(result.warnings)
         for t in targets:
             a = t.app
@@ -233,20 +234,12 @@ class BlueGreen:
         if result.interrupted:
             raise KeyboardInterrupt()
         if result.failed:
+            for t in targets:  # a preview put back: its Service too, to what it selected before
+                if t.outcome == PUT_BACK and t.app.preview_before is not None:
+                    self.traffic.put_back_preview(t.app, self.warnings)
             self.lines.extend(result.lines)
             self._not_reached('not switched: another preview failed')
             raise Stop()
-
-    def _select_preview(self, a):
-        preview = a.preview
-        wanted = dict(preview.selector, **{self.label: a.idle})
-        body = [{'op': 'test', 'path': '/spec/selector', 'value': preview.spec.get('selector')},
-                {'op': 'add', 'path': '/spec/selector', 'value': wanted}]
-        a.preview = Service(self.client.patch(preview.path, body, 'application/json-patch+json',
-                                              dry_run=self.options.check_mode, retry=True))
-        a.changed = True
-        a.diffs.append(('preview selector', preview.selector, wanted))
-        a.step('%s selector -> %s=%s' % (preview.label(), self.label, a.idle))
 
     # -- switched
     def _switched(self):
@@ -273,6 +266,12 @@ class BlueGreen:
             a.active_before = a.record['from']
             self.note('%s: resuming the switch of release %s to %s'
                       % (a.label(), a.record['release'], a.active))
+            if a.record['release'] != self.id and a.images and not a.runs_images(a.active):
+                self.warnings.append(
+                    '%s: the switch of release %s to %s was resumed as it was; the images of this task (%s) '
+                    'were not released: run the task again (without recover) to release them'
+                    % (a.label(), a.record['release'], a.active,
+                       ', '.join('%s=%s' % kv for kv in sorted(a.images.items()))))
         failed = None
         done = list(resumed)
         for a in todo:
@@ -393,8 +392,7 @@ class BlueGreen:
             d = Deployment(self.client.get(a.deployment(color).path))
             rollouts.append(Rollout(d, written=switched, label='%s (%s, %s)' % (d.label(), color, what)))
         self.engine.watch_all(rollouts, self.options.timeout)
-        if self.options.gates.analysis is not None:
-            self.analysis = True
+        judged(apps, self.options.gates.analysis, 'live' if switched else 'preview')
         for a, r in zip(apps, rollouts):
             if not r.result.done:
                 a.cause = a.cause or '%s: %s' % (r.label, r.result.message)

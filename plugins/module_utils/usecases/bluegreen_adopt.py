@@ -8,7 +8,8 @@ each step skipped when done already, never a moment without ready endpoints:
 
 1. the existing Deployment (the color ``deployments`` names it as) gets the color label on its pod
    template (its selector is immutable and stays as it is): a rollout, waited for, during which the
-   Service, still without the color in its selector, routes to old and new pods alike;
+   Service, still without the color in its selector, routes to old and new pods alike (a run
+   stopped during it leaves the label written: the next run waits for that rollout);
 2. the other color's Deployment is created from it: the same spec, the other color in its template
    and selector, 0 replicas;
 3. once every pod of the first color carries the label, the live Service's selector gets the color
@@ -71,21 +72,16 @@ def adopt(run, a):
         a.changed = True
         a.step('%s: pod template labelled %s=%s (a rollout)' % (d.label(), label, color))
         a.diffs.append(('template labels %s' % d.name, labels, dict(labels, **{label: color})))
-        if not check:
-            result = run.engine.wait_one(
-                Rollout(
-                    Deployment(written),
-                    written,
-                    status_mod.after_change(d.rollout_status, d.obj, written),
-                    label=d.label(),
-                ),
-                run.options.timeout,
-            )
-            if not result.done:
-                raise ChangedElsewhere(
-                    '%s did not roll out with the color label: %s' % (d.label(), result.message)
-                )
-        a.deployments[color] = Deployment(written)
+        rollout = Rollout(Deployment(written), written,
+                          status_mod.after_change(d.rollout_status, d.obj, written), label=d.label())
+    else:  # labelled by an earlier run, perhaps stopped before its rollout completed: waited for too
+        written, rollout = d.obj, Rollout(d, label=d.label())
+    if not check and (rollout.obj is not d.obj or deployment_complete(d.obj)):
+        result = run.engine.wait_one(rollout, run.options.timeout)
+        if not result.done:
+            raise ChangedElsewhere(
+                '%s did not roll out with the color label: %s' % (d.label(), result.message))
+    a.deployments[color] = Deployment(written)
     # 2. the other color, from it
     other = other_color(color)
     if a.deployment(other) is None:

@@ -89,6 +89,7 @@ class App:
         self.deployments = {}  # color -> kinds.workloads.Deployment (a missing one is absent)
         self.hpa = None  # services.HorizontalPodAutoscaler, or None
         self.record = None  # the blue/green record on the live Service (bluegreen_record.py)
+        self.preview_before = None  # the preview Service's selector before this run changed it
         self.active_before = None
         self.active = None
         # What was done.
@@ -102,6 +103,7 @@ class App:
         self.instant = None
         self.safe = None  # check mode: {safe, reasons}
         self.hpa_result = None
+        self.analysis = None  # the analysis as it stood when the last gate that judged the app ended
         self.steps = []  # what was (or, in check mode, would be) written, in order
         self.diffs = []  # (header, before, after) for --diff
 
@@ -149,6 +151,8 @@ class App:
             out['instant'] = self.instant
         if self.safe is not None:
             out['safe_to_switch'] = self.safe
+        if self.analysis is not None:
+            out['analysis'] = self.analysis
         for header, before, after in self.diffs:
             if header == 'selector':
                 out['selector_diff'] = {'before': before, 'after': after}
@@ -255,6 +259,15 @@ def read_app(client, app, label, adopting=False):
             % (app.label(), app.hpa_name, app.hpa.target_kind, app.hpa.target)
         )
     return problems
+
+
+def judged(apps, analysis, gate):
+    """After a gate (``gate``: ``preview`` or ``live``) over ``apps``: each app's ``analysis`` is what the
+    checks (``analysis``, an AnalysisGate or None) measured so far, with the gate."""
+    if analysis is None or not analysis.measurements:
+        return
+    for a in apps:
+        a.analysis = dict(analysis.result(), gate=gate)
 
 
 def result_fields(apps, lines):

@@ -139,6 +139,38 @@ class Traffic:
 
         app.service = Service(retry_on_conflict(attempt))
 
+    # -- the preview Service
+    def select_preview(self, app, wanted):
+        """``app``'s preview Service selecting ``wanted`` (a JSON patch guarded by its selector as read;
+        a lost answer is recognised by the selector in place); its selector before."""
+        read = app.preview
+
+        def attempt(conflicted):
+            current = Service(self.client.get(read.path)) if conflicted else read
+            if conflicted and current.selector == wanted:
+                return current.obj
+            if current.selector != read.selector:
+                raise ChangedElsewhere('%s was changed by someone else since it was read (selector %s, now '
+                                       '%s)' % (read.label(), _text(read.selector), _text(current.selector)))
+            body = [{'op': 'test', 'path': '/spec/selector', 'value': current.spec.get('selector')},
+                    {'op': 'add', 'path': '/spec/selector', 'value': wanted}]
+            return self._patch(read.path, body)
+
+        app.preview = Service(retry_on_conflict(attempt))
+        app.changed = True
+        app.diffs.append(('preview selector', read.selector, wanted))
+        app.step('%s selector %s -> %s' % (read.label(), _text(read.selector), _text(wanted)))
+        return read.selector
+
+    def put_back_preview(self, app, warnings):
+        """After its preview was put back: ``app``'s preview Service selects what it did before the run
+        (unless someone changed it since: then left, with a warning in ``warnings``)."""
+        try:
+            self.select_preview(app, app.preview_before)
+        except (ApiError, ChangedElsewhere) as e:
+            warnings.append('%s was not put back to select %s: %s' % (
+                app.preview.label(), _text(app.preview_before), e))
+
     # -- what it routes to
     def routes(self, service, color, at_least=0):
         """What ``service``'s EndpointSlices route to, judged against ``color``'s pods."""

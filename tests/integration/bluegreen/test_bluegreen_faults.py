@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from ..conftest import read_log
+from ..conftest import image_of, read_log
 from ..release.test_release_survives_its_runner import interrupted_when
-from .conftest import LABEL, Apps, app, bluegreen
+from .conftest import LABEL, NEW, OLD, Apps, app, bluegreen
 
 pytestmark = pytest.mark.integration
 
@@ -106,7 +106,7 @@ def test_an_interrupted_run_is_resumed_by_the_same_task(kubesim_factory, play, t
     kube = Apps(sim.kubeconfig)
     kube.create_app(replicas=2)
     start = sim.clock()
-    tasks = [bluegreen('switched', soak_seconds=30 if step == 'soak' else 0)]
+    tasks = [bluegreen('switched', soak_seconds=4 if step == 'soak' else 0)]
     if step == 'preview':
         def ready():
             annotations = kube.get('Deployment', 'web-green')['metadata'].get('annotations') or {}
@@ -135,7 +135,7 @@ def test_an_unverified_switch_of_another_release_is_refused_then_recover_rollbac
         sim,
         tmp_path,
         signal.SIGTERM,
-        [bluegreen('switched', soak_seconds=30)],
+        [bluegreen('switched', soak_seconds=4)],
         lambda: _phase(kube) == 'switching',
         'the switch',
     )
@@ -145,3 +145,47 @@ def test_an_unverified_switch_of_another_release_is_refused_then_recover_rollbac
     (a,) = play(sim, [bluegreen('switched', other, recover='rollback')]).ok('switched')['apps']
     assert a['outcome'] == 'rolled_back' and kube.color('web') == 'blue', a
     assert _phase(kube) == 'rolled_back'
+
+
+def test_recover_resume_finishes_the_unverified_switch_of_another_release_and_says_its_images_wait(
+        kubesim_factory, play, tmp_path):
+    sim = kubesim_factory(endpoint_lag=LAG, ready_delay=0.1)
+    kube = Apps(sim.kubeconfig)
+    kube.create_app(replicas=2)
+    start = sim.clock()
+    # Stopped in the post-switch soak (the preview soaks first, as long): the switch is unverified.
+    interrupted_when(sim, tmp_path, signal.SIGTERM, [bluegreen('switched', soak_seconds=4)],
+                     lambda: _phase(kube) == 'switching', 'the switch')
+    first = kube.record('web')
+    other = app(images={'app': 'nginx:1.27'})
+    r = play(sim, [bluegreen('switched', other, recover='resume')]).ok('switched')
+    (a,) = r['apps']
+    assert a['outcome'] == 'switched' and (a['active_before'], a['active']) == ('blue', 'green'), a
+    assert a['endpoints']['exact'] and len(a['endpoints']['ready']) == 2, a
+    record = kube.record('web')
+    assert record['phase'] == 'switched' and record['release'] == first['release'], record
+    # The other release's switch is what was resumed: its images, not this task's, which it says.
+    assert image_of(kube.get('Deployment', 'web-green')) == NEW
+    assert any('nginx:1.27' in w and 'were not released' in w for w in r.get('warnings') or []), r
+    traffic_never_broken(sim, 'web', start)
+
+
+def test_a_failed_preview_put_back_puts_its_preview_service_back_too(kubesim_factory, play):
+    sim = kubesim_factory(endpoint_lag=LAG, ready_delay=0.1, fail_image='broken')
+    kube = Apps(sim.kubeconfig)
+    kube.create_app(replicas=2)
+    broken = app(images={'app': 'broken:1'})
+    res = play(sim, [bluegreen('switched'),
+                     bluegreen('switched', broken, fail_fast_seconds=2, title='broken')])
+    assert res.ok('switched')['apps'][0]['active'] == 'green'
+    # green is live and the preview selects it; the broken preview of blue is put back (blue's
+    # template and replicas), and the preview Service with it: it routes to green again, not nothing.
+    (a,) = res.failed('broken')['apps']
+    assert a['outcome'] == 'rolled_back' and a['active'] == 'green', a
+    assert [s for s in a['steps'] if 'web-preview selector' in s] == [
+        'Service default/web-preview selector app=web,%s=green -> app=web,%s=blue' % (LABEL, LABEL),
+        'Service default/web-preview selector app=web,%s=blue -> app=web,%s=green' % (LABEL, LABEL),
+    ], a['steps']
+    assert kube.color('web-preview') == 'green' and image_of(kube.get('Deployment', 'web-blue')) == OLD
+    kube.wait_routed('web-preview')
+    assert kube.color('web') == 'green'

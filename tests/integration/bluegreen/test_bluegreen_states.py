@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 from ..conftest import BIN, ROOT, image_of, read_log
+from ..metrics import MetricsServer
 from .conftest import LABEL, NEW, OLD, SERVICES, Apps, app, bluegreen, service
 
 pytestmark = pytest.mark.integration
@@ -181,3 +182,72 @@ def test_the_playbook_runs_each_state_from_the_surveys_answers(kubesim_factory):
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
         assert kube.color('web') == color, state
     assert image_of(kube.get('Deployment', 'web-green')) == NEW
+
+
+def test_check_mode_of_prepare_switch_back_and_finish_writes_nothing_and_shows_what_the_run_then_does(
+        kubesim_factory, play, tmp_path):
+    log = tmp_path / 'requests.jsonl'
+    sim = kubesim_factory(endpoint_lag=LAG, ready_delay=0.1, request_log=str(log))
+    kube = Apps(sim.kubeconfig)
+    kube.create_app(replicas=2)
+
+    def checked_then_run(state, entry, before=(), **options):
+        """``state`` in check mode (its own play: its requests alone in the log), then for real."""
+        if before:
+            play(sim, list(before))
+        first = len(read_log(log))
+        objects = {n: kube.get('Deployment', n) for n in ('web-blue', 'web-green')}
+        services = {n: kube.service(n) for n in ('web', 'web-preview')}
+        check = play(sim, [bluegreen(state, entry, check_mode=True, diff=True, **options)]).ok(state)
+        writes = [e for e in read_log(log)[first:] if e['method'] != 'GET']
+        assert writes and all(e['dry_run'] for e in writes), [e for e in writes if not e['dry_run']]
+        for name, obj in objects.items():
+            assert kube.get('Deployment', name)['metadata']['resourceVersion'] == \
+                obj['metadata']['resourceVersion'], name
+        for name, obj in services.items():
+            assert kube.service(name)['metadata']['resourceVersion'] == obj['metadata']['resourceVersion']
+        real = play(sim, [bluegreen(state, entry, diff=True, **options)]).ok(state)
+        assert check['changed'] is real['changed'] is True, (check, real)
+        assert check['diff'] and check['diff'] == real['diff'], (check['diff'], real['diff'])
+        (c,), (r,) = check['apps'], real['apps']
+        for key in ('outcome', 'active_before', 'active', 'selector_diff', 'changed'):
+            assert c.get(key) == r.get(key), (key, c, r)
+        return c, r
+
+    c, r = checked_then_run('prepared', app())
+    assert r['outcome'] == 'prepared' and kube.color('web-preview') == 'green'
+    assert image_of(kube.get('Deployment', 'web-green')) == NEW
+    c, r = checked_then_run('finished', BARE, before=[bluegreen('switched', scale_down_delay=0)])
+    assert r['outcome'] == 'scaled_down' and kube.get('Deployment', 'web-blue')['spec']['replicas'] == 0
+    # blue has no pods now: the switch back scales it up first, in check mode too (a dry run).
+    c, r = checked_then_run('rolled_back', BARE)
+    assert c['instant'] is r['instant'] is False and r['outcome'] == 'rolled_back', (c, r)
+    assert kube.color('web') == 'blue' and kube.record('web')['phase'] == 'rolled_back'
+    assert kube.get('Deployment', 'web-blue')['spec']['replicas'] == 2
+
+
+def test_the_analysis_is_returned_per_app_with_the_gate_that_judged_it(kubesim_factory, play):
+    metrics = MetricsServer()
+    try:
+        sim = kubesim_factory(endpoint_lag=LAG, ready_delay=0.1)
+        kube = Apps(sim.kubeconfig)
+        kube.create_app('web', replicas=1)
+        kube.create_app('api', replicas=1)
+        smoke = {'interval': 1, 'checks': [{'name': 'smoke', 'http': {'url': metrics.url + '/healthz'}}]}
+        res = play(sim, [bluegreen('switched', app('web'), app('api'), soak_seconds=1, analysis=smoke)])
+        r = res.ok('switched')
+        for a in r['apps']:
+            assert a['outcome'] == 'switched' and a['analysis']['gate'] == 'live', a
+            assert a['analysis']['passed'] is True and a['analysis']['checks'][0]['name'] == 'smoke', a
+        assert r['analysis']['passed'] is True and r['analysis']['measured'] >= 2, r['analysis']
+
+        # The checks fail on the preview: the app says so, with the gate, and nothing was switched.
+        metrics.health_status = 500
+        r = play(sim, [bluegreen('switched', app('web', images={'app': 'nginx:1.27'}), soak_seconds=1,
+                                 analysis=smoke)]).failed('switched')
+        (a,) = r['apps']
+        assert a['analysis']['gate'] == 'preview' and a['analysis']['passed'] is False, a
+        assert 'analysis failed' in a['analysis']['message'] and a['outcome'] == 'rolled_back', a
+        assert kube.color('web') == 'green'
+    finally:
+        metrics.stop()

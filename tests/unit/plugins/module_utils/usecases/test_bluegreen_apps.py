@@ -6,6 +6,7 @@ import pytest
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_apps import (
     BadApps,
     build_apps,
+    judged,
     read_app,
     result_fields,
 )
@@ -62,3 +63,22 @@ def test_the_result_lists_each_app_under_its_outcome(bluegreen_sim):
     out = result_fields([a], ['Switched: Service default/web'])
     assert out['switched'] == ['Service default/web'] and out['rolled_back'] == []
     assert out['apps'][0]['deployments'] == {'blue': 'web-blue', 'green': 'web-green'}
+
+
+class _Gate:
+    def __init__(self, measurements):
+        self.measurements = measurements
+
+    def result(self):
+        return {'passed': True, 'measured': self.measurements}
+
+
+def test_each_app_judged_by_a_gate_gets_the_analysis_with_the_gate(bluegreen_sim):
+    web, _options = app(bluegreen_sim.client)
+    other, _options = app(bluegreen_sim.client)
+    judged([web], None, 'preview')
+    judged([web], _Gate(0), 'preview')
+    assert web.entry().get('analysis') is None  # not given, or never measured: not returned
+    judged([web], _Gate(2), 'live')
+    assert web.entry()['analysis'] == {'passed': True, 'measured': 2, 'gate': 'live'}
+    assert 'analysis' not in other.entry()

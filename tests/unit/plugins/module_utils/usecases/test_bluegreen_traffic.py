@@ -1,6 +1,6 @@
 """The switch's writes (usecases/bluegreen_traffic.py) against kubesim's Services: one guarded patch
 of the selector with its record, a lost answer recognised by the record, a change by someone else
-never written over, check mode persisting nothing."""
+never written over, check mode persisting nothing; the preview Service's selector and its put-back."""
 
 import pytest
 
@@ -59,3 +59,28 @@ def test_describe_routes_names_what_is_wrong():
     text = describe_routes({'ready': ['a'], 'missing': ['b'], 'unexpected': ['c'], 'not_ready': [],
                             'terminating': [], 'missing_ports': []})
     assert text == '1 ready; Ready pods without an endpoint: b; other pods routed: c'
+
+
+def test_the_preview_selector_survives_a_lost_answer_and_is_put_back_unless_changed_since(bluegreen_sim):
+    sim = bluegreen_sim
+    a, options = app(sim.client)
+    blue = {'app': 'web', LABEL: 'blue'}
+    sim.set_faults('drop_after_write=services/default/web-preview:1')
+    t = traffic(sim.client, options)
+    a.preview_before = t.select_preview(a, blue)
+    assert a.preview_before == {'app': 'web', LABEL: 'green'}
+    assert sim.client.get(SERVICES + '/web-preview')['spec']['selector'] == blue
+    warnings = []
+    t.put_back_preview(a, warnings)
+    assert warnings == [] and sim.client.get(SERVICES + '/web-preview')['spec']['selector'][LABEL] == 'green'
+    assert [d[0] for d in a.diffs] == ['preview selector', 'preview selector'] and len(a.steps) == 2
+
+    # Changed by someone else after it was selected: not put back over that change, a warning says so.
+    a.preview_before = t.select_preview(a, blue)
+    edited = {'app': 'web', LABEL: 'blue', 'x': 'y'}
+    sim.client.patch(SERVICES + '/web-preview', {'spec': {'selector': edited}})
+    sim.set_faults('conflict=services/default/web-preview:1')
+    t.put_back_preview(a, warnings)
+    assert len(warnings) == 1 and 'was not put back' in warnings[0], warnings
+    assert 'changed by someone else' in warnings[0], warnings
+    assert sim.client.get(SERVICES + '/web-preview')['spec']['selector']['x'] == 'y'
