@@ -642,6 +642,14 @@ def crds():
     ]
 
 
+class _Dumper(yaml.SafeDumper):
+    """Lists indented under their key, as yamllint's default style wants them."""
+
+    def increase_indent(self, flow=False, indentless=False):
+        return super().increase_indent(flow, False)
+
+
 def manifest():
     """The CRDs as one multi-document YAML text."""
-    return yaml.safe_dump_all(crds(), sort_keys=True, default_flow_style=False, width=120)
+    return yaml.dump_all(crds(), Dumper=_Dumper, sort_keys=True, default_flow_style=False, width=120,
+                         explicit_start=True)
