@@ -111,3 +111,18 @@ def traffic_task(title, weight, **options):
     options.setdefault('timeout', 20)
     return task(title, 'rollout_traffic', route={'name': 'web'}, stable='web-stable', canary='web-canary',
                 weight=weight, **options)
+
+
+RECORD = 'kubeops.rollout/traffic-canary'
+
+
+def canary_task(title, steps, images=None, **options):
+    """A rollout_release of web with a traffic canary of ``steps``."""
+    options.setdefault('timeout', 30)
+    options.setdefault('fail_fast_seconds', 5)
+    traffic = {'route': {'name': 'web'}, 'stable_service': 'web-stable', 'canary_service': 'web-canary',
+               'steps': steps}
+    traffic.update(options.pop('traffic', {}))
+    return task(title, 'rollout_release', workloads=[{'kind': 'Deployment', 'name': 'web',
+                                                       'images': images or {'app': NEW}}],
+                traffic=traffic, **options)
