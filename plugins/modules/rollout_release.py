@@ -349,28 +349,36 @@ EXAMPLES = r'''
         name: web
         images: {web: registry.example.com/shop/web:2.6.0}
 
-- name: Canary by traffic - 5%, 25% (judged by the analysis), 50%, then promotion, through the HTTPRoute web
+- name: Canary by traffic - 10%, then 50% until the next run of this task (an approval between)
   kubeops.rollout.rollout_release:
     namespace: shop
     workloads:
       - kind: Deployment
-        name: web
-        images: {web: registry.example.com/shop/web:2.7.0}
+        name: storefront
+        images: {app: registry.example.com/shop/storefront:3.1.0}
     traffic:
-      route: {name: web}
-      stable_service: web-stable
-      canary_service: web-canary
+      route: {name: storefront}
+      stable_service: storefront-stable
+      canary_service: storefront-canary
       steps:
-        - {weight: 5, pause: 60, analysis: false}
-        - {weight: 25, pause: 300}
-        - {weight: 50, pause: next_run}   # the next run of this task (after an approval) promotes
-    analysis:
-      checks:
-        - name: errors
-          prometheus:
-            url: http://prometheus.monitoring:9090
-            query: sum(rate(http_requests_total{service="web-canary",code=~"5.."}[1m]))
-            max: 0.1
+        - {weight: 10}
+        - {weight: 50, pause: next_run}
+  register: canary                    # canary.traffic.phase: paused
+
+- name: The same task, run again after the approval - step 2 is done, so the promotion
+  kubeops.rollout.rollout_release:
+    namespace: shop
+    workloads:
+      - kind: Deployment
+        name: storefront
+        images: {app: registry.example.com/shop/storefront:3.1.0}
+    traffic:
+      route: {name: storefront}
+      stable_service: storefront-stable
+      canary_service: storefront-canary
+      steps:
+        - {weight: 10}
+        - {weight: 50, pause: next_run}
 '''
 
 RETURN = r'''

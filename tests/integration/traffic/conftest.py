@@ -10,44 +10,71 @@ import pytest
 
 from ..conftest import Kube, task
 
-SERVICES = '/api/v1/namespaces/default/services'
 GW = '/apis/gateway.networking.k8s.io/v1/namespaces/{ns}'
 NS = 'default'
 OLD, NEW = 'nginx:1.25', 'nginx:1.26'
 TRACK = 'track'
 
 
-def deployment(name, track, replicas, image=OLD):
-    labels = {'app': 'web', TRACK: track}
+def deployment(name, track, replicas, image=OLD, ns=NS, app='web', container='app'):
+    labels = {'app': app, TRACK: track}
     return {
-        'apiVersion': 'apps/v1', 'kind': 'Deployment', 'metadata': {'name': name, 'namespace': NS},
+        'apiVersion': 'apps/v1', 'kind': 'Deployment', 'metadata': {'name': name, 'namespace': ns},
         'spec': {'replicas': replicas, 'selector': {'matchLabels': dict(labels)},
                  'template': {'metadata': {'labels': dict(labels)}, 'spec': {'containers': [
-                     {'name': 'app', 'image': image, 'ports': [{'name': 'http', 'containerPort': 80}]}]}}},
+                     {'name': container, 'image': image, 'ports': [{'name': 'http', 'containerPort': 80}]}]}}},
     }
 
 
-def service(name, selector):
-    return {'apiVersion': 'v1', 'kind': 'Service', 'metadata': {'name': name, 'namespace': NS},
+def service(name, selector, ns=NS):
+    return {'apiVersion': 'v1', 'kind': 'Service', 'metadata': {'name': name, 'namespace': ns},
             'spec': {'selector': selector, 'ports': [{'name': 'http', 'port': 80, 'targetPort': 'http'}]}}
 
 
-GATEWAY = {
-    'apiVersion': 'gateway.networking.k8s.io/v1', 'kind': 'Gateway', 'metadata': {'name': 'public'},
-    'spec': {'gatewayClassName': 'kubesim',
-             'listeners': [{'name': 'http', 'port': 80, 'protocol': 'HTTP'}]},
-}
+def gateway(ns=NS):
+    return {
+        'apiVersion': 'gateway.networking.k8s.io/v1', 'kind': 'Gateway',
+        'metadata': {'name': 'public', 'namespace': ns},
+        'spec': {'gatewayClassName': 'kubesim', 'listeners': [{'name': 'http', 'port': 80, 'protocol': 'HTTP'}]},
+    }
 
-ROUTE = {
-    'apiVersion': 'gateway.networking.k8s.io/v1', 'kind': 'HTTPRoute', 'metadata': {'name': 'web'},
-    'spec': {'parentRefs': [{'name': 'public'}], 'rules': [
-        {'name': 'main', 'backendRefs': [{'name': 'web-stable', 'port': 80, 'weight': 100},
-                                         {'name': 'web-canary', 'port': 80, 'weight': 0},
-                                         {'name': 'web-legacy', 'port': 80, 'weight': 0}]},
-        {'name': 'static', 'matches': [{'path': {'type': 'PathPrefix', 'value': '/static'}}],
-         'backendRefs': [{'name': 'web-stable', 'port': 80}]},
-    ]},
-}
+
+def route(app='web', ns=NS):
+    """The route of ``app``: a first rule with its two Services and a backend the canary does not own, a
+    second rule of its own."""
+    return {
+        'apiVersion': 'gateway.networking.k8s.io/v1', 'kind': 'HTTPRoute',
+        'metadata': {'name': app, 'namespace': ns},
+        'spec': {'parentRefs': [{'name': 'public'}], 'rules': [
+            {'name': 'main', 'backendRefs': [{'name': app + '-stable', 'port': 80, 'weight': 100},
+                                             {'name': app + '-canary', 'port': 80, 'weight': 0},
+                                             {'name': app + '-legacy', 'port': 80, 'weight': 0}]},
+            {'name': 'static', 'matches': [{'path': {'type': 'PathPrefix', 'value': '/static'}}],
+             'backendRefs': [{'name': app + '-stable', 'port': 80}]},
+        ]},
+    }
+
+
+def build(kube, ns=NS, app='web', replicas=4, container='app', canary_replicas=0):
+    """The stable Deployment ``app`` (and its canary, with ``canary_replicas``), the Services
+    <app>-stable, <app>-canary and <app>-legacy, the Gateway public and the HTTPRoute ``app``, in
+    ``ns``; returns once the Deployments are rolled out."""
+    gw = GW.format(ns=ns)
+    services = '/api/v1/namespaces/%s/services' % ns
+    made = [deployment(app, 'stable', replicas, ns=ns, app=app, container=container)]
+    if canary_replicas:
+        made.append(deployment(app + '-canary', 'canary', canary_replicas, NEW, ns=ns, app=app,
+                               container=container))
+    for obj in made:
+        kube.create(obj)
+    for name, track in ((app + '-stable', 'stable'), (app + '-canary', 'canary')):
+        kube.request('POST', services, service(name, {'app': app, TRACK: track}, ns))
+    kube.request('POST', services, service(app + '-legacy', {'app': 'legacy'}, ns))
+    if not any(g['metadata']['name'] == 'public' for g in kube.request('GET', gw + '/gateways')['items']):
+        kube.request('POST', gw + '/gateways', gateway(ns))
+    kube.request('POST', gw + '/httproutes', route(app, ns))
+    for obj in made:
+        kube.rolled_out('Deployment', obj['metadata']['name'], ns=ns)
 
 
 class World:
@@ -95,14 +122,7 @@ class World:
 def world(kubesim_factory):
     sim = kubesim_factory(gateway_api=True, gateway_delay=0.05, ready_delay=0.05)
     w = World(sim)
-    k = w.kube
-    k.create(deployment('web', 'stable', 4))
-    for name, track in (('web-stable', 'stable'), ('web-canary', 'canary')):
-        k.request('POST', SERVICES, service(name, {'app': 'web', TRACK: track}))
-    k.request('POST', SERVICES, service('web-legacy', {'app': 'legacy'}))
-    k.request('POST', w.gw + '/gateways', GATEWAY)
-    k.request('POST', w.gw + '/httproutes', ROUTE)
-    k.rolled_out('Deployment', 'web')
+    build(w.kube)
     w.wait_programmed()
     return w
 
