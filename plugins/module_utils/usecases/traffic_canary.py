@@ -180,7 +180,17 @@ class TrafficCanary:
                 return
             body = rec.canary_body(self.stable, self.namespace, replicas, self.t.images, self.cfg['track_label'],
                                    record)
-            answer = self.client.create(Deployment.collection_path(self.namespace), body, dry_run=check, retry=True)
+            try:
+                answer = self.client.create(Deployment.collection_path(self.namespace), body, dry_run=check,
+                                            retry=True)
+            except ApiError as e:
+                if e.status != 409:
+                    raise
+                # A repeat after a lost answer: the canary is this run's when it carries this record.
+                answer = self.client.get(self.canary_path)
+                if rec.parse(answer)[0] is None or rec.parse(answer)[0]['id'] != self.id:
+                    raise StepFailed('Deployment %s/%s was created by someone else meanwhile: check it, then run '
+                                     'again' % (self.namespace, self.canary_name))
         else:
             ops = rec.canary_patch(self.canary, self.template, replicas, record)
             if not ops:

@@ -4,6 +4,7 @@ HTTPRoute whose first rule holds both Services beside a backend the canary does 
 second rule of its own. The tests read the route and the gateway's computed shares through their
 own HTTP client and kubesim, never through the code under test."""
 
+import json
 import time
 
 import pytest
@@ -107,21 +108,30 @@ class World:
         return [(g, s) for t, g, shares in self.traffic() if t >= self.t0 for rule in shares or []
                 for s in rule['shares'] if s in ('500', '503')]
 
+    def writes(self):
+        """Every write request kubesim answered since the world was set up: (method, path, dry run)."""
+        entries = [json.loads(line) for line in self.log.read_text().splitlines()]
+        return [(e['method'], e['path'], e['dry_run']) for e in entries
+                if e['method'] not in ('GET',) and e['time'] >= self.t0_wall]
+
     def wait_programmed(self):
         end = time.monotonic() + 10
         while time.monotonic() < end:
             shares = self.shares()
             if shares and not any(s in ('500', '503') for rule in shares for s in rule['shares']):
                 self.t0 = self.sim.clock()
+                self.t0_wall = time.time()
                 return
             time.sleep(0.05)
         raise AssertionError('the gateway never programmed the route')
 
 
 @pytest.fixture
-def world(kubesim_factory):
-    sim = kubesim_factory(gateway_api=True, gateway_delay=0.05, ready_delay=0.05)
+def world(kubesim_factory, tmp_path):
+    log = tmp_path / 'requests.jsonl'
+    sim = kubesim_factory(gateway_api=True, gateway_delay=0.05, ready_delay=0.05, request_log=log)
     w = World(sim)
+    w.log = log
     build(w.kube)
     w.wait_programmed()
     return w

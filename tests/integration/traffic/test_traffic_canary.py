@@ -67,6 +67,27 @@ def test_check_mode_plans_every_step_and_writes_nothing(world, play):
         (10, 1, 'planned'), (60, 3, 'planned')]
     assert world.route()['metadata']['generation'] == generation
     assert world.kube.list('Deployment', selector='track=canary') == []
+    writes = world.writes()
+    # Each step's canary Deployment and route change, sent as a dry run; no other write.
+    assert [(m, p.rsplit('/', 1)[-1]) for m, p, _d in writes] == [
+        ('POST', 'deployments'), ('PATCH', 'web'), ('POST', 'deployments'), ('PATCH', 'web'),
+        ('POST', 'deployments'), ('PATCH', 'web')]
+    assert all(d for _m, _p, d in writes)
+
+
+def test_lost_answers_and_conflicts_on_the_route_and_the_canary(world, play):
+    route = 'gateway.networking.k8s.io/httproutes/%s/web' % NS
+    canary = 'apps/deployments/%s/web-canary' % NS
+    world.sim.set_faults(';'.join(['drop_after_write=%s:2' % route, 'conflict=%s:1' % route,
+                                   '500_after_write=%s:1' % canary]))
+    r = play(world.sim, [canary_task('canary', [{'weight': 25}, {'weight': 50}])])
+    out = r.ok('canary')
+    assert out['traffic']['phase'] == 'promoted'
+    seen = world.canary_shares()
+    assert [s for i, s in enumerate(seen) if i == 0 or s != seen[i - 1]] == [0, 0.25, 0.5, 1.0, 0]
+    assert world.errors() == []
+    # One generation per change of weights: a repeat after a lost answer wrote nothing more.
+    assert world.route()['metadata']['generation'] == 5
 
 
 def test_a_failing_analysis_at_step_2_puts_traffic_back_in_one_patch(world, play, failing_check):
