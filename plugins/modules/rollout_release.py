@@ -637,7 +637,8 @@ def _traffic(module):
         module.fail('traffic.steps is empty: give at least one step, such as {weight: 10, pause: 60}')
     for i, step in enumerate(traffic['steps']):
         if not 1 <= step['weight'] <= 100:
-            module.fail('traffic.steps[%d].weight is the canary\'s percent: 1 to 100 (got %d)' % (i, step['weight']))
+            module.fail('traffic.steps[%d].weight is the canary\'s percent: 1 to 100 (got %d)'
+                        % (i, step['weight']))
         pause = step['pause']
         if pause != 'next_run':
             try:

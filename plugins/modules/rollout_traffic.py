@@ -171,7 +171,8 @@ weight:
   type: int
   sample: 10
 rules:
-  description: The rules set, each with its C(index), C(name) and the pair's C(weights) (C(stable), C(canary)).
+  description: The rules set, each with its C(index), C(name) and the pair's C(weights) (C(stable),
+    C(canary)).
   returned: always
   type: list
   elements: dict

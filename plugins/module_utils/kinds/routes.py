@@ -133,7 +133,8 @@ def header_rule(source, canary, header_route):
               'value': header_route['value']}
     matches = copy.deepcopy(source.get('matches') or [{'path': {'type': 'PathPrefix', 'value': '/'}}])
     for match in matches:
-        match['headers'] = [h for h in match.get('headers') or [] if h.get('name') != header['name']] + [header]
+        kept = [h for h in match.get('headers') or [] if h.get('name') != header['name']]
+        match['headers'] = kept + [header]
     ref = copy.deepcopy(source['backendRefs'][backend_index(source, canary)])
     ref['weight'] = DEFAULT_WEIGHT
     rule = {'name': header_route['name'], 'matches': matches, 'backendRefs': [ref]}
@@ -158,7 +159,8 @@ def header_ops(route, rules, canary, header_route, present):
                                % (label(route['metadata']['namespace'], route['metadata']['name']),
                                   header_route['name']))
         return [{'op': 'test', 'path': '/metadata/generation', 'value': route['metadata']['generation']},
-                {'op': 'add', 'path': '/spec/rules/-', 'value': header_rule(rules[0][1], canary, header_route)}]
+                {'op': 'add', 'path': '/spec/rules/-',
+                 'value': header_rule(rules[0][1], canary, header_route)}]
     if index is None:
         return []
     return [{'op': 'test', 'path': '/spec/rules/%d/name' % index, 'value': header_route['name']},
@@ -190,7 +192,8 @@ def parent_verdicts(route):
     for ref in (route.get('spec') or {}).get('parentRefs') or []:
         text = 'Gateway %s/%s%s' % (ref.get('namespace') or meta['namespace'], ref.get('name'),
                                     ' (%s)' % ref['sectionName'] if ref.get('sectionName') else '')
-        entry = next((p for p in parents if _same_parent(ref, p.get('parentRef') or {}, meta['namespace'])), None)
+        entry = next((p for p in parents
+                      if _same_parent(ref, p.get('parentRef') or {}, meta['namespace'])), None)
         if entry is None:
             verdicts.append((text, 'pending'))
             continue

@@ -4,7 +4,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 """The release strategies, chosen once per task from its options: the plain release, one phase
-of a canary, or a canary measured in traffic. A new strategy is a new file in this folder and one line here."""
+of a canary, or a canary measured in traffic. A new strategy is a new file in this folder and
+one line here."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -16,8 +17,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release i
 def strategy(options):
     """The strategy class of a release with ``options`` (release_targets.ReleaseOptions)."""
     if options.traffic:
-        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.traffic_canary import TrafficCanary
-        return TrafficCanary
+        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import traffic_canary
+        return traffic_canary.TrafficCanary
     if not options.canary:
         return Release
     # Imported for a canary's task only.

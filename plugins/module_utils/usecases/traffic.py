@@ -83,8 +83,8 @@ class Shift:
             return self.client.get(self.path)
         except ApiError as e:
             if e.status == 404:
-                raise TrafficFailed('%s not found: create the route (with the canary Service as a backendRef of '
-                                    'weight 0) before shifting traffic' % self.o.label)
+                raise TrafficFailed('%s not found: create the route (with the canary Service as a backendRef '
+                                    'of weight 0) before shifting traffic' % self.o.label)
             raise
 
     def ready(self, service):
@@ -125,8 +125,8 @@ class Shift:
         have = self.ready(service)
         while have < need:
             if self.o.check_mode:
-                self.warnings.append('Service %s/%s has %d ready endpoints, %d needed for its share: a real run '
-                                     'would wait for them' % (self.o.namespace, service, have, need))
+                self.warnings.append('Service %s/%s has %d ready endpoints, %d needed for its share: a real '
+                                     'run would wait for them' % (self.o.namespace, service, have, need))
                 return have
             if self.clock() >= self.deadline:
                 raise TrafficFailed(
@@ -174,8 +174,8 @@ class Shift:
             if not pending:
                 return verdicts
             if self.clock() >= self.deadline:
-                raise TrafficFailed('%s at generation %s: %s did not judge it (Accepted and ResolvedRefs at that '
-                                    'generation) within %s seconds: is its gateway controller running?'
+                raise TrafficFailed('%s at generation %s: %s did not judge it (Accepted and ResolvedRefs at '
+                                    'that generation) within %s seconds: is its gateway controller running?'
                                     % (self.o.label, route['metadata']['generation'], ', '.join(pending),
                                        self.o.timeout), self._fields(route, None))
             self.sleep(POLL_SECONDS)
@@ -189,12 +189,13 @@ class Shift:
                       'generation': route['metadata'].get('generation')},
             'weight': self.o.weight,
             'rules': [{'index': i, 'name': r.get('name'),
-                       'weights': dict(zip(('stable', 'canary'), routes.weights_of(r, self.o.stable, self.o.canary)))}
+                       'weights': dict(zip(('stable', 'canary'),
+                                           routes.weights_of(r, self.o.stable, self.o.canary)))}
                       for i, r in rules],
         }
         if self.o.header_route:
-            out['header_route'] = {'name': self.o.header_route['name'],
-                                   'present': routes.header_rule_index(route, self.o.header_route['name']) is not None}
+            name = self.o.header_route['name']
+            out['header_route'] = {'name': name, 'present': routes.header_rule_index(route, name) is not None}
         if counts:
             out['endpoints'] = counts
         return out
@@ -218,7 +219,8 @@ class Shift:
                 if e.is_conflict:
                     raise TrafficFailed('%s kept changing while its weights were written (%s): run again'
                                         % (self.o.label, error_text(e)))
-                raise TrafficFailed('%s: the API server refused the change: %s' % (self.o.label, error_text(e)))
+                raise TrafficFailed('%s: the API server refused the change: %s'
+                                    % (self.o.label, error_text(e)))
         if not self.o.check_mode:
             parents = self.await_parents(route)
         else:
@@ -228,8 +230,8 @@ class Shift:
             service, need = self._endpoints_need(gaining)
             have = counts['canary' if service == self.o.canary else 'stable']
             if have < need:
-                raise TrafficFailed('%s: Service %s/%s has %d ready endpoints after the step, %d needed for its '
-                                    'share' % (self.o.label, self.o.namespace, service, have, need),
+                raise TrafficFailed('%s: Service %s/%s has %d ready endpoints after the step, %d needed for '
+                                    'its share' % (self.o.label, self.o.namespace, service, have, need),
                                     self._fields(route, rules, counts))
         out = self._fields(route, rules, counts)
         out['parents'] = [{'parent': p, 'accepted': v is None} for p, v in parents]
@@ -239,5 +241,6 @@ class Shift:
         if self.o.header_route:
             after['header route %s' % self.o.header_route['name']] = self.o.header_present
         out['changed'] = bool(changed)
-        out['diff'] = {'before': before, 'after': after, 'before_header': self.o.label, 'after_header': self.o.label}
+        out['diff'] = {'before': before, 'after': after, 'before_header': self.o.label,
+                       'after_header': self.o.label}
         return out

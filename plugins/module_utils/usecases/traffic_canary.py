@@ -26,12 +26,19 @@ __metaclass__ = type
 import copy
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, KubeError, error_text
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
+    ApiError,
+    KubeError,
+    error_text,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Engine, Rollout
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions, routes
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import traffic_endpoints as endpoints
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import JSON_PATCH, UnknownContainer
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import (
+    JSON_PATCH,
+    UnknownContainer,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import Deployment
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import traffic_record as rec
@@ -81,7 +88,8 @@ class TrafficCanary:
         self.started = times.rfc3339_now()
         self.canary_name = rec.canary_name(self.t.name)
         self.canary_path = Deployment.object_path(self.namespace, self.canary_name)
-        self.engine = Engine(client, options.gates, self.progress, clock=self.clock, sleep=self.sleep, note=note)
+        self.engine = Engine(client, options.gates, self.progress, clock=self.clock, sleep=self.sleep,
+                             note=note)
         self.stable = None  # the stable Deployment as read
         self.canary = None  # the canary Deployment as last read or written (None: none yet)
         self.record = None
@@ -95,7 +103,8 @@ class TrafficCanary:
     def preflight(self):
         t = self.t
         if len(self.targets) != 1 or t.kind is not Deployment:
-            return ['a traffic canary releases one Deployment (got %s)' % ', '.join(x.label() for x in self.targets)]
+            return ['a traffic canary releases one Deployment (got %s)'
+                    % ', '.join(x.label() for x in self.targets)]
         try:
             self.stable = self.client.get(Deployment.object_path(self.namespace, t.name))
         except ApiError as e:
@@ -110,22 +119,22 @@ class TrafficCanary:
         for option, track in (('stable_service', 'stable'), ('canary_service', 'canary')):
             name = self.cfg[option]
             try:
-                selector = (self.client.get(endpoints.service_path(self.namespace, name)).get('spec') or {}).get(
-                    'selector') or {}
+                found = self.client.get(endpoints.service_path(self.namespace, name))
+                selector = (found.get('spec') or {}).get('selector') or {}
             except ApiError as e:
                 problems.append('Service %s/%s (%s): %s' % (self.namespace, name, option,
                                                            'not found' if e.status == 404 else error_text(e)))
                 continue
             if endpoints.selects(selector, labels) != (track == 'canary'):
                 problems.append(
-                    'Service %s/%s (%s) %s the canary\'s pods (labels %s; its selector %s): the %s Service must '
-                    'select the %s track only, by the label %s' % (
+                    'Service %s/%s (%s) %s the canary\'s pods (labels %s; its selector %s): the %s '
+                    'Service must select the %s track only, by the label %s' % (
                         self.namespace, name, option, 'selects' if track == 'stable' else 'does not select',
                         _labels(labels), _labels(selector), track, track, self.cfg['track_label']))
         try:
             route = self.client.get(routes.route_path(self.route_namespace, self.route['name']))
-            routes.select_rules(route, self.cfg.get('rule'), self.cfg['stable_service'], self.cfg['canary_service'],
-                                (self.cfg.get('header_route') or {}).get('name'))
+            routes.select_rules(route, self.cfg.get('rule'), self.cfg['stable_service'],
+                                self.cfg['canary_service'], (self.cfg.get('header_route') or {}).get('name'))
         except routes.RouteProblem as e:
             problems.append(str(e))
         except ApiError as e:
@@ -159,16 +168,17 @@ class TrafficCanary:
             return ['%s carries a %s record that is not acted on (%s): check the route and the canary, then '
                     'remove it with %s' % (where, release_record.TRAFFIC_ANNOTATION, problem, how)]
         if record is not None and record['id'] != self.id and self.options.recover is None:
-            return ['%s carries the traffic canary of release %s (started %s by %s, step %s): run that task again '
-                    'to go on, or this one with recover: rollback to abort it (or remove the record with %s)'
+            return ['%s carries the traffic canary of release %s (started %s by %s, step %s): run that task '
+                    'again to go on, or this one with recover: rollback to abort it (or remove the record '
+                    'with %s)'
                     % (where, record['id'], record.get('started'), record.get('runner'), record['step'], how)]
         self.record = record
         return []
 
     # -- the canary Deployment
     def _record(self, step, passed=False):
-        return rec.record_text(self.id, self.t.images, step, '%s/%s' % (self.route_namespace, self.route['name']),
-                               self.runner, self.started, passed)
+        route = '%s/%s' % (self.route_namespace, self.route['name'])
+        return rec.record_text(self.id, self.t.images, step, route, self.runner, self.started, passed)
 
     def scale(self, replicas, step, passed=False, done=False):
         """The canary's template, ``replicas`` and record (removed with ``done``) in one request;
@@ -178,8 +188,8 @@ class TrafficCanary:
         if self.canary is None:
             if done:
                 return
-            body = rec.canary_body(self.stable, self.namespace, replicas, self.t.images, self.cfg['track_label'],
-                                   record)
+            body = rec.canary_body(self.stable, self.namespace, replicas, self.t.images,
+                                   self.cfg['track_label'], record)
             try:
                 answer = self.client.create(Deployment.collection_path(self.namespace), body, dry_run=check,
                                             retry=True)
@@ -189,8 +199,8 @@ class TrafficCanary:
                 # A repeat after a lost answer: the canary is this run's when it carries this record.
                 answer = self.client.get(self.canary_path)
                 if rec.parse(answer)[0] is None or rec.parse(answer)[0]['id'] != self.id:
-                    raise StepFailed('Deployment %s/%s was created by someone else meanwhile: check it, then run '
-                                     'again' % (self.namespace, self.canary_name))
+                    raise StepFailed('Deployment %s/%s was created by someone else meanwhile: check it, then '
+                                     'run again' % (self.namespace, self.canary_name))
         else:
             ops = rec.canary_patch(self.canary, self.template, replicas, record)
             if not ops:
@@ -200,7 +210,7 @@ class TrafficCanary:
             except ApiError as e:
                 if not e.is_conflict:
                     raise
-                # A lost answer's write is in place, or someone else changed the canary: read and decide again.
+                # A lost answer's write is in place, or someone else changed the canary: decide again.
                 self.canary = self.client.get(self.canary_path)
                 if rec.canary_patch(self.canary, self.template, replicas, record):
                     raise StepFailed('Deployment %s/%s changed while this run wrote it: run again'
@@ -258,8 +268,9 @@ class TrafficCanary:
         replicas = rec.replicas_for(weight, self.replicas())
         entry = {'step': index + 1, 'weight': weight, 'replicas': replicas}
         self.steps.append(entry)
-        self.note('step %d: %s to %d replicas, %d%% of %s' % (index + 1, self.canary_name, replicas, weight,
-                                                               routes.label(self.route_namespace, self.route['name'])))
+        where = routes.label(self.route_namespace, self.route['name'])
+        self.note('step %d: %s to %d replicas, %d%% of %s'
+                  % (index + 1, self.canary_name, replicas, weight, where))
         self.scale(replicas, index)
         shifted = self.shift(weight)
         entry['changed'] = shifted['changed']
@@ -307,9 +318,9 @@ class TrafficCanary:
             self.shift(0, header=False)
         except (TrafficFailed, KubeError) as e:
             text = e.message if isinstance(e, TrafficFailed) else error_text(e)
-            return ('%s; the abort could not confirm the traffic back (%s): Deployment %s/%s keeps its pods so '
-                    'that what the gateway still serves has endpoints; fix the route, then run again with '
-                    'recover: rollback' % (cause, text, self.namespace, self.canary_name))
+            return ('%s; the abort could not confirm the traffic back (%s): Deployment %s/%s keeps its pods '
+                    'so that what the gateway still serves has endpoints; fix the route, then run again '
+                    'with recover: rollback' % (cause, text, self.namespace, self.canary_name))
         try:
             self.scale(0, 'abort', done=True)
         except (StepFailed, KubeError) as e:
@@ -324,9 +335,10 @@ class TrafficCanary:
         except KeyboardInterrupt:
             self.t.outcome = UNTOUCHED
             where = self.steps[-1]['step'] if self.steps else 'its start'
-            message = ('traffic canary %s interrupted at step %s; its record stays on Deployment %s/%s: run the '
-                       'same task again to resume it, or with recover: rollback to abort it (traffic back to '
-                       'the stable Service first)' % (self.id, where, self.namespace, self.canary_name))
+            message = ('traffic canary %s interrupted at step %s; its record stays on Deployment %s/%s: '
+                       'run the same task again to resume it, or with recover: rollback to abort it '
+                       '(traffic back to the stable Service first)'
+                       % (self.id, where, self.namespace, self.canary_name))
             return self._result(True, message, interrupted=True)
 
     def _run(self):
@@ -344,8 +356,8 @@ class TrafficCanary:
         if self.record is None and self._released():
             self.t.outcome = UNCHANGED
             self.traffic['phase'] = 'released'
-            return self._result(False, '%s runs the images already, no traffic canary in progress: nothing to do'
-                                % self.t.label())
+            return self._result(False, '%s runs the images already, no traffic canary in progress: nothing '
+                                       'to do' % self.t.label())
         steps = self.cfg['steps']
         first = self.first_step()
         if first:
@@ -356,9 +368,9 @@ class TrafficCanary:
                 if not self.take(index, steps[index]):
                     self.t.outcome = UNCHANGED
                     self.traffic['phase'] = 'paused'
-                    return self._result(False, 'traffic canary %s: step %d passed (%d%% to %s); run the same task '
-                                               'again to go on' % (self.id, index + 1, steps[index]['weight'],
-                                                                   self.cfg['canary_service']))
+                    text = ('traffic canary %s: step %d passed (%d%% to %s); run the same task again to go on'
+                            % (self.id, index + 1, steps[index]['weight'], self.cfg['canary_service']))
+                    return self._result(False, text)
             self.traffic['phase'] = 'promotion'
             result = self.promote()
         except (StepFailed, TrafficFailed) as e:
@@ -368,10 +380,12 @@ class TrafficCanary:
             return self._result(True, self.abort(getattr(e, 'message', None) or str(e)))
         if self.options.check_mode:
             self.t.outcome = UPGRADED
-            return self._result(False, 'traffic canary %s: %d steps, then promotion (check mode)' % (self.id, len(steps)))
+            return self._result(False, 'traffic canary %s: %d steps, then promotion (check mode)'
+                                % (self.id, len(steps)))
         if result.failed:
             self.t.outcome = ROLLED_BACK
-            return self._result(True, self.abort('promotion of %s failed: %s' % (self.t.label(), result.message)))
+            cause = 'promotion of %s failed: %s' % (self.t.label(), result.message)
+            return self._result(True, self.abort(cause))
         self.traffic['phase'] = 'promoted'
         self.t.outcome = UPGRADED
         self.t.written = self.t.written or result.targets[0].written

@@ -29,7 +29,9 @@ import json
 import math
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_record import TRAFFIC_ANNOTATION
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_record import (
+    TRAFFIC_ANNOTATION,
+)
 
 CANARY_SUFFIX = '-canary'
 PROMOTE = 'promote'
@@ -63,7 +65,8 @@ def canary_template(template, images, track_label):
 
 def record_text(release, images, step, route, runner, started, passed=False):
     return json.dumps({'id': release, 'images': dict(sorted(images.items())), 'step': step, 'passed': passed,
-                       'route': route, 'runner': runner, 'started': started}, sort_keys=True, separators=(',', ':'))
+                       'route': route, 'runner': runner, 'started': started},
+                      sort_keys=True, separators=(',', ':'))
 
 
 def parse(obj):
@@ -90,8 +93,8 @@ def canary_body(stable, namespace, replicas, images, track_label, record):
     labels = dict((stable.get('metadata') or {}).get('labels') or {}, **{track_label: 'canary'})
     body = {
         'apiVersion': 'apps/v1', 'kind': 'Deployment',
-        'metadata': {'name': canary_name(stable['metadata']['name']), 'namespace': namespace, 'labels': labels,
-                     'annotations': {TRAFFIC_ANNOTATION: record}},
+        'metadata': {'name': canary_name(stable['metadata']['name']), 'namespace': namespace,
+                     'labels': labels, 'annotations': {TRAFFIC_ANNOTATION: record}},
         'spec': {'replicas': replicas, 'selector': canary_selector(spec.get('selector'), track_label),
                  'template': canary_template(spec.get('template') or {}, images, track_label)},
     }

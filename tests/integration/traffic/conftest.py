@@ -23,7 +23,8 @@ def deployment(name, track, replicas, image=OLD, ns=NS, app='web', container='ap
         'apiVersion': 'apps/v1', 'kind': 'Deployment', 'metadata': {'name': name, 'namespace': ns},
         'spec': {'replicas': replicas, 'selector': {'matchLabels': dict(labels)},
                  'template': {'metadata': {'labels': dict(labels)}, 'spec': {'containers': [
-                     {'name': container, 'image': image, 'ports': [{'name': 'http', 'containerPort': 80}]}]}}},
+                     {'name': container, 'image': image,
+                      'ports': [{'name': 'http', 'containerPort': 80}]}]}}},
     }
 
 
@@ -36,7 +37,8 @@ def gateway(ns=NS):
     return {
         'apiVersion': 'gateway.networking.k8s.io/v1', 'kind': 'Gateway',
         'metadata': {'name': 'public', 'namespace': ns},
-        'spec': {'gatewayClassName': 'kubesim', 'listeners': [{'name': 'http', 'port': 80, 'protocol': 'HTTP'}]},
+        'spec': {'gatewayClassName': 'kubesim',
+                 'listeners': [{'name': 'http', 'port': 80, 'protocol': 'HTTP'}]},
     }
 
 

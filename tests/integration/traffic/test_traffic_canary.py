@@ -94,10 +94,11 @@ def test_a_failing_analysis_at_step_2_puts_traffic_back_in_one_patch(world, play
     r = play(world.sim, [canary_task('canary', [{'weight': 20, 'analysis': False}, {'weight': 40}],
                                      analysis=failing_check)])
     out = r.failed('canary')
-    assert 'step 2 (40%)' in out['msg'] and 'aborted: traffic back to Service default/web-stable' in out['msg']
+    assert 'step 2 (40%)' in out['msg']
+    assert 'aborted: traffic back to Service default/web-stable' in out['msg']
     log = [(g, shares[0]['shares'].get('web-canary', 0)) for _t, g, shares in world.traffic() if shares]
     # Generation by generation: 20%, 40%, and the very next generation is 0.
-    at = {g: s for g, s in log}
+    at = dict(log)
     step2 = max(g for g, s in log if s == 0.4)
     assert at[step2 + 1] == 0 and max(at) == step2 + 1
     assert image(world.kube.get('Deployment', 'web')) == OLD

@@ -18,15 +18,17 @@ def role(**variables):
             'vars': variables}
 
 
-BASE = dict(traffic_canary_deployment='web', traffic_canary_images={'app': NEW}, traffic_canary_route='web',
-            traffic_canary_stable_service='web-stable', traffic_canary_canary_service='web-canary',
-            traffic_canary_timeout=30)
+BASE = {'traffic_canary_deployment': 'web', 'traffic_canary_images': {'app': NEW},
+        'traffic_canary_route': 'web',
+        'traffic_canary_stable_service': 'web-stable', 'traffic_canary_canary_service': 'web-canary',
+        'traffic_canary_timeout': 30}
 
 
 def test_the_role_takes_the_steps_across_runs_and_aborts(world, play):
     steps = [{'weight': 50, 'pause': 'next_run'}, {'weight': 100}]
     r = play(world.sim, [role(traffic_canary_steps=steps, **BASE),
-                         {'name': 'fact', 'ansible.builtin.debug': {'var': 'traffic_canary_result.traffic.phase'}}])
+                         {'name': 'fact',
+                          'ansible.builtin.debug': {'var': 'traffic_canary_result.traffic.phase'}}])
     assert r.ok('fact')['traffic_canary_result.traffic.phase'] == 'paused'
     assert world.weights()['web-canary'] == 50
     r = play(world.sim, [role(traffic_canary_steps=steps, traffic_canary_abort=True, **BASE)])
@@ -49,7 +51,8 @@ def test_the_playbook_promotes_on_its_second_run(world, tmp_path):
     extra = {'kubeconfig': str(world.sim.kubeconfig), 'workload_name': 'web', 'workload_namespace': 'default',
              'container': 'app', 'image': NEW, 'route': 'web'}
     (tmp_path / 'vars.yml').write_text(yaml.safe_dump(extra))
-    cmd = [str(BIN / 'ansible-playbook'), str(ROOT / 'playbooks' / 'traffic_canary.yml'), '-e', '@' + str(tmp_path / 'vars.yml')]
+    cmd = [str(BIN / 'ansible-playbook'), str(ROOT / 'playbooks' / 'traffic_canary.yml'),
+           '-e', '@' + str(tmp_path / 'vars.yml')]
     for weight in (50, 0):
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
         assert proc.returncode == 0, proc.stdout[-3000:]
