@@ -25,7 +25,7 @@ __metaclass__ = type
 
 import copy
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads, times
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
     ApiError,
     KubeError,
@@ -57,6 +57,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.traffic i
 )
 
 NEXT_RUN = 'next_run'
+# The Lease one run of a traffic canary holds while it works (then the release's own, for the promotion).
+LEASE_PREFIX = 'kubeops-traffic-'
 
 
 class StepFailed(Exception):
@@ -93,6 +95,7 @@ class TrafficCanary:
         self.stable = None  # the stable Deployment as read
         self.canary = None  # the canary Deployment as last read or written (None: none yet)
         self.record = None
+        self.lease = None
         self.wrote = False  # something was written (in check mode: would be)
         self.steps = []  # what each step did (the result's traffic.steps)
         self.traffic = {'canary': self.canary_name, 'route': {'namespace': self.route_namespace,
@@ -311,28 +314,55 @@ class TrafficCanary:
         return result
 
     def abort(self, cause):
-        """Traffic back first (weight 0, header route gone, one patch), then the canary scaled down."""
+        """Traffic back first (weight 0, header route gone, one patch), then the canary scaled down.
+        Returns (done, message)."""
         self.note('abort: traffic back to Service %s/%s' % (self.namespace, self.cfg['stable_service']))
         self.traffic['phase'] = 'aborted'
         try:
             self.shift(0, header=False)
         except (TrafficFailed, KubeError) as e:
             text = e.message if isinstance(e, TrafficFailed) else error_text(e)
-            return ('%s; the abort could not confirm the traffic back (%s): Deployment %s/%s keeps its pods '
-                    'so that what the gateway still serves has endpoints; fix the route, then run again '
-                    'with recover: rollback' % (cause, text, self.namespace, self.canary_name))
+            return False, ('%s; the abort could not confirm the traffic back (%s): Deployment %s/%s keeps '
+                           'its pods so that what the gateway still serves has endpoints; fix the route, '
+                           'then run again with recover: rollback'
+                           % (cause, text, self.namespace, self.canary_name))
         try:
             self.scale(0, 'abort', done=True)
         except (StepFailed, KubeError) as e:
-            return '%s; traffic is back, but Deployment %s/%s could not be scaled down: %s' % (
-                cause, self.namespace, self.canary_name, e)
-        return '%s; aborted: traffic back to Service %s/%s, %s scaled to 0' % (
+            return False, ('%s; traffic is back, but Deployment %s/%s could not be scaled down: %s; run '
+                           'again with recover: rollback' % (cause, self.namespace, self.canary_name, e))
+        return True, '%s; aborted: traffic back to Service %s/%s, %s scaled to 0' % (
             cause, self.namespace, self.cfg['stable_service'], self.canary_name)
+
+    def _acquire(self):
+        """One runner at a time: the Lease ``kubeops-traffic-<id>`` beside the canary; a problem when
+        another live run holds it."""
+        self.lease = lease_mod.Lease(self.client, self.namespace, LEASE_PREFIX + self.id[2:],
+                                     'traffic canary %s' % self.id,
+                                     self.options.lease_seconds or release_record.LEASE_SECONDS,
+                                     identity=self.runner)
+        try:
+            self.lease.acquire(wait=False, timeout=0)
+        except lease_mod.LeaseHeld as e:
+            self.lease = None
+            return 'traffic canary %s is running elsewhere (%s): wait for it to end' % (self.id, e)
+        self.lease.start_renewing()
+        return None
+
+    def _release_lease(self):
+        if self.lease is not None:
+            try:
+                self.lease.release()
+            except KubeError as e:
+                self.warnings.append('the Lease of traffic canary %s could not be deleted (%s): it expires '
+                                     'by itself' % (self.id, error_text(e)))
+            self.lease = None
 
     def run(self):
         try:
-            return self._run()
+            result = self._run()
         except KeyboardInterrupt:
+            threads.start(self._release_lease, name='lease-release').join(2)
             self.t.outcome = UNTOUCHED
             where = self.steps[-1]['step'] if self.steps else 'its start'
             message = ('traffic canary %s interrupted at step %s; its record stays on Deployment %s/%s: '
@@ -340,19 +370,31 @@ class TrafficCanary:
                        '(traffic back to the stable Service first)'
                        % (self.id, where, self.namespace, self.canary_name))
             return self._result(True, message, interrupted=True)
+        except BaseException:
+            self._release_lease()
+            raise
+        self._release_lease()
+        return result
 
     def _run(self):
         problems = self.preflight()
         if problems:
             self.t.outcome = UNTOUCHED
             return self._result(True, 'release refused before any write: %s' % '; '.join(problems))
+        nothing_to_do = self.record is None and (self.canary is None if self.options.recover == 'rollback'
+                                                 else self._released())
+        if not (self.options.check_mode or nothing_to_do):
+            problem = self._acquire()
+            if problem:
+                self.t.outcome = UNTOUCHED
+                return self._result(True, 'release refused before any write: %s' % problem)
         if self.options.recover == 'rollback':
             if self.canary is None:
                 self.t.outcome = UNCHANGED
                 return self._result(False, 'no traffic canary of %s to abort' % self.t.label())
-            message = self.abort('traffic canary of %s aborted as asked' % self.t.label())
+            done, message = self.abort('traffic canary of %s aborted as asked' % self.t.label())
             self.t.outcome = ROLLED_BACK
-            return self._result('could not' in message, message)
+            return self._result(not done, message)
         if self.record is None and self._released():
             self.t.outcome = UNCHANGED
             self.traffic['phase'] = 'released'
@@ -377,7 +419,7 @@ class TrafficCanary:
             self.t.outcome = ROLLED_BACK if not self.options.check_mode else UNTOUCHED
             if self.options.check_mode:
                 return self._result(True, str(e))
-            return self._result(True, self.abort(getattr(e, 'message', None) or str(e)))
+            return self._result(True, self.abort(getattr(e, 'message', None) or str(e))[1])
         if self.options.check_mode:
             self.t.outcome = UPGRADED
             return self._result(False, 'traffic canary %s: %d steps, then promotion (check mode)'
@@ -385,7 +427,7 @@ class TrafficCanary:
         if result.failed:
             self.t.outcome = ROLLED_BACK
             cause = 'promotion of %s failed: %s' % (self.t.label(), result.message)
-            return self._result(True, self.abort(cause))
+            return self._result(True, self.abort(cause)[1])
         self.traffic['phase'] = 'promoted'
         self.t.outcome = UPGRADED
         self.t.written = self.t.written or result.targets[0].written

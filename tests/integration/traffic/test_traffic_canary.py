@@ -139,11 +139,20 @@ def test_an_interrupted_step_is_resumed_by_the_same_task(world, play, tmp_path, 
     steps = [{'weight': 20, 'pause': 30 if step == 1 else 0}, {'weight': 40, 'pause': 30}]
     weight = steps[step - 1]['weight']
 
-    def in_the_pause():
-        return world.weights()['web-canary'] == weight and time.sleep(0.5) is None
+    other = []
 
-    interrupted_when(world.sim, tmp_path, signal.SIGINT, [canary_task('canary', steps)], in_the_pause,
+    def in_the_pause():
+        if world.weights()['web-canary'] != weight:
+            return False
+        time.sleep(0.5)
+        # Meanwhile the same canary from another run is refused: one runner at a time.
+        other.append(play(world.sim, [canary_task('other', steps)]).failed('other')['msg'])
+        return True
+
+    (tmp_path / 'first').mkdir()
+    interrupted_when(world.sim, tmp_path / 'first', signal.SIGINT, [canary_task('canary', steps)], in_the_pause,
                      'the step at %d%%' % weight)
+    assert 'is running elsewhere' in other[0] and 'wait for it to end' in other[0]
     record = world.kube.get('Deployment', 'web-canary')['metadata']['annotations'][RECORD]
     assert '"step":%d' % (step - 1) in record
     quick = [dict(s, pause=0) for s in steps]
