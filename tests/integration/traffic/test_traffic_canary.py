@@ -150,8 +150,8 @@ def test_an_interrupted_step_is_resumed_by_the_same_task(world, play, tmp_path, 
         return True
 
     (tmp_path / 'first').mkdir()
-    interrupted_when(world.sim, tmp_path / 'first', signal.SIGINT, [canary_task('canary', steps)], in_the_pause,
-                     'the step at %d%%' % weight)
+    interrupted_when(world.sim, tmp_path / 'first', signal.SIGINT, [canary_task('canary', steps)],
+                     in_the_pause, 'the step at %d%%' % weight)
     assert 'is running elsewhere' in other[0] and 'wait for it to end' in other[0]
     record = world.kube.get('Deployment', 'web-canary')['metadata']['annotations'][RECORD]
     assert '"step":%d' % (step - 1) in record
