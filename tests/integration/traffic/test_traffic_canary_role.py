@@ -49,11 +49,12 @@ def test_the_playbook_promotes_on_its_second_run(world, tmp_path):
     env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / 'ansible.cfg'), ANSIBLE_NOCOLOR='1',
                ANSIBLE_CALLBACK_PLUGINS=str(CALLBACKS))
     extra = {'kubeconfig': str(world.sim.kubeconfig), 'workload_name': 'web', 'workload_namespace': 'default',
-             'container': 'app', 'image': NEW, 'route': 'web'}
+             'container': 'app', 'image': NEW, 'route': 'web',
+             'steps': '[{weight: 30, pause: next_run}, {weight: 60}]'}  # text, as a survey answers
     (tmp_path / 'vars.yml').write_text(yaml.safe_dump(extra))
     cmd = [str(BIN / 'ansible-playbook'), str(ROOT / 'playbooks' / 'traffic_canary.yml'),
            '-e', '@' + str(tmp_path / 'vars.yml')]
-    for weight in (50, 0):
+    for weight in (30, 0):
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
         assert proc.returncode == 0, proc.stdout[-3000:]
         assert world.weights()['web-canary'] == weight
