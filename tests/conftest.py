@@ -63,6 +63,8 @@ VERB_MARKERS = {
     'image': ('rollout_image', 'image_patch', 'set image', 'verbs.image', 'check_image'),
     'status': ('rollout_status', 'rollout_wait', 'wait_for', 'wait_all', 'status_mod', 'rollout status'),
     'release': ('rollout_release', 'rollout_upgrade', 'release', 'canary'),
+    'traffic': ('rollout_traffic', 'traffic_canary', 'traffic_record', 'traffic_endpoints', 'routes',
+                '/traffic/'),
     'rolling_update': ROLLING_UPDATE_WORDS,
     'rc': ROLLING_UPDATE_WORDS,  # rolling_update's first name: `pytest -m rc` still selects them
 }
