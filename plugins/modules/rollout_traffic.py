@@ -250,8 +250,8 @@ def main(runtime=None):
     try:
         out = shift.run()
     except traffic.TrafficFailed as e:
-        module.fail(e.message, changed=bool(e.fields.get('changed')), **{k: v for k, v in e.fields.items()
-                                                                          if k != 'changed'})
+        fields = {k: v for k, v in e.fields.items() if k != 'changed'}
+        module.fail(e.message, changed=bool(e.fields.get('changed')), **fields)
     except ConnectionFailure as e:
         module.fail(e.message)
     except KubeError as e:

@@ -160,7 +160,7 @@ def missing_permission(message):
     it) and ``holder`` (``Role`` or ``ClusterRole``)."""
     match = _FORBIDDEN_RESOURCE.search(message or '')
     if match:
-        resource, _, subresource = match.group('resource').partition('/')
+        resource, _slash, subresource = match.group('resource').partition('/')
         group, namespace = match.group('group'), match.group('namespace')
         what = resource + ('.' + group if group else '') + ('/' + subresource if subresource else '')
         rule = {'apiGroups': [group], 'resources': [match.group('resource')], 'verbs': [match.group('verb')]}

@@ -125,8 +125,8 @@ class TrafficCanary:
                 found = self.client.get(endpoints.service_path(self.namespace, name))
                 selector = (found.get('spec') or {}).get('selector') or {}
             except ApiError as e:
-                problems.append('Service %s/%s (%s): %s' % (self.namespace, name, option,
-                                                           'not found' if e.status == 404 else error_text(e)))
+                why = 'not found' if e.status == 404 else error_text(e)
+                problems.append('Service %s/%s (%s): %s' % (self.namespace, name, option, why))
                 continue
             if endpoints.selects(selector, labels) != (track == 'canary'):
                 problems.append(
