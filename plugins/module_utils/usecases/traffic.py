@@ -202,7 +202,7 @@ class Shift:
 
     def run(self):
         self.deadline = self.clock() + self.o.timeout
-        route = self.read_route()
+        route = read = self.read_route()
         rules, ops = self._plan(route)
         before = routes.backends_view(route, rules, self.o.stable, self.o.canary)
         if self.o.header_route:
@@ -223,8 +223,8 @@ class Shift:
                                     % (self.o.label, error_text(e)))
         if not self.o.check_mode:
             parents = self.await_parents(route)
-        else:
-            parents = routes.parent_verdicts(route)
+        else:  # the dry run's answer is a generation no gateway judged: the route as read
+            parents = routes.parent_verdicts(read)
         counts = {'stable': self.ready(self.o.stable), 'canary': self.ready(self.o.canary)}
         if gaining and not self.o.check_mode:
             service, need = self._endpoints_need(gaining)

@@ -28,6 +28,7 @@ def sim(kubesim_factory, tmp_path):
         client.create('/api/v1/namespaces/default/services', service(name, selector))
     client.create(GW.format(ns='default') + '/gateways', gateway())
     client.create(GW.format(ns='default') + '/httproutes', route())
+    wait_until(lambda: (client.get(ROUTE).get('status') or {}).get('parents'), 'the gateway\'s verdict')
     return sim
 
 
@@ -54,7 +55,7 @@ def test_a_lost_answer_and_a_conflict_leave_one_write_reported_as_changed(sim):
 def test_check_mode_sends_a_dry_run_and_waits_for_nothing(sim):
     out = shift(sim, 30, check_mode=True)
     result = out.run()
-    assert result['changed']
+    assert result['changed'] and result['parents'] == [{'parent': 'Gateway default/public', 'accepted': True}]
     assert result['diff']['after']['rule 0 (main)'] == {'web-stable': 70, 'web-canary': 30}
     # The canary has no endpoint: a warning, not a wait.
     assert out.warnings == ['Service default/web-canary has 0 ready endpoints, 1 needed for its share: a '
