@@ -177,6 +177,98 @@ options:
         already was).
     type: int
     default: 1
+  traffic:
+    description:
+      - "B(Canary by traffic) (Argo Rollouts' C(setWeight) steps, Flagger's promotion): release the one
+        Deployment of I(workloads) through a second Deployment, C(<name>-canary) (the stable one's pod
+        template with the new images and the label I(traffic.track_label) set to C(canary) in its
+        selector and pods), and a Gateway API HTTPRoute's weights. Each step scales the canary to
+        C(ceil(weight x replicas / 100)) and waits for it, sets the weight (as
+        M(kubeops.rollout.rollout_traffic) does: one guarded patch, the gateway's verdict, the ready
+        endpoints), pauses and measures the I(analysis) checks. Then the promotion: the canary at full
+        size and weight 100, the stable Deployment released with the new images (preflight, wait, soak,
+        put back on failure), the weight back to the stable Service, the canary scaled to 0. A failed
+        step or promotion aborts: weight 0 and the header route removed in one patch first, then the
+        canary scaled to 0."
+      - The state is the annotation C(kubeops.rollout/traffic-canary) on the canary Deployment, written
+        with each change of it; the same task run again resumes the step it names, I(recover=rollback)
+        aborts it.
+      - The stable Service must select the stable track (the label I(traffic.track_label)), the canary
+        Service the canary track; the preflight refuses a Service that would reach the other's pods.
+    type: dict
+    suboptions:
+      route:
+        description: The HTTPRoute (C(name), and C(namespace), default the workloads' namespace).
+        type: dict
+        required: true
+        suboptions:
+          name:
+            description: Name of the HTTPRoute.
+            type: str
+            required: true
+          namespace:
+            description: Its namespace.
+            type: str
+      rule:
+        description: The rule (name or index) whose weights are set; unset, every rule holding both Services.
+        type: str
+      stable_service:
+        description: The stable Service (a backendRef of the rule).
+        type: str
+        required: true
+      canary_service:
+        description: The canary Service (a backendRef of the rule, weight V(0) to start).
+        type: str
+        required: true
+      track_label:
+        description: The pod label that tells the tracks apart (V(stable), V(canary)).
+        type: str
+        default: track
+      header_route:
+        description:
+          - A rule matching a header that sends all its requests to the canary, present from the first
+            step with a weight above 0 until the promotion or the abort removes it
+            (see M(kubeops.rollout.rollout_traffic)).
+        type: dict
+        suboptions:
+          name:
+            description: Name of its rule.
+            type: str
+            required: true
+          header:
+            description: The header.
+            type: str
+            required: true
+          value:
+            description: Its value.
+            type: str
+            required: true
+          type:
+            description: How the value matches.
+            type: str
+            choices: [Exact, RegularExpression]
+            default: Exact
+      steps:
+        description: The steps, in order.
+        type: list
+        elements: dict
+        required: true
+        suboptions:
+          weight:
+            description: The canary's percent of the requests (1 to 100).
+            type: int
+            required: true
+          pause:
+            description:
+              - Seconds to hold the step (the analysis checks are measured meanwhile), or V(next_run) -
+                the task ends after the step, successfully, and the next run of the same task goes on
+                (an AWX workflow's approval node between two jobs).
+            type: raw
+            default: 0
+          analysis:
+            description: Whether the I(analysis) checks judge this step.
+            type: bool
+            default: true
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
@@ -256,6 +348,37 @@ EXAMPLES = r'''
       - kind: Deployment
         name: web
         images: {web: registry.example.com/shop/web:2.6.0}
+
+- name: Canary by traffic - 10%, then 50% until the next run of this task (an approval between)
+  kubeops.rollout.rollout_release:
+    namespace: shop
+    workloads:
+      - kind: Deployment
+        name: storefront
+        images: {app: registry.example.com/shop/storefront:3.1.0}
+    traffic:
+      route: {name: storefront}
+      stable_service: storefront-stable
+      canary_service: storefront-canary
+      steps:
+        - {weight: 10}
+        - {weight: 50, pause: next_run}
+  register: canary                    # canary.traffic.phase: paused
+
+- name: The same task, run again after the approval - step 2 is done, so the promotion
+  kubeops.rollout.rollout_release:
+    namespace: shop
+    workloads:
+      - kind: Deployment
+        name: storefront
+        images: {app: registry.example.com/shop/storefront:3.1.0}
+    traffic:
+      route: {name: storefront}
+      stable_service: storefront-stable
+      canary_service: storefront-canary
+      steps:
+        - {weight: 10}
+        - {weight: 50, pause: next_run}
 '''
 
 RETURN = r'''
@@ -400,6 +523,16 @@ summary:
   type: list
   elements: str
   sample: ['Upgraded: Deployment shop/web', 'Already up to date: StatefulSet shop/db']
+traffic:
+  description:
+    - The traffic canary - its C(canary) Deployment, the C(route), the C(phase) it reached (C(paused)
+      after a step paused until the next run, C(promoted), C(aborted), or the step it stopped at), and
+      per step taken by this run its C(step) number, C(weight), C(replicas), whether the route
+      C(changed) and its C(outcome) (C(passed), C(failed), C(planned) in check mode).
+  returned: with I(traffic)
+  type: dict
+  sample: {"canary": "web-canary", "route": {"namespace": "shop", "name": "web"}, "phase": "promoted",
+           "steps": [{"step": 1, "weight": 5, "replicas": 1, "changed": true, "outcome": "passed"}]}
 diff:
   description: Before and after of each workload's template and annotations.
   returned: in diff mode, for the workloads that change
@@ -447,6 +580,21 @@ ARGUMENT_SPEC = {
     'canary_ordinals': {'type': 'int', 'default': 1},
     'release_id': {'type': 'str'},
     'recover': {'type': 'str', 'choices': ['resume', 'rollback']},
+    'traffic': {'type': 'dict', 'options': {
+        'route': {'type': 'dict', 'required': True, 'options': {'name': {'type': 'str', 'required': True},
+                                                                'namespace': {'type': 'str'}}},
+        'rule': {'type': 'str'},
+        'stable_service': {'type': 'str', 'required': True},
+        'canary_service': {'type': 'str', 'required': True},
+        'track_label': {'type': 'str', 'default': 'track'},
+        'header_route': {'type': 'dict', 'options': {
+            'name': {'type': 'str', 'required': True}, 'header': {'type': 'str', 'required': True},
+            'value': {'type': 'str', 'required': True},
+            'type': {'type': 'str', 'choices': ['Exact', 'RegularExpression'], 'default': 'Exact'}}},
+        'steps': {'type': 'list', 'elements': 'dict', 'required': True, 'options': {
+            'weight': {'type': 'int', 'required': True}, 'pause': {'type': 'raw', 'default': 0},
+            'analysis': {'type': 'bool', 'default': True}}},
+    }},
 }
 ARGUMENT_SPEC.update(GATE_ARG_SPEC)
 ARGUMENT_SPEC.update(ANALYSIS_ARG_SPEC)
@@ -476,6 +624,33 @@ def _analysis():
     return analysis
 
 
+def _traffic(module):
+    """The traffic option, its steps checked; None without it."""
+    traffic = module.params.get('traffic')
+    if not traffic:
+        return None
+    if module.params['canary']:
+        module.fail('traffic and canary are two kinds of canary: give one')
+    if len(module.params['workloads']) != 1:
+        module.fail('a traffic canary releases one Deployment: give one entry in workloads')
+    if not traffic['steps']:
+        module.fail('traffic.steps is empty: give at least one step, such as {weight: 10, pause: 60}')
+    for i, step in enumerate(traffic['steps']):
+        if not 1 <= step['weight'] <= 100:
+            module.fail('traffic.steps[%d].weight is the canary\'s percent: 1 to 100 (got %d)'
+                        % (i, step['weight']))
+        pause = step['pause']
+        if pause != 'next_run':
+            try:
+                seconds = float(pause)
+            except (TypeError, ValueError):
+                seconds = -1
+            if not 0 <= seconds <= 86400:
+                module.fail('traffic.steps[%d].pause is a number of seconds (0 to 86400) or next_run (got %r)'
+                            % (i, pause))
+    return traffic
+
+
 def main(runtime=None):
     module = KubeModule(ARGUMENT_SPEC, runtime, analysis=_analysis)
     params = module.params
@@ -490,7 +665,7 @@ def main(runtime=None):
         options = release_targets.ReleaseOptions(
             params['atomic'], params['timeout'], params['rollback_timeout'], module.gate_options(),
             module.module.check_mode, params['rollback'], params['canary'], params['canary_ordinals'],
-            params['release_id'], params['recover'])
+            params['release_id'], params['recover'], traffic=_traffic(module))
         namespace = params['workload_namespace'] or module.namespace
         targets = release_targets.build_targets(params['workloads'], namespace, params['change_cause'])
         # SIGINT (Ctrl-C, which ansible-playbook passes on to the task's worker), SIGTERM (an AWX
@@ -505,8 +680,9 @@ def main(runtime=None):
                 pass
         try:
             strategy = strategies.strategy(options)
-            result = strategy(module.client, targets, options, progress=module.module.progress,
-                              note=module.module.note).run()
+            runner = strategy(module.client, targets, options, progress=module.module.progress,
+                              note=module.module.note)
+            result = runner.run()
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
@@ -525,7 +701,9 @@ def main(runtime=None):
     for warning in result.warnings:
         module.module.warn(warning)
     out = dict(release_targets.result_fields([t.entry() for t in result.targets], result.lines),
-               changed=result.changed)
+               changed=result.changed or getattr(runner, 'wrote', False))
+    if options.traffic:
+        out['traffic'] = runner.traffic
     if options.gates.analysis is not None and options.gates.analysis.measurements:
         out['analysis'] = options.gates.analysis.result()
     if module.module.diff:

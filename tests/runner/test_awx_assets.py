@@ -27,7 +27,8 @@ def load_survey(playbook):
 
 def test_every_playbook_has_a_survey():
     assert set(PLAYBOOKS) == {'upgrade', 'rollback', 'restart', 'history', 'rc_upgrade', 'fleet',
-                              'canary_start', 'canary_promote', 'canary_abort', 'bluegreen'}
+                              'canary_start', 'canary_promote', 'canary_abort', 'bluegreen',
+                              'traffic_canary'}
     surveys = {p.name.removesuffix('.survey.json')
                for p in (ROOT / 'playbooks' / 'awx').glob('*.survey.json')}
     assert surveys == set(SURVEYS)

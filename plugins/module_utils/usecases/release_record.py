@@ -32,6 +32,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patch
 RECORD_ANNOTATION = 'kubeops.rollout/release'
 # A canary's record (usecases/canary.py): what the workload had before its start.
 CANARY_ANNOTATION = 'kubeops.rollout/canary'
+# A traffic canary's record, on its canary Deployment (usecases/traffic_record.py).
+TRAFFIC_ANNOTATION = 'kubeops.rollout/traffic-canary'
 # The Leases of releases: one per release, named after its id.
 LEASE_PREFIX = 'kubeops-release-'
 LEASE_SECONDS = 30

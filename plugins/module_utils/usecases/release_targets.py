@@ -113,8 +113,9 @@ class ReleaseOptions:
     def __init__(
         self, atomic=True, timeout=DEFAULT_TIMEOUT, rollback_timeout=None, gates=None,
         check_mode=False, rollback=True, canary=None, canary_ordinals=1, release_id=None, recover=None,
-        lease_seconds=None,
+        lease_seconds=None, traffic=None,
     ):
+        self.traffic = traffic  # None, or the traffic canary's option (traffic_canary.py)
         self.canary = canary  # None, or the phase of a canary (canary.py)
         self.release_id = release_id  # the user's name for the release (else derived: release_record.py)
         self.recover = recover  # None, or what to do with another release's record: resume | rollback

@@ -3,8 +3,9 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The release strategies, chosen once per task from its options: the plain release, or one phase
-of a canary. A new strategy is a new file in this folder and one line here."""
+"""The release strategies, chosen once per task from its options: the plain release, one phase
+of a canary, or a canary measured in traffic. A new strategy is a new file in this folder and
+one line here."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -15,6 +16,9 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release i
 
 def strategy(options):
     """The strategy class of a release with ``options`` (release_targets.ReleaseOptions)."""
+    if options.traffic:
+        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import traffic_canary
+        return traffic_canary.TrafficCanary
     if not options.canary:
         return Release
     # Imported for a canary's task only.

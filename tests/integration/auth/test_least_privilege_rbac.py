@@ -33,9 +33,11 @@ DOC = ROOT / 'docs' / 'rbac.md'
 def documented_roles():
     """The Role (and its RoleBinding) of "A minimal Role for all six modules", and the rules the
     rolling_update_rc section adds, as docs/rbac.md writes them."""
-    blocks = re.findall(r'```yaml\n(.*?)```', DOC.read_text(), re.S)
-    role, binding = list(yaml.safe_load_all(blocks[0]))
-    rc_rules = yaml.safe_load(blocks[1])
+    sections = {part.split('\n', 1)[0]: part for part in DOC.read_text().split('\n## ')}
+    first = next(text for title, text in sections.items() if title.startswith('A minimal Role'))
+    rc = next(text for title, text in sections.items() if title.startswith('rolling_update_rc'))
+    role, binding = list(yaml.safe_load_all(re.search(r'```yaml\n(.*?)```', first, re.S).group(1)))
+    rc_rules = yaml.safe_load(re.search(r'```yaml\n(.*?)```', rc, re.S).group(1))
     assert role['kind'] == 'Role' and binding['kind'] == 'RoleBinding' and isinstance(rc_rules, list)
     rc_role = {'apiVersion': role['apiVersion'], 'kind': 'Role',
                'metadata': {'name': 'kubeops-rolling-update-rc', 'namespace': NS}, 'rules': rc_rules}

@@ -12,6 +12,7 @@ import yaml
 from ..bluegreen.conftest import colored, service
 from ..conftest import ROOT, Kube, workload
 from ..rc import Rcs, rc_manifest
+from ..traffic.conftest import build as traffic_world
 
 pytestmark = pytest.mark.integration
 
@@ -102,6 +103,13 @@ def release_setup(kube):
     namespace(kube, 'shop')
     with_revisions(kube, 'Deployment', 'web', ns='shop', count=1, container_name='web')
     with_revisions(kube, 'StatefulSet', 'db', ns='shop', count=1, container_name='db')
+    traffic_world(kube, ns='shop', app='storefront', replicas=2)
+
+
+def traffic_setup(kube):
+    """web in shop with its canary Deployment (1 pod) behind its Services and the HTTPRoute web."""
+    namespace(kube, 'shop')
+    traffic_world(kube, ns='shop', replicas=2, canary_replicas=1)
 
 
 def undo_setup(kube):
@@ -197,7 +205,8 @@ SETUPS = {
     'rollout_restart': ({}, restart_setup),
     'rollout_status': ({}, status_setup),
     'rollout_undo': ({'fail_image': '^broken'}, undo_setup),
-    'rollout_release': ({}, release_setup),
+    'rollout_release': ({'gateway_api': True}, release_setup),
+    'rollout_traffic': ({'gateway_api': True}, traffic_setup),
     'rolling_update_rc': ({'fail_image': '^broken'}, rc_setup),
     'role_variables': ({}, lambda kube: None),
     'task_file': ({}, lambda kube: None),

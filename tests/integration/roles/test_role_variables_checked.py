@@ -24,6 +24,11 @@ ROLES = {
     'rollout_wait': ({'rollout_wait_workloads': WEB}, 'rollout_wait_namepsace', 'rollout_wait_namespace'),
     'history_report': ({'history_report_workloads': WEB}, 'history_report_namspace',
                        'history_report_namespace'),
+    'traffic_canary': ({'traffic_canary_deployment': 'web', 'traffic_canary_images': {'app': 'nginx:1.26'},
+                        'traffic_canary_route': 'web', 'traffic_canary_stable_service': 'web-stable',
+                        'traffic_canary_canary_service': 'web-canary',
+                        'traffic_canary_steps': [{'weight': 10}]},
+                       'traffic_canary_abrot', 'traffic_canary_abort'),
     'rc_upgrade': ({'rc_upgrade_name': 'front', 'rc_upgrade_image': 'app:2'}, 'rc_upgrade_max_surg',
                    'rc_upgrade_max_surge'),
 }

@@ -20,3 +20,9 @@ def test_the_canary_option_chooses_the_strategy(phase, expected):
 def test_every_canary_phase_is_a_strategy_of_its_own():
     assert set(canary.PHASES) == {'start', 'promote', 'abort'}
     assert len(set(canary.PHASES.values())) == 3
+
+
+def test_the_traffic_option_chooses_the_traffic_canary():
+    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.traffic_canary import TrafficCanary
+    assert strategies.strategy(ReleaseOptions(traffic={'steps': [{'weight': 10}]})) is TrafficCanary
+    assert strategies.strategy(ReleaseOptions(traffic=None)) is Release

@@ -1,0 +1,217 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""A Gateway API ``HTTPRoute`` as a traffic canary reads and writes it (gateway-api
+``apis/v1/httproute_types.go``): the rules holding two named backends, the JSON patch that sets
+their weights and nothing else, the header route (a rule of its own, added and removed by name), and
+what the route's ``status.parents[]`` says about a generation.
+
+Pure: no request is made here. Custom resources take no strategic merge patch, and ``backendRefs``
+is an atomic list (a merge patch would replace it whole, with every backend this code does not
+own): every write is a JSON patch whose ``test`` ops pin each value it replaces.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
+
+GROUP = 'gateway.networking.k8s.io'
+HTTPROUTES = '/apis/gateway.networking.k8s.io/v1/namespaces/%s/httproutes'
+# What a route's parent must say of the route's generation before a step counts as taken.
+CONDITIONS = ('Accepted', 'ResolvedRefs')
+DEFAULT_WEIGHT = 1  # the API's default of backendRefs[].weight
+
+
+class RouteProblem(Exception):
+    """The route cannot take the change asked (a message naming the route and what to do)."""
+
+
+def route_path(namespace, name):
+    return '%s/%s' % (HTTPROUTES % path_quote(namespace), path_quote(name))
+
+
+def label(namespace, name):
+    return 'HTTPRoute %s/%s' % (namespace, name)
+
+
+def _is_service(ref, name):
+    return (ref.get('name') == name and (ref.get('group') or '') == ''
+            and (ref.get('kind') or 'Service') == 'Service')
+
+
+def backend_index(rule, name):
+    """The index of the Service backendRef ``name`` in ``rule``, or None."""
+    for i, ref in enumerate(rule.get('backendRefs') or []):
+        if _is_service(ref, name):
+            return i
+    return None
+
+
+def rule_label(index, rule):
+    return 'rule %d%s' % (index, ' (%s)' % rule['name'] if rule.get('name') else '')
+
+
+def select_rules(route, rule, stable, canary, header_route=None):
+    """[(index, rule)] whose weights the change sets: the rule named or indexed by ``rule``, else
+    every rule holding both backends (the header route's rule is never one)."""
+    where = label(route['metadata'].get('namespace'), route['metadata'].get('name'))
+    rules = (route.get('spec') or {}).get('rules') or []
+    candidates = [(i, r) for i, r in enumerate(rules) if not header_route or r.get('name') != header_route]
+    if rule is not None:
+        text = str(rule)
+        found = [(i, r) for i, r in candidates if r.get('name') == text]
+        if not found and text.isdigit() and int(text) < len(rules):
+            found = [(int(text), rules[int(text)])]
+        if not found:
+            names = [r.get('name') for _i, r in candidates if r.get('name')]
+            raise RouteProblem('%s has no rule %r (it has %d rules%s): give a rule name or an index from 0'
+                               % (where, text, len(rules), ', named %s' % ', '.join(names) if names else ''))
+        i, r = found[0]
+        missing = [n for n in (stable, canary) if backend_index(r, n) is None]
+        if missing:
+            raise RouteProblem('%s %s has no backendRef to the Service %s: add it (the canary with weight 0) '
+                               'before shifting traffic' % (where, rule_label(i, r), ' nor '.join(missing)))
+        return [(i, r)]
+    found = [(i, r) for i, r in candidates
+             if backend_index(r, stable) is not None and backend_index(r, canary) is not None]
+    if not found:
+        raise RouteProblem('%s has no rule with backendRefs to both Services %s and %s: add the canary '
+                           'Service with weight 0 beside the stable one in the rules to shift'
+                           % (where, stable, canary))
+    return found
+
+
+def weights_of(rule, stable, canary):
+    """(stable weight, canary weight) of ``rule`` as stored (the API's default when absent)."""
+    refs = rule.get('backendRefs') or []
+    return tuple(refs[backend_index(rule, n)].get('weight', DEFAULT_WEIGHT) for n in (stable, canary))
+
+
+def target_weights(percent):
+    """The weights of the pair for the canary's ``percent``: on a scale of 100, so that the pair's
+    weights read as the split."""
+    return (100 - percent, percent)
+
+
+def weight_ops(rules, stable, canary, percent):
+    """The JSON patch ops (tests, then replaces) setting the pair's weights in ``rules``; [] when
+    they already are."""
+    tests, writes = [], []
+    want = target_weights(percent)
+    for i, rule in rules:
+        if weights_of(rule, stable, canary) == want:
+            continue
+        for name, weight in zip((stable, canary), want):
+            j = backend_index(rule, name)
+            base = '/spec/rules/%d/backendRefs/%d' % (i, j)
+            ref = rule['backendRefs'][j]
+            tests.append({'op': 'test', 'path': base + '/name', 'value': name})
+            if 'weight' in ref:
+                tests.append({'op': 'test', 'path': base + '/weight', 'value': ref['weight']})
+            writes.append({'op': 'add' if 'weight' not in ref else 'replace', 'path': base + '/weight',
+                           'value': weight})
+    return tests + writes
+
+
+def header_rule_index(route, name):
+    for i, r in enumerate((route.get('spec') or {}).get('rules') or []):
+        if r.get('name') == name:
+            return i
+    return None
+
+
+def header_rule(source, canary, header_route):
+    """The rule of a header route: the matches of ``source`` (the rule it is a route beside), each
+    with the header added, and every request to the canary alone."""
+    header = {'type': header_route.get('type') or 'Exact', 'name': header_route['header'],
+              'value': header_route['value']}
+    matches = copy.deepcopy(source.get('matches') or [{'path': {'type': 'PathPrefix', 'value': '/'}}])
+    for match in matches:
+        kept = [h for h in match.get('headers') or [] if h.get('name') != header['name']]
+        match['headers'] = kept + [header]
+    ref = copy.deepcopy(source['backendRefs'][backend_index(source, canary)])
+    ref['weight'] = DEFAULT_WEIGHT
+    rule = {'name': header_route['name'], 'matches': matches, 'backendRefs': [ref]}
+    if source.get('filters'):
+        rule['filters'] = copy.deepcopy(source['filters'])
+    return rule
+
+
+def header_ops(route, rules, canary, header_route, present):
+    """The JSON patch ops adding (``present``) or removing the header route, [] when it is as asked.
+    An addition is guarded by the generation read (no rule added since); a removal tests the name
+    at its index."""
+    if not header_route:
+        return []
+    index = header_rule_index(route, header_route['name'])
+    if present:
+        if index is not None:
+            return []
+        count = len(route['spec'].get('rules') or [])
+        if count >= 16:
+            raise RouteProblem('%s has 16 rules, the most a route takes: the header route %s cannot be added'
+                               % (label(route['metadata']['namespace'], route['metadata']['name']),
+                                  header_route['name']))
+        return [{'op': 'test', 'path': '/metadata/generation', 'value': route['metadata']['generation']},
+                {'op': 'add', 'path': '/spec/rules/-',
+                 'value': header_rule(rules[0][1], canary, header_route)}]
+    if index is None:
+        return []
+    return [{'op': 'test', 'path': '/spec/rules/%d/name' % index, 'value': header_route['name']},
+            {'op': 'remove', 'path': '/spec/rules/%d' % index}]
+
+
+def order_ops(ops):
+    """Every test first, then the writes; a removal of a rule last, so the indexes of the weights'
+    paths stay right."""
+    tests = [o for o in ops if o['op'] == 'test']
+    removes = [o for o in ops if o['op'] == 'remove']
+    return tests + [o for o in ops if o['op'] not in ('test', 'remove')] + removes
+
+
+def _same_parent(ref, entry_ref, namespace):
+    keys = (('group', GROUP), ('kind', 'Gateway'), ('namespace', namespace), ('name', None),
+            ('sectionName', None), ('port', None))
+    return all((ref.get(k) or d) == (entry_ref.get(k) or d) for k, d in keys)
+
+
+def parent_verdicts(route):
+    """Per parentRef of the route's spec: (parent text, None) when every condition of CONDITIONS is
+    True at the route's generation; (parent text, 'pending') while its controller has not judged
+    this generation; (parent text, problem) when a condition is False at it."""
+    meta = route['metadata']
+    generation = meta.get('generation')
+    verdicts = []
+    parents = (route.get('status') or {}).get('parents') or []
+    for ref in (route.get('spec') or {}).get('parentRefs') or []:
+        text = 'Gateway %s/%s%s' % (ref.get('namespace') or meta['namespace'], ref.get('name'),
+                                    ' (%s)' % ref['sectionName'] if ref.get('sectionName') else '')
+        entry = next((p for p in parents
+                      if _same_parent(ref, p.get('parentRef') or {}, meta['namespace'])), None)
+        if entry is None:
+            verdicts.append((text, 'pending'))
+            continue
+        conditions = {c.get('type'): c for c in entry.get('conditions') or []}
+        verdict = None
+        for kind in CONDITIONS:
+            c = conditions.get(kind)
+            if c is None or c.get('observedGeneration') != generation:
+                verdict = verdict or 'pending'
+                continue
+            if c.get('status') != 'True':
+                verdict = '%s is %s (reason %s%s)' % (kind, c.get('status'), c.get('reason'),
+                                                      ': %s' % c['message'] if c.get('message') else '')
+                break
+        verdicts.append((text, verdict))
+    return verdicts
+
+
+def backends_view(route, rules, stable, canary):
+    """What diff mode shows: per rule, the pair's weights."""
+    return {rule_label(i, r): dict(zip((stable, canary), weights_of(r, stable, canary))) for i, r in rules}

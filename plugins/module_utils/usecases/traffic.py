@@ -1,0 +1,246 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""``rollout_traffic``: one traffic step on an HTTPRoute. The weights of two named backendRefs (the
+stable and the canary Service) in the rules chosen, and optionally a header route, in one JSON patch
+that tests every value it replaces; nothing else of the route is touched.
+
+Before the write the backend gaining a share must have enough ready endpoints for it (a gateway
+answers 503 for a backend without one); after it, every parent must accept the route and resolve
+its references at the new generation (``status.parents[]``), and the backend must still have them.
+In check mode the patch is sent with dryRun=All and nothing is waited for.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import retry_on_conflict
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, error_text
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import routes
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import traffic_endpoints as endpoints
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import JSON_PATCH
+
+POLL_SECONDS = 0.25
+
+
+class TrafficFailed(Exception):
+    """The step failed: ``message`` says why and what is in place; ``fields`` is the result so far."""
+
+    def __init__(self, message, fields=None):
+        super(TrafficFailed, self).__init__(message)
+        self.message = message
+        self.fields = fields or {}
+
+
+class TrafficOptions:
+    def __init__(self, namespace, route, stable, canary, weight, rule=None, header_route=None,
+                 timeout=300, check_mode=False):
+        self.namespace = namespace
+        self.route = route
+        self.stable = stable
+        self.canary = canary
+        self.weight = weight
+        self.rule = rule
+        self.header_route = header_route  # None, or {name, header, value, type, state}
+        self.timeout = timeout
+        self.check_mode = check_mode
+
+    @property
+    def label(self):
+        return routes.label(self.namespace, self.route)
+
+    @property
+    def header_present(self):
+        return bool(self.header_route) and self.header_route.get('state', 'present') == 'present'
+
+
+def _percent(weights):
+    stable, canary = weights
+    return 100.0 * canary / (stable + canary) if stable + canary else 0.0
+
+
+class Shift:
+    """One traffic step with ``options`` (TrafficOptions)."""
+
+    def __init__(self, client, options, progress=None, clock=time.monotonic, sleep=time.sleep):
+        self.client = client
+        self.o = options
+        self.progress = progress or (lambda line: None)
+        self.clock = clock
+        self.sleep = sleep
+        self.warnings = []
+        self.path = routes.route_path(options.namespace, options.route)
+        self.deadline = None
+
+    # -- reads
+    def read_route(self):
+        try:
+            return self.client.get(self.path)
+        except ApiError as e:
+            if e.status == 404:
+                raise TrafficFailed('%s not found: create the route (with the canary Service as a backendRef '
+                                    'of weight 0) before shifting traffic' % self.o.label)
+            raise
+
+    def ready(self, service):
+        items = self.client.list(endpoints.slices_path(self.o.namespace),
+                                 label_selector=endpoints.selector_of(service)).get('items') or []
+        return endpoints.ready_endpoints(items)
+
+    def _plan(self, route):
+        try:
+            rules = routes.select_rules(route, self.o.rule, self.o.stable, self.o.canary,
+                                        self.o.header_route and self.o.header_route['name'])
+            ops = routes.weight_ops(rules, self.o.stable, self.o.canary, self.o.weight)
+            ops += routes.header_ops(route, rules, self.o.canary, self.o.header_route, self.o.header_present)
+        except routes.RouteProblem as e:
+            raise TrafficFailed(str(e))
+        return rules, routes.order_ops(ops)
+
+    # -- the endpoints a share needs
+    def _gaining(self, rules):
+        """(Service gaining a share, its new percent, the Service it takes it from), or None."""
+        before = _percent(routes.weights_of(rules[0][1], self.o.stable, self.o.canary))
+        if self.o.weight > before or (self.o.header_present and self.o.weight > 0):
+            return self.o.canary, self.o.weight, self.o.stable
+        if self.o.header_present:
+            return self.o.canary, 1, self.o.stable
+        if self.o.weight < before:
+            return self.o.stable, 100 - self.o.weight, self.o.canary
+        return None
+
+    def _endpoints_need(self, gaining):
+        service, percent, other = gaining
+        need = endpoints.needed_endpoints(percent, self.ready(other))
+        return service, need
+
+    def await_endpoints(self, gaining):
+        """Wait until the Service gaining a share has the ready endpoints it needs."""
+        service, need = self._endpoints_need(gaining)
+        have = self.ready(service)
+        while have < need:
+            if self.o.check_mode:
+                self.warnings.append('Service %s/%s has %d ready endpoints, %d needed for its share: a real '
+                                     'run would wait for them' % (self.o.namespace, service, have, need))
+                return have
+            if self.clock() >= self.deadline:
+                raise TrafficFailed(
+                    'Service %s/%s has %d ready endpoints, %d needed before it takes %d%% of %s: nothing was '
+                    'changed; scale up or fix its pods (kubectl get endpointslices -n %s -l %s)'
+                    % (self.o.namespace, service, have, need, gaining[1], self.o.label, self.o.namespace,
+                       endpoints.selector_of(service)))
+            self.progress('Waiting for Service %s/%s: %d of %d ready endpoints' % (self.o.namespace, service,
+                                                                                   have, need))
+            self.sleep(POLL_SECONDS * 2)
+            have = self.ready(service)
+        return have
+
+    # -- the write
+    def write(self, route):
+        sent = [False]
+        latest = [route]
+
+        def attempt(conflicted):
+            if conflicted:
+                latest[0] = self.read_route()
+            rules, ops = self._plan(latest[0])
+            if not ops:
+                return latest[0], sent[0]  # a lost answer's write found in place, or nothing to do
+            self.progress('%s: setting %s to %d%%' % (self.o.label, self.o.canary, self.o.weight))
+            sent[0] = True
+            answer = self.client.patch(self.path, ops, JSON_PATCH, dry_run=self.o.check_mode, retry=True)
+            return answer, True
+
+        return retry_on_conflict(attempt)
+
+    # -- after the write
+    def await_parents(self, route):
+        """Wait until every parent accepts ``route``'s generation with its references resolved."""
+        while True:
+            verdicts = routes.parent_verdicts(route)
+            if not verdicts:
+                raise TrafficFailed('%s has no parentRefs: no gateway serves it' % self.o.label)
+            for parent, verdict in verdicts:
+                if verdict not in (None, 'pending'):
+                    raise TrafficFailed('%s at generation %s: %s: %s; the gateway keeps serving the rules it '
+                                        'accepted before' % (self.o.label, route['metadata']['generation'],
+                                                             parent, verdict), self._fields(route, None))
+            pending = [p for p, v in verdicts if v == 'pending']
+            if not pending:
+                return verdicts
+            if self.clock() >= self.deadline:
+                raise TrafficFailed('%s at generation %s: %s did not judge it (Accepted and ResolvedRefs at '
+                                    'that generation) within %s seconds: is its gateway controller running?'
+                                    % (self.o.label, route['metadata']['generation'], ', '.join(pending),
+                                       self.o.timeout), self._fields(route, None))
+            self.sleep(POLL_SECONDS)
+            route = self.read_route()
+
+    def _fields(self, route, before_rules, counts=None):
+        rules = routes.select_rules(route, self.o.rule, self.o.stable, self.o.canary,
+                                    self.o.header_route and self.o.header_route['name'])
+        out = {
+            'route': {'namespace': self.o.namespace, 'name': self.o.route,
+                      'generation': route['metadata'].get('generation')},
+            'weight': self.o.weight,
+            'rules': [{'index': i, 'name': r.get('name'),
+                       'weights': dict(zip(('stable', 'canary'),
+                                           routes.weights_of(r, self.o.stable, self.o.canary)))}
+                      for i, r in rules],
+        }
+        if self.o.header_route:
+            name = self.o.header_route['name']
+            out['header_route'] = {'name': name, 'present': routes.header_rule_index(route, name) is not None}
+        if counts:
+            out['endpoints'] = counts
+        return out
+
+    def run(self):
+        self.deadline = self.clock() + self.o.timeout
+        route = read = self.read_route()
+        rules, ops = self._plan(route)
+        before = routes.backends_view(route, rules, self.o.stable, self.o.canary)
+        if self.o.header_route:
+            before['header route %s' % self.o.header_route['name']] = (
+                routes.header_rule_index(route, self.o.header_route['name']) is not None)
+        gaining = self._gaining(rules) if ops else None
+        if gaining:
+            self.await_endpoints(gaining)
+        changed = False
+        if ops:
+            try:
+                route, changed = self.write(route)
+            except ApiError as e:
+                if e.is_conflict:
+                    raise TrafficFailed('%s kept changing while its weights were written (%s): run again'
+                                        % (self.o.label, error_text(e)))
+                raise TrafficFailed('%s: the API server refused the change: %s'
+                                    % (self.o.label, error_text(e)))
+        if not self.o.check_mode:
+            parents = self.await_parents(route)
+        else:  # the dry run's answer is a generation no gateway judged: the route as read
+            parents = routes.parent_verdicts(read)
+        counts = {'stable': self.ready(self.o.stable), 'canary': self.ready(self.o.canary)}
+        if gaining and not self.o.check_mode:
+            service, need = self._endpoints_need(gaining)
+            have = counts['canary' if service == self.o.canary else 'stable']
+            if have < need:
+                raise TrafficFailed('%s: Service %s/%s has %d ready endpoints after the step, %d needed for '
+                                    'its share' % (self.o.label, self.o.namespace, service, have, need),
+                                    self._fields(route, rules, counts))
+        out = self._fields(route, rules, counts)
+        out['parents'] = [{'parent': p, 'accepted': v is None} for p, v in parents]
+        after_rules = routes.select_rules(route, self.o.rule, self.o.stable, self.o.canary,
+                                          self.o.header_route and self.o.header_route['name'])
+        after = routes.backends_view(route, after_rules, self.o.stable, self.o.canary)
+        if self.o.header_route:
+            after['header route %s' % self.o.header_route['name']] = self.o.header_present
+        out['changed'] = bool(changed)
+        out['diff'] = {'before': before, 'after': after, 'before_header': self.o.label,
+                       'after_header': self.o.label}
+        return out

@@ -1,0 +1,101 @@
+import copy
+
+import jsonpatch
+import pytest
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import routes
+
+pytestmark = pytest.mark.unit
+
+
+def service(name, weight):
+    return {'group': '', 'kind': 'Service', 'name': name, 'port': 80, 'weight': weight}
+
+
+def route(generation=3, status=None):
+    return {
+        'metadata': {'name': 'web', 'namespace': 'shop', 'generation': generation},
+        'spec': {'parentRefs': [{'group': routes.GROUP, 'kind': 'Gateway', 'name': 'public'}], 'rules': [
+            {'name': 'main', 'matches': [{'path': {'type': 'PathPrefix', 'value': '/'}}],
+             'backendRefs': [service('legacy', 5), service('web-stable', 100), service('web-canary', 0)]},
+            {'name': 'static', 'backendRefs': [{'name': 'web-stable', 'port': 80, 'weight': 1}]},
+        ]},
+        'status': status or {},
+    }
+
+
+def test_rules_holding_both_backends_are_chosen_unless_one_is_named():
+    r = route()
+    assert [i for i, _ in routes.select_rules(r, None, 'web-stable', 'web-canary')] == [0]
+    assert [i for i, _ in routes.select_rules(r, 'main', 'web-stable', 'web-canary')] == [0]
+    assert [i for i, _ in routes.select_rules(r, '0', 'web-stable', 'web-canary')] == [0]
+    text = r'HTTPRoute shop/web rule 1 \(static\) has no backendRef to the Service web-canary'
+    with pytest.raises(routes.RouteProblem, match=text):
+        routes.select_rules(r, 'static', 'web-stable', 'web-canary')
+    with pytest.raises(routes.RouteProblem, match="has no rule 'x' .*named main, static"):
+        routes.select_rules(r, 'x', 'web-stable', 'web-canary')
+    with pytest.raises(routes.RouteProblem, match='no rule with backendRefs to both'):
+        routes.select_rules(r, None, 'web-stable', 'other')
+
+
+def test_the_weight_patch_tests_each_name_and_weight_then_replaces_only_the_pair():
+    r = route()
+    rules = routes.select_rules(r, None, 'web-stable', 'web-canary')
+    ops = routes.weight_ops(rules, 'web-stable', 'web-canary', 25)
+    assert ops == [
+        {'op': 'test', 'path': '/spec/rules/0/backendRefs/1/name', 'value': 'web-stable'},
+        {'op': 'test', 'path': '/spec/rules/0/backendRefs/1/weight', 'value': 100},
+        {'op': 'test', 'path': '/spec/rules/0/backendRefs/2/name', 'value': 'web-canary'},
+        {'op': 'test', 'path': '/spec/rules/0/backendRefs/2/weight', 'value': 0},
+        {'op': 'replace', 'path': '/spec/rules/0/backendRefs/1/weight', 'value': 75},
+        {'op': 'replace', 'path': '/spec/rules/0/backendRefs/2/weight', 'value': 25},
+    ]
+    after = jsonpatch.apply_patch(r, ops)
+    expected = copy.deepcopy(r)
+    expected['spec']['rules'][0]['backendRefs'][1]['weight'] = 75
+    expected['spec']['rules'][0]['backendRefs'][2]['weight'] = 25
+    assert after == expected
+    # Nothing to do once the weights are in place; a weight changed since the read fails the test.
+    assert routes.weight_ops(routes.select_rules(after, None, 'web-stable', 'web-canary'),
+                             'web-stable', 'web-canary', 25) == []
+    moved = copy.deepcopy(r)
+    moved['spec']['rules'][0]['backendRefs'][1]['weight'] = 90
+    with pytest.raises(jsonpatch.JsonPatchTestFailed):
+        jsonpatch.apply_patch(moved, ops)
+
+
+def test_the_header_route_is_added_guarded_by_the_generation_and_removed_by_name():
+    r = route()
+    rules = routes.select_rules(r, None, 'web-stable', 'web-canary')
+    header = {'name': 'testers', 'header': 'X-Canary', 'value': 'yes', 'type': 'Exact'}
+    ops = routes.header_ops(r, rules, 'web-canary', header, True)
+    assert ops[0] == {'op': 'test', 'path': '/metadata/generation', 'value': 3}
+    added = jsonpatch.apply_patch(r, ops)
+    rule = added['spec']['rules'][2]
+    match = {'path': {'type': 'PathPrefix', 'value': '/'},
+             'headers': [{'type': 'Exact', 'name': 'X-Canary', 'value': 'yes'}]}
+    assert rule == {'name': 'testers', 'matches': [match], 'backendRefs': [service('web-canary', 1)]}
+    assert routes.header_ops(added, rules, 'web-canary', header, True) == []
+    removal = routes.header_ops(added, rules, 'web-canary', header, False)
+    assert removal == [{'op': 'test', 'path': '/spec/rules/2/name', 'value': 'testers'},
+                       {'op': 'remove', 'path': '/spec/rules/2'}]
+    assert jsonpatch.apply_patch(added, removal) == r
+    # The header route's rule is never one whose weights are set.
+    assert [i for i, _ in routes.select_rules(added, None, 'web-stable', 'web-canary', 'testers')] == [0]
+
+
+def test_parents_are_judged_at_the_generation():
+    def status(generation, accepted='True', resolved='True', reason='Accepted'):
+        return {'parents': [{'parentRef': {'group': routes.GROUP, 'kind': 'Gateway', 'name': 'public'},
+                             'controllerName': 'x', 'conditions': [
+                                 {'type': 'Accepted', 'status': accepted, 'reason': reason,
+                                  'observedGeneration': generation},
+                                 {'type': 'ResolvedRefs', 'status': resolved, 'reason': 'ResolvedRefs',
+                                  'observedGeneration': generation}]}]}
+    assert routes.parent_verdicts(route(3, status(3))) == [('Gateway shop/public', None)]
+    assert routes.parent_verdicts(route(3, status(2))) == [('Gateway shop/public', 'pending')]
+    assert routes.parent_verdicts(route(3)) == [('Gateway shop/public', 'pending')]
+    assert routes.parent_verdicts(route(3, status(3, 'False', reason='NotAllowedByListeners'))) == [
+        ('Gateway shop/public', 'Accepted is False (reason NotAllowedByListeners)')]
+    # A False condition of an older generation is not this generation's verdict.
+    assert routes.parent_verdicts(route(3, status(2, 'False'))) == [('Gateway shop/public', 'pending')]
