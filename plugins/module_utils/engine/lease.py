@@ -266,3 +266,15 @@ class Lease:
         except ApiError as e:
             if e.status not in (404, 409):
                 raise
+
+
+def let_go(lease, what, warnings):
+    """Release ``lease`` (None: nothing to do); a failure is only a warning naming ``what`` (the
+    Lease expires by itself). Returns None, the holder's next value."""
+    if lease is not None:
+        try:
+            lease.release()
+        except KubeError as e:
+            warnings.append('the Lease of %s could not be deleted (%s): it expires by itself'
+                            % (what, error_text(e)))
+    return None

@@ -515,13 +515,7 @@ class BlueGreen:
             raise Stop()
 
     def _release_lease(self):
-        if self.lease is not None:
-            try:
-                self.lease.release()
-            except KubeError as e:
-                self.warnings.append('the Lease of release %s could not be deleted (%s): it expires by itself'
-                                     % (self.id, error_text(e)))
-            self.lease = None
+        self.lease = lease_mod.let_go(self.lease, 'release %s' % self.id, self.warnings)
 
     def _not_reached(self, cause):
         for a in self.apps:

@@ -31,7 +31,10 @@ import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services import COLORS
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_record import clear_command
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_record import (
+    clear_command,
+    json_fields,
+)
 
 ANNOTATION = 'kubeops.rollout/bluegreen'
 SWITCHING, SWITCHED, ROLLED_BACK, ADOPTED = 'switching', 'switched', 'rolled_back', 'adopted'
@@ -84,25 +87,11 @@ def _stamp(seconds):
 
 def parse(text):
     """(record, problem): the record when its shape is right, else None and what is wrong."""
-    try:
-        record = json.loads(text)
-    except ValueError:
-        return None, 'it is not JSON'
-    if not isinstance(record, dict):
-        return None, 'it is not a JSON object'
-    wrong = [
-        key
-        for key, kind in (
-            ('release', str),
-            ('from', str),
-            ('to', str),
-            ('phase', str),
-            ('selectorBefore', dict),
-            ('switchedAt', str),
-            ('scaleDownAt', str),
-        )
-        if not isinstance(record.get(key), kind)
-    ]
+    record, wrong, problem = json_fields(text, (('release', str), ('from', str), ('to', str), ('phase', str),
+                                                ('selectorBefore', dict), ('switchedAt', str),
+                                                ('scaleDownAt', str)))
+    if problem:
+        return None, problem
     if not wrong and (
         record['from'] not in COLORS
         or record['to'] not in COLORS

@@ -66,16 +66,24 @@ def text_of(obj):
     return ((obj.get('metadata') or {}).get('annotations') or {}).get(RECORD_ANNOTATION)
 
 
-def parse(text):
-    """(record, problem): the record as a dict when its shape is right, else None and what is wrong."""
+def json_fields(text, fields):
+    """(record, wrong, problem) of a record's ``text``: the JSON object, the keys of ``fields``
+    ((key, type), ...) missing or of another type; or (None, None, why it is no JSON object)."""
     try:
         record = json.loads(text)
     except ValueError:
-        return None, 'it is not JSON'
+        return None, None, 'it is not JSON'
     if not isinstance(record, dict):
-        return None, 'it is not a JSON object'
-    wrong = [key for key, kind in (('id', str), ('images', dict), ('template', dict), ('generation', int),
-                                   ('lease', str)) if not isinstance(record.get(key), kind)]
+        return None, None, 'it is not a JSON object'
+    return record, [key for key, kind in fields if not isinstance(record.get(key), kind)], None
+
+
+def parse(text):
+    """(record, problem): the record as a dict when its shape is right, else None and what is wrong."""
+    record, wrong, problem = json_fields(text, (('id', str), ('images', dict), ('template', dict),
+                                                ('generation', int), ('lease', str)))
+    if problem:
+        return None, problem
     if 'images' not in wrong and not all(isinstance(k, str) and isinstance(v, str)
                                          for k, v in record['images'].items()):
         wrong.append('images')

@@ -350,13 +350,7 @@ class TrafficCanary:
         return None
 
     def _release_lease(self):
-        if self.lease is not None:
-            try:
-                self.lease.release()
-            except KubeError as e:
-                self.warnings.append('the Lease of traffic canary %s could not be deleted (%s): it expires '
-                                     'by itself' % (self.id, error_text(e)))
-            self.lease = None
+        self.lease = lease_mod.let_go(self.lease, 'traffic canary %s' % self.id, self.warnings)
 
     def run(self):
         try:
