@@ -6,7 +6,9 @@ RBAC (`authorization_mode='RBAC'`), through real ansible-playbook runs:
 - each rule of those Roles taken away in turn (one user per rule set), the smallest task needing it
   fails with a message naming the user, the verb, the resource and the rule to add.
 
-One kubesim and two ansible-playbook runs serve the whole module.
+The Roles are the minimal Role and the rule blocks of the rolling_update_rc, rollout_bluegreen and
+rollout_traffic sections (kubesim serves the Gateway API for the traffic canaries). One kubesim and
+two ansible-playbook runs serve the whole module.
 """
 
 import datetime
@@ -84,8 +86,8 @@ S = {'kind': 'StatefulSet', 'name': 'db', 'namespace': NS}
 RC = {'name': 'legacy', 'namespace': NS, 'update_period': 0.05, 'poll_interval': 0.05, 'timeout': 30}
 LEAN = 'lean'
 BG = {'namespace': NS, 'timeout': 30, 'fail_fast_seconds': 5, 'scale_down_delay': 0}
-BG_APP = {'service': 'bg', 'preview_service': 'bg-preview', 'deployments': {'blue': 'bg-blue', 'green': 'bg-green'},
-          'images': {'app': 'nginx:1.26'}, 'hpa': 'bg'}
+BG_APP = {'service': 'bg', 'preview_service': 'bg-preview', 'hpa': 'bg',
+          'deployments': {'blue': 'bg-blue', 'green': 'bg-green'}, 'images': {'app': 'nginx:1.26'}}
 TRAFFIC = {'route': {'name': 'tr', 'namespace': NS}, 'stable': 'tr-stable', 'canary': 'tr-canary',
            'namespace': NS, 'timeout': 20}
 
@@ -97,6 +99,23 @@ def _w(kind, name, **more):
 def _rc(name):
     return {'name': name, 'namespace': LEAN, 'image': 'nginx:1.26', 'update_period': 0.05,
             'poll_interval': 0.05, 'timeout': 30}
+
+
+def _bluegreen(name):
+    """A blue/green switch of the app ``name`` in the lean namespace."""
+    return {'state': 'switched', 'namespace': LEAN, 'timeout': 30, 'fail_fast_seconds': 5,
+            'apps': [{'service': name, 'preview_service': name + '-preview', 'hpa': name,
+                      'deployments': {'blue': name + '-blue', 'green': name + '-green'},
+                      'images': {'app': 'nginx:1.26'}}]}
+
+
+def _traffic_canary(name, ns=LEAN):
+    """A traffic canary of one step, then its promotion, of ``name`` in ``ns``."""
+    return {'workloads': [{'kind': 'Deployment', 'name': name, 'namespace': ns,
+                           'images': {'app': 'nginx:1.26'}}],
+            'traffic': {'route': {'name': name, 'namespace': ns}, 'stable_service': name + '-stable',
+                        'canary_service': name + '-canary', 'steps': [{'weight': 25}]},
+            'soak_seconds': 0, 'timeout': 30, 'fail_fast_seconds': 5}
 
 
 def _selector(kind, app):
@@ -140,11 +159,26 @@ NEEDS = {
     # A lease of one second, renewed three times a second, over a slower update.
     ('coordination.k8s.io', 'leases', 'update'): ('rolling_update_rc', {
         **_rc('rc-lease-renewed'), 'lease_duration': 1, 'update_period': 0.5}),
+    # rollout_bluegreen: one app per rule (a switch writes before the rule it lacks is needed).
+    ('', 'services', 'get'): ('rollout_bluegreen', _bluegreen('bg-sget')),
+    ('', 'services', 'patch'): ('rollout_bluegreen', _bluegreen('bg-spatch')),
+    ('discovery.k8s.io', 'endpointslices', 'list'): ('rollout_bluegreen', _bluegreen('bg-eslist')),
+    ('autoscaling', 'horizontalpodautoscalers', 'get'): ('rollout_bluegreen', _bluegreen('bg-hget')),
+    ('autoscaling', 'horizontalpodautoscalers', 'patch'): ('rollout_bluegreen', _bluegreen('bg-hpatch')),
+    # rollout_traffic, and rollout_release with traffic (its first step creates the canary Deployment).
+    ('gateway.networking.k8s.io', 'httproutes', 'get'): ('rollout_traffic', {
+        'route': {'name': 'tr-rget', 'namespace': LEAN}, 'stable': 'tr-rget-stable',
+        'canary': 'tr-rget-canary', 'weight': 0, 'timeout': 20}),
+    ('gateway.networking.k8s.io', 'httproutes', 'patch'): ('rollout_release', _traffic_canary('tr-rpatch')),
+    ('apps', 'deployments', 'create'): ('rollout_release', _traffic_canary('tr-dcreate')),
 }
 # Rules whose absence the module survives, saying so in a warning.
 WARNED = {('coordination.k8s.io', 'leases', 'delete')}
 LEAN_WORKLOADS = [('Deployment', n) for n in ('web', 'web-watch', 'web-lease')] + \
     [('StatefulSet', n) for n in ('db', 'db-watch')] + [('DaemonSet', n) for n in ('agent', 'agent-watch')]
+LEAN_BLUEGREENS = [args['apps'][0]['service'] for module, args in NEEDS.values()
+                   if module == 'rollout_bluegreen']
+LEAN_TRAFFICS = ['tr-rget', 'tr-rpatch', 'tr-dcreate']
 LEAN_RCS = sorted(args['name'] for module, args in NEEDS.values() if module == 'rolling_update_rc')
 
 
@@ -161,14 +195,14 @@ def rc_manifest(name, ns):
                 'spec': {'containers': [{'name': 'app', 'image': 'nginx:1.25'}]}}}}
 
 
-def make_bluegreen_and_traffic_apps(kubeconfig, ns, bluegreen, traffic):
-    """In ``ns``: the blue/green app ``bluegreen`` (two colored Deployments, its live and preview
-    Services, an HPA on the live color), and the traffic canary world of ``traffic`` (a stable
+def make_bluegreen_and_traffic_apps(kubeconfig, ns, bluegreens, traffics):
+    """In ``ns``: the blue/green apps ``bluegreens`` (two colored Deployments, its live and preview
+    Services, an HPA on the live color), and the traffic canary worlds of ``traffics`` (a stable
     Deployment, its stable, canary and legacy Services, the Gateway ``public``, the HTTPRoute)."""
     apps = Apps(kubeconfig)
-    if bluegreen:
+    for bluegreen in bluegreens:
         apps.create_app(bluegreen, replicas=1, ns=ns, hpa=True)
-    if traffic:
+    for traffic in traffics:
         gw = tr.GW.format(ns=ns)
         services = f'/api/v1/namespaces/{ns}/services'
         apps.create(tr.deployment(traffic, 'stable', 2, ns=ns, app=traffic))
@@ -244,7 +278,8 @@ def cluster(tmp_path_factory):
             'metadata': {'name': 'rolling-update-rc-rc-lease-held'},
             'spec': {'holderIdentity': 'another-run', 'leaseDurationSeconds': 600,
                      'acquireTime': now_micro(), 'renewTime': now_micro()}})
-        make_bluegreen_and_traffic_apps(root / 'admin', NS, 'bg', 'tr')
+        make_bluegreen_and_traffic_apps(root / 'admin', NS, ['bg'], ['tr'])
+        make_bluegreen_and_traffic_apps(root / 'admin', LEAN, LEAN_BLUEGREENS, LEAN_TRAFFICS)
         sim.kube = kube
         sim.rules = rules
         sim.kubeconfigs = {name: str(sim.write_kubeconfig(root / name, token=f'{name}-token-{i:04d}'))
@@ -299,11 +334,7 @@ def test_every_module_role_and_playbook_runs_with_the_documented_roles(cluster):
                                                                   if state != 'finished' or k != 'images'}]})
           for state in ('prepared', 'switched', 'finished')],
         ('traffic weight', 'rollout_traffic', {**TRAFFIC, 'weight': 0}),
-        ('traffic canary', 'rollout_release', {
-            'workloads': [{'kind': 'Deployment', 'name': 'tr', 'namespace': NS, 'images': {'app': 'nginx:1.26'}}],
-            'traffic': {'route': {'name': 'tr', 'namespace': NS}, 'stable_service': 'tr-stable',
-                        'canary_service': 'tr-canary', 'steps': [{'weight': 25}]},
-            'soak_seconds': 0, 'timeout': 30, 'fail_fast_seconds': 5}),
+        ('traffic canary', 'rollout_release', _traffic_canary('tr', NS)),
     ]
     modules = {'hosts': 'localhost', 'gather_facts': False,
                'module_defaults': {'group/kubeops.rollout.rollout': {'kubeconfig': config}},
