@@ -6,7 +6,9 @@ RBAC (`authorization_mode='RBAC'`), through real ansible-playbook runs:
 - each rule of those Roles taken away in turn (one user per rule set), the smallest task needing it
   fails with a message naming the user, the verb, the resource and the rule to add.
 
-One kubesim and two ansible-playbook runs serve the whole module.
+The Roles are the minimal Role and the rule blocks of the rolling_update_rc, rollout_bluegreen and
+rollout_traffic sections (kubesim serves the Gateway API for the traffic canaries). One kubesim and
+two ansible-playbook runs serve the whole module.
 """
 
 import datetime
@@ -20,6 +22,9 @@ import yaml
 
 from tests.kubesim import KubeSim
 
+from tests.support import traffic as tr
+
+from ..bluegreen.conftest import Apps
 from ..conftest import BIN, CALLBACKS, ROOT, Kube, workload
 
 pytestmark = pytest.mark.integration
@@ -30,20 +35,30 @@ NS = 'shop'
 DOC = ROOT / 'docs' / 'rbac.md'
 
 
+# The sections of docs/rbac.md whose rule blocks add to the minimal Role, by heading: the name of
+# the Role the test makes of each.
+EXTRA_SECTIONS = {'rolling_update_rc': 'kubeops-rolling-update-rc', 'rollout_bluegreen': 'kubeops-bluegreen',
+                  'rollout_traffic': 'kubeops-traffic'}
+
+
 def documented_roles():
     """The Role (and its RoleBinding) of "A minimal Role for all six modules", and the rules the
-    rolling_update_rc section adds, as docs/rbac.md writes them."""
+    rolling_update_rc, rollout_bluegreen and rollout_traffic sections add, as docs/rbac.md writes
+    them."""
     sections = {part.split('\n', 1)[0]: part for part in DOC.read_text().split('\n## ')}
     first = next(text for title, text in sections.items() if title.startswith('A minimal Role'))
-    rc = next(text for title, text in sections.items() if title.startswith('rolling_update_rc'))
     role, binding = list(yaml.safe_load_all(re.search(r'```yaml\n(.*?)```', first, re.S).group(1)))
-    rc_rules = yaml.safe_load(re.search(r'```yaml\n(.*?)```', rc, re.S).group(1))
-    assert role['kind'] == 'Role' and binding['kind'] == 'RoleBinding' and isinstance(rc_rules, list)
-    rc_role = {'apiVersion': role['apiVersion'], 'kind': 'Role',
-               'metadata': {'name': 'kubeops-rolling-update-rc', 'namespace': NS}, 'rules': rc_rules}
-    rc_binding = {**binding, 'metadata': {'name': 'kubeops-rolling-update-rc', 'namespace': NS},
-                  'roleRef': {**binding['roleRef'], 'name': 'kubeops-rolling-update-rc'}}
-    return [role, rc_role], [binding, rc_binding]
+    assert role['kind'] == 'Role' and binding['kind'] == 'RoleBinding'
+    roles, bindings = [role], [binding]
+    for heading, name in EXTRA_SECTIONS.items():
+        (text,) = [text for title, text in sections.items() if title.startswith(heading + ' ')]
+        rules = yaml.safe_load(re.search(r'```yaml\n(.*?)```', text, re.S).group(1))
+        assert isinstance(rules, list), heading
+        roles.append({'apiVersion': role['apiVersion'], 'kind': 'Role',
+                      'metadata': {'name': name, 'namespace': NS}, 'rules': rules})
+        bindings.append({**binding, 'metadata': {'name': name, 'namespace': NS},
+                         'roleRef': {**binding['roleRef'], 'name': name}})
+    return roles, bindings
 
 
 def split_rules(rules):
@@ -70,6 +85,11 @@ D = {'kind': 'Deployment', 'name': 'web', 'namespace': NS}
 S = {'kind': 'StatefulSet', 'name': 'db', 'namespace': NS}
 RC = {'name': 'legacy', 'namespace': NS, 'update_period': 0.05, 'poll_interval': 0.05, 'timeout': 30}
 LEAN = 'lean'
+BG = {'namespace': NS, 'timeout': 30, 'fail_fast_seconds': 5, 'scale_down_delay': 0}
+BG_APP = {'service': 'bg', 'preview_service': 'bg-preview', 'hpa': 'bg',
+          'deployments': {'blue': 'bg-blue', 'green': 'bg-green'}, 'images': {'app': 'nginx:1.26'}}
+TRAFFIC = {'route': {'name': 'tr', 'namespace': NS}, 'stable': 'tr-stable', 'canary': 'tr-canary',
+           'namespace': NS, 'timeout': 20}
 
 
 def _w(kind, name, **more):
@@ -79,6 +99,23 @@ def _w(kind, name, **more):
 def _rc(name):
     return {'name': name, 'namespace': LEAN, 'image': 'nginx:1.26', 'update_period': 0.05,
             'poll_interval': 0.05, 'timeout': 30}
+
+
+def _bluegreen(name):
+    """A blue/green switch of the app ``name`` in the lean namespace."""
+    return {'state': 'switched', 'namespace': LEAN, 'timeout': 30, 'fail_fast_seconds': 5,
+            'apps': [{'service': name, 'preview_service': name + '-preview', 'hpa': name,
+                      'deployments': {'blue': name + '-blue', 'green': name + '-green'},
+                      'images': {'app': 'nginx:1.26'}}]}
+
+
+def _traffic_canary(name, ns=LEAN):
+    """A traffic canary of one step, then its promotion, of ``name`` in ``ns``."""
+    return {'workloads': [{'kind': 'Deployment', 'name': name, 'namespace': ns,
+                           'images': {'app': 'nginx:1.26'}}],
+            'traffic': {'route': {'name': name, 'namespace': ns}, 'stable_service': name + '-stable',
+                        'canary_service': name + '-canary', 'steps': [{'weight': 25}]},
+            'soak_seconds': 0, 'timeout': 30, 'fail_fast_seconds': 5}
 
 
 def _selector(kind, app):
@@ -122,11 +159,26 @@ NEEDS = {
     # A lease of one second, renewed three times a second, over a slower update.
     ('coordination.k8s.io', 'leases', 'update'): ('rolling_update_rc', {
         **_rc('rc-lease-renewed'), 'lease_duration': 1, 'update_period': 0.5}),
+    # rollout_bluegreen: one app per rule (a switch writes before the rule it lacks is needed).
+    ('', 'services', 'get'): ('rollout_bluegreen', _bluegreen('bg-sget')),
+    ('', 'services', 'patch'): ('rollout_bluegreen', _bluegreen('bg-spatch')),
+    ('discovery.k8s.io', 'endpointslices', 'list'): ('rollout_bluegreen', _bluegreen('bg-eslist')),
+    ('autoscaling', 'horizontalpodautoscalers', 'get'): ('rollout_bluegreen', _bluegreen('bg-hget')),
+    ('autoscaling', 'horizontalpodautoscalers', 'patch'): ('rollout_bluegreen', _bluegreen('bg-hpatch')),
+    # rollout_traffic, and rollout_release with traffic (its first step creates the canary Deployment).
+    ('gateway.networking.k8s.io', 'httproutes', 'get'): ('rollout_traffic', {
+        'route': {'name': 'tr-rget', 'namespace': LEAN}, 'stable': 'tr-rget-stable',
+        'canary': 'tr-rget-canary', 'weight': 0, 'timeout': 20}),
+    ('gateway.networking.k8s.io', 'httproutes', 'patch'): ('rollout_release', _traffic_canary('tr-rpatch')),
+    ('apps', 'deployments', 'create'): ('rollout_release', _traffic_canary('tr-dcreate')),
 }
 # Rules whose absence the module survives, saying so in a warning.
 WARNED = {('coordination.k8s.io', 'leases', 'delete')}
 LEAN_WORKLOADS = [('Deployment', n) for n in ('web', 'web-watch', 'web-lease')] + \
     [('StatefulSet', n) for n in ('db', 'db-watch')] + [('DaemonSet', n) for n in ('agent', 'agent-watch')]
+LEAN_BLUEGREENS = [args['apps'][0]['service'] for module, args in NEEDS.values()
+                   if module == 'rollout_bluegreen']
+LEAN_TRAFFICS = ['tr-rget', 'tr-rpatch', 'tr-dcreate']
 LEAN_RCS = sorted(args['name'] for module, args in NEEDS.values() if module == 'rolling_update_rc')
 
 
@@ -143,6 +195,26 @@ def rc_manifest(name, ns):
                 'spec': {'containers': [{'name': 'app', 'image': 'nginx:1.25'}]}}}}
 
 
+def make_bluegreen_and_traffic_apps(kubeconfig, ns, bluegreens, traffics):
+    """In ``ns``: the blue/green apps ``bluegreens`` (two colored Deployments, its live and preview
+    Services, an HPA on the live color), and the traffic canary worlds of ``traffics`` (a stable
+    Deployment, its stable, canary and legacy Services, the Gateway ``public``, the HTTPRoute)."""
+    apps = Apps(kubeconfig)
+    for bluegreen in bluegreens:
+        apps.create_app(bluegreen, replicas=1, ns=ns, hpa=True)
+    for traffic in traffics:
+        gw = tr.GW.format(ns=ns)
+        services = f'/api/v1/namespaces/{ns}/services'
+        apps.create(tr.deployment(traffic, 'stable', 2, ns=ns, app=traffic))
+        for name, track in ((traffic + '-stable', 'stable'), (traffic + '-canary', 'canary')):
+            apps.request('POST', services, tr.service(name, {'app': traffic, tr.TRACK: track}, ns))
+        apps.request('POST', services, tr.service(traffic + '-legacy', {'app': 'legacy'}, ns))
+        if not any(g['metadata']['name'] == 'public' for g in apps.request('GET', gw + '/gateways')['items']):
+            apps.request('POST', gw + '/gateways', tr.gateway(ns))
+        apps.request('POST', gw + '/httproutes', tr.route(traffic, ns))
+        apps.rolled_out('Deployment', traffic, ns=ns)
+
+
 @pytest.fixture(scope='module')
 def cluster(tmp_path_factory):
     root = tmp_path_factory.mktemp('least-privilege')
@@ -155,7 +227,8 @@ def cluster(tmp_path_factory):
     tokens.write_text(''.join(f'{name}-token-{i:04d},{user},{name},"{groups}"\n'
                               for i, (name, (user, groups)) in enumerate(users.items())))
     sim = KubeSim(tls=True, token=ADMIN, token_file=tokens, authorization_mode='RBAC', nodes=2,
-                  time_scale=10, ready_delay=0.05, fail_image='^broken:').start()
+                  time_scale=10, ready_delay=0.05, fail_image='^broken:', gateway_api=True,
+                  gateway_delay=0.05).start()
     try:
         sim.write_kubeconfig(root / 'admin')
         kube = Kube(root / 'admin')
@@ -205,6 +278,8 @@ def cluster(tmp_path_factory):
             'metadata': {'name': 'rolling-update-rc-rc-lease-held'},
             'spec': {'holderIdentity': 'another-run', 'leaseDurationSeconds': 600,
                      'acquireTime': now_micro(), 'renewTime': now_micro()}})
+        make_bluegreen_and_traffic_apps(root / 'admin', NS, ['bg'], ['tr'])
+        make_bluegreen_and_traffic_apps(root / 'admin', LEAN, LEAN_BLUEGREENS, LEAN_TRAFFICS)
         sim.kube = kube
         sim.rules = rules
         sim.kubeconfigs = {name: str(sim.write_kubeconfig(root / name, token=f'{name}-token-{i:04d}'))
@@ -254,6 +329,12 @@ def test_every_module_role_and_playbook_runs_with_the_documented_roles(cluster):
         ('release', 'rollout_release', {'workloads': [{'kind': 'DaemonSet', 'name': 'agent', 'namespace': NS,
                                                        'images': {'app': 'nginx:1.26'}}], 'soak_seconds': 0}),
         ('rolling update rc', 'rolling_update_rc', {**RC, 'image': 'nginx:1.26'}),
+        *[(f'bluegreen {state}', 'rollout_bluegreen', {**BG, 'state': state,
+                                                        'apps': [{k: v for k, v in BG_APP.items()
+                                                                  if state != 'finished' or k != 'images'}]})
+          for state in ('prepared', 'switched', 'finished')],
+        ('traffic weight', 'rollout_traffic', {**TRAFFIC, 'weight': 0}),
+        ('traffic canary', 'rollout_release', _traffic_canary('tr', NS)),
     ]
     modules = {'hosts': 'localhost', 'gather_facts': False,
                'module_defaults': {'group/kubeops.rollout.rollout': {'kubeconfig': config}},
@@ -288,6 +369,13 @@ def test_every_module_role_and_playbook_runs_with_the_documented_roles(cluster):
     assert deployment['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.31'
     rc = cluster.kube.request('GET', f'/api/v1/namespaces/{NS}/replicationcontrollers/legacy')
     assert rc['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.27'
+    service = cluster.kube.request('GET', f'/api/v1/namespaces/{NS}/services/bg')
+    assert service['spec']['selector']['kubeops.rollout/color'] == 'green'
+    assert cluster.kube.get('Deployment', 'bg-blue', ns=NS)['spec']['replicas'] == 0
+    hpa = cluster.kube.request('GET', f'/apis/autoscaling/v2/namespaces/{NS}/horizontalpodautoscalers/bg')
+    assert hpa['spec']['scaleTargetRef']['name'] == 'bg-green'
+    stable = cluster.kube.get('Deployment', 'tr', ns=NS)
+    assert stable['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.26'
 
 
 @pytest.fixture(scope='module')
