@@ -174,6 +174,8 @@ class GatewayController:
                 for route in self.store.list(ROUTES, namespace):
                     routes.add((route['metadata']['namespace'], route['metadata']['name']))
         for namespace, name in sorted(routes):
+            if ('route', namespace, name) in self._waiting:
+                continue  # changed since: judged when its own delay is over
             self._sync_route(namespace, name)
 
     # ---- GatewayClass and Gateway ---------------------------------------------------------------
