@@ -23,6 +23,7 @@ import copy
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import pod_ready
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workload import ObjectFields
 
 # The label the EndpointSlice controller puts on each slice of a Service.
 SERVICE_NAME_LABEL = 'kubernetes.io/service-name'
@@ -35,7 +36,7 @@ def other_color(color):
     return COLORS[1] if color == COLORS[0] else COLORS[0]
 
 
-class _Object:
+class _Object(ObjectFields):
     """A namespaced object (raw JSON) with the accessors messages and records need."""
 
     kind = None
@@ -47,26 +48,6 @@ class _Object:
     @classmethod
     def object_path(cls, namespace, name):
         return '%s/%s' % (cls.collection % path_quote(namespace), path_quote(name))
-
-    @property
-    def metadata(self):
-        return self.obj.get('metadata') or {}
-
-    @property
-    def name(self):
-        return self.metadata.get('name')
-
-    @property
-    def namespace(self):
-        return self.metadata.get('namespace')
-
-    @property
-    def annotations(self):
-        return self.metadata.get('annotations') or {}
-
-    @property
-    def spec(self):
-        return self.obj.get('spec') or {}
 
     @property
     def path(self):

@@ -28,7 +28,26 @@ def _metadata_field(key):
     return property(lambda self: self.metadata.get(key))
 
 
-class Workload:
+class ObjectFields:
+    """What every API object (raw JSON in ``self.obj``) is read by: workloads, Services."""
+
+    @property
+    def metadata(self):
+        return self.obj.get('metadata') or {}
+
+    name = _metadata_field('name')
+    namespace = _metadata_field('namespace')
+
+    @property
+    def annotations(self):
+        return self.metadata.get('annotations') or {}
+
+    @property
+    def spec(self):
+        return self.obj.get('spec') or {}
+
+
+class Workload(ObjectFields):
     """A workload object (raw JSON) and what its kind knows. Subclasses set the class attributes."""
 
     kind = None
@@ -62,23 +81,9 @@ class Workload:
     def path(self):
         return self.object_path(self.namespace, self.name)
 
-    # -- accessors
-    @property
-    def metadata(self):
-        return self.obj.get('metadata') or {}
-
-    name = _metadata_field('name')
-    namespace = _metadata_field('namespace')
+    # -- accessors (metadata, name, namespace, annotations, spec: ObjectFields)
     uid = _metadata_field('uid')
     resource_version = _metadata_field('resourceVersion')
-
-    @property
-    def annotations(self):
-        return self.metadata.get('annotations') or {}
-
-    @property
-    def spec(self):
-        return self.obj.get('spec') or {}
 
     @property
     def template(self):
