@@ -17,7 +17,7 @@ decoded into the Go structs and written back, so
 The CRD is served as JSON only (kubesim has no protobuf messages for these types).
 """
 
-from ...machinery.gotypes import DecodeError, _parse_time
+from ...machinery.gotypes import DecodeError, _json_kind, _parse_time
 
 # struct -> ((json name, type, flags)); flags: 'o' omitempty. Types: string, bool, int32, int64,
 # float64, bytes, Time, JSON (raw), OrArray / OrBool / OrStringArray (the schema unions), a struct,
@@ -187,25 +187,13 @@ def _go_name(typ):
     return _GO_NAMES.get(typ, typ)
 
 
-def _kind_of(value):
-    if isinstance(value, bool):
-        return 'bool'
-    if isinstance(value, str):
-        return 'string'
-    if isinstance(value, (int, float)):
-        return 'number'
-    if isinstance(value, list):
-        return 'array'
-    return 'object'
-
-
 class _Decoding:
     def __init__(self):
         self.unknown = []
 
     def fail(self, value, typ, struct, path):
         fields = '.'.join(p for p in path if isinstance(p, str))
-        given = _kind_of(value)
+        given = _json_kind(value)
         if given == 'number':
             given = f'number {value}'
         raise DecodeError(
