@@ -68,6 +68,10 @@ def env(timer_out, request_log=None):
         'ANSIBLE_DEPRECATION_WARNINGS': 'false',
         'BENCH_TIMER_OUT': timer_out,
     })
+    # Python's default: bytecode is cached (a collection's code on the controller loads from its
+    # __pycache__ after the first run), as on an operator's machine; an environment that turns the cache
+    # off (PYTHONDONTWRITEBYTECODE, set for every process on some build machines) is not what is measured.
+    e.pop('PYTHONDONTWRITEBYTECODE', None)
     if request_log:
         e['BENCH_REQUEST_LOG'] = request_log
     else:

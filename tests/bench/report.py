@@ -447,7 +447,8 @@ def document(results, png_name):
             'payload on its first use in a run, the controller path imports the module\'s code into '
             '`ansible-playbook`\'s main process on its first use (every later task\'s worker inherits it), '
             'and kubectl and kubernetes.core fill their discovery caches on first use; the timed tasks show '
-            'the steady state.\n')
+            'the steady state. Every tool runs with Python\'s default bytecode cache, as on an operator\'s '
+            'machine (the benchmark removes `PYTHONDONTWRITEBYTECODE` from their environment).\n')
         cal = suite.get('calibration') or {}
         if cal.get('differencing'):
             d = summary(cal['differencing'])
