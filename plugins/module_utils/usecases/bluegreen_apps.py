@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, error_text
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.fields import REQUIRED, Fields
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (
     image_problems,
     subdomain_problem,
@@ -39,34 +40,25 @@ UNCHANGED, ROLLED_BACK, ROLLBACK_FAILED, REFUSED = 'unchanged', 'rolled_back', '
 OUTCOMES = (PREPARED, SWITCHED, SCALED_DOWN, ADOPTED, UNCHANGED, ROLLED_BACK, ROLLBACK_FAILED, REFUSED)
 
 
-class BlueGreenOptions:
-    def __init__(
-        self,
-        state,
-        color_label=DEFAULT_COLOR_LABEL,
-        preview_replicas=None,
-        scale_down_delay=DEFAULT_SCALE_DOWN_DELAY,
-        atomic=True,
-        timeout=DEFAULT_TIMEOUT,
-        gates=None,
-        check_mode=False,
-        release_id=None,
-        recover=None,
-        change_cause=None,
-        lease_seconds=None,
-    ):
-        self.state = state
-        self.color_label = color_label
-        self.preview_replicas = preview_replicas
-        self.scale_down_delay = scale_down_delay
-        self.atomic = atomic
-        self.timeout = timeout
-        self.gates = gates or GateOptions()
-        self.check_mode = check_mode
-        self.release_id = release_id
-        self.recover = recover
-        self.change_cause = change_cause
-        self.lease_seconds = lease_seconds
+class BlueGreenOptions(Fields):
+    FIELDS = (
+        ('state', REQUIRED),
+        ('color_label', DEFAULT_COLOR_LABEL),
+        ('preview_replicas', None),
+        ('scale_down_delay', DEFAULT_SCALE_DOWN_DELAY),
+        ('atomic', True),
+        ('timeout', DEFAULT_TIMEOUT),
+        ('gates', None),  # GateOptions (None: the defaults)
+        ('check_mode', False),
+        ('release_id', None),
+        ('recover', None),
+        ('change_cause', None),
+        ('lease_seconds', None),
+    )
+
+    def __init__(self, *args, **kwargs):
+        super(BlueGreenOptions, self).__init__(*args, **kwargs)
+        self.gates = self.gates or GateOptions()
 
 
 class BadApps(Exception):

@@ -23,6 +23,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options
     GateOptions,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.fields import Fields
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import SHARED_READS_FROM
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import CHANGE_CAUSE_ANNOTATION
@@ -109,24 +110,26 @@ class Target:
         return out
 
 
-class ReleaseOptions:
-    def __init__(
-        self, atomic=True, timeout=DEFAULT_TIMEOUT, rollback_timeout=None, gates=None,
-        check_mode=False, rollback=True, canary=None, canary_ordinals=1, release_id=None, recover=None,
-        lease_seconds=None, traffic=None,
-    ):
-        self.traffic = traffic  # None, or the traffic canary's option (traffic_canary.py)
-        self.canary = canary  # None, or the phase of a canary (canary.py)
-        self.release_id = release_id  # the user's name for the release (else derived: release_record.py)
-        self.recover = recover  # None, or what to do with another release's record: resume | rollback
-        self.lease_seconds = lease_seconds  # the Lease's duration (None: release_record.LEASE_SECONDS)
-        self.canary_ordinals = canary_ordinals
-        self.atomic = atomic
-        self.rollback = rollback
-        self.timeout = timeout
-        self.rollback_timeout = rollback_timeout or timeout
-        self.gates = gates or GateOptions()
-        self.check_mode = check_mode
+class ReleaseOptions(Fields):
+    FIELDS = (
+        ('atomic', True),
+        ('timeout', DEFAULT_TIMEOUT),
+        ('rollback_timeout', None),  # None: the timeout
+        ('gates', None),  # GateOptions (None: the defaults)
+        ('check_mode', False),
+        ('rollback', True),
+        ('canary', None),  # None, or the phase of a canary (canary.py)
+        ('canary_ordinals', 1),
+        ('release_id', None),  # the user's name for the release (else derived: release_record.py)
+        ('recover', None),  # None, or what to do with another release's record: resume | rollback
+        ('lease_seconds', None),  # the Lease's duration (None: release_record.LEASE_SECONDS)
+        ('traffic', None),  # None, or the traffic canary's option (traffic_canary.py)
+    )
+
+    def __init__(self, *args, **kwargs):
+        super(ReleaseOptions, self).__init__(*args, **kwargs)
+        self.rollback_timeout = self.rollback_timeout or self.timeout
+        self.gates = self.gates or GateOptions()
 
 
 _RESULT_FIELDS = 'targets failed message lines warnings check_mode interrupted'

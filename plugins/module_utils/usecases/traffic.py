@@ -21,6 +21,7 @@ import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import retry_on_conflict
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, error_text
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.fields import REQUIRED, Fields
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import routes
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import traffic_endpoints as endpoints
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import JSON_PATCH
@@ -37,18 +38,18 @@ class TrafficFailed(Exception):
         self.fields = fields or {}
 
 
-class TrafficOptions:
-    def __init__(self, namespace, route, stable, canary, weight, rule=None, header_route=None,
-                 timeout=300, check_mode=False):
-        self.namespace = namespace
-        self.route = route
-        self.stable = stable
-        self.canary = canary
-        self.weight = weight
-        self.rule = rule
-        self.header_route = header_route  # None, or {name, header, value, type, state}
-        self.timeout = timeout
-        self.check_mode = check_mode
+class TrafficOptions(Fields):
+    FIELDS = (
+        ('namespace', REQUIRED),
+        ('route', REQUIRED),
+        ('stable', REQUIRED),
+        ('canary', REQUIRED),
+        ('weight', REQUIRED),
+        ('rule', None),
+        ('header_route', None),  # None, or {name, header, value, type, state}
+        ('timeout', 300),
+        ('check_mode', False),
+    )
 
     @property
     def label(self):

@@ -53,38 +53,40 @@ def proxy_secrets(url):
 
 
 class Connection:
-    """Resolved connection settings: where the API is and how to authenticate."""
+    """Resolved connection settings: where the API is and how to authenticate. Every setting starts
+    as its class attribute below; the parts of this package set it on the instance."""
+
+    server = None
+    token = None
+    username = None
+    password = None
+    ca_file = None
+    ca_data = None  # PEM text
+    cert_file = None
+    key_file = None
+    cert_data = None  # PEM bytes
+    key_data = None
+    verify = True
+    tls_server_name = None
+    proxy = None
+    no_proxy = None
+    proxy_headers = None
+    impersonate_user = None
+    impersonate_groups = None
+    impersonate_uid = None
+    impersonate_extra = None  # {key: [values]}
+    namespace = None
+    source = 'module options'
+    refresh = None  # callable returning a new token (token file, auth-provider fallback)
+    exec_provider = None  # exec_plugin.ExecCredentialProvider: its credential is fetched per request
+    allow_insecure_credentials = False
+    request_timeout = None  # seconds for one whole request (None: the client's default)
+    # Called with the secrets known so far whenever new ones appear (exec results, refreshes),
+    # so the module can keep them out of its output.
+    on_secrets = None
 
     def __init__(self):
-        self.server = None
-        self.token = None
-        self.username = None
-        self.password = None
-        self.ca_file = None
-        self.ca_data = None  # PEM text
-        self.cert_file = None
-        self.key_file = None
-        self.cert_data = None  # PEM bytes
-        self.key_data = None
-        self.verify = True
-        self.tls_server_name = None
-        self.proxy = None
-        self.no_proxy = None
-        self.proxy_headers = None
-        self.impersonate_user = None
-        self.impersonate_groups = None
-        self.impersonate_uid = None
-        self.impersonate_extra = None  # {key: [values]}
-        self.namespace = None
-        self.source = 'module options'
-        self.refresh = None  # callable returning a new token (token file, auth-provider fallback)
-        self.exec_provider = None  # exec_plugin.ExecCredentialProvider: its credential is fetched per request
-        self.allow_insecure_credentials = False
-        self.request_timeout = None  # seconds for one whole request (None: the client's default)
         self.warnings = []
-        # Called with the secrets known so far whenever new ones appear (exec results, refreshes),
-        # so the module can keep them out of its output.
-        self.on_secrets = None
 
     def secrets(self):
         """Every secret value known for this connection, for redaction (never shown)."""
