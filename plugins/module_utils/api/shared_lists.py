@@ -27,12 +27,13 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
 
 # Watches of a collection that end in an error in a row, none of them having delivered an event,
 # after which it is LISTed per ttl instead (a server that keeps refusing it is not asked again and
-# again). A watch refused outright (403 Forbidden, 405: no permission, no watch) is given up at once.
+# again). A watch refused outright (401, 403: no permission; 404, 405: no such watch) is given up at
+# once.
 WATCH_FAILURES = 3
 # ``close`` joins a watch thread in steps this long, for at most ``CLOSE_SECONDS`` in all: a thread
 # still reading a quiet stream then ends with it (the watch's server-side timeout is ``ttl``).
 JOIN_STEP = 0.05
-CLOSE_SECONDS = 0.5
+CLOSE_SECONDS = 0.2
 
 # ---- label selectors ---------------------------------------------------------------------------
 
