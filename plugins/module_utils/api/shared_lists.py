@@ -210,9 +210,9 @@ class SharedLists:
             try:
                 events = self.client.watch(path, resource_version=copy.version, timeout_seconds=self.ttl)
                 for kind, obj in events:
-                    if self._closed.is_set():
-                        break
                     with self._lock:
+                        if self._closed.is_set():
+                            break
                         copy.apply(kind, obj)
                     delivered = True
             except Exception as e:  # 410 Gone, a broken stream, a refused watch: LIST again, or poll
