@@ -821,13 +821,15 @@ def release_scale_findings(suite, f):
             lists.setdefault(res, []).append(v)
     if lists:
         text = ', '.join(f'{res} {summary(v)["median"]:.1f}' for res, v in sorted(lists.items()))
-        parts.append(f'The release\'s LISTs per workload ({text}) are its early-stop probes: while a '
-                     'rollout is not complete, the pods of its new revision are looked at every probe '
-                     'interval (5 s with the default `fail_fast_seconds`: a LIST of ReplicaSets and one of '
-                     'Warning events, and one of pods once the new ReplicaSet exists), and the watch, which '
-                     'lasts until the next probe, is opened again. A rollout that completes within the '
-                     'first interval costs the GET, the dry run, the write and one WATCH; every further 5 s '
-                     'adds 2–3 LISTs and a WATCH, so the count grows with the rollouts\' duration.')
+        parts.append(f'The release\'s LISTs per workload ({text}) are one of the Deployments (the preflight '
+                     'reads them all at once) and its early-stop probes\' reads: where five or more '
+                     'rollouts of a namespace wait, their probes share one copy of its ReplicaSets, its '
+                     'Warning events and its pods, each LISTed once and then kept current by a WATCH '
+                     '(opened again every probe interval, 5 s with the default `fail_fast_seconds`), so a '
+                     'probe sends no request (fewer rollouts LIST with their own selectors every '
+                     'interval). The WATCHes are those three and each rollout\'s own, which lasts until '
+                     'its next probe and is opened again while the rollout is not complete, so their '
+                     'count grows with the rollouts\' duration.')
     return ' '.join(parts) + '\n'
 
 

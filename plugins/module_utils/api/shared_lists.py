@@ -3,13 +3,17 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""One LIST of a collection shared by many readers that want parts of it.
+"""One LIST of a collection shared by many readers that want parts of it, kept current by a WATCH.
 
 When many rollouts in one namespace are probed (their pods, their ReplicaSets, the namespace's
 warnings), each asking the API server with its own selector costs a request per rollout per round.
-``SharedLists`` answers each selector LIST from one LIST of the whole collection, read at most once
-per ``ttl`` seconds, and filters it here as the API server would. A selector it cannot evaluate (a
-field selector other than equality on a plain field path) goes to the server unchanged."""
+``SharedLists`` answers each selector LIST from one copy of the whole collection and filters it here
+as the API server would. The copy is an informer's: the first read LISTs the collection, then one
+WATCH from the list's resourceVersion applies every change to it, so later reads send no request
+and see what a LIST would, but for the watch's delivery delay. Where the watch cannot be kept (410
+Gone, a broken stream, no permission to watch) the copy is LISTed again, or, once the watch is given
+up, at most once per ``ttl`` seconds. A selector it cannot evaluate (a field selector other than
+equality on a plain field path) goes to the server unchanged."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -17,6 +21,19 @@ __metaclass__ = type
 
 import threading
 import time
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
+
+# Watches of a collection that end in an error in a row, none of them having delivered an event,
+# after which it is LISTed per ttl instead (a server that keeps refusing it is not asked again and
+# again). A watch refused outright (401, 403: no permission; 404, 405: no such watch) is given up at
+# once.
+WATCH_FAILURES = 3
+# ``close`` joins a watch thread in steps this long, for at most ``CLOSE_SECONDS`` in all: a thread
+# still reading a quiet stream then ends with it (the watch's server-side timeout is ``ttl``).
+JOIN_STEP = 0.05
+CLOSE_SECONDS = 0.2
 
 # ---- label selectors ---------------------------------------------------------------------------
 
@@ -94,39 +111,144 @@ def _field(obj, path):
 # ---- the shared reader -------------------------------------------------------------------------
 
 
+def _key(obj):
+    meta = obj.get('metadata') or {}
+    return meta.get('namespace') or '', meta.get('name') or ''
+
+
+def _older(version, than):
+    """Whether resourceVersion ``version`` is older than ``than``. Versions are opaque to clients;
+    the API server's are numbers, compared as such. Others cannot be ordered: not older."""
+    if not (isinstance(version, str) and isinstance(than, str) and version.isdigit() and than.isdigit()):
+        return False
+    return int(version) < int(than)
+
+
+class _Copy:
+    """One collection as LISTed at ``read_at`` and, while ``watched``, kept current by a watch."""
+
+    def __init__(self, answer, read_at):
+        self.metadata = answer.get('metadata') or {}
+        self.version = self.metadata.get('resourceVersion')
+        self.items = {_key(item): item for item in answer.get('items') or []}
+        self.read_at = read_at
+        self.watched = False
+        self.thread = None
+
+    def apply(self, kind, obj):
+        """One watch event: a BOOKMARK moves the resourceVersion on; ADDED, MODIFIED and DELETED
+        change the item unless the copy holds a newer version of it."""
+        version = (obj.get('metadata') or {}).get('resourceVersion')
+        if version and not _older(version, self.version):
+            self.version = version
+        if kind == 'BOOKMARK':
+            return
+        key = _key(obj)
+        held = self.items.get(key)
+        if held is not None and _older(version, (held.get('metadata') or {}).get('resourceVersion')):
+            return
+        if kind == 'DELETED':
+            self.items.pop(key, None)
+        else:
+            self.items[key] = obj
+
+    def answer(self):
+        """The copy as a LIST's answer would be: its items in the server's order (namespace, name)."""
+        metadata = dict(self.metadata)
+        if self.version:
+            metadata['resourceVersion'] = self.version
+        return metadata, [self.items[key] for key in sorted(self.items)]
+
+
 class SharedLists:
-    """A client whose ``list`` is answered from a shared LIST of the collection (at most one per
-    ``ttl`` seconds per collection path); every other call goes to ``client``. Safe to use from many
-    threads: readers of one collection wait for one LIST."""
+    """A client whose ``list`` is answered from a shared, watched copy of the collection (one LIST
+    per collection path, then its WATCH; LISTed at most once per ``ttl`` seconds where the watch is
+    given up); every other call goes to ``client``. Safe to use from many threads: readers of one
+    collection wait for one LIST. ``close`` (or leaving a ``with`` block) ends the watches."""
 
     def __init__(self, client, ttl, clock=time.monotonic):
         self.client = client
         self.ttl = ttl
         self.clock = clock
         self._lock = threading.Lock()
-        self._collections = {}  # path -> (read at, the list's items, the list's metadata)
+        self._closed = threading.Event()
+        self._copies = {}  # path -> its _Copy
+        self._failures = {}  # path -> watches that failed in a row (WATCH_FAILURES: given up)
 
     def __getattr__(self, name):
         return getattr(self.client, name)
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _watching(self, path):
+        return not self._closed.is_set() and self._failures.get(path, 0) < WATCH_FAILURES
+
     def _collection(self, path):
+        """The collection's metadata and items: the watched copy, else a LIST (which starts the
+        watch again while it is not given up, else serves for ``ttl``)."""
         with self._lock:
-            cached = self._collections.get(path)
-            if cached is None or self.clock() - cached[0] >= self.ttl:
-                answer = self.client.list(path)
-                cached = (self.clock(), answer.get('items') or [], answer.get('metadata') or {})
-                self._collections[path] = cached
-            return cached
+            copy = self._copies.get(path)
+            fresh = copy is not None and (copy.watched or (
+                not self._watching(path) and self.clock() - copy.read_at < self.ttl))
+            if not fresh:
+                copy = self._copies[path] = _Copy(self.client.list(path), self.clock())
+                if self._watching(path):
+                    copy.watched = True
+                    copy.thread = threads.start(self._follow, (path, copy), name='watch %s' % path)
+            return copy.answer()
+
+    def _follow(self, path, copy):
+        """The watch thread of ``copy``: applies the events, watches again from the newest
+        resourceVersion when the server ends the stream, and on an error (410 Gone included) leaves
+        the copy unwatched, so the next read LISTs it again."""
+        while not self._closed.is_set():
+            delivered = False
+            try:
+                events = self.client.watch(path, resource_version=copy.version, timeout_seconds=self.ttl)
+                for kind, obj in events:
+                    with self._lock:
+                        if self._closed.is_set():
+                            break
+                        copy.apply(kind, obj)
+                    delivered = True
+            except Exception as e:  # 410 Gone, a broken stream, a refused watch: LIST again, or poll
+                refused = isinstance(e, ApiError) and e.status in (401, 403, 404, 405)
+                with self._lock:
+                    copy.watched = False
+                    before = 0 if delivered else self._failures.get(path, 0)
+                    self._failures[path] = WATCH_FAILURES if refused else before + 1
+                return
+            with self._lock:
+                self._failures[path] = 0
+        with self._lock:
+            copy.watched = False
+
+    def close(self):
+        """End the watches: no event is applied and no watch opened after this; the threads are
+        joined in short steps for a moment (a thread in a quiet stream ends with the stream)."""
+        self._closed.set()
+        with self._lock:
+            helpers = [c.thread for c in self._copies.values() if c.thread is not None]
+            for copy in self._copies.values():
+                copy.watched = False
+        deadline = time.monotonic() + CLOSE_SECONDS
+        for thread in helpers:
+            while thread.is_alive() and time.monotonic() < deadline:
+                thread.join(JOIN_STEP)
 
     def list(self, path, label_selector=None, field_selector=None, query=None):
         fields = _field_terms(field_selector)
         if query or fields is None:
             return self.client.list(path, label_selector=label_selector, field_selector=field_selector,
                                     query=query)
-        _read, items, metadata = self._collection(path)
+        metadata, items = self._collection(path)
         chosen = [
             item for item in items
             if selector_matches(label_selector, (item.get('metadata') or {}).get('labels'))
             and all((_field(item, p) == value) == equal for p, value, equal in fields)
         ]
-        return {'kind': 'List', 'apiVersion': 'v1', 'metadata': dict(metadata), 'items': chosen}
+        return {'kind': 'List', 'apiVersion': 'v1', 'metadata': metadata, 'items': chosen}

@@ -142,7 +142,7 @@ class Engine:
         self.sleep = sleep
         self.stopped = stopped or (lambda: False)
         self.soaked = False  # a soak ran (over at least one completed rollout)
-        self._readers = {}  # namespace -> the SharedLists the probes of its rollouts read through
+        self._readers = {}  # namespace -> the SharedLists its rollouts' probes read through, while they wait
 
     # -- one rollout
     def _probe(self, rollout):
@@ -199,15 +199,22 @@ class Engine:
         self._report(rollout)(rollout.obj, result)
         return result
 
-    def _share_reads(self, waiting):
-        """Where ``SHARED_READS_FROM`` or more gated rollouts of one namespace wait at once, their
-        probes read the namespace's pods, revisions and warnings from lists shared for a probe
-        interval: one round of LISTs for all of them instead of one per rollout."""
+    @contextlib.contextmanager
+    def _shared_reads(self, waiting):
+        """While the block runs: where ``SHARED_READS_FROM`` or more gated rollouts of one namespace
+        wait at once, their probes read the namespace's pods, revisions and warnings from one watched
+        copy of each list (one LIST and a WATCH for all of them instead of a LIST per rollout per
+        probe). The readers made here are closed when the block ends, which ends their watches."""
         counts = collections.Counter(r.workload.namespace for r in waiting if r.gated)
-        for namespace, count in counts.items():
-            if count >= SHARED_READS_FROM and namespace not in self._readers:
-                self._readers[namespace] = SharedLists(self.client, self.gates.probe_interval,
-                                                       clock=self.clock)
+        made = [namespace for namespace, count in counts.items()
+                if count >= SHARED_READS_FROM and namespace not in self._readers]
+        for namespace in made:
+            self._readers[namespace] = SharedLists(self.client, self.gates.probe_interval, clock=self.clock)
+        try:
+            yield
+        finally:
+            for namespace in made:
+                self._readers.pop(namespace).close()
 
     def diagnose(self, rollout):
         """Why ``rollout`` did not progress: the diagnosis of its pods, from the newest object its
@@ -228,7 +235,6 @@ class Engine:
         for rollout in rollouts:
             rollout.result = self._answered(rollout)
         waiting = [r for r in rollouts if r.result is None]
-        self._share_reads(waiting)
         if waiting:
             labels = ', '.join(r.label for r in waiting)
             self.note('waiting for %s (up to %d s): %s' % (_count(len(waiting), 'rollout'), timeout, labels))
@@ -247,7 +253,7 @@ class Engine:
             self.note('%s: %s' % (rollout.label, _ending(result)))
             return result
 
-        with self._heartbeat(still, timeout):
+        with self._heartbeat(still, timeout), self._shared_reads(waiting):
             answers = fan_out([lambda r=r: one(r) for r in waiting])
         for rollout, result in zip(waiting, answers):
             rollout.result = result

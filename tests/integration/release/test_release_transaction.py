@@ -236,8 +236,8 @@ def test_a_refused_third_write_puts_back_the_first_two(kubesim_factory, play):
 def test_many_workloads_of_one_namespace_are_read_and_probed_with_shared_lists(kubesim_factory, play,
                                                                                tmp_path):
     # Six Deployments of one namespace, one of them broken: the preflight reads them with one LIST,
-    # and their early-stop probes read the namespace's pods from lists they share, which still see
-    # the broken pod's pull error.
+    # and their early-stop probes read the namespace's pods, ReplicaSets and warnings from copies
+    # they share, each LISTed once and kept current by a WATCH, which still see the pull error.
     log = tmp_path / 'requests.jsonl'
     sim = kubesim_factory(request_log=str(log), fail_image='broken')
     kube = Kube(sim.kubeconfig)
@@ -257,11 +257,16 @@ def test_many_workloads_of_one_namespace_are_read_and_probed_with_shared_lists(k
              if e['method'] == 'GET' and 'watch=' not in e['query']]
     deployments = '/apis/apps/v1/namespaces/default/deployments'
     assert [q for q in reads if q[1].startswith(deployments)][:1] == [('GET', deployments, '')], reads
-    pods = [q for q in reads if q[1] == '/api/v1/namespaces/default/pods']
-    assert pods, reads  # the probes ran
-    # Every probe LIST before the put-back is the namespace's whole list, shared by the six.
-    shared = [q for q in pods if 'labelSelector' not in q[2]]
-    assert shared and len(shared) < len(names), pods
+    # Each probe collection: one LIST of the whole namespace, then only WATCHes from a resourceVersion
+    # (re-opened every probe interval), however many probe rounds ran.
+    for path in ('/api/v1/namespaces/default/pods', '/api/v1/namespaces/default/events',
+                 '/apis/apps/v1/namespaces/default/replicasets'):
+        of = [e['query'] for e in requests if e['method'] == 'GET' and e['path'] == path]
+        assert of and of[0] == '', (path, of)  # the probes ran, and read the whole list first
+        lists = [q for q in of if 'watch=' not in q]
+        watches = [q for q in of if 'watch=' in q]
+        assert lists == [''], (path, of)
+        assert len(watches) >= 2 and all('resourceVersion=' in q for q in watches), (path, of)
 
 
 def test_a_rerun_that_writes_nothing_does_not_soak_and_says_so(kubesim_factory, play, tmp_path):

@@ -160,6 +160,33 @@ def test_a_drive_replaces_the_watch():
     assert result.reason == 'Driven' and seen == [('Deployment shop/web', 7)]
 
 
+def test_the_probes_of_five_gated_rollouts_of_a_namespace_share_a_reader_the_wait_closes(monkeypatch):
+    made, seen = [], []
+
+    class Reader:
+        def __init__(self, client, ttl, clock=None):
+            self.ttl, self.closed = ttl, False
+            made.append(self)
+
+        def close(self):
+            self.closed = True
+
+    def drive(engine, rollout, timeout):
+        seen.append(engine._readers.get('shop'))
+        return status.RolloutStatus(True, 'driven', 'Driven')
+
+    monkeypatch.setattr(engine_mod, 'SharedLists', Reader)
+    engine = Engine(FakeWatchClient([]), GateOptions(fail_fast_seconds=15))
+    many = [Rollout(deployment(str(i), updatedReplicas=0), drive=drive)
+            for i in range(engine_mod.SHARED_READS_FROM)]
+    engine.wait(many, 10)
+    assert len(made) == 1 and seen == made * len(many) and made[0].ttl == 5
+    assert made[0].closed and engine._readers == {}  # its watches end with the wait
+    del seen[:]
+    engine.wait(many[1:], 10)  # fewer: each probe reads through the client with its own selectors
+    assert len(made) == 1 and seen == [None] * (len(many) - 1)
+
+
 def test_soak_without_gates_changes_nothing_and_runs_nothing():
     engine = Engine(FakeWatchClient([]), GateOptions(soak_seconds=0))
     rollout = Rollout(deployment('1', **COMPLETE))
