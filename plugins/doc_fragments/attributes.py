@@ -19,7 +19,10 @@ attributes:
     details: The module's action plugin runs its code in the controller process when the task runs
       through the C(local) connection with no C(become) and no C(async); otherwise the module runs as
       usual. C(kubeops_rollout_module_path=true) (variable) or C(KUBEOPS_ROLLOUT_MODULE_PATH=1)
-      (environment) forces the module path.
+      (environment) forces the module path. On the module path the module loads the collection's
+      module_utils from a per-user cache of compiled code on the host that runs it
+      (C(~/.cache/kubeops.rollout/), or C($XDG_CACHE_HOME/kubeops.rollout/); remove it to clear it),
+      written on first use unless C(PYTHONDONTWRITEBYTECODE) is set.
   async:
     support: full
     details: An C(async) task runs the module as a module.

@@ -26,3 +26,8 @@ The parts: ``steps`` (pure step math), ``objects`` (hashes, names, annotations, 
 ``driver`` (``RollingUpdate``, which runs or plans an update with them). The module is
 ``plugins/modules/rolling_update_rc.py``.
 """
+
+# On the module path, the rest of module_utils loads from a cache of compiled code (bytecode_cache).
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import bytecode_cache
+
+bytecode_cache.install()

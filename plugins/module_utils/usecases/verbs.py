@@ -21,7 +21,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patch
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import DEFAULT_TIMEOUT
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workload import NotSupported, Refused
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.writes import (
     Outcome,
     annotations_of,
@@ -120,6 +119,9 @@ def _previous_of(workload, revs, number):
 
 
 def _refuse_in_flight(client, workload, verb):
+    # Imported by the writing verbs only: history and status never load the release record (nor
+    # its lease).
+    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
     problem = release_record.in_flight_refusal(client, workload, verb)
     if problem:
         raise Refused(problem)

@@ -207,6 +207,55 @@ def test_the_controller_imports_the_collections_code_through_the_bytecode_cache(
                for p in loaded)
 
 
+def test_the_module_path_loads_module_utils_from_its_cache_of_compiled_code(kubesim_factory, play, tmp_path):
+    # On the module path the module_utils come from the AnsiballZ zip, where Python keeps no
+    # bytecode: module_utils/common/bytecode_cache.py compiles them once into
+    # $XDG_CACHE_HOME/kubeops.rollout/ and later module runs load them from there.
+    sim = kubesim_factory()
+    Kube(sim.kubeconfig).create(workload('Deployment', 'web'))
+    # A copy of the collection: the action plugins (loaded also for the module path) must not write
+    # __pycache__ into the checkout.
+    copy = tmp_path / 'collections' / 'ansible_collections' / 'kubeops' / 'rollout'
+    for part in ('plugins', 'meta'):
+        shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns('__pycache__'))
+    shutil.copy(ROOT / 'galaxy.yml', copy / 'galaxy.yml')
+    xdg = tmp_path / 'xdg'
+    env = dict(MODULE_PATH, ANSIBLE_COLLECTIONS_PATH=str(tmp_path / 'collections'), XDG_CACHE_HOME=str(xdg))
+    cache = xdg / 'kubeops.rollout' / 'module_utils' / sys.implementation.cache_tag
+    tasks = [task('history', 'rollout_history', kind='Deployment', name='web'),
+             task('status', 'rollout_status', kind='Deployment', name='web')]
+
+    def entries():
+        return {p.name: p.stat().st_ino for p in cache.iterdir()}
+
+    # Told not to write bytecode, it writes none and works as before.
+    res = play(sim, tasks, extra_env=dict(env, PYTHONDONTWRITEBYTECODE='1'))
+    assert res.ok('history')['workloads'][0]['name'] == 'web' and res.ok('status')['workloads']
+    assert not xdg.exists()
+
+    res = play(sim, tasks, extra_env=dict(env, PYTHONDONTWRITEBYTECODE=''))
+    assert res.ok('history')['workloads'][0]['name'] == 'web' and res.ok('status')['workloads']
+    written = entries()
+    modules = {name[:-len('.pyc')].rsplit('.', 1)[0] for name in written}
+    assert {'adapter', 'adapter.module', 'api.client', 'api.connection.kubeconfig', 'usecases.verbs',
+            'gates.wait_options'} <= modules, sorted(modules)
+    for path in [cache, cache.parent, cache.parent.parent]:
+        assert path.stat().st_mode & 0o777 == 0o700
+    assert {(cache / name).stat().st_mode & 0o777 for name in written} == {0o600}
+
+    # The next run loads every entry and writes none again (a module compiled from source would
+    # replace its entry: a new file).
+    res = play(sim, tasks, extra_env=dict(env, PYTHONDONTWRITEBYTECODE=''))
+    assert res.ok('history')['workloads'][0]['name'] == 'web' and res.ok('status')['workloads']
+    assert entries() == written
+    # Entries that others may write are not trusted: the modules compile from source and replace them.
+    for name in written:
+        (cache / name).chmod(0o622)
+    res = play(sim, tasks, extra_env=dict(env, PYTHONDONTWRITEBYTECODE=''))
+    assert res.ok('history')['workloads'][0]['name'] == 'web' and res.ok('status')['workloads']
+    assert entries().keys() == written.keys() and entries() != written  # written again
+
+
 def test_forced_module_path_async_and_progress(kubesim_factory, tmp_path):
     sim = kubesim_factory()
     kube = Kube(sim.kubeconfig)

@@ -2,6 +2,9 @@
 
 import copy
 import datetime
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -403,3 +406,19 @@ def test_restarted_since_is_an_unchanged_outcome_that_is_not_waited_for():
     assert outcome.changed is False and outcome.waits is False
     assert entry['skipped'] is True and entry['last_replaced'] == '2026-01-05T00:00:00Z'
     assert entry['message'] == 'restarted or rolled out since 2026-01-02T00:00:00Z'
+
+
+def test_the_read_only_modules_do_not_load_the_release_record():
+    # A module process imports what its module names at the top; the release record (and its
+    # lease) is for the writing verbs' in-flight check, loaded when one runs.
+    utils = 'ansible_collections.kubeops.rollout.plugins.module_utils.'
+    unused = [utils + 'usecases.release_record', utils + 'engine.lease']
+    code = ('import importlib, sys\n'
+            'for m in ("rollout_history", "rollout_status"):\n'
+            '    importlib.import_module("ansible_collections.kubeops.rollout.plugins.modules." + m)\n'
+            f'print([m for m in {unused!r} if m in sys.modules])\n'
+            f'importlib.import_module({utils!r} + "usecases.verbs")._refuse_in_flight(None, None, "x")\n')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)))
+    assert out.stdout.strip() == '[]', out.stdout + out.stderr
+    assert 'release_record.py' in out.stderr  # the writing verbs' check loads it (and fails on None)
