@@ -35,7 +35,8 @@ def role_arguments(args, task_vars):
         specs = {}
         if os.path.exists(specs_file):
             with open(specs_file) as f:
-                specs = yaml.safe_load(f) or {}
+                # libyaml's loader where PyYAML has it (as the kubeconfig's reader): about 10x faster.
+                specs = yaml.load(f, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader)) or {}
         args['known'] = sorted(spec_variables(specs))
     return args
 
