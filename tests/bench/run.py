@@ -27,10 +27,10 @@ PARTS = ('fleet',)
 PLANS = {
     'full': {'request_passes': 2, 'latency_reps': 2, 'latency_rounds': 5, 'calibration_tasks': 10,
              'history_sizes': [10, 100, 1000], 'history_reps': 3, 'fleet_sizes': [1, 10, 100],
-             'rc_sizes': [10, 100], 'breakdown_reps': 9, 'release_reps': 5,
+             'fleet_reps': 3, 'rc_sizes': [10, 100], 'breakdown_reps': 9, 'release_reps': 5,
              'release_scale_reps': 3, 'release_scale_workloads': 100, 'bluegreen_reps': 5},
     'quick': {'request_passes': 1, 'latency_reps': 1, 'latency_rounds': 2, 'calibration_tasks': 5,
-              'history_sizes': [10, 100], 'history_reps': 1, 'fleet_sizes': [1, 10],
+              'history_sizes': [10, 100], 'history_reps': 1, 'fleet_sizes': [1, 10], 'fleet_reps': 1,
               'rc_sizes': [10], 'breakdown_reps': 3, 'release_reps': 2,
               'release_scale_reps': 1, 'release_scale_workloads': 30, 'bluegreen_reps': 2},
 }
@@ -106,7 +106,7 @@ def measure(plan, suites, quick):
         if 'scale' in suites:
             s = time.monotonic()
             _log('scale: many workloads')
-            scale = {'fleet': suite_scale.fleet(ctx, plan['fleet_sizes'])}
+            scale = {'fleet': suite_scale.fleet(ctx, plan['fleet_sizes'], plan.get('fleet_reps', 1))}
             _log('scale: rolling_update_rc')
             scale['rolling_update'] = suite_scale.rolling_update(ctx, plan['rc_sizes'])
             _log('scale: history')
@@ -116,7 +116,8 @@ def measure(plan, suites, quick):
         if 'fleet' in suites and 'scale' not in suites:
             s = time.monotonic()
             _log('scale: one task over many workloads vs a loop (only)')
-            results['suites']['scale'] = {'fleet': suite_scale.fleet(ctx, plan['fleet_sizes'])}
+            results['suites']['scale'] = {
+                'fleet': suite_scale.fleet(ctx, plan['fleet_sizes'], plan.get('fleet_reps', 1))}
             durations['fleet'] = time.monotonic() - s
         if 'release' in suites:
             s = time.monotonic()

@@ -68,16 +68,22 @@ def history(ctx, sizes, reps):
 
 # ---- one task over many workloads vs one task per workload ---------------------------------------
 
-def fleet(ctx, sizes):
+def _median_sample(samples):
+    """The sample of median time among ``samples`` (the lower middle one of an even count)."""
+    ordered = sorted(samples, key=lambda sample: sample['seconds'])
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def fleet(ctx, sizes, reps=1):
     groups = {n: [f'fleet-{n}-{i}' for i in range(n)] for n in sizes}
     for n, names in groups.items():
         for name in names:
             fx.create(ctx.api, fx.workload('Deployment', name, replicas=1, labels={'fleet': f'g{n}'}))
     for n in sizes:
         fx.wait_all_complete(ctx.api, 'Deployment', f'fleet=g{n}')
-    out = {}
-    for n, names in groups.items():
-        ctx.log(f'scale: restart and status over {n} Deployment(s)')
+    runs, ratios = {}, {}
+    for rep, (n, names) in ((rep, group) for rep in range(reps) for group in groups.items()):
+        ctx.log(f'scale: restart and status over {n} Deployment(s), repetition {rep + 1}/{reps}')
         for verb in ('restart', 'status'):
             one = kubeops_task(verb, 'Deployment', 'x', ctx.kubeconfig)
             args = dict(one[MODULE + f'rollout_{verb}'])
@@ -100,16 +106,24 @@ def fleet(ctx, sizes):
                 task('gap|pause', {'ansible.builtin.pause': {'seconds': 1}}),
                 task(f'fleet|{verb}|{n}|loop', {MODULE + f'rollout_{verb}': single}, loop=names),
             ]
-            run = ctx.playbook(tasks, f'scale-{verb}-{n}')
+            run = ctx.playbook(tasks, f'scale-{verb}-{n}-{rep}')
+            got = {}
             for t in run.tasks:
                 parts = t.name.split('|')
                 if parts[0] == 'fleet':
-                    out[f'{verb}|{n}|{parts[3]}'] = _sample(t)
+                    got[parts[3]] = _sample(t)
+                    runs.setdefault(f'{verb}|{n}|{parts[3]}', []).append(got[parts[3]])
+            if got.get('one') and got.get('loop') and got['loop']['seconds']:
+                # One task against the loop of the same repetition: the two ran a minute apart at most.
+                ratios.setdefault(f'{verb}|{n}', []).append(got['one']['seconds'] / got['loop']['seconds'])
             fx.wait_all_complete(ctx.api, 'Deployment', f'fleet=g{n}')
     for names in groups.values():
         for name in names:
             fx.delete(ctx.api, 'Deployment', name)
-    return {'sizes': sizes, 'samples': out}
+    # Each cell: the repetition of median time; the ratio: the median of the repetitions' ratios.
+    return {'sizes': sizes, 'reps': reps, 'samples': {k: _median_sample(v) for k, v in runs.items()},
+            'seconds': {k: [sample['seconds'] for sample in v] for k, v in runs.items()},
+            'ratios': ratios}
 
 
 # ---- rolling_update_rc ---------------------------------------------------------------------------

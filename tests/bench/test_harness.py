@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from tests.bench import memory, report, suite_release_scale
+from tests.bench import memory, report, suite_release_scale, suite_scale
 from tests.bench.kube import describe, is_discovery
 from tests.bench.stats import quantile, summary
 
@@ -339,3 +339,25 @@ def test_scale_other_verbs_are_shown_per_workload():
     assert '(GET 1.0, LIST 16.6, PATCH 2.0, POST 0.01, PUT 0.04)' in by_target[SCALE_REQUESTS]['measured']
     text = report.document(results, 'chart.png')
     assert '| release | 19.6 | 1.0 | 16.6 | 2.0 | 10.8 | POST 0.01, PUT 0.04 | 1.0 |' in text
+
+
+# ---- one task over many workloads -----------------------------------------------------------------
+
+def test_fleet_ratio_is_the_median_of_the_repetitions_ratios():
+    fleet = {'samples': {'restart|100|one': {'seconds': 0.5}, 'restart|100|loop': {'seconds': 5.0}},
+             'ratios': {'restart|100': [0.14, 0.07, 0.09]}}
+    r, words = report.fleet_ratio(fleet, 'restart', 100)
+    assert r == 0.09
+    assert words == ", the median of 3 repetitions' ratios (7.0%–14.0%)"
+
+
+def test_fleet_ratio_of_one_run_is_its_own():
+    fleet = {'samples': {'status|10|one': {'seconds': 0.5}, 'status|10|loop': {'seconds': 5.0}}}
+    assert report.fleet_ratio(fleet, 'status', 10) == (0.1, '')
+    assert report.fleet_ratio(dict(fleet, ratios={'status|10': [0.2]}), 'status', 10) == (0.2, '')
+
+
+def test_the_fleet_cell_is_the_repetition_of_median_time():
+    samples = [{'seconds': s, 'n': i} for i, s in enumerate([0.9, 0.4, 0.5])]
+    assert suite_scale._median_sample(samples)['n'] == 2
+    assert suite_scale._median_sample(samples[:2])['n'] == 1
