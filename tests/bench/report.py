@@ -36,6 +36,25 @@ def _x(r):
     return '–' if r is None else f'{r:.2f}×'
 
 
+RELEASE_TASK = 'Release the new images'
+
+
+def role_task_shares(samples):
+    """``[(task name, status, median seconds)]`` over the successful samples that kept each task's
+    time, in the order the tasks ran."""
+    kept = [e['task_seconds'] for e in samples if e.get('ok') and e.get('task_seconds')]
+    if not kept:
+        return []
+    order, times, statuses = [], {}, {}
+    for run in kept:
+        for name, seconds, status in run:
+            if name not in times:
+                order.append(name)
+            times.setdefault(name, []).append(seconds)
+            statuses[name] = status
+    return [(name, statuses[name], _med(summary(times[name]))) for name in order]
+
+
 def fleet_ratio(fleet, verb, n):
     """One task's time over the loop's for ``n`` workloads: the median of the repetitions' ratios (each
     repetition's one task against its own loop), and the words of their range when there are several;
@@ -575,6 +594,23 @@ def document(results, png_name):
         if names:
             add('')
             add('The tasks the role ran: ' + ', '.join(f'`{n}`' for n in names) + '.\n')
+        shares = role_task_shares(role)
+        if shares:
+            add('Where the role\'s time goes, task by task (median seconds over the repetitions; a task\'s '
+                'time runs from its start to the next one\'s, so it holds what the controller does between '
+                'them: the include\'s row holds loading the role, the first row after it holds loading the '
+                'collection\'s code into the controller for the first of its tasks in the playbook, and a '
+                'skipped task still costs a worker):\n')
+            add(_table(['task', 'status', 'median seconds'],
+                       [[f'`{name}`', status, _s(seconds, 3)] for name, status, seconds in shares]))
+            add('')
+            release_task = next((sec for name, _status, sec in shares if name.endswith(RELEASE_TASK)), None)
+            if release_task is not None:
+                add(f'The release task alone took {_s(release_task)} s against kubectl\'s '
+                    f'{_s(_med(t_kc))} s ({_x(ratio(release_task, _med(t_kc)))}): most of it is the '
+                    'rollouts themselves (each Deployment replaces 2 pods, one at a time, each Ready '
+                    f'{release["ready_delay"]} s after creation), which kubectl waits for too; what the '
+                    'role adds beside it is Ansible\'s cost of its other tasks.\n')
         add('')
     release_scale_section(results, add)
     return '\n'.join(out).rstrip() + '\n'

@@ -106,6 +106,8 @@ def run(ctx, reps):
                         'msg': '; '.join(t.msg for t in run_.failures())[:300],
                         'tasks': len(ran),
                         'task_names': [t.name for t in ran],
+                        # Every task's share, the include and skipped tasks too (what the sum is made of).
+                        'task_seconds': [[t.name, t.seconds, t.status] for t in run_.tasks],
                     }
                 )
             ctx.log(f'release: repetition {r + 1}/{reps} done')

@@ -361,3 +361,15 @@ def test_the_fleet_cell_is_the_repetition_of_median_time():
     samples = [{'seconds': s, 'n': i} for i, s in enumerate([0.9, 0.4, 0.5])]
     assert suite_scale._median_sample(samples)['n'] == 2
     assert suite_scale._median_sample(samples[:2])['n'] == 1
+
+
+# ---- the release role ------------------------------------------------------------------------------
+
+def test_role_task_shares_are_medians_in_the_order_the_tasks_ran():
+    runs = [{'ok': True, 'task_seconds': [['release', 0.05, 'ok'], ['role : Release the new images', s, 'ok'],
+                                          ['role : canary', 0.03, 'skipped']]} for s in (0.6, 0.7, 0.5)]
+    runs.append({'ok': False, 'task_seconds': [['release', 9.0, 'ok']]})
+    assert report.role_task_shares(runs) == [('release', 'ok', 0.05),
+                                             ('role : Release the new images', 'ok', 0.6),
+                                             ('role : canary', 'skipped', 0.03)]
+    assert report.role_task_shares([{'ok': True}]) == []
