@@ -80,5 +80,16 @@ def image_problems(images):
     return out
 
 
+def listed_twice(items):
+    """A problem text for each item (anything with ``label()``) whose label an earlier one has: the
+    same workload or app named twice in one task."""
+    seen, out = set(), []
+    for item in items:
+        if item.label() in seen:
+            out.append('%s: listed twice' % item.label())
+        seen.add(item.label())
+    return out
+
+
 __all__ = ['SUBDOMAIN_MAX', 'LABEL_MAX', 'subdomain_problem', 'label_problem', 'image_problems',
-           'MAX_SECONDS', 'INT32_MAX', 'INT64_MAX']
+           'listed_twice', 'MAX_SECONDS', 'INT32_MAX', 'INT64_MAX']

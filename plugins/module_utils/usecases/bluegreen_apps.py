@@ -15,6 +15,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.fields import REQUIRED, Fields
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (
     image_problems,
+    listed_twice,
     subdomain_problem,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (
@@ -192,11 +193,7 @@ def build_apps(entries, namespace, state):
                 entry.get('hpa'),
             )
         )
-    seen = set()
-    for a in apps:
-        if a.label() in seen:
-            problems.append('%s: listed twice' % a.label())
-        seen.add(a.label())
+    problems.extend(listed_twice(apps))
     if problems:
         raise BadApps(problems)
     return apps

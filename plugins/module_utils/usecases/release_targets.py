@@ -16,6 +16,7 @@ from collections import namedtuple
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (
     label_problem,
+    listed_twice,
     subdomain_problem,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (
@@ -190,11 +191,7 @@ def build_targets(entries, namespace, default_cause=None):
             continue
         cause = entry.get('change_cause') or default_cause or default_change_cause(images)
         targets.append(Target(kind, name, entry.get('namespace') or namespace, dict(images), cause))
-    seen = set()
-    for t in targets:
-        if t.label() in seen:
-            problems.append('%s: listed twice' % t.label())
-        seen.add(t.label())
+    problems.extend(listed_twice(targets))
     if problems:
         raise PreflightFailed(problems)
     return targets

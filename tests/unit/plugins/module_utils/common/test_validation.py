@@ -9,6 +9,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_t
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (
     image_problems,
     label_problem,
+    listed_twice,
     subdomain_problem,
 )
 
@@ -102,3 +103,18 @@ def test_release_targets_check_names_and_namespaces():
     assert len(problems) == 2
     assert 'workloads[0]: name "Web" is not a valid object name' in problems[0]
     assert 'workloads[1]: namespace "team-b/" is not a valid namespace name' in problems[1]
+
+
+class _Named:
+    def __init__(self, text):
+        self.text = text
+
+    def label(self):
+        return self.text
+
+
+def test_listed_twice_names_each_repeat_after_the_first():
+    items = [_Named('Deployment shop/web'), _Named('Deployment shop/api'), _Named('Deployment shop/web'),
+             _Named('Deployment shop/web')]
+    assert listed_twice(items) == ['Deployment shop/web: listed twice'] * 2
+    assert listed_twice(items[:2]) == []
