@@ -170,6 +170,16 @@ def test_task_environment_gives_the_connection(kubesim_factory, play, tmp_path):
         assert res.ok('from task env')['workloads'][0]['name'] == 'web'
 
 
+def _collection_copy(tmp_path):
+    """A copy of the collection under ``tmp_path/collections`` (without bytecode), so that what a run
+    writes beside the code lands there and not in the checkout."""
+    copy = tmp_path / 'collections' / 'ansible_collections' / 'kubeops' / 'rollout'
+    for part in ('plugins', 'meta'):
+        shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns('__pycache__'))
+    shutil.copy(ROOT / 'galaxy.yml', copy / 'galaxy.yml')
+    return copy
+
+
 def test_the_controller_imports_the_collections_code_through_the_bytecode_cache(kubesim_factory, play,
                                                                                 tmp_path):
     # ansible-core's collection loader compiles a collection's code from source at every import; the
@@ -177,10 +187,7 @@ def test_the_controller_imports_the_collections_code_through_the_bytecode_cache(
     # (plugin_utils/bytecode.py): the first run writes __pycache__, the next one loads it.
     sim = kubesim_factory()
     Kube(sim.kubeconfig).create(workload('Deployment', 'web'))
-    copy = tmp_path / 'collections' / 'ansible_collections' / 'kubeops' / 'rollout'
-    for part in ('plugins', 'meta'):
-        shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns('__pycache__'))
-    shutil.copy(ROOT / 'galaxy.yml', copy / 'galaxy.yml')
+    copy = _collection_copy(tmp_path)
     env = {'ANSIBLE_COLLECTIONS_PATH': str(tmp_path / 'collections')}
     tasks = [task('history', 'rollout_history', kind='Deployment', name='web')]
 
@@ -215,10 +222,7 @@ def test_the_module_path_loads_module_utils_from_its_cache_of_compiled_code(kube
     Kube(sim.kubeconfig).create(workload('Deployment', 'web'))
     # A copy of the collection: the action plugins (loaded also for the module path) must not write
     # __pycache__ into the checkout.
-    copy = tmp_path / 'collections' / 'ansible_collections' / 'kubeops' / 'rollout'
-    for part in ('plugins', 'meta'):
-        shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns('__pycache__'))
-    shutil.copy(ROOT / 'galaxy.yml', copy / 'galaxy.yml')
+    _collection_copy(tmp_path)
     xdg = tmp_path / 'xdg'
     env = dict(MODULE_PATH, ANSIBLE_COLLECTIONS_PATH=str(tmp_path / 'collections'), XDG_CACHE_HOME=str(xdg))
     cache = xdg / 'kubeops.rollout' / 'module_utils' / sys.implementation.cache_tag
