@@ -26,6 +26,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
     KubeError,
     error_text,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 
 LEASES_PATH = '/apis/coordination.k8s.io/v1/namespaces/%s/leases'
 LEASE_RENEWALS = 3  # renewals per lease duration (client-go renews well within the duration too)
@@ -78,8 +79,9 @@ class Lease:
     """
 
     def __init__(self, api, namespace, name, subject, duration, clock=time.time, sleep=time.sleep,
-                 identity=None):
-        """``name``: the Lease's name; ``subject``: what it guards, for messages."""
+                 identity=None, seals=None):
+        """``name``: the Lease's name; ``subject``: what it guards, for messages; ``seals``: the seals
+        (records.with_seals updates) the Lease gets in the request that takes it."""
         self.api = api
         self.namespace = namespace
         self.name = name
@@ -95,6 +97,7 @@ class Lease:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = None
+        self._seals = dict(seals or {})
 
     @property
     def collection(self):
@@ -151,6 +154,7 @@ class Lease:
             if lease is None:
                 body = {'apiVersion': 'coordination.k8s.io/v1', 'kind': 'Lease',
                         'metadata': {'name': self.name, 'namespace': self.namespace}, 'spec': self._spec(now)}
+                self._sealed(body, self._seals)
                 try:
                     # Repeated after a lost answer: the 409 then finds this run's identity in it.
                     self.obj = self.api.create(self.collection, body, retry=True)
@@ -168,6 +172,7 @@ class Lease:
             if holder == self.identity or self.expired(lease, seen[1]):
                 body = copy.deepcopy(lease)
                 body['spec'] = self._spec(now, lease)
+                self._sealed(body, self._seals)
                 try:
                     self.obj = self.api.replace(self.path, body)
                 except ApiError as e:
@@ -194,6 +199,51 @@ class Lease:
         except ApiError as e:
             if e.status != 410:
                 raise
+
+    # -- seals (engine/records.py): kept on the Lease as long as a record they vouch for
+    @staticmethod
+    def _sealed(body, updates):
+        """``body`` (a Lease) with its seals updated; whether any seal is left."""
+        meta = body.setdefault('metadata', {})
+        annotations = dict(meta.get('annotations') or {})
+        seals = records.with_seals(records.seals_of(body), updates)
+        if seals:
+            annotations[records.SEALS_ANNOTATION] = records.seals_text(seals)
+        else:
+            annotations.pop(records.SEALS_ANNOTATION, None)
+        if annotations:
+            meta['annotations'] = annotations
+        else:
+            meta.pop('annotations', None)
+        return bool(seals)
+
+    def seal(self, updates):
+        """Add (or drop, with None) seals on the held Lease now, before the records they vouch for
+        are written; a conflict with the renewal is read again and retried while the Lease is ours."""
+        if not updates:
+            return
+        self.check()
+        for _attempt in range(5):
+            with self._lock:
+                body = copy.deepcopy(self.obj)
+            self._sealed(body, updates)
+            try:
+                stored = self.api.replace(self.path, body)
+            except ApiError as e:
+                if not e.is_conflict:
+                    raise
+                fresh = self.read()
+                if fresh is None or (fresh.get('spec') or {}).get('holderIdentity') != self.identity:
+                    raise LeaseLost('this run lost its Lease %s/%s before sealing its record'
+                                    % (self.namespace, self.name))
+                with self._lock:
+                    self.obj = fresh
+                continue
+            with self._lock:
+                self.obj = stored
+            return
+        raise LeaseLost('the Lease %s/%s kept changing while this run sealed its record'
+                        % (self.namespace, self.name))
 
     # -- while working
     def start_renewing(self):
@@ -251,13 +301,31 @@ class Lease:
                             'for %ss%s, so another run may have taken %s over'
                             % (self.namespace, self.name, self.duration, cause, self.subject))
 
-    def release(self):
-        """Stop renewing and delete the lease if it is still ours."""
+    def release(self, unsealed=()):
+        """Stop renewing; drop the seals of the records this run removed (``unsealed``: their keys);
+        delete the lease if it is still ours and no seal is left, else hand it back (no holder) so
+        that it keeps vouching for the records left."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(30)
         if self.obj is None or self.lost:
             return
+        body = copy.deepcopy(self.obj)
+        if self._sealed(body, dict.fromkeys(unsealed)):
+            body['spec'] = dict(body.get('spec') or {}, holderIdentity=None)
+            for attempt in range(3):
+                try:
+                    self.api.replace(self.path, body)
+                    return
+                except ApiError as e:
+                    if not e.is_conflict or attempt == 2:
+                        raise
+                fresh = self.read()
+                if fresh is None or (fresh.get('spec') or {}).get('holderIdentity') != self.identity:
+                    return
+                body = fresh
+                self._sealed(body, dict.fromkeys(unsealed))
+                body['spec'] = dict(body.get('spec') or {}, holderIdentity=None)
         meta = self.obj['metadata']
         body = {'kind': 'DeleteOptions', 'apiVersion': 'v1',
                 'preconditions': {'uid': meta.get('uid'), 'resourceVersion': meta.get('resourceVersion')}}
@@ -268,12 +336,13 @@ class Lease:
                 raise
 
 
-def let_go(lease, what, warnings):
-    """Release ``lease`` (None: nothing to do); a failure is only a warning naming ``what`` (the
-    Lease expires by itself). Returns None, the holder's next value."""
+def let_go(lease, what, warnings, unsealed=()):
+    """Release ``lease`` (None: nothing to do), dropping the seals of ``unsealed`` (the keys of the
+    records this run removed); a failure is only a warning naming ``what`` (the Lease expires by
+    itself). Returns None, the holder's next value."""
     if lease is not None:
         try:
-            lease.release()
+            lease.release(unsealed)
         except KubeError as e:
             warnings.append('the Lease of %s could not be deleted (%s): it expires by itself'
                             % (what, error_text(e)))

@@ -34,9 +34,11 @@ import threading
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError, error_text
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Engine, Rollout
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services import (
     Service,
     colored_template,
@@ -46,21 +48,18 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads im
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_record as record_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_apps import (
-    PREPARED, REFUSED, ROLLBACK_FAILED, ROLLED_BACK, SWITCHED, UNCHANGED, BlueGreenResult, judged, read_app,
+    PREPARED, REFUSED, ROLLBACK_FAILED, ROLLED_BACK, SWITCHED, UNCHANGED, BlueGreenResult, images_text,
+    judged, read_app, words,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_prepare import Prepare
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_traffic import (
-    ChangedElsewhere, Traffic, describe_routes,
+    ChangedElsewhere, Stop, Traffic, describe_routes,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import take_lease
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_record import take_lease
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_targets import (
     ROLLBACK_FAILED as PUT_BACK_FAILED, ROLLED_BACK as PUT_BACK, UNTOUCHED, ReleaseOptions, Target,
     diff_of, managers,
 )
-
-
-class Stop(Exception):
-    """The run stops here: the apps carry their outcome and cause."""
 
 
 class BlueGreen:
@@ -77,13 +76,13 @@ class BlueGreen:
         self._stop = threading.Event()
         self.engine = Engine(client, options.gates, self.progress, clock=clock, sleep=sleep,
                              stopped=self._stop.is_set, note=note)
-        lease = lease_mod.lease_name(release_record.LEASE_PREFIX, self.id)
-        self.lease_ref = '%s/%s' % (apps[0].namespace, lease)
-        self.traffic = Traffic(client, options, self.id, self.runner, self.lease_ref, clock=clock,
+        self.lease_name = lease_mod.lease_name(release_record.LEASE_PREFIX, self.id)
+        self.traffic = Traffic(client, options, self.id, self.runner, self._seal, clock=clock,
                                sleep=sleep, now=now, stopped=self._stop.is_set, note=note)
         self.warnings = []
         self.lines = []
         self.lease = None
+        self.replaced = []  # (release, seal key): seals of records this run's records replaced
         self.interrupted = False
 
     @property
@@ -105,7 +104,7 @@ class BlueGreen:
             for a in self.apps:
                 if a.outcome is None:
                     a.outcome = SWITCHED if a.switched else REFUSED
-                    a.cause = a.cause or _words(e)
+                    a.cause = a.cause or words(e)
         finally:
             if not self.interrupted:
                 self._release_lease()
@@ -140,6 +139,10 @@ class BlueGreen:
                                 '(state: adopted)' % (a.label(), self.label))
                 continue
             a.record, problem = record_mod.check(a.service, self.label)
+            if a.record is not None:
+                problem = release_record.verify(self.client, self.apps[0].namespace, a.service,
+                                                record_mod.ANNOTATION, a.record['release'])
+                a.record = None if problem else a.record
             if problem:
                 problems.append('%s carries a %s record that is not acted on: %s. Check the Service selects '
                                 'what you want, then remove the record: %s'
@@ -153,7 +156,7 @@ class BlueGreen:
         refused."""
         record = a.record
         holder = release_record.live_holder(
-            self.client, {'lease': record.get('lease') or '/', 'id': record['release']},
+            self.client, self.apps[0].namespace, record['release'],
             self.options.lease_seconds or release_record.LEASE_SECONDS)
         if holder is not None:
             return ['%s: the switch of release %s is in progress (%s): wait for it to end' % (
@@ -188,9 +191,32 @@ class BlueGreen:
                 todo.append(a)
         return todo
 
+    def _way_back(self, a):
+        """Why ``a``'s idle color must not be prepared (it is the way back of a live switch: the
+        record names it as the color left and it still runs pods), or None."""
+        r = a.record
+        if r is None or r['phase'] not in (record_mod.SWITCHED, record_mod.SWITCHING) or r['from'] != a.idle:
+            return None
+        d = a.deployment(a.idle)
+        if d is None or not (d.replicas or 0):
+            return None
+        return ('%s: %s is the way back of the switch of release %s (from %s at %s, %d pods up): preparing '
+                'the next version there would destroy it. Run state: finished first (it scales %s down from '
+                '%s), or state: rolled_back to go back to it'
+                % (a.label(), d.label(), r['release'], r['from'], r['switchedAt'], d.replicas, d.label(),
+                   r['scaleDownAt']))
+
     def _prepare(self, todo):
         """The previews of ``todo``: preview Services select the idle color, then the Prepare release.
         Raises Stop when it fails (the previews are put back; live traffic was never touched)."""
+        refused = [(a, self._way_back(a)) for a in todo]
+        refused = [(a, why) for a, why in refused if why]
+        if refused:
+            for a, why in refused:
+                a.outcome, a.cause = REFUSED, why
+            self.lines.extend(why for _a, why in refused)
+            self.not_reached('not prepared: another app was refused')
+            raise Stop()
         for a in todo:
             if a.preview is not None and a.preview.color(self.label) != a.idle:
                 wanted = dict(a.preview.selector, **{self.label: a.idle})
@@ -227,6 +253,8 @@ class BlueGreen:
             a.changed = a.changed or bool(t.write_sent or t.would_change)
             a.preview_status = t.status
             a.preview_written = t.written is not None or t.resumed
+            if t.written is not None:
+                a.judged = Deployment(t.written)
             if t.cause:
                 a.cause = 'preview %s: %s' % (t.label(), t.cause)
                 a.outcome = {PUT_BACK: ROLLED_BACK, PUT_BACK_FAILED: ROLLBACK_FAILED, UNTOUCHED: REFUSED}.get(
@@ -238,7 +266,7 @@ class BlueGreen:
                 if t.outcome == PUT_BACK and t.app.preview_before is not None:
                     self.traffic.put_back_preview(t.app, self.warnings)
             self.lines.extend(result.lines)
-            self._not_reached('not switched: another preview failed')
+            self.not_reached('not switched: another preview failed')
             raise Stop()
 
     # -- switched
@@ -248,7 +276,7 @@ class BlueGreen:
             for a in self.apps:
                 if a not in resumed:
                     a.outcome = UNCHANGED
-            self._take_lease()
+            self.take_lease()
             self._switch_back(list(resumed), 'put back as asked (recover: rollback)')
             return
         todo = self._to_release()
@@ -259,7 +287,7 @@ class BlueGreen:
             for a in resumed:
                 a.outcome = SWITCHED
             return
-        self._take_lease()
+        self.take_lease()
         gated = [a for a in todo if not getattr(a, 'preview_written', False)]
         self._gate(gated, 'the preview', switched=False)
         for a in resumed:
@@ -278,7 +306,7 @@ class BlueGreen:
             try:
                 self._switch_one(a)
             except (KubeError, ChangedElsewhere) as e:
-                a.cause = a.cause or _words(e)
+                a.cause = a.cause or words(e)
                 a.outcome = a.outcome or (None if a.switched else REFUSED)
             if a.switched:
                 done.append(a)
@@ -296,7 +324,7 @@ class BlueGreen:
             failed = next((a for a in done if a.cause), None)
         if failed is not None:
             chosen = done if self.options.atomic else [a for a in done if a.cause]
-            self._not_reached('not switched: %s failed first' % failed.label())
+            self.not_reached('not switched: %s failed first' % failed.label())
             self._switch_back(chosen, 'switched back because the release failed')
             return
         for a in done:
@@ -325,6 +353,11 @@ class BlueGreen:
         why = deployment_complete(d.obj, needed)
         if why:
             reasons.append('%s is not ready: %s' % (d.label(), why))
+        judged = getattr(a, 'judged', None)
+        if judged is not None and not revisions.templates_equal(judged.template, d.template):
+            reasons.append('%s is no longer what its preview judged: its pod template changed since (images '
+                           '%s, judged %s); prepare it again'
+                           % (d.label(), images_text(d), images_text(judged)))
         if a.preview is not None:
             seen = self.traffic.routes(a.preview, new, needed)
             a.preview_endpoints = seen
@@ -335,7 +368,7 @@ class BlueGreen:
             reasons.append('HPA %s scales %s, neither color' % (a.hpa_name, a.hpa.target))
         return reasons
 
-    def _hpa_record(self, a, to_color):
+    def hpa_record(self, a, to_color):
         if a.hpa is None:
             return None
         return {'name': a.hpa_name, 'from': a.hpa.target, 'to': a.names[to_color]}
@@ -365,7 +398,7 @@ class BlueGreen:
         if reasons:
             a.outcome, a.cause = REFUSED, 'not switched: ' + '; '.join(reasons)
             return
-        self.traffic.switch(a, new, record_mod.SWITCHING, hpa=self._hpa_record(a, new))
+        self.traffic.switch(a, new, record_mod.SWITCHING, hpa=self.hpa_record(a, new))
         a.switched, a.active = True, new
         self.note('%s: selector switched to %s=%s' % (a.label(), self.label, new))
         self._await(a, new, needed)
@@ -390,6 +423,8 @@ class BlueGreen:
         for a in apps:
             color = a.active if switched else a.idle
             d = Deployment(self.client.get(a.deployment(color).path))
+            if not switched:
+                a.judged = d
             rollouts.append(Rollout(d, written=switched, label='%s (%s, %s)' % (d.label(), color, what)))
         self.engine.watch_all(rollouts, self.options.timeout)
         judged(apps, self.options.gates.analysis, 'live' if switched else 'preview')
@@ -406,86 +441,22 @@ class BlueGreen:
             try:
                 reasons.extend(self.unsafe(a, a.idle))
             except (KubeError, ChangedElsewhere) as e:
-                reasons.append(_words(e))
+                reasons.append(words(e))
         a.safe = {'safe': not reasons, 'reasons': reasons}
         new = a.idle
-        self.traffic.switch(a, new, record_mod.SWITCHING, hpa=self._hpa_record(a, new))
+        self.traffic.switch(a, new, record_mod.SWITCHING, hpa=self.hpa_record(a, new))
         if a.hpa is not None:
             self.traffic.retarget(a, a.hpa.target, a.names[new])
         a.active, a.outcome = new, SWITCHED
 
-    # -- back
+    # -- back (usecases/bluegreen_back.py)
     def _switch_back(self, apps, cause):
-        """Switch ``apps`` back to the color they left (in reverse order), the HPA too."""
-        for a in reversed(apps):
-            back = a.active_before if not a.resumed else a.record['from']
-            try:
-                instant = self._back_one(a, back)
-            except (KubeError, ChangedElsewhere) as e:
-                a.outcome = ROLLBACK_FAILED
-                a.cause = ('%s; not switched back: %s. Switch it by hand (%s) or run state: rolled_back '
-                           'again' % (a.cause or cause, _words(e), record_mod.clear(a.service)))
-                continue
-            a.outcome = ROLLED_BACK if a.outcome != ROLLBACK_FAILED else a.outcome
-            a.instant = instant
-            a.cause = a.cause or (None if cause.startswith('put back as asked') else cause)
-
-    def _back_one(self, a, back):
-        """``a``'s Service back to ``back``; whether that was instant (the color had enough Ready pods)."""
-        current = a.service.color(self.label)
-        needed = (a.deployment(current).replicas or 0) if a.deployment(current) is not None else 1
-        old = Deployment(self.client.get(a.deployment(back).path))
-        a.deployments[back] = old
-        instant = ((old.obj.get('status') or {}).get('availableReplicas') or 0) >= max(1, needed)
-        if not instant:
-            self.note('%s: %s has too few Ready pods: scaling it to %d before switching back' % (
-                a.label(), old.label(), max(1, needed)))
-            self.traffic.scale(a, back, max(old.replicas or 0, needed, 1))
-            if not self.options.check_mode:
-                result = self.engine.wait_one(Rollout(a.deployment(back), label=old.label()),
-                                              self.options.timeout)
-                if not result.done:
-                    raise ChangedElsewhere('%s did not come up: %s' % (old.label(), result.message))
-        hpa = self._hpa_record(a, back)
-        self.traffic.switch(a, back, record_mod.ROLLED_BACK, hpa=hpa)
-        a.active = back
-        a.scale_down_at = record_mod.parse(a.service.annotations[record_mod.ANNOTATION])[0]['scaleDownAt']
-        if a.hpa is not None and a.hpa.target != a.names[back]:
-            self.traffic.retarget(a, a.hpa.target, a.names[back])
-        if not self.options.check_mode:
-            seen, why = self.traffic.await_routes(a, back, 1, self.options.timeout)
-            a.endpoints = seen
-            if why:
-                raise ChangedElsewhere('switched back, but %s' % why)
-        self.note('%s: back on %s%s' % (a.label(), back,
-                                        '' if instant else ' (not instant: scaled up first)'))
-        return instant
+        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_back
+        bluegreen_back.switch_back(self, apps, cause)
 
     def _rolled_back(self):
-        chosen = []
-        for a in self.apps:
-            r = a.record
-            if r is None or r['phase'] == record_mod.ADOPTED:
-                a.outcome = REFUSED
-                a.cause = ('no switch is recorded on it (no %s record): nothing to switch back to'
-                           % record_mod.ANNOTATION)
-            elif r['phase'] == record_mod.ROLLED_BACK:
-                a.outcome = UNCHANGED
-                a.scale_down_at = r['scaleDownAt']
-            else:
-                a.active_before = a.active
-                chosen.append(a)
-        if any(a.outcome == REFUSED for a in self.apps):
-            self._not_reached('not switched back: another app was refused')
-            raise Stop()
-        if not self.options.check_mode:
-            self._take_lease()
-        for a in chosen:
-            a.resumed = True  # back to the record's "from"
-        self._switch_back(chosen, 'switched back as asked')
-        for a in chosen:
-            if a.outcome == ROLLED_BACK:
-                a.cause = None
+        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_back
+        bluegreen_back.rolled_back(self)
 
     # -- finished
     def _finished(self):
@@ -499,15 +470,27 @@ class BlueGreen:
             try:
                 adopt(self, a)
             except (KubeError, ChangedElsewhere) as e:
-                a.outcome, a.cause = REFUSED, _words(e)
-                self._not_reached('not adopted: %s failed first' % a.label())
+                a.outcome, a.cause = REFUSED, words(e)
+                self.not_reached('not adopted: %s failed first' % a.label())
                 return
 
     # -- the Lease and the result
-    def _take_lease(self):
+    def _seal(self, obj, annotation, text):
+        """Before a record is written on ``obj``: its seal on this release's Lease (taken if need
+        be); the seal of the record it replaces, of another release, goes when this run ends."""
+        if self.options.check_mode:
+            return
+        self.take_lease()
+        self.lease.seal({records.seal_key(obj): records.digest(obj, annotation, text)})
+        old = ((obj.get('metadata') or {}).get('annotations') or {}).get(annotation)
+        replaced = record_mod.parse(old)[0] if old else None
+        if replaced is not None and replaced['release'] != self.id:
+            self.replaced.append((replaced['release'], records.seal_key(obj)))
+
+    def take_lease(self):
         if self.options.check_mode or self.lease is not None:
             return
-        self.lease, problem = take_lease(self.client, self.apps[0].namespace, self.lease_ref.split('/', 1)[1],
+        self.lease, problem = take_lease(self.client, self.apps[0].namespace, self.lease_name,
                                          self.id, self.options.lease_seconds, self.runner)
         if problem:
             for a in self.apps:
@@ -516,15 +499,14 @@ class BlueGreen:
 
     def _release_lease(self):
         self.lease = lease_mod.let_go(self.lease, 'release %s' % self.id, self.warnings)
+        for release, key in self.replaced:
+            release_record.drop_seal(self.client, self.apps[0].namespace, release, key, self.warnings)
+        self.replaced = []
 
-    def _not_reached(self, cause):
+    def not_reached(self, cause):
         for a in self.apps:
             if a.outcome is None:
                 a.outcome, a.cause = UNCHANGED, a.cause or cause
 
     def _result(self):
         return BlueGreenResult(self)
-
-
-def _words(e):
-    return error_text(e) if isinstance(e, KubeError) else str(e)

@@ -11,7 +11,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, error_text
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
+    ApiError,
+    KubeError,
+    error_text,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.fields import REQUIRED, Fields
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (
     image_problems,
@@ -109,6 +113,11 @@ class App:
 
     def deployment(self, color):
         return self.deployments.get(color)
+
+    def images_of(self, color):
+        """The ``color`` Deployment's images by container ({} when it is not read)."""
+        d = self.deployment(color)
+        return dict(revisions.container_images(d.template)[0]) if d is not None else {}
 
     def runs_images(self, color):
         """Whether the ``color`` Deployment's template runs every image asked."""
@@ -338,3 +347,13 @@ class BlueGreenResult:
             )
         else:
             self.message = '; '.join(self.lines)
+
+
+def images_text(d):
+    """A Deployment's images, ``container=image, ...``."""
+    return ', '.join('%s=%s' % kv for kv in sorted(revisions.container_images(d.template)[0].items()))
+
+
+def words(e):
+    """What an exception of a blue/green step says."""
+    return error_text(e) if isinstance(e, KubeError) else str(e)

@@ -51,6 +51,10 @@ def finish(run):
             run.lines.append('%s: %s may be scaled down at %s (in %d s)' % (a.label(), d.label(),
                                                                             a.scale_down_at, due + 0.5))
             continue
+        if a.preview is not None and a.preview.color(run.label) == left:
+            a.outcome, a.cause = REFUSED, ('the preview Service %s selects %s: it is being prepared, not '
+                                           'left behind; not scaled down' % (a.preview.label(), d.label()))
+            continue
         if a.hpa is not None and a.hpa.target == d.name:
             a.outcome, a.cause = REFUSED, 'HPA %s scales %s: retarget it first' % (a.hpa_name, d.name)
             continue

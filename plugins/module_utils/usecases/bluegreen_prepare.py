@@ -67,18 +67,17 @@ class Prepare(Release):
         if revisions.templates_equal(w.template, desired) and (w.replicas or 0) >= t.replicas:
             return None
         generation = (w.metadata.get('generation') or 0) + 1
-        lease = '%s/%s' % (self._lease_namespace(), self._lease_name())
         record = release_record.record_text(
             self.id,
             w,
             t.images,
             generation,
-            lease,
             self.runner,
             self.started,
             template=t.base,
             extra={REPLICAS_BEFORE: w.replicas or 0, 'before': w.template},
         )
+        self.sealed(t, release_record.RECORD_ANNOTATION, record)
         body = patches.template_write_patch(
             w.obj,
             desired,

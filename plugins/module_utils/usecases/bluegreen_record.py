@@ -9,8 +9,10 @@
 Fields: ``release`` (the id of the release that switched), ``from`` and ``to`` (the colors),
 ``selectorBefore`` (the selector the switch replaced), ``switchedAt`` and ``scaleDownAt`` (RFC 3339:
 when it switched, when the color it left may be scaled down), ``phase``, ``hpa`` (``{name, from, to}``
-when an HPA follows), ``lease`` (namespace/name of the Lease the runner holds while it works) and
-``runner``.
+when an HPA follows), ``fromImages`` (what the color it left ran, each container's image: the only
+images ``rolled_back`` goes back to) and ``runner``. Encoded and bounded by engine/records.py, and
+sealed on the Lease of its release (``kubeops-release-<release>`` in the app's namespace): a record
+whose seal is not there is never acted on.
 
 Phases: ``switching`` (the selector is switched, the traffic not yet verified: a run stopped here
 is resumed or put back), ``switched`` (verified), ``rolled_back`` (switched back: ``from`` is the
@@ -30,6 +32,7 @@ import json
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services import COLORS
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_record import (
     clear_command,
@@ -51,12 +54,13 @@ def release_id(apps):
 
 
 def record_text(
-    release, from_color, to_color, selector_before, phase, scale_down_delay, lease, runner, hpa=None, now=None
+    release, from_color, to_color, selector_before, phase, scale_down_delay, runner, hpa=None, now=None,
+    from_images=None,
 ):
-    """The record of a switch from ``from_color`` to ``to_color`` made ``now`` (seconds since the
-    epoch, default the current time)."""
+    """The record of a switch from ``from_color`` (running ``from_images``) to ``to_color`` made
+    ``now`` (seconds since the epoch, default the current time)."""
     when = now if now is not None else time.time()
-    return json.dumps(
+    return records.encode(
         {
             'release': release,
             'from': from_color,
@@ -66,19 +70,17 @@ def record_text(
             'switchedAt': _stamp(when),
             'scaleDownAt': _stamp(when + scale_down_delay),
             'hpa': hpa,
-            'lease': lease,
+            'fromImages': from_images or {},
             'runner': runner,
-        },
-        sort_keys=True,
-        separators=(',', ':'),
+        }
     )
 
 
 def with_phase(text, phase):
     """The record ``text`` in ``phase`` (nothing else changed)."""
-    record = json.loads(text)
+    record = records.decode(text)
     record['phase'] = phase
-    return json.dumps(record, sort_keys=True, separators=(',', ':'))
+    return records.encode(record)
 
 
 def _stamp(seconds):

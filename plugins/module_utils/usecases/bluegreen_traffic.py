@@ -41,6 +41,10 @@ class ChangedElsewhere(Exception):
     """An object was changed by someone else since it was read: not written over."""
 
 
+class Stop(Exception):
+    """The run stops here: the apps carry their outcome and cause."""
+
+
 class Traffic:
     """The switch's requests for one run (``runner``, release ``release``) with ``options``."""
 
@@ -50,7 +54,7 @@ class Traffic:
         options,
         release,
         runner,
-        lease,
+        seal,
         clock=time.monotonic,
         sleep=time.sleep,
         now=time.time,
@@ -61,7 +65,7 @@ class Traffic:
         self.options = options
         self.release = release
         self.runner = runner
-        self.lease = lease  # 'namespace/name'
+        self.seal = seal  # seal(obj, annotation, text): before a record is written (engine/records.py)
         self.clock = clock
         self.sleep = sleep
         self.now = now
@@ -89,11 +93,12 @@ class Traffic:
             read.selector,
             phase,
             self.options.scale_down_delay,
-            self.lease,
             self.runner,
             hpa,
             now=self.now(),
+            from_images=app.images_of(read.color(self.label)) if read.color(self.label) != to_color else None,
         )
+        self.seal(read.obj, record_mod.ANNOTATION, text)
 
         def attempt(conflicted):
             current = Service(self.client.get(read.path)) if conflicted else read
@@ -130,6 +135,7 @@ class Traffic:
         service = app.service
         text = service.annotations.get(record_mod.ANNOTATION)
         new = record_mod.with_phase(text, phase)
+        self.seal(service.obj, record_mod.ANNOTATION, new)
 
         def attempt(conflicted):
             current = Service(self.client.get(service.path)) if conflicted else service

@@ -35,6 +35,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads, times
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Engine, Rollout, fan_out
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status as status_mod
@@ -63,22 +64,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_t
 )
 
 
-def take_lease(client, namespace, name, release, seconds, runner):
-    """(Lease, None): the Lease of ``release`` taken by ``runner`` and renewed until released; or
-    (None, problem) when another live run holds it or it cannot be written."""
-    lease = lease_mod.Lease(client, namespace, name, 'release %s' % release,
-                            seconds or release_record.LEASE_SECONDS, identity=runner)
-    try:
-        lease.acquire(wait=False, timeout=0)
-    except lease_mod.LeaseHeld as e:
-        return None, 'release %s is running elsewhere (%s): wait for it to end' % (release, e)
-    except KubeError as e:
-        return None, ('release %s could not take its Lease %s/%s (one run at a time): %s'
-                      % (release, namespace, name, error_text(e)))
-    lease.start_renewing()
-    return lease, None
-
-
 class Release:
     """The plain release of ``targets`` (release_targets.Target) with ``options`` (ReleaseOptions)."""
 
@@ -100,6 +85,7 @@ class Release:
         self.runner = lease_mod.holder_identity()
         self.started = times.rfc3339_now()
         self.lease = None  # the Lease this run holds while it works (not in check mode)
+        self.seals = {}  # the seals of the records this run writes (engine/records.py)
         self.unverified = None  # why the gates did not run over a release that wrote nothing
 
     # -- 1. preflight
@@ -162,7 +148,14 @@ class Release:
                                                     release_record.clear_command(w)))
         if record is None:
             return None
-        holder = release_record.live_holder(self.client, record,
+        unsealed = release_record.verify(self.client, self._lease_namespace(), w)
+        if unsealed:
+            return ('%s carries a %s record of release %s that is not acted on: %s. Nothing was written '
+                    'from it. Check the workload is as you want it, then remove the record: %s'
+                    % (t.label(), release_record.RECORD_ANNOTATION, record['id'], unsealed,
+                       release_record.clear_command(w)))
+        t.seal_key = records.seal_key(w.obj)
+        holder = release_record.live_holder(self.client, self._lease_namespace(), record['id'],
                                             self.options.lease_seconds or release_record.LEASE_SECONDS)
         if holder is not None:
             return ('%s: release %s is in progress (started %s by %s; %s): wait for it to end'
@@ -185,13 +178,23 @@ class Release:
         if t.resumed or w.image_patch(t.images) is None:
             return None
         generation = (w.metadata.get('generation') or 0) + 1  # a spec write bumps it by one
-        lease = '%s/%s' % (self._lease_namespace(), self._lease_name())
-        record = release_record.record_text(self.id, w, t.images, generation, lease, self.runner,
-                                            self.started)
+        record = release_record.record_text(self.id, w, t.images, generation, self.runner, self.started)
+        self.sealed(t, release_record.RECORD_ANNOTATION, record)
         template = patches.imaged_template(w.template, t.images)
         return patches.JSON_PATCH, patches.template_write_patch(
             w.obj, template, {patches.CHANGE_CAUSE_ANNOTATION: t.change_cause,
                               release_record.RECORD_ANNOTATION: record})
+
+    def sealed(self, t, annotation, text):
+        """Keep the seal of the record ``text`` that ``t``'s write carries in ``annotation``: the
+        Lease gets it when taken, before any write (engine/records.py)."""
+        seal = release_record.seal_of(t.workload, annotation, text)
+        self.seals.update(seal)
+        t.seal_key = next(iter(seal))
+
+    def unsealed(self):
+        """The seal keys of the records this run removed (dropped from the Lease when it ends)."""
+        return [t.seal_key for t in self.targets if t.record_gone and t.seal_key]
 
     def _lease_namespace(self):
         return self.targets[0].namespace
@@ -385,6 +388,7 @@ class Release:
             self.note('%s: %s' % (t.label(), text))
             t.rollback = text
             t.outcome = ROLLED_BACK if ok else ROLLBACK_FAILED
+            t.record_gone = t.record_gone or ok
             if t.cause is None:
                 t.cause = 'put back because the release failed'
 
@@ -405,12 +409,13 @@ class Release:
 
     def _acquire(self):
         """Take this release's Lease (one runner at a time); a problem when another live run holds it."""
-        self.lease, problem = take_lease(self.client, self._lease_namespace(), self._lease_name(), self.id,
-                                         self.options.lease_seconds, self.runner)
+        self.lease, problem = release_record.take_lease(
+            self.client, self._lease_namespace(), self._lease_name(), self.id, self.options.lease_seconds,
+            self.runner, seals=self.seals)
         return problem
 
     def _release_lease(self):
-        self.lease = lease_mod.let_go(self.lease, 'release %s' % self.id, self.warnings)
+        self.lease = lease_mod.let_go(self.lease, 'release %s' % self.id, self.warnings, self.unsealed())
 
     def _run(self):
         problems = self.preflight()
@@ -485,9 +490,11 @@ class Release:
         written = t.written if t.written is not None else t.workload.obj
         removal = patches.annotation_removal(written, release_record.RECORD_ANNOTATION)
         if not removal:
+            t.record_gone = True
             return
         try:
             self.client.patch(t.workload.path, removal, patches.JSON_PATCH, retry=True)
+            t.record_gone = True
         except KubeError as e:
             if not (isinstance(e, ApiError) and e.is_conflict):  # a conflict: removed already
                 how = release_record.clear_command(t.workload)

@@ -72,6 +72,8 @@ class Target:
         self.original_cause = None
         self.record = None  # the release record it carries (release_record.py), when it is acted on
         self.resumed = False  # this run judges (and finishes or puts back) a release written before
+        self.seal_key = None  # the key of its record's seal on the release's Lease (engine/records.py)
+        self.record_gone = False  # this run removed its record (its seal goes from the Lease)
 
     def label(self):
         return '%s %s/%s' % (self.kind.kind, self.namespace, self.name)

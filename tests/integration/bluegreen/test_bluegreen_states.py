@@ -234,7 +234,11 @@ def test_the_analysis_is_returned_per_app_with_the_gate_that_judged_it(kubesim_f
         kube.create_app('web', replicas=1)
         kube.create_app('api', replicas=1)
         smoke = {'interval': 1, 'checks': [{'name': 'smoke', 'http': {'url': metrics.url + '/healthz'}}]}
-        res = play(sim, [bluegreen('switched', app('web'), app('api'), soak_seconds=1, analysis=smoke)])
+        # The old color is scaled down (finished) before the next version is prepared in it: while
+        # it is up it is the way back of the switch, which a preview never overwrites.
+        res = play(sim, [bluegreen('switched', app('web'), app('api'), soak_seconds=1, analysis=smoke,
+                                   scale_down_delay=0),
+                         bluegreen('finished', app('web'), app('api'))])
         r = res.ok('switched')
         for a in r['apps']:
             assert a['outcome'] == 'switched' and a['analysis']['gate'] == 'live', a

@@ -7,6 +7,8 @@ import pytest
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_record as record_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen import BlueGreen
 
+from tests.support import seals
+
 from .bluegreen_support import DEPLOYMENTS, LABEL, SERVICES, app
 
 pytestmark = pytest.mark.unit
@@ -14,9 +16,10 @@ pytestmark = pytest.mark.unit
 
 def switched_to_green(sim, delay):
     text = record_mod.record_text('bg-1', 'blue', 'green', {'app': 'web', LABEL: 'blue'}, record_mod.SWITCHED,
-                                  delay, 'default/kubeops-release-bg-1', 'host/1/ab')
-    sim.client.patch(SERVICES + '/web', {'metadata': {'annotations': {record_mod.ANNOTATION: text}},
-                                         'spec': {'selector': {'app': 'web', LABEL: 'green'}}})
+                                  delay, 'host/1/ab')
+    written = sim.client.patch(SERVICES + '/web', {'metadata': {'annotations': {record_mod.ANNOTATION: text}},
+                                                   'spec': {'selector': {'app': 'web', LABEL: 'green'}}})
+    seals.seal(sim.client, 'default', 'bg-1', written, record_mod.ANNOTATION)
 
 
 @pytest.mark.parametrize('delay', [600, 0])

@@ -28,7 +28,6 @@ def text(phase='switching', to='green', before=None):
         before or {'app': 'web', LABEL: 'blue'},
         phase,
         300,
-        'shop/kubeops-release-bg-1',
         'host/1/ab',
         now=1000.0,
     )

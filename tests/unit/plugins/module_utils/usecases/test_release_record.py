@@ -27,8 +27,7 @@ def written(before, images, generation=None):
     gen = generation if generation is not None else before.metadata['generation'] + 1
     after['metadata']['generation'] = gen
     after['metadata']['annotations'][rr.RECORD_ANNOTATION] = rr.record_text(
-        'r-1', before, images, before.metadata['generation'] + 1, 'default/kubeops-release-r-1', 'me/1/a',
-        '2026-01-01T00:00:00Z')
+        'r-1', before, images, before.metadata['generation'] + 1, 'me/1/a', '2026-01-01T00:00:00Z')
     return Deployment(after)
 
 
@@ -67,7 +66,13 @@ def test_a_record_of_another_state_is_never_acted_on():
      'images'),
     (json.dumps({'id': 'r', 'images': {'app': 1}, 'template': {}, 'generation': 1, 'lease': 'x/y'}),
      'images'),
-    (json.dumps({'images': {}, 'template': 'x', 'generation': '1'}), 'id, template, generation, lease are'),
+    (json.dumps({'images': {}, 'template': 'x', 'generation': '1'}), 'id, template, generation are'),
+    # An id that is no release id of ours (it would name a Lease) is malformed.
+    (json.dumps({'id': '../../kube-system', 'images': {}, 'template': {}, 'generation': 1}), 'its id is'),
+    # Bounded: too large, too deep (a parser never sees it).
+    (json.dumps({'id': 'r-1', 'images': {}, 'template': {'x': 'y' * 40000}, 'generation': 1}),
+     'more than a record may hold'),
+    ('{"a":' * 5000 + '1' + '}' * 5000, 'nested more than 8 levels deep'),
 ])
 def test_a_malformed_record_says_what_is_wrong(text, wrong):
     w = deployment(annotations={rr.RECORD_ANNOTATION: text})
@@ -103,11 +108,13 @@ class Leases:
 def test_a_record_is_live_while_its_lease_is_renewed():
     from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
     import time
-    record = {'id': 'r-1', 'lease': 'shop/kubeops-release-r-1'}
     spec = {'holderIdentity': 'h/1/a', 'leaseDurationSeconds': 30, 'renewTime': times.micro_time(time.time())}
     live = {'metadata': {'resourceVersion': '1'}, 'spec': spec}
-    assert '"h/1/a" holds Lease shop/kubeops-release-r-1' in rr.live_holder(Leases(live), record, 30)
+    assert '"h/1/a" holds Lease shop/kubeops-release-r-1' in rr.live_holder(Leases(live), 'shop', 'r-1', 30)
     stale = json.loads(json.dumps(live))
     stale['spec']['renewTime'] = times.micro_time(time.time() - 120)
-    assert rr.live_holder(Leases(stale), record, 30) is None
-    assert rr.live_holder(Leases(None), record, 30) is None
+    assert rr.live_holder(Leases(stale), 'shop', 'r-1', 30) is None
+    assert rr.live_holder(Leases(None), 'shop', 'r-1', 30) is None
+    # The Lease is named by the release id, in the namespace the caller names: an id that could
+    # name anything else is not looked up at all.
+    assert rr.live_holder(Leases(live), 'shop', '../kube-system/leases/kube-scheduler', 30) is None
