@@ -40,15 +40,19 @@ def label(namespace, name):
     return 'HTTPRoute %s/%s' % (namespace, name)
 
 
-def _is_service(ref, name):
+def _is_service(ref, name, namespace):
+    """Whether ``ref`` is the core Service ``name`` of ``namespace`` (the route's: a backendRef
+    without a namespace is in the route's), by group, kind, namespace and name."""
     return (ref.get('name') == name and (ref.get('group') or '') == ''
-            and (ref.get('kind') or 'Service') == 'Service')
+            and (ref.get('kind') or 'Service') == 'Service'
+            and (ref.get('namespace') or namespace) == namespace)
 
 
-def backend_index(rule, name):
-    """The index of the Service backendRef ``name`` in ``rule``, or None."""
+def backend_index(rule, name, namespace=None):
+    """The index of the backendRef to the Service ``name`` in ``namespace`` (the route's) in
+    ``rule``, or None; with no namespace given, only a backendRef without one matches."""
     for i, ref in enumerate(rule.get('backendRefs') or []):
-        if _is_service(ref, name):
+        if _is_service(ref, name, namespace):
             return i
     return None
 
@@ -60,7 +64,8 @@ def rule_label(index, rule):
 def select_rules(route, rule, stable, canary, header_route=None):
     """[(index, rule)] whose weights the change sets: the rule named or indexed by ``rule``, else
     every rule holding both backends (the header route's rule is never one)."""
-    where = label(route['metadata'].get('namespace'), route['metadata'].get('name'))
+    namespace = route['metadata'].get('namespace')
+    where = label(namespace, route['metadata'].get('name'))
     rules = (route.get('spec') or {}).get('rules') or []
     candidates = [(i, r) for i, r in enumerate(rules) if not header_route or r.get('name') != header_route]
     if rule is not None:
@@ -73,13 +78,13 @@ def select_rules(route, rule, stable, canary, header_route=None):
             raise RouteProblem('%s has no rule %r (it has %d rules%s): give a rule name or an index from 0'
                                % (where, text, len(rules), ', named %s' % ', '.join(names) if names else ''))
         i, r = found[0]
-        missing = [n for n in (stable, canary) if backend_index(r, n) is None]
+        missing = [n for n in (stable, canary) if backend_index(r, n, namespace) is None]
         if missing:
             raise RouteProblem('%s %s has no backendRef to the Service %s: add it (the canary with weight 0) '
                                'before shifting traffic' % (where, rule_label(i, r), ' nor '.join(missing)))
         return [(i, r)]
     found = [(i, r) for i, r in candidates
-             if backend_index(r, stable) is not None and backend_index(r, canary) is not None]
+             if None not in (backend_index(r, stable, namespace), backend_index(r, canary, namespace))]
     if not found:
         raise RouteProblem('%s has no rule with backendRefs to both Services %s and %s: add the canary '
                            'Service with weight 0 beside the stable one in the rules to shift'
@@ -87,10 +92,11 @@ def select_rules(route, rule, stable, canary, header_route=None):
     return found
 
 
-def weights_of(rule, stable, canary):
+def weights_of(rule, stable, canary, namespace=None):
     """(stable weight, canary weight) of ``rule`` as stored (the API's default when absent)."""
     refs = rule.get('backendRefs') or []
-    return tuple(refs[backend_index(rule, n)].get('weight', DEFAULT_WEIGHT) for n in (stable, canary))
+    return tuple(refs[backend_index(rule, n, namespace)].get('weight', DEFAULT_WEIGHT)
+                 for n in (stable, canary))
 
 
 def target_weights(percent):
@@ -99,24 +105,56 @@ def target_weights(percent):
     return (100 - percent, percent)
 
 
-def weight_ops(rules, stable, canary, percent):
-    """The JSON patch ops (tests, then replaces) setting the pair's weights in ``rules``; [] when
-    they already are."""
+def rule_identity_ops(i, rule):
+    """The ``test`` ops that pin rule ``i`` as read: its name, or (without one) its matches; and
+    every backendRef it holds (an inserted or reordered rule fails them: never a rule not ours)."""
+    base = '/spec/rules/%d' % i
+    if rule.get('name'):
+        ops = [{'op': 'test', 'path': base + '/name', 'value': rule['name']}]
+    elif 'matches' in rule:
+        ops = [{'op': 'test', 'path': base + '/matches', 'value': copy.deepcopy(rule['matches'])}]
+    else:
+        ops = []
+    return ops + [{'op': 'test', 'path': base + '/backendRefs', 'value': copy.deepcopy(rule['backendRefs'])}]
+
+
+def weight_ops(route, rules, stable, canary, percent):
+    """The JSON patch ops setting the pair's weights in ``rules`` of ``route`` (as read): tests of
+    the route's resourceVersion and of each rule's identity, then the writes; [] when they are
+    already as asked."""
+    namespace = route['metadata'].get('namespace')
     tests, writes = [], []
     want = target_weights(percent)
     for i, rule in rules:
-        if weights_of(rule, stable, canary) == want:
+        if weights_of(rule, stable, canary, namespace) == want:
             continue
+        tests.extend(rule_identity_ops(i, rule))
         for name, weight in zip((stable, canary), want):
-            j = backend_index(rule, name)
-            base = '/spec/rules/%d/backendRefs/%d' % (i, j)
-            ref = rule['backendRefs'][j]
-            tests.append({'op': 'test', 'path': base + '/name', 'value': name})
-            if 'weight' in ref:
-                tests.append({'op': 'test', 'path': base + '/weight', 'value': ref['weight']})
-            writes.append({'op': 'add' if 'weight' not in ref else 'replace', 'path': base + '/weight',
-                           'value': weight})
+            j = backend_index(rule, name, namespace)
+            writes.append({'op': 'add' if 'weight' not in rule['backendRefs'][j] else 'replace',
+                           'path': '/spec/rules/%d/backendRefs/%d/weight' % (i, j), 'value': weight})
+    if writes:
+        tests.insert(0, {'op': 'test', 'path': '/metadata/resourceVersion',
+                         'value': route['metadata'].get('resourceVersion')})
     return tests + writes
+
+
+def weights_written(route, rules, stable, canary, percent):
+    """Why ``route`` (the write's answer, or read back) does not carry the weights asked in the
+    rules selected as ``rules`` were, or None."""
+    namespace = route['metadata'].get('namespace')
+    want = target_weights(percent)
+    found = (route.get('spec') or {}).get('rules') or []
+    for i, rule in rules:
+        now = found[i] if i < len(found) else None
+        if now is None or now.get('name') != rule.get('name') or \
+                None in (backend_index(now, stable, namespace), backend_index(now, canary, namespace)):
+            return '%s is no longer at index %d' % (rule_label(i, rule), i)
+        have = weights_of(now, stable, canary, namespace)
+        if have != want:
+            return '%s has weights %d/%d, not the %d/%d written' % (rule_label(i, rule), have[0], have[1],
+                                                                   want[0], want[1])
+    return None
 
 
 def header_rule_index(route, name):
@@ -126,7 +164,7 @@ def header_rule_index(route, name):
     return None
 
 
-def header_rule(source, canary, header_route):
+def header_rule(source, canary, header_route, namespace=None):
     """The rule of a header route: the matches of ``source`` (the rule it is a route beside), each
     with the header added, and every request to the canary alone."""
     header = {'type': header_route.get('type') or 'Exact', 'name': header_route['header'],
@@ -135,7 +173,7 @@ def header_rule(source, canary, header_route):
     for match in matches:
         kept = [h for h in match.get('headers') or [] if h.get('name') != header['name']]
         match['headers'] = kept + [header]
-    ref = copy.deepcopy(source['backendRefs'][backend_index(source, canary)])
+    ref = copy.deepcopy(source['backendRefs'][backend_index(source, canary, namespace)])
     ref['weight'] = DEFAULT_WEIGHT
     rule = {'name': header_route['name'], 'matches': matches, 'backendRefs': [ref]}
     if source.get('filters'):
@@ -160,7 +198,8 @@ def header_ops(route, rules, canary, header_route, present):
                                   header_route['name']))
         return [{'op': 'test', 'path': '/metadata/generation', 'value': route['metadata']['generation']},
                 {'op': 'add', 'path': '/spec/rules/-',
-                 'value': header_rule(rules[0][1], canary, header_route)}]
+                 'value': header_rule(rules[0][1], canary, header_route,
+                                      route['metadata'].get('namespace'))}]
     if index is None:
         return []
     return [{'op': 'test', 'path': '/spec/rules/%d/name' % index, 'value': header_route['name']},
@@ -214,4 +253,6 @@ def parent_verdicts(route):
 
 def backends_view(route, rules, stable, canary):
     """What diff mode shows: per rule, the pair's weights."""
-    return {rule_label(i, r): dict(zip((stable, canary), weights_of(r, stable, canary))) for i, r in rules}
+    namespace = route['metadata'].get('namespace')
+    return {rule_label(i, r): dict(zip((stable, canary), weights_of(r, stable, canary, namespace)))
+            for i, r in rules}

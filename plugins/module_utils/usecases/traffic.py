@@ -77,6 +77,7 @@ class Shift:
         self.warnings = []
         self.path = routes.route_path(options.namespace, options.route)
         self.deadline = None
+        self.sent = False  # a weight patch was sent (its answer may have been lost)
 
     # -- reads
     def read_route(self):
@@ -97,7 +98,7 @@ class Shift:
         try:
             rules = routes.select_rules(route, self.o.rule, self.o.stable, self.o.canary,
                                         self.o.header_route and self.o.header_route['name'])
-            ops = routes.weight_ops(rules, self.o.stable, self.o.canary, self.o.weight)
+            ops = routes.weight_ops(route, rules, self.o.stable, self.o.canary, self.o.weight)
             ops += routes.header_ops(route, rules, self.o.canary, self.o.header_route, self.o.header_present)
         except routes.RouteProblem as e:
             raise TrafficFailed(str(e))
@@ -106,7 +107,7 @@ class Shift:
     # -- the endpoints a share needs
     def _gaining(self, rules):
         """(Service gaining a share, its new percent, the Service it takes it from), or None."""
-        before = _percent(routes.weights_of(rules[0][1], self.o.stable, self.o.canary))
+        before = _percent(routes.weights_of(rules[0][1], self.o.stable, self.o.canary, self.o.namespace))
         if self.o.weight > before or (self.o.header_present and self.o.weight > 0):
             return self.o.canary, self.o.weight, self.o.stable
         if self.o.header_present:
@@ -143,7 +144,8 @@ class Shift:
 
     # -- the write
     def write(self, route):
-        sent = [False]
+        """The guarded patch (planned again from a fresh read after a conflict); the answer is read
+        back: the weights must be the ones asked, in the rules this run planned them for."""
         latest = [route]
 
         def attempt(conflicted):
@@ -151,11 +153,16 @@ class Shift:
                 latest[0] = self.read_route()
             rules, ops = self._plan(latest[0])
             if not ops:
-                return latest[0], sent[0]  # a lost answer's write found in place, or nothing to do
+                return latest[0]  # a lost answer's write found in place, or nothing to do
             self.progress('%s: setting %s to %d%%' % (self.o.label, self.o.canary, self.o.weight))
-            sent[0] = True
+            self.sent = True
             answer = self.client.patch(self.path, ops, JSON_PATCH, dry_run=self.o.check_mode, retry=True)
-            return answer, True
+            wrong = routes.weights_written(answer, rules, self.o.stable, self.o.canary, self.o.weight)
+            if wrong:
+                raise TrafficFailed('%s: the weights read back are not the ones written: %s; check the route '
+                                    '(an admission webhook or another controller may rewrite it)'
+                                    % (self.o.label, wrong))
+            return answer
 
         return retry_on_conflict(attempt)
 
@@ -191,7 +198,8 @@ class Shift:
             'weight': self.o.weight,
             'rules': [{'index': i, 'name': r.get('name'),
                        'weights': dict(zip(('stable', 'canary'),
-                                           routes.weights_of(r, self.o.stable, self.o.canary)))}
+                                           routes.weights_of(r, self.o.stable, self.o.canary,
+                                                             self.o.namespace)))}
                       for i, r in rules],
         }
         if self.o.header_route:
@@ -202,6 +210,14 @@ class Shift:
         return out
 
     def run(self):
+        """The step; a TrafficFailed says in its ``fields['changed']`` whether a write was sent."""
+        try:
+            return self._run()
+        except TrafficFailed as e:
+            e.fields['changed'] = self.sent
+            raise
+
+    def _run(self):
         self.deadline = self.clock() + self.o.timeout
         route = read = self.read_route()
         rules, ops = self._plan(route)
@@ -212,10 +228,9 @@ class Shift:
         gaining = self._gaining(rules) if ops else None
         if gaining:
             self.await_endpoints(gaining)
-        changed = False
         if ops:
             try:
-                route, changed = self.write(route)
+                route = self.write(route)
             except ApiError as e:
                 if e.is_conflict:
                     raise TrafficFailed('%s kept changing while its weights were written (%s): run again'
@@ -241,7 +256,7 @@ class Shift:
         after = routes.backends_view(route, after_rules, self.o.stable, self.o.canary)
         if self.o.header_route:
             after['header route %s' % self.o.header_route['name']] = self.o.header_present
-        out['changed'] = bool(changed)
+        out['changed'] = self.sent
         out['diff'] = {'before': before, 'after': after, 'before_header': self.o.label,
                        'after_header': self.o.label}
         return out

@@ -32,6 +32,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
     error_text,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Engine, Rollout
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions, routes
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import traffic_endpoints as endpoints
@@ -96,6 +97,7 @@ class TrafficCanary:
         self.canary = None  # the canary Deployment as last read or written (None: none yet)
         self.record = None
         self.lease = None
+        self.unsealed = set()  # seal keys of the records this run removed
         self.wrote = False  # something was written (in check mode: would be)
         self.steps = []  # what each step did (the result's traffic.steps)
         self.traffic = {'canary': self.canary_name, 'route': {'namespace': self.route_namespace,
@@ -175,6 +177,19 @@ class TrafficCanary:
                     'again to go on, or this one with recover: rollback to abort it (or remove the record '
                     'with %s)'
                     % (where, record['id'], record.get('started'), record.get('runner'), record['step'], how)]
+        if record is not None and record['id'] == self.id and self.options.recover is None:
+            # Its step decides where this run goes on: only from a record the operator sealed.
+            try:
+                lease = self._lease_of().read()
+            except KubeError as e:
+                return ['%s: the seal of its %s record could not be read (%s)'
+                        % (where, release_record.TRAFFIC_ANNOTATION, error_text(e))]
+            text = self.canary['metadata']['annotations'][release_record.TRAFFIC_ANNOTATION]
+            unsealed = records.unsealed(lease, self.canary, release_record.TRAFFIC_ANNOTATION, text)
+            if unsealed:
+                return ['%s carries a %s record that is not acted on: %s. No step is taken from it: abort '
+                        'the canary (recover: rollback), or check the route and the canary and remove the '
+                        'record with %s' % (where, release_record.TRAFFIC_ANNOTATION, unsealed, how)]
         self.record = record
         return []
 
@@ -188,6 +203,8 @@ class TrafficCanary:
         then wait for its rollout."""
         record = None if done else self._record(step, passed)
         check = self.options.check_mode
+        if self.canary is not None:
+            self._seal(self.canary, record)
         if self.canary is None:
             if done:
                 return
@@ -204,6 +221,10 @@ class TrafficCanary:
                 if rec.parse(answer)[0] is None or rec.parse(answer)[0]['id'] != self.id:
                     raise StepFailed('Deployment %s/%s was created by someone else meanwhile: check it, then '
                                      'run again' % (self.namespace, self.canary_name))
+            if not check:
+                # Its uid is known only now: sealed at once (a kill in between leaves a record whose
+                # way out is named: recover: rollback)
+                self._seal(answer, record)
         else:
             ops = rec.canary_patch(self.canary, self.template, replicas, record)
             if not ops:
@@ -334,13 +355,28 @@ class TrafficCanary:
         return True, '%s; aborted: traffic back to Service %s/%s, %s scaled to 0' % (
             cause, self.namespace, self.cfg['stable_service'], self.canary_name)
 
+    def _seal(self, canary, record):
+        """The seal of ``record`` (None: the record goes) on ``canary`` (as read), on the Lease, before
+        the write that carries it."""
+        if self.lease is None or self.options.check_mode:
+            return
+        key = records.seal_key(canary)
+        if record is None:
+            self.unsealed.add(key)
+            return
+        self.unsealed.discard(key)
+        self.lease.seal({key: records.digest(canary, release_record.TRAFFIC_ANNOTATION, record)})
+
+    def _lease_of(self):
+        return lease_mod.Lease(self.client, self.namespace, LEASE_PREFIX + self.id[2:],
+                               'traffic canary %s' % self.id,
+                               self.options.lease_seconds or release_record.LEASE_SECONDS,
+                               identity=self.runner)
+
     def _acquire(self):
-        """One runner at a time: the Lease ``kubeops-traffic-<id>`` beside the canary; a problem when
-        another live run holds it."""
-        self.lease = lease_mod.Lease(self.client, self.namespace, LEASE_PREFIX + self.id[2:],
-                                     'traffic canary %s' % self.id,
-                                     self.options.lease_seconds or release_record.LEASE_SECONDS,
-                                     identity=self.runner)
+        """One runner at a time: the Lease ``kubeops-traffic-<id>`` beside the canary (it keeps the
+        seal of the canary's record while there is one); a problem when another live run holds it."""
+        self.lease = self._lease_of()
         try:
             self.lease.acquire(wait=False, timeout=0)
         except lease_mod.LeaseHeld as e:
@@ -350,7 +386,8 @@ class TrafficCanary:
         return None
 
     def _release_lease(self):
-        self.lease = lease_mod.let_go(self.lease, 'traffic canary %s' % self.id, self.warnings)
+        self.lease = lease_mod.let_go(self.lease, 'traffic canary %s' % self.id, self.warnings,
+                                      sorted(self.unsealed))
 
     def run(self):
         try:

@@ -15,9 +15,11 @@ The record (annotation ``kubeops.rollout/traffic-canary`` on the canary Deployme
 the same request as each change of the canary: the release ``id``, the ``images``, the ``step``
 being taken (an index into the steps, or ``promote``), whether that step ``passed`` its analysis,
 the ``route``, the ``runner`` and when it ``started``. It goes in the request that scales the canary
-to 0 at the end (promotion or abort). A re-run of the same task finds it and resumes the step it
-names; ``recover: rollback`` aborts it; ``kubectl annotate deployment <stable>-canary -n <ns>
-kubeops.rollout/traffic-canary-`` removes it by hand.
+to 0 at the end (promotion or abort). It is sealed (engine/records.py) on the traffic canary's
+Lease, ``kubeops-traffic-<id without r->`` in the canary's namespace, which stays (with no holder)
+while the record does: a step is resumed only from a record whose seal is there. A re-run of the
+same task finds it and resumes the step it names; ``recover: rollback`` aborts it; ``kubectl
+annotate deployment <stable>-canary -n <ns> kubeops.rollout/traffic-canary-`` removes it by hand.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -28,6 +30,7 @@ import copy
 import json
 import math
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_record import (
     TRAFFIC_ANNOTATION,
@@ -64,25 +67,24 @@ def canary_template(template, images, track_label):
 
 
 def record_text(release, images, step, route, runner, started, passed=False):
-    return json.dumps({'id': release, 'images': dict(sorted(images.items())), 'step': step, 'passed': passed,
-                       'route': route, 'runner': runner, 'started': started},
-                      sort_keys=True, separators=(',', ':'))
+    return records.encode({'id': release, 'images': dict(sorted(images.items())), 'step': step,
+                           'passed': passed, 'route': route, 'runner': runner, 'started': started})
 
 
 def parse(obj):
-    """(record, problem) of a canary Deployment ``obj``: (None, None) without a record."""
+    """(record, problem) of a canary Deployment ``obj``: (None, None) without a record. Bounded
+    (engine/records.py); a record is a hint: its step is acted on only once its seal is verified."""
     text = ((obj.get('metadata') or {}).get('annotations') or {}).get(TRAFFIC_ANNOTATION)
     if text is None:
         return None, None
     try:
-        record = json.loads(text)
-    except ValueError:
-        return None, 'it is not JSON'
-    if not isinstance(record, dict) or not isinstance(record.get('id'), str) \
-            or not isinstance(record.get('images'), dict):
+        record = records.decode(text)
+    except records.Malformed as e:
+        return None, str(e)
+    if not isinstance(record.get('id'), str) or not isinstance(record.get('images'), dict):
         return None, 'it lacks the release id or the images'
     step = record.get('step')
-    if not (step == PROMOTE or (isinstance(step, int) and step >= 0)):
+    if not (step == PROMOTE or (isinstance(step, int) and not isinstance(step, bool) and step >= 0)):
         return None, 'its step is neither a step index nor %s' % PROMOTE
     return record, None
 

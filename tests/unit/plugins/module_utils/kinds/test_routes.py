@@ -14,7 +14,7 @@ def service(name, weight):
 
 def route(generation=3, status=None):
     return {
-        'metadata': {'name': 'web', 'namespace': 'shop', 'generation': generation},
+        'metadata': {'name': 'web', 'namespace': 'shop', 'generation': generation, 'resourceVersion': '41'},
         'spec': {'parentRefs': [{'group': routes.GROUP, 'kind': 'Gateway', 'name': 'public'}], 'rules': [
             {'name': 'main', 'matches': [{'path': {'type': 'PathPrefix', 'value': '/'}}],
              'backendRefs': [service('legacy', 5), service('web-stable', 100), service('web-canary', 0)]},
@@ -38,15 +38,14 @@ def test_rules_holding_both_backends_are_chosen_unless_one_is_named():
         routes.select_rules(r, None, 'web-stable', 'other')
 
 
-def test_the_weight_patch_tests_each_name_and_weight_then_replaces_only_the_pair():
+def test_the_weight_patch_tests_the_route_and_the_rule_identity_then_replaces_only_the_pair():
     r = route()
     rules = routes.select_rules(r, None, 'web-stable', 'web-canary')
-    ops = routes.weight_ops(rules, 'web-stable', 'web-canary', 25)
+    ops = routes.weight_ops(r, rules, 'web-stable', 'web-canary', 25)
     assert ops == [
-        {'op': 'test', 'path': '/spec/rules/0/backendRefs/1/name', 'value': 'web-stable'},
-        {'op': 'test', 'path': '/spec/rules/0/backendRefs/1/weight', 'value': 100},
-        {'op': 'test', 'path': '/spec/rules/0/backendRefs/2/name', 'value': 'web-canary'},
-        {'op': 'test', 'path': '/spec/rules/0/backendRefs/2/weight', 'value': 0},
+        {'op': 'test', 'path': '/metadata/resourceVersion', 'value': '41'},
+        {'op': 'test', 'path': '/spec/rules/0/name', 'value': 'main'},
+        {'op': 'test', 'path': '/spec/rules/0/backendRefs', 'value': r['spec']['rules'][0]['backendRefs']},
         {'op': 'replace', 'path': '/spec/rules/0/backendRefs/1/weight', 'value': 75},
         {'op': 'replace', 'path': '/spec/rules/0/backendRefs/2/weight', 'value': 25},
     ]
@@ -55,13 +54,50 @@ def test_the_weight_patch_tests_each_name_and_weight_then_replaces_only_the_pair
     expected['spec']['rules'][0]['backendRefs'][1]['weight'] = 75
     expected['spec']['rules'][0]['backendRefs'][2]['weight'] = 25
     assert after == expected
+    assert routes.weights_written(after, rules, 'web-stable', 'web-canary', 25) is None
+    assert 'has weights 100/0, not the 75/25 written' in routes.weights_written(
+        r, rules, 'web-stable', 'web-canary', 25)
     # Nothing to do once the weights are in place; a weight changed since the read fails the test.
-    assert routes.weight_ops(routes.select_rules(after, None, 'web-stable', 'web-canary'),
+    assert routes.weight_ops(after, routes.select_rules(after, None, 'web-stable', 'web-canary'),
                              'web-stable', 'web-canary', 25) == []
     moved = copy.deepcopy(r)
     moved['spec']['rules'][0]['backendRefs'][1]['weight'] = 90
     with pytest.raises(jsonpatch.JsonPatchTestFailed):
         jsonpatch.apply_patch(moved, ops)
+
+
+def test_a_rule_inserted_before_the_managed_one_fails_the_patch_never_rewrites_it():
+    """The same pair in a rule inserted at index 0 between the read and the write: the identity
+    tests fail (the API server answers a conflict), so the rule not managed is never rewritten."""
+    r = route()
+    ops = routes.weight_ops(r, routes.select_rules(r, 'main', 'web-stable', 'web-canary'),
+                            'web-stable', 'web-canary', 25)
+    for unnamed in (False, True):
+        inserted = copy.deepcopy(r)
+        intruder = copy.deepcopy(r['spec']['rules'][0])
+        intruder['name'] = 'intruder'
+        if unnamed:  # a rule without a name is pinned by its matches and backendRefs
+            del intruder['name']
+        inserted['spec']['rules'].insert(0, intruder)
+        inserted['metadata']['resourceVersion'] = '41'  # even with the same resourceVersion
+        with pytest.raises(jsonpatch.JsonPatchTestFailed):
+            jsonpatch.apply_patch(inserted, ops)
+    unnamed = copy.deepcopy(r)
+    del unnamed['spec']['rules'][0]['name']
+    pinned = routes.rule_identity_ops(0, unnamed['spec']['rules'][0])
+    assert pinned[0] == {'op': 'test', 'path': '/spec/rules/0/matches',
+                         'value': [{'path': {'type': 'PathPrefix', 'value': '/'}}]}
+
+
+def test_a_backend_ref_to_a_service_of_another_namespace_is_not_ours():
+    r = route()
+    r['spec']['rules'][0]['backendRefs'][1]['namespace'] = 'other'
+    with pytest.raises(routes.RouteProblem, match='no rule with backendRefs to both'):
+        routes.select_rules(r, None, 'web-stable', 'web-canary')
+    r['spec']['rules'][0]['backendRefs'][1]['namespace'] = 'shop'  # the route's own: the same as none
+    assert [i for i, _ in routes.select_rules(r, None, 'web-stable', 'web-canary')] == [0]
+    ref = {'group': 'example.com', 'kind': 'Service', 'name': 'web-stable'}
+    assert routes.backend_index({'backendRefs': [ref]}, 'web-stable', 'shop') is None
 
 
 def test_the_header_route_is_added_guarded_by_the_generation_and_removed_by_name():

@@ -35,7 +35,8 @@ def test_the_switch_record_keeps_the_images_left_and_is_sealed(bluegreen_sim):
     a, options = app(sim.client, state='rolled_back')
     result = BlueGreen(sim.client, [a], options).run()
     assert not result.failed, result.message
-    assert a.outcome == 'rolled_back' and sim.client.get(SERVICES + '/web')['spec']['selector'][LABEL] == 'blue'
+    assert a.outcome == 'rolled_back'
+    assert sim.client.get(SERVICES + '/web')['spec']['selector'][LABEL] == 'blue'
 
 
 def test_rolled_back_never_sends_traffic_to_images_that_were_never_live(bluegreen_sim):
@@ -78,7 +79,8 @@ def test_an_unsealed_switch_record_is_refused_and_nothing_is_written(bluegreen_s
         a, options = app(sim.client, state=state)
         result = BlueGreen(sim.client, [a], options).run()
         assert result.failed and not result.changed
-        assert 'is not acted on' in result.message and 'its seal is not on its release\'s Lease' in result.message
+        assert 'is not acted on' in result.message
+        assert 'its seal is not on its release\'s Lease' in result.message
         assert 'kubectl annotate service web -n default kubeops.rollout/bluegreen-' in result.message
     assert sim.client.get(DEPLOYMENTS + '/web-blue')['spec']['replicas'] == 2
     assert sim.client.get(SERVICES + '/web')['spec']['selector'][LABEL] == 'green'
