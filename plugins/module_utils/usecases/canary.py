@@ -28,13 +28,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
     ApiError,
     KubeError,
     error_text,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Rollout
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import CHANGE_CAUSE_ANNOTATION
@@ -50,15 +50,16 @@ CANARY_ANNOTATION = release_record.CANARY_ANNOTATION
 
 
 def record_of(obj):
-    """The canary record of a workload (dict), or None; a record that does not parse is None."""
+    """The canary record of a workload (dict), or None; a record that does not parse (within the
+    bounds of engine/records.py) is None."""
     text = ((obj.get('metadata') or {}).get('annotations') or {}).get(CANARY_ANNOTATION)
     if not text:
         return None
     try:
-        record = json.loads(text)
-    except ValueError:
+        record = records.decode(text)
+    except records.Malformed:
         return None
-    if not (isinstance(record, dict) and isinstance(record.get('template'), dict)):
+    if not isinstance(record.get('template'), dict):
         return None
     images = record.get('images')
     if not isinstance(images, dict):
@@ -68,15 +69,16 @@ def record_of(obj):
     return record
 
 
-def record_text(workload, images):
-    """The record a start writes on ``workload`` (as read) for ``images``."""
+def record_text(workload, images, release):
+    """The record a start of ``release`` writes on ``workload`` (as read) for ``images``."""
     record = {
+        'id': release,
         'images': dict(sorted(images.items())),
         'template': workload.template,
         'changeCause': workload.annotations.get(CHANGE_CAUSE_ANNOTATION),
     }
     record.update(workload.canary_record())
-    return json.dumps(record, sort_keys=True, separators=(',', ':'))
+    return records.encode(record)
 
 
 class _CanaryPhase(Release):
@@ -116,6 +118,15 @@ class _CanaryPhase(Release):
             problem = _changed_since_start(t, w, record)
             if problem:
                 return problem
+            # What an abort puts back comes from the record: only from one its start sealed.
+            unsealed = release_record.verify(self.client, self._lease_namespace(), w, CANARY_ANNOTATION,
+                                             record.get('id') if isinstance(record.get('id'), str) else '')
+            if unsealed:
+                return ('%s carries a %s record that is not acted on: %s. Nothing was written from it. '
+                        'Check the workload (paused? partitioned?), then remove the record (%s) and resume '
+                        'or roll back by hand' % (t.label(), CANARY_ANNOTATION, unsealed,
+                                                  release_record.clear_command(w, CANARY_ANNOTATION)))
+            t.seal_key = records.seal_key(w.obj)
             self.records[id(t)] = record
             t.original_template, t.original_cause = record['template'], record.get('changeCause')
         return self.phase_refusal(t, record)
@@ -123,6 +134,16 @@ class _CanaryPhase(Release):
     def phase_refusal(self, t, record):
         """Why this phase cannot act on ``t`` (as read, with its ``record`` or None), or None."""
         return None
+
+    def _release_lease(self):
+        """The Lease, then the seals of the records this run removed that another release's start
+        wrote (their Lease goes with its last seal)."""
+        super(_CanaryPhase, self)._release_lease()
+        for t in self.targets:
+            record = self.record(t)
+            if t.record_gone and record is not None and record.get('id') != self.id:
+                release_record.drop_seal(self.client, self._lease_namespace(), record.get('id'), t.seal_key,
+                                         self.warnings)
 
     def finish(self):
         """A canary phase keeps no release record: nothing to remove."""
@@ -157,7 +178,8 @@ class CanaryStart(_CanaryPhase):
         w = t.workload
         if self.record(t) is not None or w.image_patch(t.images) is None:
             return None  # started already, or the images are there: a repeat changes nothing
-        t.canary_text = record_text(w, t.images)
+        t.canary_text = record_text(w, t.images, self.id)
+        self.sealed(t, CANARY_ANNOTATION, t.canary_text)
         return w.canary_write(t.images, t.change_cause, self.options.canary_ordinals,
                               {CANARY_ANNOTATION: t.canary_text})
 
@@ -222,6 +244,7 @@ class CanaryPromote(_CanaryPhase):
                 removal = patches.annotation_removal(current, CANARY_ANNOTATION)
                 if removal:
                     self.client.patch(t.workload.path, removal, patches.JSON_PATCH, retry=True)
+                t.record_gone = True
             except ApiError as e:
                 if not e.is_conflict:
                     self._unremoved(t, e)

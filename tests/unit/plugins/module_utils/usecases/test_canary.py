@@ -19,6 +19,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import (
 from tests.support.kube import api_client, create_settled, read_log, settled, wait_until, writes
 from tests.support.manifests import workload
 
+from tests.support import seals
+
 pytestmark = pytest.mark.unit
 
 DEPLOY = '/apis/apps/v1/namespaces/default/deployments/web'
@@ -126,8 +128,11 @@ def test_a_deployment_canary_is_the_new_images_and_the_record_in_one_write_then_
     assert [(c['name'], c['image']) for c in template['spec']['containers']] == [('app', 'nginx:2')]
     (annotations,) = [o['value'] for o in ops if o['path'] == '/metadata/annotations' and o['op'] == 'add']
     assert annotations[CAUSE] == 'v2'
-    assert json.loads(annotations[RECORD]) == {
-        'images': {'app': 'nginx:2'}, 'template': before['spec']['template'], 'changeCause': None}
+    written = json.loads(annotations[RECORD])
+    assert written == {'id': written['id'], 'images': {'app': 'nginx:2'},
+                       'template': before['spec']['template'], 'changeCause': None, 'v': 2}
+    # Sealed on the Lease of the start's release, which stays while the record does.
+    assert list(seals.seals_on(sim.client, 'default', written['id'])) == ['Deployment/default/web']
     # Then the pause, once the new ReplicaSet had pods: two writes in all.
     assert [e['content_type'] for e in persisted(sim, since, DEPLOY)] == [
         'application/json-patch+json', 'application/strategic-merge-patch+json']
