@@ -154,6 +154,7 @@ class Kube:
         user = next((u['user'] for u in config['users'] if u['name'] == ctx['user']), {}) or {}
         self.url = cluster['server'].rstrip('/')
         self.token = user.get('token')
+        self.headers = {}  # more headers for every request (Impersonate-User, ...)
         self.ctx = None
         if self.url.startswith('https'):
             self.ctx = ssl.create_default_context(cadata=base64.b64decode(
@@ -167,6 +168,8 @@ class Kube:
             req.add_header('Content-Type', content_type)
         if self.token:
             req.add_header('Authorization', 'Bearer ' + self.token)
+        for key, value in self.headers.items():
+            req.add_header(key, value)
         for attempt in range(20):  # kubesim may be set to inject faults: retry them here
             try:
                 with urllib.request.urlopen(req, context=self.ctx, timeout=30) as resp:

@@ -266,6 +266,10 @@ class BlueGreen:
                 if t.outcome == PUT_BACK and t.app.preview_before is not None:
                     self.traffic.put_back_preview(t.app, self.warnings)
             self.lines.extend(result.lines)
+            for t in targets:  # refused before any write: the preview's own cause, never "another"
+                mine = [p.strip() for p in result.lines[1:] if t.label() in p]
+                if t.app.cause is None and mine:
+                    t.app.outcome, t.app.cause = REFUSED, 'preview %s' % '; '.join(mine)
             self.not_reached('not switched: another preview failed')
             raise Stop()
 

@@ -206,11 +206,19 @@ def live_holder(client, namespace, release, seconds):
 def in_flight_refusal(client, workload, verb):
     """Why ``verb`` (an undo, a restart, an image change by this collection) must not write
     ``workload`` now, or None: it carries the record of a release that has not ended (the record
-    belongs to the workload as it is), which the write would fight; a stale record does not refuse."""
+    belongs to the workload as it is), which the write would fight, or a record that is malformed
+    (its way out named); a stale record does not refuse."""
+    where = workload.label()
+    text = text_of(workload.obj)
+    if text is None:
+        return None
+    _record, malformed = parse(text)
+    if malformed:
+        return ('%s carries a %s record that is not acted on: %s. Check the workload is as you want it, '
+                'then remove the record: %s' % (where, RECORD_ANNOTATION, malformed, clear_command(workload)))
     record, _problem = check(workload)
     if record is None:
-        return None
-    where = workload.label()
+        return None  # a stale record (copied back by an undo, or edited over): it does not refuse
     try:
         holder = live_holder(client, workload.namespace, record['id'], LEASE_SECONDS)
     except KubeError:  # the Lease could not be read: the record alone decides
