@@ -34,6 +34,8 @@ WATCH_FAILURES = 3
 # still reading a quiet stream then ends with it (the watch's server-side timeout is ``ttl``).
 JOIN_STEP = 0.05
 CLOSE_SECONDS = 0.2
+# A reader waiting for a change where its watches were refused: the lists are read again this often.
+UNWATCHED_SECONDS = 1.0
 
 # ---- label selectors ---------------------------------------------------------------------------
 
@@ -166,12 +168,16 @@ class SharedLists:
     given up); every other call goes to ``client``. Safe to use from many threads: readers of one
     collection wait for one LIST. ``close`` (or leaving a ``with`` block) ends the watches."""
 
-    def __init__(self, client, ttl, clock=time.monotonic):
+    def __init__(self, client, ttl, clock=time.monotonic, watch_seconds=None):
+        """``ttl``: how long an unwatched copy serves; ``watch_seconds``: how long one WATCH request
+        lasts before it is sent again (default ``ttl``)."""
         self.client = client
         self.ttl = ttl
+        self.watch_seconds = int(watch_seconds or ttl)
         self.clock = clock
         self._lock = threading.Lock()
         self._closed = threading.Event()
+        self._changed = threading.Condition(self._lock)  # notified on each event applied, each watch end
         self._copies = {}  # path -> its _Copy
         self._failures = {}  # path -> watches that failed in a row (WATCH_FAILURES: given up)
 
@@ -208,12 +214,14 @@ class SharedLists:
         while not self._closed.is_set():
             delivered = False
             try:
-                events = self.client.watch(path, resource_version=copy.version, timeout_seconds=self.ttl)
+                events = self.client.watch(path, resource_version=copy.version,
+                                           timeout_seconds=self.watch_seconds)
                 for kind, obj in events:
                     with self._lock:
                         if self._closed.is_set():
                             break
                         copy.apply(kind, obj)
+                        self._changed.notify_all()
                     delivered = True
             except Exception as e:  # 410 Gone, a broken stream, a refused watch: LIST again, or poll
                 refused = isinstance(e, ApiError) and e.status in (401, 403, 404, 405)
@@ -221,17 +229,30 @@ class SharedLists:
                     copy.watched = False
                     before = 0 if delivered else self._failures.get(path, 0)
                     self._failures[path] = WATCH_FAILURES if refused else before + 1
+                    self._changed.notify_all()
                 return
             with self._lock:
                 self._failures[path] = 0
         with self._lock:
             copy.watched = False
 
+    def wait_change(self, timeout):
+        """Until a watched copy changes (an event applied, a watch ended), or ``timeout`` passes; a
+        reader that re-reads its lists after each return waits for the cluster, never polls. Where
+        no copy is watched (the watches were refused), at most UNWATCHED_SECONDS: the lists are then
+        LISTed again at that pace."""
+        with self._lock:
+            if self._closed.is_set() or timeout <= 0:
+                return
+            watched = any(c.watched for c in self._copies.values())
+            self._changed.wait(timeout if watched else min(timeout, UNWATCHED_SECONDS))
+
     def close(self):
         """End the watches: no event is applied and no watch opened after this; the threads are
         joined in short steps for a moment (a thread in a quiet stream ends with the stream)."""
         self._closed.set()
         with self._lock:
+            self._changed.notify_all()
             helpers = [c.thread for c in self._copies.values() if c.thread is not None]
             for copy in self._copies.values():
                 copy.watched = False

@@ -160,13 +160,15 @@ def seals_of(lease):
 
 
 def with_seals(seals, updates):
-    """``seals`` with ``updates`` ({key: digest, or None to drop the key}) applied; the newest first."""
+    """``seals`` with ``updates`` ({key: digest, a list of digests (newest first), or None to drop
+    the key}) applied; the newest first, at most SEALS_KEPT a key."""
     out = {k: list(v) for k, v in seals.items()}
     for key, value in updates.items():
         if value is None:
             out.pop(key, None)
         else:
-            out[key] = ([value] + [d for d in out.get(key, []) if d != value])[:SEALS_KEPT]
+            new = [value] if isinstance(value, str) else list(value)
+            out[key] = (new + [d for d in out.get(key, []) if d not in new])[:SEALS_KEPT]
     return out
 
 

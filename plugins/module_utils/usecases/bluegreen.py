@@ -255,6 +255,8 @@ class BlueGreen:
             a.preview_written = t.written is not None or t.resumed
             if t.written is not None:
                 a.judged = Deployment(t.written)
+            elif t.workload is not None and not t.resumed:
+                a.preview_read = t.workload  # read by the preview's preflight just now
             if t.cause:
                 a.cause = 'preview %s: %s' % (t.label(), t.cause)
                 a.outcome = {PUT_BACK: ROLLED_BACK, PUT_BACK_FAILED: ROLLBACK_FAILED, UNTOUCHED: REFUSED}.get(
@@ -344,14 +346,18 @@ class BlueGreen:
         live = Deployment(self.client.get(a.deployment(a.active_before).path))
         return live.replicas or 0
 
-    def unsafe(self, a, new):
-        """Why ``a`` must not switch to ``new`` now (read fresh), as a list; empty: safe."""
+    def unsafe(self, a, new, needed=None, preview_seen=None, fresh_service=True):
+        """Why ``a`` must not switch to ``new`` now, as a list; empty: safe. The new color is read
+        fresh (it must be the template its preview judged); ``needed`` (the live color's replicas)
+        and ``preview_seen`` (what the preview routes to) when just measured; the live Service read
+        again with ``fresh_service`` (check mode: the real run's patch is guarded by it instead)."""
         reasons = []
-        live = Service(self.client.get(a.service.path))
-        if live.selector != a.service.selector or live.annotations.get(record_mod.ANNOTATION) != \
-                a.service.annotations.get(record_mod.ANNOTATION):
-            reasons.append('the live Service changed since it was read (selector %s)' % live.selector)
-        needed = self._needed(a)
+        if fresh_service:
+            live = Service(self.client.get(a.service.path))
+            if live.selector != a.service.selector or live.annotations.get(record_mod.ANNOTATION) != \
+                    a.service.annotations.get(record_mod.ANNOTATION):
+                reasons.append('the live Service changed since it was read (selector %s)' % live.selector)
+        needed = self._needed(a) if needed is None else needed
         d = Deployment(self.client.get(a.deployment(new).path))
         a.deployments[new] = d
         why = deployment_complete(d.obj, needed)
@@ -363,7 +369,7 @@ class BlueGreen:
                            '%s, judged %s); prepare it again'
                            % (d.label(), images_text(d), images_text(judged)))
         if a.preview is not None:
-            seen = self.traffic.routes(a.preview, new, needed)
+            seen = preview_seen or self.traffic.routes(a.preview, new, needed)
             a.preview_endpoints = seen
             if not seen['exact']:
                 reasons.append('the preview %s does not route to exactly %d Ready %s pods: %s' % (
@@ -390,15 +396,18 @@ class BlueGreen:
                     a.deployment(new).label(), needed, result.message)
                 return
         # A Deployment's annotations bump its generation (the record's removal too): the controller
-        # observes it, then the preview's endpoints follow after the endpoint lag.
-        d = Deployment(self.client.get(a.deployment(new).path))
+        # observes it, then the preview's endpoints follow after the endpoint lag. Waited for from
+        # the newest copy this run has (the preview's write or the gate's read), by a watch.
+        d = getattr(a, 'judged', None) or Deployment(self.client.get(a.deployment(new).path))
         result = self.engine.wait_one(Rollout(d, label=d.label(), gated=False), self.options.timeout)
         if not result.done:
             a.outcome, a.cause = REFUSED, 'not switched: %s is not ready: %s' % (d.label(), result.message)
             return
+        seen = None
         if a.preview is not None:
-            self.traffic.await_routes(a, new, needed, self.options.timeout, service=a.preview)
-        reasons = self.unsafe(a, new)
+            seen, _why = self.traffic.await_routes(a, new, needed, self.options.timeout, service=a.preview)
+        # The live Service is not read again: the switch's patch is guarded by it as read.
+        reasons = self.unsafe(a, new, needed, preview_seen=seen, fresh_service=False)
         if reasons:
             a.outcome, a.cause = REFUSED, 'not switched: ' + '; '.join(reasons)
             return
@@ -412,6 +421,14 @@ class BlueGreen:
     def _await(self, a, color, needed):
         seen, why = self.traffic.await_routes(a, color, needed, self.options.timeout)
         a.endpoints = seen
+        judged = getattr(a, 'judged', None)
+        if not why and judged is not None:
+            # The pods behind the live EndpointSlices run the template that was judged, no other.
+            want = revisions.container_images(judged.template)[0]
+            other = sorted(name for name, images in seen.get('images', {}).items() if images != want)
+            if other:
+                why = ('the pods it routes to do not all run the judged images (%s): %s'
+                       % (images_text(judged), ', '.join(other[:5])))
         if why:
             a.cause = a.cause or '%s: after the switch to %s, %s' % (a.label(), color, why)
         else:
@@ -426,7 +443,8 @@ class BlueGreen:
         rollouts = []
         for a in apps:
             color = a.active if switched else a.idle
-            d = Deployment(self.client.get(a.deployment(color).path))
+            fresh = None if switched else getattr(a, 'preview_read', None)
+            d = fresh or Deployment(self.client.get(a.deployment(color).path))
             if not switched:
                 a.judged = d
             rollouts.append(Rollout(d, written=switched, label='%s (%s, %s)' % (d.label(), color, what)))
@@ -479,13 +497,18 @@ class BlueGreen:
                 return
 
     # -- the Lease and the result
-    def _seal(self, obj, annotation, text):
-        """Before a record is written on ``obj``: its seal on this release's Lease (taken if need
-        be); the seal of the record it replaces, of another release, goes when this run ends."""
+    def _seal(self, obj, annotation, *texts):
+        """Before a record is written on ``obj``: the seals of its ``texts`` (the record, and the
+        phase it will be marked in next) on this release's Lease (taken if need be), in one write
+        unless they are there already; the seal of the record it replaces, of another release, goes
+        when this run ends."""
         if self.options.check_mode:
             return
         self.take_lease()
-        self.lease.seal({records.seal_key(obj): records.digest(obj, annotation, text)})
+        key = records.seal_key(obj)
+        digests = [records.digest(obj, annotation, text) for text in texts]
+        if set(digests) - set(records.seals_of(self.lease.obj).get(key, [])):
+            self.lease.seal({key: digests})
         old = ((obj.get('metadata') or {}).get('annotations') or {}).get(annotation)
         replaced = record_mod.parse(old)[0] if old else None
         if replaced is not None and replaced['release'] != self.id:

@@ -16,6 +16,7 @@ __metaclass__ = type
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import retry_on_conflict
+from ansible_collections.kubeops.rollout.plugins.module_utils.api.shared_lists import SharedLists
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import selector_string
@@ -33,8 +34,11 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services imp
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import Deployment
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_record as record_mod
 
-# Seconds between two reads of a Service's EndpointSlices while a switch waits for them.
-POLL_SECONDS = 0.05
+# A switch's wait for the EndpointSlices: one WATCH request lasts this long; where watches are refused
+# the lists are read again every UNWATCHED_SECONDS; an interruption is noticed within STOP_CHECK_SECONDS.
+WATCH_SECONDS = 60
+UNWATCHED_SECONDS = 1.0
+STOP_CHECK_SECONDS = 2.0
 
 
 class ChangedElsewhere(Exception):
@@ -65,7 +69,7 @@ class Traffic:
         self.options = options
         self.release = release
         self.runner = runner
-        self.seal = seal  # seal(obj, annotation, text): before a record is written (engine/records.py)
+        self.seal = seal  # seal(obj, annotation, *texts): before a record is written (engine/records.py)
         self.clock = clock
         self.sleep = sleep
         self.now = now
@@ -98,7 +102,9 @@ class Traffic:
             now=self.now(),
             from_images=app.images_of(read.color(self.label)) if read.color(self.label) != to_color else None,
         )
-        self.seal(read.obj, record_mod.ANNOTATION, text)
+        # Sealed with the record it becomes once verified (the same, marked switched): one write.
+        after = [record_mod.with_phase(text, record_mod.SWITCHED)] if phase == record_mod.SWITCHING else []
+        self.seal(read.obj, record_mod.ANNOTATION, *(after + [text]))
 
         def attempt(conflicted):
             current = Service(self.client.get(read.path)) if conflicted else read
@@ -178,11 +184,13 @@ class Traffic:
                 app.preview.label(), _text(app.preview_before), e))
 
     # -- what it routes to
-    def routes(self, service, color, at_least=0):
-        """What ``service``'s EndpointSlices route to, judged against ``color``'s pods."""
+    def routes(self, service, color, at_least=0, reader=None):
+        """What ``service``'s EndpointSlices route to, judged against ``color``'s pods (read through
+        ``reader``, a SharedLists kept current by watches, when given)."""
+        client = reader or self.client
         selector = colored_selector(service.selector, self.label, color)
         try:
-            slices = self.client.list(
+            slices = client.list(
                 ENDPOINTSLICES % service.namespace,
                 label_selector='%s=%s' % (SERVICE_NAME_LABEL, service.name),
             )
@@ -194,48 +202,54 @@ class Traffic:
                 '1.21 and later do): the switch cannot be verified, nothing is switched'
             )
         slices = slices.get('items') or []
-        pods = (
-            self.client.list(PODS % service.namespace, label_selector=selector_string(selector)).get('items')
-            or []
-        )
+        pods = client.list(PODS % service.namespace, label_selector=selector_string(selector))
+        pods = pods.get('items') or []
         seen = routed(slices, pods, selector, service)
         seen['exact'] = routes_exactly(seen, at_least)
+        by_name = {(p.get('metadata') or {}).get('name'): p for p in pods}
+        seen['images'] = {name: {c.get('name'): c.get('image') for c in (by_name[name].get('spec') or {})
+                                 .get('containers') or []} for name in seen['ready'] if name in by_name}
         return seen
 
     def await_routes(self, app, color, at_least, timeout, service=None):
         """Wait until the live Service's (or ``service``'s) EndpointSlices route to exactly
         ``color``'s Ready pods, at least ``at_least`` of them. Returns (routes seen last, None) or
         (routes, why not): the timeout, or ``fail_fast_seconds`` with fewer Ready pods than needed
-        (they are not coming)."""
+        (they are not coming). The namespace's EndpointSlices and pods are LISTed once and kept
+        current by a WATCH each: a wait costs the same few requests however long it lasts."""
         start = self.clock()
         fail_fast = self.options.gates.fail_fast_seconds
         short_since = None
-        while True:
-            seen = self.routes(service or app.service, color, at_least)
-            if seen['exact']:
-                seen['seconds'] = round(self.clock() - start, 3)
-                return seen, None
-            now = self.clock()
-            # Too few Ready pods, or pods without a port the Service names (a named targetPort they
-            # lack): neither comes by waiting.
-            short = len(seen['expected']) < at_least or seen['missing_ports']
-            short_since = (now if short_since is None else short_since) if short else None
-            if fail_fast and short_since is not None and now - short_since >= fail_fast:
-                if seen['missing_ports']:
-                    return seen, ('its %s pods do not serve the Service\'s port %s (a named targetPort their '
-                                  'containers lack) for %d s (fail_fast_seconds)'
-                                  % (color, ', '.join(seen['missing_ports']), fail_fast))
-                return seen, ('%d Ready %s pods, %d needed, for %d s (fail_fast_seconds)'
-                              % (len(seen['expected']), color, at_least, fail_fast))
-            if now - start >= timeout:
-                return seen, 'its EndpointSlices did not route to exactly the %s pods within %d s (%s)' % (
-                    color,
-                    timeout,
-                    describe_routes(seen),
-                )
-            if self.stopped():
-                return seen, 'stopped'
-            self.sleep(POLL_SECONDS)
+        reader = SharedLists(self.client, UNWATCHED_SECONDS, clock=self.clock, watch_seconds=WATCH_SECONDS)
+        try:
+            while True:
+                seen = self.routes(service or app.service, color, at_least, reader=reader)
+                if seen['exact']:
+                    seen['seconds'] = round(self.clock() - start, 3)
+                    return seen, None
+                now = self.clock()
+                # Too few Ready pods, or pods without a port the Service names (a named targetPort
+                # they lack): neither comes by waiting.
+                short = len(seen['expected']) < at_least or seen['missing_ports']
+                short_since = (now if short_since is None else short_since) if short else None
+                if fail_fast and short_since is not None and now - short_since >= fail_fast:
+                    if seen['missing_ports']:
+                        return seen, ('its %s pods do not serve the Service\'s port %s (a named targetPort '
+                                      'their containers lack) for %d s (fail_fast_seconds)'
+                                      % (color, ', '.join(seen['missing_ports']), fail_fast))
+                    return seen, ('%d Ready %s pods, %d needed, for %d s (fail_fast_seconds)'
+                                  % (len(seen['expected']), color, at_least, fail_fast))
+                if now - start >= timeout:
+                    return seen, ('its EndpointSlices did not route to exactly the %s pods within %d s (%s)'
+                                  % (color, timeout, describe_routes(seen)))
+                if self.stopped():
+                    return seen, 'stopped'
+                due = start + timeout
+                if fail_fast and short_since is not None:
+                    due = min(due, short_since + fail_fast)
+                reader.wait_change(min(max(due - now, 0.01), STOP_CHECK_SECONDS))
+        finally:
+            reader.close()
 
     # -- the HPA
     def retarget(self, app, from_name, to_name):

@@ -68,11 +68,12 @@ def colored(name, color, replicas, image=OLD, ns='default'):
 class Apps(Kube):
     """The test's client, with the objects of blue/green apps."""
 
-    def create_app(self, name='web', replicas=2, ns='default', hpa=False):
+    def create_app(self, name='web', replicas=2, ns='default', hpa=False, wait=True):
         self.create_rolled_out([colored(name, 'blue', replicas, ns=ns), colored(name, 'green', 0, ns=ns)])
         for svc, color in ((name, 'blue'), (name + '-preview', 'green')):
             self.request('POST', SERVICES.format(ns=ns), service(svc, {'app': name, LABEL: color}, ns))
-        self.wait_routed(name, ns)
+        if wait:
+            self.wait_routed(name, ns)
         if hpa:
             self.request(
                 'POST',

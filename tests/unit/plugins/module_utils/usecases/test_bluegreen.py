@@ -36,3 +36,24 @@ def test_rolled_back_without_a_recorded_switch_is_refused(bluegreen_sim):
     a, options = app(sim.client, state='rolled_back')
     result = BlueGreen(sim.client, [a], options).run()
     assert result.failed and 'nothing to switch back to' in result.message and not result.changed
+
+
+def test_the_switch_goes_live_only_to_the_template_its_preview_judged(bluegreen_sim, monkeypatch):
+    """The idle color's image changed after the preview passed its gates, before the Service write
+    (a colleague with edit rights, in that window): nothing is switched and the task says why."""
+    sim = bluegreen_sim
+    original = BlueGreen._gate
+
+    def gate_then_edit(self, apps, what, switched):
+        original(self, apps, what, switched)
+        if not switched:
+            sim.client.patch(DEPLOYMENTS + '/web-green', {'spec': {'template': {'spec': {'containers': [
+                {'name': 'app', 'image': 'nginx:never-judged'}]}}}})
+
+    monkeypatch.setattr(BlueGreen, '_gate', gate_then_edit)
+    a, options = app(sim.client, state='switched')
+    result = BlueGreen(sim.client, [a], options).run()
+    assert result.failed and a.outcome == 'refused', (a.outcome, a.cause)
+    assert 'web-green is no longer what its preview judged' in a.cause
+    assert 'app=nginx:never-judged, judged app=nginx:2' in a.cause
+    assert sim.client.get(SERVICES + '/web')['spec']['selector'][LABEL] == 'blue'
