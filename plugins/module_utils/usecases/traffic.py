@@ -20,13 +20,18 @@ __metaclass__ = type
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import retry_on_conflict
+from ansible_collections.kubeops.rollout.plugins.module_utils.api.shared_lists import SharedLists
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, error_text
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.fields import REQUIRED, Fields
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import routes
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import traffic_endpoints as endpoints
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import JSON_PATCH
 
-POLL_SECONDS = 0.25
+# A step's waits read watched copies of the namespace's EndpointSlices and HTTPRoutes: one WATCH lasts
+# WATCH_SECONDS; where watches are refused the lists are read again every UNWATCHED_SECONDS.
+WATCH_SECONDS = 60
+UNWATCHED_SECONDS = 1.0
+STOP_CHECK_SECONDS = 2.0
 
 
 class TrafficFailed(Exception):
@@ -78,6 +83,7 @@ class Shift:
         self.path = routes.route_path(options.namespace, options.route)
         self.deadline = None
         self.sent = False  # a weight patch was sent (its answer may have been lost)
+        self.reader = None  # while a step runs: its EndpointSlices and routes, watched (SharedLists)
 
     # -- reads
     def read_route(self):
@@ -90,9 +96,21 @@ class Shift:
             raise
 
     def ready(self, service):
-        items = self.client.list(endpoints.slices_path(self.o.namespace),
-                                 label_selector=endpoints.selector_of(service)).get('items') or []
+        answer = (self.reader or self.client).list(endpoints.slices_path(self.o.namespace),
+                                                   label_selector=endpoints.selector_of(service))
+        items = answer.get('items') or []
         return endpoints.ready_endpoints(items)
+
+    def _watched_route(self):
+        """The route as the reader's watched copy of its collection has it (None: gone)."""
+        items = self.reader.list(routes.HTTPROUTES % self.o.namespace,
+                                 field_selector='metadata.name=%s' % self.o.route).get('items') or []
+        return items[0] if items else None
+
+    def _wait(self):
+        """Until the namespace's EndpointSlices or routes change (watches), at most until the
+        deadline; never a poll."""
+        self.reader.wait_change(min(max(self.deadline - self.clock(), 0.01), STOP_CHECK_SECONDS))
 
     def _plan(self, route):
         try:
@@ -138,7 +156,7 @@ class Shift:
                        endpoints.selector_of(service)))
             self.progress('Waiting for Service %s/%s: %d of %d ready endpoints' % (self.o.namespace, service,
                                                                                    have, need))
-            self.sleep(POLL_SECONDS * 2)
+            self._wait()
             have = self.ready(service)
         return have
 
@@ -186,8 +204,10 @@ class Shift:
                                     'that generation) within %s seconds: is its gateway controller running?'
                                     % (self.o.label, route['metadata']['generation'], ', '.join(pending),
                                        self.o.timeout), self._fields(route, None))
-            self.sleep(POLL_SECONDS)
-            route = self.read_route()
+            self._wait()
+            route = self._watched_route()
+            if route is None:
+                raise TrafficFailed('%s was deleted while its step was being verified' % self.o.label)
 
     def _fields(self, route, before_rules, counts=None):
         rules = routes.select_rules(route, self.o.rule, self.o.stable, self.o.canary,
@@ -211,11 +231,16 @@ class Shift:
 
     def run(self):
         """The step; a TrafficFailed says in its ``fields['changed']`` whether a write was sent."""
+        self.reader = SharedLists(self.client, UNWATCHED_SECONDS, clock=self.clock,
+                                  watch_seconds=WATCH_SECONDS)
         try:
             return self._run()
         except TrafficFailed as e:
             e.fields['changed'] = self.sent
             raise
+        finally:
+            self.reader.close()
+            self.reader = None
 
     def _run(self):
         self.deadline = self.clock() + self.o.timeout
