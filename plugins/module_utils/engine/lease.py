@@ -59,12 +59,19 @@ def holder_identity():
 
 def holder_gone(identity):
     """Whether ``identity`` (``holder_identity``'s host/pid/random) names a process of this host that
-    no longer runs: its lease is free at once rather than when it expires."""
+    no longer runs (missing, or a zombie its parent has not reaped yet): its lease is free at once
+    rather than when it expires."""
     host, _sep, rest = identity.partition('/')
     pid = rest.partition('/')[0]
     if host != socket.gethostname() or not pid.isdigit() or not os.path.isdir('/proc/self'):
         return False
-    return not os.path.exists('/proc/%s' % pid)
+    try:
+        with open('/proc/%s/stat' % pid) as f:
+            stat = f.read()
+    except (IOError, OSError):
+        return True  # no such process
+    # The state follows the command in parentheses: a zombie (Z) or dead (X) process runs no more.
+    return stat.rpartition(')')[2].split()[:1] in (['Z'], ['X'])
 
 
 class Lease:

@@ -54,6 +54,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_t
     UNTOUCHED,
     UPGRADED,
     ReleaseResult,
+    changed_since_read,
     failure_message,
     how_to_finish,
     interrupted_message,
@@ -175,8 +176,8 @@ class Release:
         the release record, guarded by the generation and annotations the preflight read (a change in
         between fails it); None when it has its images already (or resumes a release)."""
         w = t.workload
-        if t.resumed or w.image_patch(t.images) is None:
-            return None
+        if t.resumed or w.image_patch(t.images) is None or self.options.recover == 'rollback':
+            return None  # resumed, there already, or only put back (recover: rollback writes no images)
         generation = (w.metadata.get('generation') or 0) + 1  # a spec write bumps it by one
         record = release_record.record_text(self.id, w, t.images, generation, self.runner, self.started)
         self.sealed(t, release_record.RECORD_ANNOTATION, record)
@@ -219,13 +220,17 @@ class Release:
                 current = self._read_again(t)
                 if current is not None and self.owns(t, current):
                     t.written = current  # applied: the answer was lost
-                elif self._changed_since_preflight(t, current):
+                elif changed_since_read(t, current):
+                    # The guard refused it: nothing of this run is on the workload, and what is there
+                    # (another release's record, say) is not this run's to put back or to advise on.
+                    t.write_sent = False
                     t.cause = ('not written: it was changed by someone else since the preflight read it '
                                '(generation %s, now %s); release it again to decide from what it is now'
                                % (t.workload.metadata.get('generation'),
                                   ((current or {}).get('metadata') or {}).get('generation')))
                     return t
                 else:
+                    t.write_sent = current is None  # unreadable: it may have applied
                     t.cause = 'the write was refused: %s' % error_text(e)
                     return t
             self.note('%s: new images written (generation %s)'
@@ -244,14 +249,6 @@ class Release:
         release with the template it wrote (the write was applied, its answer lost)."""
         record, _problem = release_record.check(t.kind(current))
         return record is not None and record['id'] == self.id
-
-    def _changed_since_preflight(self, t, current):
-        """Whether someone changed ``t``'s spec or annotations since the preflight read them."""
-        if current is None:
-            return False
-        meta, read = current.get('metadata') or {}, t.workload.metadata
-        return meta.get('generation') != read.get('generation') or \
-            (meta.get('annotations') or {}) != (read.get('annotations') or {})
 
     # -- 3. wait
     def rollout_of(self, t):
@@ -422,8 +419,9 @@ class Release:
         if problems:
             return self._refused(problems)
         if self.options.check_mode:
+            back = self.options.recover == 'rollback'
             for t in self.targets:
-                t.outcome = UPGRADED if (t.patch or t.resumed) else UNCHANGED
+                t.outcome = (ROLLED_BACK if back else UPGRADED) if (t.patch or t.resumed) else UNCHANGED
                 t.would_change = t.patch is not None or t.resumed
             return self._summary()
         if any(t.patch is not None or t.resumed for t in self.targets):
@@ -519,10 +517,11 @@ class Release:
 
     def words(self):
         """How the summary names each outcome."""
+        back, check = self.options.recover == 'rollback', self.options.check_mode
         return {
-            UPGRADED: 'Would upgrade' if self.options.check_mode else 'Upgraded',
-            UNCHANGED: 'Already up to date',
-            ROLLED_BACK: 'ROLLED BACK',
+            UPGRADED: 'Would upgrade' if check else 'Upgraded',
+            UNCHANGED: 'Nothing to put back (no release record)' if back else 'Already up to date',
+            ROLLED_BACK: ('Would put back' if check else 'Put back') if back else 'ROLLED BACK',
             ROLLBACK_FAILED: 'ROLLBACK FAILED',
             UNTOUCHED: 'Not changed',
         }

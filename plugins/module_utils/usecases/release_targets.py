@@ -364,3 +364,13 @@ def interrupted_message(release_id, targets):
                     'gates, put back on failure), or with recover: rollback to put it back'
                     % (', '.join(kept), 's' if len(kept) == 1 else '', release_record.RECORD_ANNOTATION))
     return message
+
+
+def changed_since_read(t, current):
+    """Whether someone changed ``t``'s spec or annotations (``current``: it read again, None when
+    unreadable) since the preflight read them."""
+    if current is None:
+        return False
+    meta, read = current.get('metadata') or {}, t.workload.metadata
+    return meta.get('generation') != read.get('generation') or \
+        (meta.get('annotations') or {}) != (read.get('annotations') or {})

@@ -59,3 +59,25 @@ def test_a_lease_of_a_process_of_this_host_that_is_gone_is_free_at_once():
     spec = {'holderIdentity': '%s/%s/abcd' % (here, gone), 'leaseDurationSeconds': 30,
             'renewTime': times.micro_time(now)}
     assert lease.expired({'spec': spec}, now)
+
+
+def test_a_zombie_or_missing_holder_of_this_host_is_gone_a_live_one_is_not():
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    host = socket.gethostname()
+    child = subprocess.Popen([sys.executable, '-c', 'pass'])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # exited, not reaped: a zombie
+        with open('/proc/%d/stat' % child.pid) as f:
+            if f.read().rpartition(')')[2].split()[0] == 'Z':
+                break
+        time.sleep(0.05)
+    assert lease_mod.holder_gone('%s/%d/abcd' % (host, child.pid))
+    child.wait()
+    assert lease_mod.holder_gone('%s/%d/abcd' % (host, child.pid))  # reaped: missing
+    assert not lease_mod.holder_gone('%s/%d/abcd' % (host, os.getpid()))  # this very process
+    assert not lease_mod.holder_gone('another-host/%d/abcd' % child.pid)  # not ours to judge

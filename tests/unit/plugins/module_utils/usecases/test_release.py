@@ -195,3 +195,39 @@ def test_a_workload_another_tool_manages_is_released_with_a_warning(sim):
     assert result.warnings == ['Deployment default/web is managed by Helm (release shop): its next sync or '
                                'upgrade will revert this release; release through Helm instead, or expect '
                                'the change to be undone']
+
+
+def test_the_loser_of_two_racing_releases_says_it_wrote_nothing_and_leaves_the_winner_alone(sim, monkeypatch):
+    """Another release writes web between this one's preflight and its write: the guard refuses this
+    write; this release reports nothing changed, puts nothing back and advises nothing about the
+    record, which is the live winner's."""
+    real = Release.preflight
+    winner = {'kubeops.rollout/release': '{"id":"r-winner"}'}
+
+    def preflight_then_lose_the_race(self):
+        problems = real(self)
+        sim.client.patch(DEPLOY, {'metadata': {'annotations': winner}, 'spec': {'template': {'spec': {
+            'containers': [{'name': 'app', 'image': 'nginx:winner'}]}}}})
+        return problems
+
+    monkeypatch.setattr(Release, 'preflight', preflight_then_lose_the_race)
+    result, _lines = release(sim.client, entries(db=None))
+    (t,) = result.targets
+    assert result.failed and not result.changed and t.outcome == release_targets.UNTOUCHED
+    assert 'changed by someone else since the preflight' in t.cause
+    assert 'ROLLBACK FAILED' not in result.message and 'kubectl annotate' not in result.message
+    assert 'rollout_undo' not in result.message
+    now = sim.client.get(DEPLOY)
+    assert image(now) == 'nginx:winner' and now['metadata']['annotations']['kubeops.rollout/release'] == \
+        winner['kubeops.rollout/release']
+
+
+def test_recover_rollback_with_nothing_recorded_says_so_and_reports_the_images_that_run(sim):
+    for check_mode in (True, False):
+        result, _lines = release(sim.client, entries(db=None), recover='rollback', check_mode=check_mode)
+        (t,) = result.targets
+        assert not result.failed and not result.changed and t.outcome == release_targets.UNCHANGED
+        assert 'Nothing to put back (no release record): Deployment default/web' in result.message
+        entry = t.entry()
+        assert entry['images'] == entry['images_before'] == {'app': 'nginx:1'}, entry
+    assert image(sim.client.get(DEPLOY)) == 'nginx:1'
