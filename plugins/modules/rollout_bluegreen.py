@@ -427,11 +427,7 @@ analysis:
 # end: analysis
 '''
 
-import os  # noqa: E402
-import signal  # noqa: E402
-import time  # noqa: E402
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (  # noqa: E402
     ConnectionFailure,
     KubeError,
@@ -470,22 +466,6 @@ ARGUMENT_SPEC = {
 ARGUMENT_SPEC.update(GATE_ARG_SPEC)
 ARGUMENT_SPEC.update(ANALYSIS_ARG_SPEC)
 
-# Seconds an interrupted run has to report and release its Lease before its process ends anyway.
-INTERRUPT_GRACE_SECONDS = 5
-
-
-def _interrupt(_signum, _frame):
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, signal.SIG_IGN)
-    threads.start(_end_after_grace, name='interrupt-watchdog')
-    raise KeyboardInterrupt()
-
-
-def _end_after_grace():
-    time.sleep(INTERRUPT_GRACE_SECONDS)
-    os._exit(1)
-
-
 def _analysis():
     from ansible_collections.kubeops.rollout.plugins.module_utils.gates import analysis
     return analysis
@@ -510,26 +490,13 @@ def main(runtime=None):
         params['state'], params['color_label'], params['preview_replicas'], params['scale_down_delay'],
         params['atomic'], params['timeout'], module.gate_options(), module.module.check_mode,
         params['release_id'], params['recover'], params['change_cause'])
-    module.module.prepare_alert()
-    previous = {}
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        try:
-            previous[signum] = signal.signal(signum, _interrupt)
-        except ValueError:  # not the main thread
-            pass
     try:
-        result = BlueGreen(module.client, apps, options, progress=module.module.progress,
-                           note=module.module.note).run()
+        result = module.run_strategy(BlueGreen(module.client, apps, options, progress=module.module.progress,
+                                               note=module.module.note))
     except ConnectionFailure as e:
         module.fail(e.message)
     except KubeError as e:
         module.fail(describe_error(e, 'blue/green release', module._connection))
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    if result.interrupted:
-        module.module.alert([result.message])
-        module.module.abandon()
     for warning in result.warnings:
         module.module.warn(warning)
     out = dict(bluegreen_apps.result_fields(result.apps, result.lines), changed=result.changed)

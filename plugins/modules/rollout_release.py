@@ -540,13 +540,9 @@ diff:
   elements: dict
 '''
 
-import os  # noqa: E402
-import signal  # noqa: E402
-import time  # noqa: E402
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_targets, strategies  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (  # noqa: E402
     ConnectionFailure,
     KubeError,
@@ -600,24 +596,6 @@ ARGUMENT_SPEC.update(GATE_ARG_SPEC)
 ARGUMENT_SPEC.update(ANALYSIS_ARG_SPEC)
 
 
-# Seconds an interrupted release has to report and release its Lease before its process ends anyway.
-INTERRUPT_GRACE_SECONDS = 5
-
-
-def _interrupt(_signum, _frame):
-    # Once: the report and the Lease's release must not be cut short by another signal; and never
-    # longer than the grace.
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, signal.SIG_IGN)
-    threads.start(_end_after_grace, name='interrupt-watchdog')
-    raise KeyboardInterrupt()
-
-
-def _end_after_grace():
-    time.sleep(INTERRUPT_GRACE_SECONDS)
-    os._exit(1)
-
-
 def _analysis():
     # Imported for a release with analysis checks only; named here, so this module's payload holds it.
     from ansible_collections.kubeops.rollout.plugins.module_utils.gates import analysis
@@ -668,28 +646,11 @@ def main(runtime=None):
             params['release_id'], params['recover'], traffic=_traffic(module))
         namespace = params['workload_namespace'] or module.namespace
         targets = release_targets.build_targets(params['workloads'], namespace, params['change_cause'])
-        # SIGINT (Ctrl-C, which ansible-playbook passes on to the task's worker), SIGTERM (an AWX
-        # cancel, a kill) end the release at once with its report, which goes straight to the
-        # terminal: ansible-playbook itself exits before a result reaches it.
-        module.module.prepare_alert()
-        previous = {}
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            try:
-                previous[signum] = signal.signal(signum, _interrupt)
-            except ValueError:  # not the main thread: no handler, the signal acts as usual
-                pass
-        try:
-            strategy = strategies.strategy(options)
-            runner = strategy(module.client, targets, options, progress=module.module.progress,
-                              note=module.module.note)
-            result = runner.run()
-        finally:
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
-        if result.interrupted:
-            # First, before any other output: ansible-playbook is exiting and reads nothing more.
-            module.module.alert([result.message])
-            module.module.abandon()
+        # SIGINT (Ctrl-C), SIGTERM (an AWX cancel, a kill) end the release at once with its report.
+        strategy = strategies.strategy(options)
+        runner = strategy(module.client, targets, options, progress=module.module.progress,
+                          note=module.module.note)
+        result = module.run_strategy(runner)
     except release_targets.PreflightFailed as e:
         summary = ['preflight failed, nothing was changed:'] + list(e.args[0])
         module.fail('release refused before any write: %s' % '; '.join(e.args[0]), changed=False,

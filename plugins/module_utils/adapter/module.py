@@ -209,6 +209,19 @@ class KubeModule:
     def fail(self, msg, **extra):
         self.module.fail_json(msg=msg, **extra)
 
+    def run_strategy(self, strategy):
+        """Run ``strategy`` (a usecases/lifecycle.py Lifecycle) with SIGINT and SIGTERM turned into its
+        interruption report, which reaches the terminal first: ansible-playbook is exiting and reads
+        nothing more. Returns its result."""
+        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import lifecycle
+        self.module.prepare_alert()
+        with lifecycle.interruptible():
+            result = strategy.run()
+        if result.interrupted:
+            self.module.alert([result.message])
+            self.module.abandon()
+        return result
+
     def gate_options(self):
         """The early stop, soak and analysis options of this task's waits (wait_options.GateOptions)."""
         return GateOptions.from_params(self.params, self.analysis_gate())

@@ -33,7 +33,6 @@ __metaclass__ = type
 import threading
 import time
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
@@ -52,6 +51,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen
     judged, read_app, words,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_prepare import Prepare
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.lifecycle import Lifecycle
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_traffic import (
     ChangedElsewhere, Stop, Traffic, describe_routes,
 )
@@ -62,7 +62,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_t
 )
 
 
-class BlueGreen:
+class BlueGreen(Lifecycle):
     def __init__(self, client, apps, options, progress=None, note=None, clock=time.monotonic,
                  sleep=time.sleep, now=time.time):
         self.client = client
@@ -89,15 +89,17 @@ class BlueGreen:
     def label(self):
         return self.options.color_label
 
-    # -- the whole
-    def run(self):
+    # -- the whole (usecases/lifecycle.py runs it)
+    def _stopping(self):
+        self._stop.set()
+        self.interrupted = True
+
+    def _interrupted(self):
+        return self._result()
+
+    def _run(self):
         try:
-            self._run()
-        except KeyboardInterrupt:
-            self._stop.set()
-            self.interrupted = True
-            threads.start(self._release_lease, name='lease-release').join(2)
-            return self._result()
+            self._state()
         except Stop:
             pass
         except (KubeError, ChangedElsewhere) as e:  # a request that failed where no app could take it
@@ -105,12 +107,9 @@ class BlueGreen:
                 if a.outcome is None:
                     a.outcome = SWITCHED if a.switched else REFUSED
                     a.cause = a.cause or words(e)
-        finally:
-            if not self.interrupted:
-                self._release_lease()
         return self._result()
 
-    def _run(self):
+    def _state(self):
         problems = self.read_all()
         if problems:
             for a in self.apps:

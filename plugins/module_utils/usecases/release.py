@@ -33,7 +33,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
     KubeError,
     error_text,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads, times
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Engine, Rollout, fan_out
@@ -44,6 +44,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches impo
     UnknownContainer,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.lifecycle import Lifecycle
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_targets import (
     CHANGED_ELSEWHERE,
     NOT_COMING_UP,
@@ -65,7 +66,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_t
 )
 
 
-class Release:
+class Release(Lifecycle):
     """The plain release of ``targets`` (release_targets.Target) with ``options`` (ReleaseOptions)."""
 
     def __init__(self, client, targets, options, progress=None, clock=time.monotonic, sleep=time.sleep,
@@ -389,20 +390,12 @@ class Release:
             if t.cause is None:
                 t.cause = 'put back because the release failed'
 
-    # -- the whole
-    def run(self):
-        try:
-            result = self._run()
-        except KeyboardInterrupt:
-            self._stop.set()
-            # The Lease goes too, but the report does not wait on it: ansible-playbook is exiting.
-            threads.start(self._release_lease, name='lease-release').join(2)
-            return self._summary(interrupted=True)
-        except BaseException:
-            self._release_lease()
-            raise
-        self._release_lease()
-        return result
+    # -- the whole (usecases/lifecycle.py runs it)
+    def _stopping(self):
+        self._stop.set()
+
+    def _interrupted(self):
+        return self._summary(interrupted=True)
 
     def _acquire(self):
         """Take this release's Lease (one runner at a time); a problem when another live run holds it."""

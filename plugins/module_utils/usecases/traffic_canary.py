@@ -25,7 +25,7 @@ __metaclass__ = type
 
 import copy
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads, times
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
     ApiError,
     KubeError,
@@ -43,6 +43,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches impo
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import Deployment
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import traffic_record as rec
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.lifecycle import Lifecycle
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import Release
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_targets import (
     ROLLED_BACK,
@@ -66,7 +67,7 @@ class StepFailed(Exception):
     pass
 
 
-class TrafficCanary:
+class TrafficCanary(Lifecycle):
     """The traffic canary of one Deployment target (release_targets.Target) with ``options``
     (ReleaseOptions, whose ``traffic`` is the task's option)."""
 
@@ -389,23 +390,15 @@ class TrafficCanary:
         self.lease = lease_mod.let_go(self.lease, 'traffic canary %s' % self.id, self.warnings,
                                       sorted(self.unsealed))
 
-    def run(self):
-        try:
-            result = self._run()
-        except KeyboardInterrupt:
-            threads.start(self._release_lease, name='lease-release').join(2)
-            self.t.outcome = UNTOUCHED
-            where = self.steps[-1]['step'] if self.steps else 'its start'
-            message = ('traffic canary %s interrupted at step %s; its record stays on Deployment %s/%s: '
-                       'run the same task again to resume it, or with recover: rollback to abort it '
-                       '(traffic back to the stable Service first)'
-                       % (self.id, where, self.namespace, self.canary_name))
-            return self._result(True, message, interrupted=True)
-        except BaseException:
-            self._release_lease()
-            raise
-        self._release_lease()
-        return result
+    # -- the whole (usecases/lifecycle.py runs it)
+    def _interrupted(self):
+        self.t.outcome = UNTOUCHED
+        where = self.steps[-1]['step'] if self.steps else 'its start'
+        message = ('traffic canary %s interrupted at step %s; its record stays on Deployment %s/%s: '
+                   'run the same task again to resume it, or with recover: rollback to abort it '
+                   '(traffic back to the stable Service first)'
+                   % (self.id, where, self.namespace, self.canary_name))
+        return self._result(True, message, interrupted=True)
 
     def _run(self):
         problems = self.preflight()
