@@ -170,6 +170,10 @@ NEEDS = {
         'route': {'name': 'tr-rget', 'namespace': LEAN}, 'stable': 'tr-rget-stable',
         'canary': 'tr-rget-canary', 'weight': 0, 'timeout': 20}),
     ('gateway.networking.k8s.io', 'httproutes', 'patch'): ('rollout_release', _traffic_canary('tr-rpatch')),
+    # The step's wait for the gateway's verdict reads the route from a LISTed copy of the routes.
+    ('gateway.networking.k8s.io', 'httproutes', 'list'): ('rollout_traffic', {
+        'route': {'name': 'tr-rlist', 'namespace': LEAN}, 'stable': 'tr-rlist-stable',
+        'canary': 'tr-rlist-canary', 'weight': 0, 'timeout': 20}),
     ('apps', 'deployments', 'create'): ('rollout_release', _traffic_canary('tr-dcreate')),
 }
 # Rules whose absence the module survives, saying so in a warning.
@@ -178,7 +182,7 @@ LEAN_WORKLOADS = [('Deployment', n) for n in ('web', 'web-watch', 'web-lease')] 
     [('StatefulSet', n) for n in ('db', 'db-watch')] + [('DaemonSet', n) for n in ('agent', 'agent-watch')]
 LEAN_BLUEGREENS = [args['apps'][0]['service'] for module, args in NEEDS.values()
                    if module == 'rollout_bluegreen']
-LEAN_TRAFFICS = ['tr-rget', 'tr-rpatch', 'tr-dcreate']
+LEAN_TRAFFICS = ['tr-rget', 'tr-rpatch', 'tr-dcreate', 'tr-rlist']
 LEAN_RCS = sorted(args['name'] for module, args in NEEDS.values() if module == 'rolling_update_rc')
 
 
@@ -280,6 +284,12 @@ def cluster(tmp_path_factory):
                      'acquireTime': now_micro(), 'renewTime': now_micro()}})
         make_bluegreen_and_traffic_apps(root / 'admin', NS, ['bg'], ['tr'])
         make_bluegreen_and_traffic_apps(root / 'admin', LEAN, LEAN_BLUEGREENS, LEAN_TRAFFICS)
+        # tr-rlist gives the canary 10 %: its task's step back to 0 writes, then waits for the verdict.
+        listed = tr.route('tr-rlist', LEAN)
+        listed['spec']['rules'][0]['backendRefs'][0]['weight'] = 90
+        listed['spec']['rules'][0]['backendRefs'][1]['weight'] = 10
+        kube.request('PATCH', tr.GW.format(ns=LEAN) + '/httproutes/tr-rlist', {'spec': listed['spec']},
+                     content_type='application/merge-patch+json')
         sim.kube = kube
         sim.rules = rules
         sim.kubeconfigs = {name: str(sim.write_kubeconfig(root / name, token=f'{name}-token-{i:04d}'))
@@ -430,4 +440,9 @@ UNCHECKED = {
     # failure report, an explicit new_name whose old RC is gone); an ordinary update reads through
     # its watch.
     ('', 'replicationcontrollers', 'get'),
+    # docs/rbac.md: optional. The waits of a switch and of a traffic step LIST these once and keep
+    # them current with a watch; without it they LIST again every second (the same result).
+    ('discovery.k8s.io', 'endpointslices', 'watch'),
+    ('', 'pods', 'watch'),
+    ('gateway.networking.k8s.io', 'httproutes', 'watch'),
 }
