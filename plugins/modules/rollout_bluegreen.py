@@ -440,6 +440,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options
     GATE_ARG_SPEC,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_apps  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import strategies  # noqa: E402
 
 APP_OPTIONS = {
     'service': {'type': 'str', 'required': True},
@@ -492,7 +493,8 @@ def main(runtime=None):
         params['release_id'], params['recover'], params['change_cause'])
     try:
         result = module.run_strategy(BlueGreen(module.client, apps, options, progress=module.module.progress,
-                                               note=module.module.note))
+                                               note=module.module.note,
+                                               step=strategies.bluegreen_state(options.state)))
     except ConnectionFailure as e:
         module.fail(e.message)
     except KubeError as e:

@@ -662,9 +662,7 @@ def main(runtime=None):
     for warning in result.warnings:
         module.module.warn(warning)
     out = dict(release_targets.result_fields([t.entry() for t in result.targets], result.lines),
-               changed=result.changed or getattr(runner, 'wrote', False))
-    if options.traffic:
-        out['traffic'] = runner.traffic
+               changed=result.changed, **result.fields)
     if options.gates.analysis is not None and options.gates.analysis.measurements:
         out['analysis'] = options.gates.analysis.result()
     if module.module.diff:

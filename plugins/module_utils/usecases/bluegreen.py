@@ -44,6 +44,11 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services imp
     deployment_complete,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import Deployment
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import (
+    bluegreen_adopt,
+    bluegreen_back,
+    bluegreen_finish,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_record as record_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_apps import (
@@ -64,13 +69,15 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_t
 
 class BlueGreen(Lifecycle):
     def __init__(self, client, apps, options, progress=None, note=None, clock=time.monotonic,
-                 sleep=time.sleep, now=time.time):
+                 sleep=time.sleep, now=time.time, step=None):
+        """``step``: what the state does (strategies.bluegreen_state; default: STATES[options.state])."""
         self.client = client
         self.apps = apps
         self.options = options
         self.progress = progress or (lambda line: None)
         self.note = note or (lambda line: None)
         self.clock, self.sleep, self.now = clock, sleep, now
+        self.step = step or STATES[options.state]
         self.id = options.release_id or record_mod.release_id(apps)
         self.runner = lease_mod.holder_identity()
         self._stop = threading.Event()
@@ -118,7 +125,7 @@ class BlueGreen(Lifecycle):
             self.lines = ['refused before any write, nothing was changed:'] + ['  ' + p for p in problems]
             self.refusal = 'blue/green refused before any write: ' + '; '.join(problems)
             return
-        getattr(self, '_' + self.options.state)()
+        self.step(self)
 
     def read_all(self):
         problems = []
@@ -170,7 +177,7 @@ class BlueGreen(Lifecycle):
                 % (a.label(), record['release'], record['to'], record['switchedAt'])]
 
     # -- prepared
-    def _prepared(self):
+    def prepared(self):
         todo = self._to_release()
         self._prepare(todo)
         for a in todo:
@@ -275,7 +282,7 @@ class BlueGreen(Lifecycle):
             raise Stop()
 
     # -- switched
-    def _switched(self):
+    def switched(self):
         resumed = [a for a in self.apps if a.resumed]
         if self.options.recover == 'rollback':
             for a in self.apps:
@@ -472,28 +479,8 @@ class BlueGreen(Lifecycle):
 
     # -- back (usecases/bluegreen_back.py)
     def _switch_back(self, apps, cause):
-        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_back
         bluegreen_back.switch_back(self, apps, cause)
 
-    def _rolled_back(self):
-        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_back
-        bluegreen_back.rolled_back(self)
-
-    # -- finished
-    def _finished(self):
-        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_finish import finish
-        finish(self)
-
-    # -- adopted
-    def _adopted(self):
-        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_adopt import adopt
-        for a in self.apps:
-            try:
-                adopt(self, a)
-            except (KubeError, ChangedElsewhere) as e:
-                a.outcome, a.cause = REFUSED, words(e)
-                self.not_reached('not adopted: %s failed first' % a.label())
-                return
 
     # -- the Lease and the result
     def _seal(self, obj, annotation, *texts):
@@ -536,3 +523,14 @@ class BlueGreen(Lifecycle):
 
     def _result(self):
         return BlueGreenResult(self)
+
+
+# What each state does (a function of the run), as canary.PHASES are the canary's phases;
+# strategies.bluegreen_state chooses one.
+STATES = {
+    'prepared': BlueGreen.prepared,
+    'switched': BlueGreen.switched,
+    'rolled_back': bluegreen_back.rolled_back,
+    'finished': bluegreen_finish.finish,
+    'adopted': bluegreen_adopt.adopt_all,
+}

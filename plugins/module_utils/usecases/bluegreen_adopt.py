@@ -23,7 +23,7 @@ __metaclass__ = type
 
 import copy
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, KubeError
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Rollout
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status as status_mod
@@ -38,7 +38,9 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads im
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_record as record_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_apps import (
     ADOPTED,
+    REFUSED,
     UNCHANGED,
+    words,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_traffic import (
     ChangedElsewhere,
@@ -140,3 +142,15 @@ def second_color(obj, name, label, color):
         },
         'spec': spec,
     }
+
+
+def adopt_all(run):
+    """``state: adopted`` for every app of ``run`` (a bluegreen.BlueGreen), in order; the first
+    that fails stops the others (not reached)."""
+    for a in run.apps:
+        try:
+            adopt(run, a)
+        except (KubeError, ChangedElsewhere) as e:
+            a.outcome, a.cause = REFUSED, words(e)
+            run.not_reached('not adopted: %s failed first' % a.label())
+            return

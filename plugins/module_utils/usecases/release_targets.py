@@ -135,18 +135,27 @@ class ReleaseOptions(Fields):
         self.gates = self.gates or GateOptions()
 
 
-_RESULT_FIELDS = 'targets failed message lines warnings check_mode interrupted'
+_RESULT_FIELDS = 'targets failed message lines warnings check_mode interrupted wrote fields'
 
 
 class ReleaseResult(namedtuple('ReleaseResult', _RESULT_FIELDS)):
     """How a release ended: its targets, whether it failed, the summary message and lines, the
-    warnings, whether a signal stopped it; ``changed``: something was written (or, in check mode,
-    would be)."""
+    warnings, whether a signal stopped it; ``wrote``: the strategy wrote (or would write) other
+    objects than its targets (a traffic canary's route and canary Deployment); ``fields``: more
+    result fields of the strategy (a traffic canary's ``traffic``); ``changed``: something was
+    written (or, in check mode, would be)."""
 
     __slots__ = ()
 
+    def __new__(cls, targets, failed, message, lines, warnings, check_mode, interrupted, wrote=False,
+                fields=None):
+        return super(ReleaseResult, cls).__new__(cls, targets, failed, message, lines, warnings, check_mode,
+                                                 interrupted, wrote, fields or {})
+
     @property
     def changed(self):
+        if self.wrote:
+            return True
         if self.check_mode:
             return any(t.patch is not None for t in self.targets)
         return any(t.write_sent or t.deleted_pods for t in self.targets)

@@ -3,9 +3,10 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The release strategies, chosen once per task from its options: the plain release, one phase
-of a canary, or a canary measured in traffic. A new strategy is a new file in this folder and
-one line here."""
+"""The strategies, chosen once per task from its options: the plain release, one phase of a canary,
+or a canary measured in traffic (``strategy``); the state of a blue/green task (``bluegreen_state``).
+Every one runs in the one lifecycle (usecases/lifecycle.py). A new strategy is a new file in this
+folder and one line here."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -24,3 +25,9 @@ def strategy(options):
     # Imported for a canary's task only.
     from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.canary import PHASES
     return PHASES[options.canary]
+
+
+def bluegreen_state(state):
+    """The step of blue/green's ``state``: a function of the run (a bluegreen.BlueGreen)."""
+    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen import STATES
+    return STATES[state]

@@ -464,7 +464,7 @@ class TrafficCanary(Lifecycle):
         lines = ['step %(step)d: %(weight)d%% to the canary, %(replicas)d replicas: %(outcome)s'
                  % dict({'outcome': 'interrupted'}, **s) for s in self.steps] + [message]
         return ReleaseResult(self.targets, failed, message, lines, self.warnings, self.options.check_mode,
-                             interrupted)
+                             interrupted, wrote=self.wrote, fields={'traffic': self.traffic})
 
 
 def _labels(labels):

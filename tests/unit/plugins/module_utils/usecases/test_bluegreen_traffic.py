@@ -17,7 +17,7 @@ pytestmark = pytest.mark.unit
 
 
 def traffic(client, options):
-    return Traffic(client, options, 'bg-1', 'host/1/ab', lambda obj, annotation, text: None)
+    return Traffic(client, options, 'bg-1', 'host/1/ab', lambda obj, annotation, *texts: None)
 
 
 def test_a_lost_answer_switches_once_and_is_recognised_by_its_record(bluegreen_sim):
