@@ -467,6 +467,7 @@ ARGUMENT_SPEC = {
 ARGUMENT_SPEC.update(GATE_ARG_SPEC)
 ARGUMENT_SPEC.update(ANALYSIS_ARG_SPEC)
 
+
 def _analysis():
     from ansible_collections.kubeops.rollout.plugins.module_utils.gates import analysis
     return analysis

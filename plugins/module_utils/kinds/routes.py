@@ -152,8 +152,8 @@ def weights_written(route, rules, stable, canary, percent):
             return '%s is no longer at index %d' % (rule_label(i, rule), i)
         have = weights_of(now, stable, canary, namespace)
         if have != want:
-            return '%s has weights %d/%d, not the %d/%d written' % (rule_label(i, rule), have[0], have[1],
-                                                                   want[0], want[1])
+            return ('%s has weights %d/%d, not the %d/%d written'
+                    % (rule_label(i, rule), have[0], have[1], want[0], want[1]))
     return None
 
 

@@ -481,7 +481,6 @@ class BlueGreen(Lifecycle):
     def _switch_back(self, apps, cause):
         bluegreen_back.switch_back(self, apps, cause)
 
-
     # -- the Lease and the result
     def _seal(self, obj, annotation, *texts):
         """Before a record is written on ``obj``: the seals of its ``texts`` (the record, and the

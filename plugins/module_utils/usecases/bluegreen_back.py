@@ -67,8 +67,7 @@ def back_one(run, a, back):
             a.label(), old.label(), max(1, needed)))
         run.traffic.scale(a, back, max(old.replicas or 0, needed, 1))
         if not run.options.check_mode:
-            result = run.engine.wait_one(Rollout(a.deployment(back), label=old.label()),
-                                     run.options.timeout)
+            result = run.engine.wait_one(Rollout(a.deployment(back), label=old.label()), run.options.timeout)
             if not result.done:
                 raise ChangedElsewhere('%s did not come up: %s' % (old.label(), result.message))
     hpa = run.hpa_record(a, back)
@@ -82,8 +81,7 @@ def back_one(run, a, back):
         a.endpoints = seen
         if why:
             raise ChangedElsewhere('switched back, but %s' % why)
-    run.note('%s: back on %s%s' % (a.label(), back,
-                                    '' if instant else ' (not instant: scaled up first)'))
+    run.note('%s: back on %s%s' % (a.label(), back, '' if instant else ' (not instant: scaled up first)'))
     return instant
 
 
