@@ -74,3 +74,32 @@ def test_every_file_has_a_unit_test_file_mirroring_its_path():
         if not test.exists():
             missing.append(str(rel))
     assert missing == []
+
+
+def test_docs_module_utils_names_every_file_and_only_files_that_exist():
+    """docs/module_utils.md cannot drift: every module_utils file has its row (by its path, or by its
+    name in the row of its folder), and every file the page names exists."""
+    import re
+    root = pathlib.Path(__file__).resolve().parents[2]
+    base = root / 'plugins' / 'module_utils'
+    doc = (root / 'docs' / 'module_utils.md').read_text()
+    named = set(re.findall(r'`([A-Za-z0-9_./-]+\.py)`', doc))
+    files = sorted(str(p.relative_to(base)) for p in base.rglob('*.py')
+                   if p.name != '__init__.py' and '__pycache__' not in p.parts)
+    rows = [line for line in doc.splitlines() if line.startswith('| `')]
+    missing = []
+    for f in files:
+        folder, name = f.rpartition('/')[0] + '/', f.rpartition('/')[2]
+        if f in named:
+            continue
+        if any(line.startswith('| `%s`' % folder) and '`%s`' % name in line for line in rows):
+            continue
+        missing.append(f)
+    assert missing == [], 'docs/module_utils.md has no row for %s' % missing
+    # A name relative to a folder the text is about (`analysis/gate.py`, `times.py`, `kube.py` of
+    # tests/support/) is found under module_utils or the tests.
+    everywhere = [str(p.relative_to(base)) for p in base.rglob('*.py')] + \
+        [str(p.relative_to(root / 'tests')) for p in (root / 'tests').rglob('*.py')]
+    absent = [n for n in named if not (base / n).exists() and not (root / n).exists()
+              and not any(e.endswith('/' + n) or e == n for e in everywhere)]
+    assert absent == [], 'docs/module_utils.md names files that do not exist: %s' % sorted(absent)

@@ -19,6 +19,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import math
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
@@ -179,6 +180,62 @@ def _labels_match(labels, selector):
     return all((labels or {}).get(k) == v for k, v in (selector or {}).items())
 
 
+# -- EndpointSlices (``pkg/controller/endpointslice``): one home for what an endpoint is
+READY, NOT_READY, TERMINATING = 'ready', 'not ready', 'terminating'
+SERVICES = '/api/v1/namespaces/%s/services'
+
+
+def endpoint_state(endpoint):
+    """Whether an EndpointSlice endpoint takes traffic: TERMINATING (its pod is being deleted,
+    whatever its readiness says: a gateway drains it), NOT_READY (``conditions.ready`` false), or
+    READY (ready true or unset, as the API defines an unset ready)."""
+    conditions = endpoint.get('conditions') or {}
+    if conditions.get('terminating'):
+        return TERMINATING
+    if conditions.get('ready') is False:
+        return NOT_READY
+    return READY
+
+
+def endpoint_name(endpoint):
+    """The pod an endpoint stands for (its targetRef), else its addresses."""
+    return (endpoint.get('targetRef') or {}).get('name') or ','.join(endpoint.get('addresses') or [])
+
+
+def slices_path(namespace):
+    return ENDPOINTSLICES % path_quote(namespace)
+
+
+def service_path(namespace, name):
+    return '%s/%s' % (SERVICES % path_quote(namespace), path_quote(name))
+
+
+def selector_of(service):
+    """The label selector of the EndpointSlices of the Service named ``service``."""
+    return '%s=%s' % (SERVICE_NAME_LABEL, service)
+
+
+def ready_endpoints(slices):
+    """How many ready endpoints a Service's ``slices`` (a LIST's items) hold: each pod (or address)
+    once; a terminating endpoint is never one."""
+    return len({endpoint_name(e) for s in slices for e in s.get('endpoints') or []
+                if endpoint_state(e) == READY})
+
+
+def needed_endpoints(percent, other_ready):
+    """The ready endpoints a backend needs before it takes ``percent`` of the requests from a
+    backend with ``other_ready`` ready endpoints: as many pods as that share of its capacity
+    (ceil(percent x other_ready / 100), Argo Rollouts' canary replica rule), and at least one."""
+    if percent <= 0:
+        return 0
+    return max(1, int(math.ceil(percent * other_ready / 100.0)))
+
+
+def selects(selector, labels):
+    """Whether a Service ``selector`` (a map) selects pods with ``labels``."""
+    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
+
+
 def routed(slices, pods, selector, service):
     """What the EndpointSlices ``slices`` of ``service`` (a Service) route to, judged against the
     ``pods`` of the namespace and the ``selector`` the traffic should go to:
@@ -192,11 +249,11 @@ def routed(slices, pods, selector, service):
     for piece in slices:
         names = [p.get('name') or '' for p in piece.get('ports') or []]
         for endpoint in piece.get('endpoints') or []:
-            name = (endpoint.get('targetRef') or {}).get('name') or ','.join(endpoint.get('addresses') or [])
-            conditions = endpoint.get('conditions') or {}
-            if conditions.get('terminating'):
+            state = endpoint_state(endpoint)
+            name = endpoint_name(endpoint)
+            if state == TERMINATING:
                 terminating.add(name)
-            elif conditions.get('ready') is False:
+            elif state == NOT_READY:
                 not_ready.add(name)
             else:
                 ready.add(name)

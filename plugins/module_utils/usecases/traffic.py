@@ -24,7 +24,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.api.shared_lists i
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, error_text
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.fields import REQUIRED, Fields
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import routes
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import traffic_endpoints as endpoints
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import services as endpoints
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import JSON_PATCH
 
 # A step's waits read watched copies of the namespace's EndpointSlices and HTTPRoutes: one WATCH lasts

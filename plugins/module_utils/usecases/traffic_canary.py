@@ -35,7 +35,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.engine import leas
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Engine, Rollout
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions, routes
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import traffic_endpoints as endpoints
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import services as endpoints
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import (
     JSON_PATCH,
     UnknownContainer,

@@ -155,3 +155,43 @@ def test_colored_template_changes_only_the_color_and_images():
         out['spec']['containers'][0]['image'] == 'a:2' and template['spec']['containers'][0]['image'] == 'a:1'
     )
     assert services.other_color('blue') == 'green' and services.other_color('green') == 'blue'
+
+
+# -- EndpointSlices (one home: kinds/services.py)
+
+
+def slice_endpoint(pod, ready=None):
+    e = {'addresses': ['10.0.0.%d' % len(pod)], 'targetRef': {'kind': 'Pod', 'name': pod}}
+    if ready is not None:
+        e['conditions'] = {'ready': ready}
+    return e
+
+
+def test_ready_endpoints_count_each_pod_once_and_absent_ready_as_ready():
+    slices = [{'endpoints': [slice_endpoint('a'), slice_endpoint('b', True), slice_endpoint('c', False)]},
+              {'endpoints': [slice_endpoint('a', True)]}, {'endpoints': None}]
+    assert services.ready_endpoints(slices) == 2
+    assert services.ready_endpoints([]) == 0
+
+
+@pytest.mark.parametrize('percent,other,need', [(0, 4, 0), (5, 4, 1), (25, 4, 1), (50, 4, 2), (100, 4, 4),
+                                               (10, 0, 1), (1, 100, 1), (30, 10, 3)])
+def test_a_share_needs_the_capacity_it_takes(percent, other, need):
+    assert services.needed_endpoints(percent, other) == need
+
+
+def test_selects():
+    assert services.selects({'app': 'web', 'track': 'canary'}, {'app': 'web', 'track': 'canary', 'x': 'y'})
+    assert not services.selects({'app': 'web'}, {'app': 'api'})
+    assert not services.selects({}, {'app': 'web'})  # a Service without selector has no managed endpoints
+
+
+def test_a_terminating_endpoint_is_never_ready_whatever_its_readiness_says():
+    """The one rule both a switch (routed) and a traffic step (ready_endpoints) read."""
+    draining = slice_endpoint('d')
+    draining['conditions'] = {'ready': True, 'terminating': True}
+    assert services.endpoint_state(draining) == services.TERMINATING
+    assert services.ready_endpoints([{'endpoints': [draining, slice_endpoint('a')]}]) == 1
+    pieces = [{'endpoints': [draining, slice_endpoint('a')], 'ports': []}]
+    seen = services.routed(pieces, [], {}, services.Service(service({})))
+    assert seen['terminating'] == ['d'] and seen['ready'] == ['a']
