@@ -64,7 +64,7 @@ VERB_MARKERS = {
     'status': ('rollout_status', 'rollout_wait', 'wait_for', 'wait_all', 'status_mod', 'rollout status'),
     'release': ('rollout_release', 'rollout_upgrade', 'release', 'canary'),
     'bluegreen': ('rollout_bluegreen', 'bluegreen'),
-    'traffic': ('rollout_traffic', 'traffic_canary', 'traffic_record', 'routes',
+    'traffic': ('rollout_traffic', 'traffic_canary', 'traffic_record', 'routes', 'routers',
                 '/traffic/'),
     'rolling_update': ROLLING_UPDATE_WORDS,
     'rc': ROLLING_UPDATE_WORDS,  # rolling_update's first name: `pytest -m rc` still selects them

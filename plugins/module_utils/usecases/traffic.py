@@ -23,7 +23,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import 
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.shared_lists import SharedLists
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, error_text
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.fields import REQUIRED, Fields
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import routes
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.router import RouteProblem, router
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import services as endpoints
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import JSON_PATCH
 
@@ -57,8 +57,13 @@ class TrafficOptions(Fields):
     )
 
     @property
+    def router(self):
+        """The traffic router (kinds/routers/): the Gateway API HTTPRoute."""
+        return router(None)
+
+    @property
     def label(self):
-        return routes.label(self.namespace, self.route)
+        return self.router.label(self.namespace, self.route)
 
     @property
     def header_present(self):
@@ -80,7 +85,8 @@ class Shift:
         self.clock = clock
         self.sleep = sleep
         self.warnings = []
-        self.path = routes.route_path(options.namespace, options.route)
+        self.router = options.router
+        self.path = self.router.path(options.namespace, options.route)
         self.deadline = None
         self.sent = False  # a weight patch was sent (its answer may have been lost)
         self.reader = None  # while a step runs: its EndpointSlices and routes, watched (SharedLists)
@@ -103,7 +109,7 @@ class Shift:
 
     def _watched_route(self):
         """The route as the reader's watched copy of its collection has it (None: gone)."""
-        items = self.reader.list(routes.HTTPROUTES % self.o.namespace,
+        items = self.reader.list(self.router.collection(self.o.namespace),
                                  field_selector='metadata.name=%s' % self.o.route).get('items') or []
         return items[0] if items else None
 
@@ -114,18 +120,20 @@ class Shift:
 
     def _plan(self, route):
         try:
-            rules = routes.select_rules(route, self.o.rule, self.o.stable, self.o.canary,
-                                        self.o.header_route and self.o.header_route['name'])
-            ops = routes.weight_ops(route, rules, self.o.stable, self.o.canary, self.o.weight)
-            ops += routes.header_ops(route, rules, self.o.canary, self.o.header_route, self.o.header_present)
-        except routes.RouteProblem as e:
+            rules = self._managed(route)
+            ops = self.router.plan(route, rules, self.o.stable, self.o.canary, self.o.weight,
+                                   self.o.header_route, self.o.header_present)
+        except RouteProblem as e:
             raise TrafficFailed(str(e))
-        return rules, routes.order_ops(ops)
+        return rules, ops
+
+    def _managed(self, route):
+        return self.router.managed(route, self.o.rule, self.o.stable, self.o.canary, self.o.header_route)
 
     # -- the endpoints a share needs
-    def _gaining(self, rules):
+    def _gaining(self, route, rules):
         """(Service gaining a share, its new percent, the Service it takes it from), or None."""
-        before = _percent(routes.weights_of(rules[0][1], self.o.stable, self.o.canary, self.o.namespace))
+        before = _percent(self.router.weights(route, rules[0], self.o.stable, self.o.canary))
         if self.o.weight > before or (self.o.header_present and self.o.weight > 0):
             return self.o.canary, self.o.weight, self.o.stable
         if self.o.header_present:
@@ -175,7 +183,7 @@ class Shift:
             self.progress('%s: setting %s to %d%%' % (self.o.label, self.o.canary, self.o.weight))
             self.sent = True
             answer = self.client.patch(self.path, ops, JSON_PATCH, dry_run=self.o.check_mode, retry=True)
-            wrong = routes.weights_written(answer, rules, self.o.stable, self.o.canary, self.o.weight)
+            wrong = self.router.written(answer, rules, self.o.stable, self.o.canary, self.o.weight)
             if wrong:
                 raise TrafficFailed('%s: the weights read back are not the ones written: %s; check the route '
                                     '(an admission webhook or another controller may rewrite it)'
@@ -188,7 +196,7 @@ class Shift:
     def await_parents(self, route):
         """Wait until every parent accepts ``route``'s generation with its references resolved."""
         while True:
-            verdicts = routes.parent_verdicts(route)
+            verdicts = self.router.verdicts(route)
             if not verdicts:
                 raise TrafficFailed('%s has no parentRefs: no gateway serves it' % self.o.label)
             for parent, verdict in verdicts:
@@ -210,21 +218,20 @@ class Shift:
                 raise TrafficFailed('%s was deleted while its step was being verified' % self.o.label)
 
     def _fields(self, route, before_rules, counts=None):
-        rules = routes.select_rules(route, self.o.rule, self.o.stable, self.o.canary,
-                                    self.o.header_route and self.o.header_route['name'])
+        rules = self._managed(route)
         out = {
             'route': {'namespace': self.o.namespace, 'name': self.o.route,
                       'generation': route['metadata'].get('generation')},
             'weight': self.o.weight,
             'rules': [{'index': i, 'name': r.get('name'),
                        'weights': dict(zip(('stable', 'canary'),
-                                           routes.weights_of(r, self.o.stable, self.o.canary,
-                                                             self.o.namespace)))}
+                                           self.router.weights(route, (i, r), self.o.stable, self.o.canary)))}
                       for i, r in rules],
         }
         if self.o.header_route:
             name = self.o.header_route['name']
-            out['header_route'] = {'name': name, 'present': routes.header_rule_index(route, name) is not None}
+            out['header_route'] = {'name': name,
+                                   'present': self.router.header_present(route, self.o.header_route)}
         if counts:
             out['endpoints'] = counts
         return out
@@ -246,11 +253,11 @@ class Shift:
         self.deadline = self.clock() + self.o.timeout
         route = read = self.read_route()
         rules, ops = self._plan(route)
-        before = routes.backends_view(route, rules, self.o.stable, self.o.canary)
+        before = self.router.view(route, rules, self.o.stable, self.o.canary)
         if self.o.header_route:
-            before['header route %s' % self.o.header_route['name']] = (
-                routes.header_rule_index(route, self.o.header_route['name']) is not None)
-        gaining = self._gaining(rules) if ops else None
+            before['header route %s' % self.o.header_route['name']] = self.router.header_present(
+                route, self.o.header_route)
+        gaining = self._gaining(route, rules) if ops else None
         if gaining:
             self.await_endpoints(gaining)
         if ops:
@@ -265,7 +272,7 @@ class Shift:
         if not self.o.check_mode:
             parents = self.await_parents(route)
         else:  # the dry run's answer is a generation no gateway judged: the route as read
-            parents = routes.parent_verdicts(read)
+            parents = self.router.verdicts(read)
         counts = {'stable': self.ready(self.o.stable), 'canary': self.ready(self.o.canary)}
         if gaining and not self.o.check_mode:
             service, need = self._endpoints_need(gaining)
@@ -276,9 +283,7 @@ class Shift:
                                     self._fields(route, rules, counts))
         out = self._fields(route, rules, counts)
         out['parents'] = [{'parent': p, 'accepted': v is None} for p, v in parents]
-        after_rules = routes.select_rules(route, self.o.rule, self.o.stable, self.o.canary,
-                                          self.o.header_route and self.o.header_route['name'])
-        after = routes.backends_view(route, after_rules, self.o.stable, self.o.canary)
+        after = self.router.view(route, self._managed(route), self.o.stable, self.o.canary)
         if self.o.header_route:
             after['header route %s' % self.o.header_route['name']] = self.o.header_present
         out['changed'] = self.sent

@@ -34,7 +34,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Engine, Rollout
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions, routes
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.router import RouteProblem, router
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import services as endpoints
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import (
     JSON_PATCH,
@@ -87,6 +88,7 @@ class TrafficCanary(Lifecycle):
         self.namespace = self.t.namespace
         self.route = self.cfg['route']
         self.route_namespace = self.route.get('namespace') or self.namespace
+        self.router = router(self.cfg.get('router'))  # the traffic router (kinds/routers/)
         self.id = options.release_id or release_record.release_id(targets)
         self.runner = lease_mod.holder_identity()
         self.started = times.rfc3339_now()
@@ -138,13 +140,13 @@ class TrafficCanary(Lifecycle):
                         self.namespace, name, option, 'selects' if track == 'stable' else 'does not select',
                         _labels(labels), _labels(selector), track, track, self.cfg['track_label']))
         try:
-            route = self.client.get(routes.route_path(self.route_namespace, self.route['name']))
-            routes.select_rules(route, self.cfg.get('rule'), self.cfg['stable_service'],
-                                self.cfg['canary_service'], (self.cfg.get('header_route') or {}).get('name'))
-        except routes.RouteProblem as e:
+            route = self.client.get(self.router.path(self.route_namespace, self.route['name']))
+            self.router.managed(route, self.cfg.get('rule'), self.cfg['stable_service'],
+                                self.cfg['canary_service'], self.cfg.get('header_route'))
+        except RouteProblem as e:
             problems.append(str(e))
         except ApiError as e:
-            problems.append('%s: %s' % (routes.label(self.route_namespace, self.route['name']),
+            problems.append('%s: %s' % (self.router.label(self.route_namespace, self.route['name']),
                                         'not found' if e.status == 404 else error_text(e)))
         try:
             self.canary = self.client.get(self.canary_path)
@@ -293,7 +295,7 @@ class TrafficCanary(Lifecycle):
         replicas = rec.replicas_for(weight, self.replicas())
         entry = {'step': index + 1, 'weight': weight, 'replicas': replicas}
         self.steps.append(entry)
-        where = routes.label(self.route_namespace, self.route['name'])
+        where = self.router.label(self.route_namespace, self.route['name'])
         self.note('step %d: %s to %d replicas, %d%% of %s'
                   % (index + 1, self.canary_name, replicas, weight, where))
         self.scale(replicas, index)

@@ -3,7 +3,7 @@ import copy
 import jsonpatch
 import pytest
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import routes
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers import httproute as routes
 
 pytestmark = pytest.mark.unit
 

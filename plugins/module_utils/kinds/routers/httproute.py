@@ -3,10 +3,11 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""A Gateway API ``HTTPRoute`` as a traffic canary reads and writes it (gateway-api
-``apis/v1/httproute_types.go``): the rules holding two named backends, the JSON patch that sets
-their weights and nothing else, the header route (a rule of its own, added and removed by name), and
-what the route's ``status.parents[]`` says about a generation.
+"""The Gateway API ``HTTPRoute`` router (``HTTPRouteRouter``, router.py's interface): an HTTPRoute
+as a traffic canary reads and writes it (gateway-api ``apis/v1/httproute_types.go``): the rules
+holding two named backends, the JSON patch that sets their weights and nothing else, the header
+route (a rule of its own, added and removed by name), and what the route's ``status.parents[]``
+says about a generation.
 
 Pure: no request is made here. Custom resources take no strategic merge patch, and ``backendRefs``
 is an atomic list (a merge patch would replace it whole, with every backend this code does not
@@ -20,6 +21,7 @@ __metaclass__ = type
 import copy
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.router import RouteProblem, Router
 
 GROUP = 'gateway.networking.k8s.io'
 HTTPROUTES = '/apis/gateway.networking.k8s.io/v1/namespaces/%s/httproutes'
@@ -28,8 +30,6 @@ CONDITIONS = ('Accepted', 'ResolvedRefs')
 DEFAULT_WEIGHT = 1  # the API's default of backendRefs[].weight
 
 
-class RouteProblem(Exception):
-    """The route cannot take the change asked (a message naming the route and what to do)."""
 
 
 def route_path(namespace, name):
@@ -256,3 +256,41 @@ def backends_view(route, rules, stable, canary):
     namespace = route['metadata'].get('namespace')
     return {rule_label(i, r): dict(zip((stable, canary), weights_of(r, stable, canary, namespace)))
             for i, r in rules}
+
+
+class HTTPRouteRouter(Router):
+    """The interface of router.py over the functions above."""
+
+    kind = 'HTTPRoute'
+
+    def path(self, namespace, name):
+        return route_path(namespace, name)
+
+    def collection(self, namespace):
+        return HTTPROUTES % path_quote(namespace)
+
+    def managed(self, route, rule, stable, canary, header_route=None):
+        return select_rules(route, rule, stable, canary, header_route and header_route['name'])
+
+    def weights(self, route, part, stable, canary):
+        return weights_of(part[1], stable, canary, route['metadata'].get('namespace'))
+
+    def plan(self, route, managed, stable, canary, percent, header_route=None, header_present=False):
+        ops = weight_ops(route, managed, stable, canary, percent)
+        ops += header_ops(route, managed, canary, header_route, header_present)
+        if ops and not any(o['path'] == '/metadata/resourceVersion' for o in ops):
+            ops.insert(0, {'op': 'test', 'path': '/metadata/resourceVersion',
+                           'value': route['metadata'].get('resourceVersion')})
+        return order_ops(ops)
+
+    def written(self, route, managed, stable, canary, percent):
+        return weights_written(route, managed, stable, canary, percent)
+
+    def header_present(self, route, header_route):
+        return bool(header_route) and header_rule_index(route, header_route['name']) is not None
+
+    def verdicts(self, route):
+        return parent_verdicts(route)
+
+    def view(self, route, managed, stable, canary):
+        return backends_view(route, managed, stable, canary)
