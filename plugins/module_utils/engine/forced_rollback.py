@@ -12,6 +12,8 @@ __metaclass__ = type
 
 import time
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
+from ansible_collections.kubeops.rollout.plugins.module_utils.api.shared_lists import SharedLists
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.watch import wait_for
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import DEFAULT_TIMEOUT
@@ -23,7 +25,12 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import 
     stuck_pods,
 )
 
-POD_POLL_SECONDS = 0.5
+POD_COLLECTION = '/api/v1/namespaces/%s/pods'
+# The waits read watched copies: one WATCH request lasts WATCH_SECONDS; where watches are refused the
+# pods are read again every UNWATCHED_SECONDS; the deadline is looked at within STOP_CHECK_SECONDS.
+WATCH_SECONDS = 60
+UNWATCHED_SECONDS = 1.0
+STOP_CHECK_SECONDS = 2.0
 
 
 def _observed_revision(revision_name):
@@ -36,7 +43,7 @@ def _observed_revision(revision_name):
 
 
 def replace_stuck(client, workload, revision_name, check_mode=False, timeout=DEFAULT_TIMEOUT,
-                  clock=time.monotonic, sleep=time.sleep):
+                  clock=time.monotonic):
     """The forced rollback of the Kubernetes StatefulSet documentation: after the template is back,
     delete the pods still stuck on another revision (not Ready, or in an image/crash back-off), which
     an OrderedReady StatefulSet would wait for forever.
@@ -59,10 +66,20 @@ def replace_stuck(client, workload, revision_name, check_mode=False, timeout=DEF
                     _observed_revision(revision_name), timeout)
     if not seen.done:
         return '%s: stuck pods not replaced: %s' % (workload.label(), seen.message), []
+    # The pods are read from a copy LISTed once and kept current by a WATCH: a replacement's wait
+    # waits for a change, never polls.
+    reader = SharedLists(client, UNWATCHED_SECONDS, clock=clock, watch_seconds=WATCH_SECONDS)
+    try:
+        return _replace(reader, workload, revision_name, deadline, timeout, clock)
+    finally:
+        reader.close()
+
+
+def _replace(reader, workload, revision_name, deadline, timeout, clock):
     replaced = []
     error = None
     while True:
-        stuck = stuck_pods(workload.pods(client), workload.uid, workload.name, revision_name)
+        stuck = stuck_pods(workload.pods(reader), workload.uid, workload.name, revision_name)
         if not stuck:
             break
         pod = stuck[0]
@@ -73,28 +90,30 @@ def replace_stuck(client, workload, revision_name, check_mode=False, timeout=DEF
                          % (workload.label(), timeout, ', '.join(replaced),
                             ', '.join(p['metadata']['name'] for p in stuck)))
                 break
-            if not _replacement_ready(client, workload, replaced[-1], revision_name):
-                sleep(POD_POLL_SECONDS)
+            if not _replacement_ready(reader, workload, replaced[-1], revision_name):
+                reader.wait_change(min(max(deadline - clock(), 0.01), STOP_CHECK_SECONDS))
                 continue
         meta = pod['metadata']
         guard = {'uid': meta['uid'], 'resourceVersion': meta['resourceVersion']}
         try:
-            client.delete(workload.pod_path(meta['name']),
+            reader.delete(workload.pod_path(meta['name']),
                           body={'kind': 'DeleteOptions', 'apiVersion': 'v1', 'preconditions': guard})
         except ApiError as e:
             if e.status in (404, 409):
-                continue  # gone or changed since read: judge the pods again
+                # Gone or changed since read: judge the pods again once the copy has the change.
+                reader.wait_change(min(max(deadline - clock(), 0.01), STOP_CHECK_SECONDS))
+                continue
             raise
         replaced.append(meta['name'])
     return error, replaced
 
 
-def _replacement_ready(client, workload, name, revision_name):
-    try:
-        pod = client.get(workload.pod_path(name))
-    except ApiError as e:
-        if e.status == 404:
-            return False
-        raise
-    labels = (pod.get('metadata') or {}).get('labels') or {}
-    return labels.get(POD_REVISION_LABEL) == revision_name and pod_ready(pod)
+def _replacement_ready(reader, workload, name, revision_name):
+    """Whether the pod ``name`` (the newest replacement, from the watched copy) is of
+    ``revision_name`` and Ready; not there yet: not ready."""
+    items = reader.list(POD_COLLECTION % path_quote(workload.namespace),
+                        field_selector='metadata.name=%s' % name).get('items') or []
+    if not items:
+        return False
+    labels = (items[0].get('metadata') or {}).get('labels') or {}
+    return labels.get(POD_REVISION_LABEL) == revision_name and pod_ready(items[0])

@@ -13,9 +13,11 @@ __metaclass__ = type
 
 import time
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.api.shared_lists import SharedLists
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status import (
     COMPLETE,
+    DELETED,
     SPEC_NOT_OBSERVED,
     TIMEOUT,
     UPDATING,
@@ -29,7 +31,11 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import 
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import StatefulSet
 
-POLL_SECONDS = 0.25
+# The waits read watched copies: one WATCH request lasts WATCH_SECONDS; where watches are refused the
+# lists are read again every UNWATCHED_SECONDS; a stop is noticed within STOP_CHECK_SECONDS.
+WATCH_SECONDS = 60
+UNWATCHED_SECONDS = 1.0
+STOP_CHECK_SECONDS = 2.0
 
 
 def _observed(obj):
@@ -57,24 +63,39 @@ def roll(
     probe=None,
     probe_interval=5,
     clock=time.monotonic,
-    sleep=time.sleep,
     progress=None,
     stopped=None,
 ):
     """Replace the pods of the OnDelete StatefulSet ``obj`` (as written) that are not on its update
     revision. Returns (RolloutStatus, names of the pods deleted). ``probe(obj)``: the early stop, as
-    for ``status.wait_for``."""
+    for ``status.wait_for``. The StatefulSet and its pods are read from copies LISTed once and kept
+    current by a WATCH each (api/shared_lists.py): between two looks it waits for a change, never
+    polls."""
+    reader = SharedLists(client, UNWATCHED_SECONDS, clock=clock, watch_seconds=WATCH_SECONDS)
+    try:
+        return _roll(reader, obj, timeout, probe, probe_interval, clock, progress, stopped)
+    finally:
+        reader.close()
+
+
+def _roll(reader, obj, timeout, probe, probe_interval, clock, progress, stopped):
     workload = StatefulSet(obj)
     deadline = clock() + timeout
     next_probe = clock() + probe_interval if probe else None
     deleted = []
+    deleted_uids = set()
     last_message = [None]
     latest = obj
+    sets = StatefulSet.collection_path(workload.namespace)
 
     def say(message, reason):
         if progress and message != last_message[0]:
             last_message[0] = message
             progress(latest, RolloutStatus(False, message, reason))
+
+    def wait():
+        due = deadline if next_probe is None else min(deadline, next_probe)
+        reader.wait_change(min(max(due - clock(), 0.01), STOP_CHECK_SECONDS))
 
     while True:
         if clock() >= deadline or (stopped is not None and stopped()):
@@ -89,14 +110,18 @@ def roll(
             next_probe = clock() + probe_interval
             if verdict is not None:
                 return verdict, deleted
-        latest = client.get(workload.path)
+        found = reader.list(sets, field_selector='metadata.name=%s' % workload.name).get('items') or []
+        if not found:
+            return RolloutStatus(False, '%s was deleted while its pods were replaced' % workload.label(),
+                                 DELETED, failed=True), deleted
+        latest = found[0]
         current = StatefulSet(latest)
         if not _observed(latest):
             say('Waiting for statefulset spec update to be observed...', SPEC_NOT_OBSERVED)
-            sleep(POLL_SECONDS)
+            wait()
             continue
         revision = latest['status']['updateRevision']
-        pods = current.pods(client)
+        pods = current.pods(reader)
         todo = plan(pods, current.name, revision)
         replicas = (latest.get('spec') or {}).get('replicas', 1)
         live = [p for p in pods if not _terminating(p)]
@@ -111,16 +136,20 @@ def roll(
             ), deleted
         # One at a time: every pod there should be is there, none is terminating, and every pod
         # already on the revision (the last replacement among them) is Ready.
+        if todo and todo[0]['metadata'].get('uid') in deleted_uids:
+            wait()  # its deletion is not in the watched copy yet
+            continue
         if todo and len(live) >= replicas and len(live) == len(pods) and len(ready) == len(on_revision):
             pod = todo[0]
             meta = pod['metadata']
+            deleted_uids.add(meta.get('uid'))
             say(
                 'Waiting for statefulset "%s" OnDelete update: deleting pod %s (%d of %d pods on the new '
                 'revision)' % (current.name, meta['name'], len(on_revision), replicas),
                 UPDATING,
             )
             try:
-                client.delete(
+                reader.delete(
                     current.pod_path(meta['name']),
                     body={'kind': 'DeleteOptions', 'apiVersion': 'v1', 'preconditions': {'uid': meta['uid']}},
                 )
@@ -128,11 +157,11 @@ def roll(
             except ApiError as e:
                 if e.status not in (404, 409):
                     raise
-            sleep(POLL_SECONDS)
+            wait()
             continue
         say(
             'Waiting for statefulset "%s" OnDelete update: %d of %d pods on the new revision are ready...'
             % (current.name, len(ready), replicas),
             UPDATING,
         )
-        sleep(POLL_SECONDS)
+        wait()

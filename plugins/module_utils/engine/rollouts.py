@@ -180,7 +180,7 @@ class Engine:
         if rollout.workload.rolled_out_by_deleting_pods(rollout.obj):
             result, deleted = ondelete.roll(
                 self.client, rollout.obj, timeout, self._probe(rollout), self.gates.probe_interval,
-                clock=self.clock, sleep=self.sleep, progress=self._report(rollout), stopped=self.stopped)
+                clock=self.clock, progress=self._report(rollout), stopped=self.stopped)
             rollout.deleted_pods.extend(deleted)
             return result
         return self.watch(rollout, rollout.predicate, timeout)

@@ -358,7 +358,7 @@ class Release(Lifecycle):
         current = revisions.current(workload.history(self.client), t.original_template)
         if current is not None:
             error, replaced = forced_rollback.replace_stuck(
-                self.client, workload, current.name, timeout=timeout, clock=self.clock, sleep=self.sleep)
+                self.client, workload, current.name, timeout=timeout, clock=self.clock)
             t.deleted_pods.extend(replaced)
             if error:
                 return status_mod.RolloutStatus(False, error, 'StuckPods', failed=True)

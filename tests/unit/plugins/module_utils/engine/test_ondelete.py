@@ -83,10 +83,6 @@ def _set_image(client, image):
         'containers': [{'name': 'app', 'image': image}]}}}})
 
 
-def _quick(_seconds):
-    time.sleep(0.02)
-
-
 @pytest.mark.kubesim_options(ready_delay=0.02)
 def test_roll_replaces_one_pod_at_a_time_highest_ordinal_first(kubesim):
     client = _client(kubesim)
@@ -98,7 +94,7 @@ def test_roll_replaces_one_pod_at_a_time_highest_ordinal_first(kubesim):
     assert {name: p['metadata']['uid'] for name, p in _pods(client).items()} == before
 
     lines = []
-    status, deleted = ondelete.roll(client, written, timeout=30, sleep=_quick,
+    status, deleted = ondelete.roll(client, written, timeout=30,
                                     progress=lambda obj, s: lines.append(s.message))
     assert (status.done, status.reason) == (True, COMPLETE), status.message
     assert deleted == ['db-2', 'db-1', 'db-0']
@@ -121,7 +117,7 @@ def test_roll_replaces_one_pod_at_a_time_highest_ordinal_first(kubesim):
 def test_roll_is_done_at_once_when_every_pod_is_on_the_revision(kubesim):
     client = _client(kubesim)
     obj = _on_delete_statefulset(client, replicas=2)
-    status, deleted = ondelete.roll(client, obj, timeout=10, sleep=_quick)
+    status, deleted = ondelete.roll(client, obj, timeout=10)
     assert (status.done, status.reason, deleted) == (True, COMPLETE, [])
 
 
@@ -131,7 +127,7 @@ def test_a_replacement_that_never_gets_ready_stops_the_deletions_until_the_timeo
     _on_delete_statefulset(client)
     written = _set_image(client, BAD_IMAGE)
     started = time.monotonic()
-    status, deleted = ondelete.roll(client, written, timeout=2, sleep=_quick)
+    status, deleted = ondelete.roll(client, written, timeout=2)
     assert time.monotonic() - started >= 2
     assert (status.done, status.reason, deleted) == (False, TIMEOUT, ['db-2'])
     assert status.message == ('timed out after 2s replacing the pods of StatefulSet default/db '
@@ -154,10 +150,10 @@ def test_the_probe_and_a_stop_end_the_roll_before_any_deletion(kubesim):
         seen.append(obj)
         return verdict
 
-    status, deleted = ondelete.roll(client, written, timeout=10, probe=probe, probe_interval=0, sleep=_quick)
+    status, deleted = ondelete.roll(client, written, timeout=10, probe=probe, probe_interval=0)
     assert status is verdict and deleted == [] and seen == [written]
 
-    status, deleted = ondelete.roll(client, written, timeout=10, stopped=lambda: True, sleep=_quick)
+    status, deleted = ondelete.roll(client, written, timeout=10, stopped=lambda: True)
     assert (status.reason, deleted) == (TIMEOUT, [])
     assert status.message.endswith('(replaced: none)')
     assert {p['metadata']['uid'] for p in _pods(client).values()} == uids
