@@ -439,7 +439,9 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options
     DEFAULT_TIMEOUT,
     GATE_ARG_SPEC,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import bluegreen_apps  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen import (  # noqa: E402
+    apps as bluegreen_apps,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import strategies  # noqa: E402
 
 APP_OPTIONS = {
@@ -482,7 +484,7 @@ def main(runtime=None):
         module.fail('apps is empty: give at least one app')
     if not (params['color_label'] or '').strip():
         module.fail('color_label is empty: give the label key the colors are named by')
-    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen import BlueGreen
+    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen.states import BlueGreen
     try:
         apps = bluegreen_apps.build_apps(params['apps'], module.namespace, params['state'])
     except bluegreen_apps.BadApps as e:

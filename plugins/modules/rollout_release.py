@@ -541,8 +541,13 @@ diff:
 '''
 
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_targets, strategies  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import (  # noqa: E402
+    record as release_record,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import strategies  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import (  # noqa: E402
+    targets as release_targets,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (  # noqa: E402
     ConnectionFailure,
     KubeError,

@@ -432,7 +432,9 @@ diff:
 '''
 
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import config_restart as on_config  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import (  # noqa: E402
+    config_restart as on_config,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import verbs  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.times import parse_datetime  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.rollout_module import (  # noqa: E402

@@ -206,8 +206,12 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
     KubeError,
     describe_error,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import subdomain_problem  # noqa: E402
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import traffic  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (  # noqa: E402
+    subdomain_problem,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.traffic import (  # noqa: E402
+    step as traffic,
+)
 
 ARGUMENT_SPEC = {
     'route': {'type': 'dict', 'required': True, 'options': {

@@ -192,7 +192,7 @@ class Workload(ObjectFields):
         """``predicate``, not done while old pods are still terminating, where the kind reports them."""
         return predicate
 
-    # -- a canary's hold (usecases/canary.py): what keeps the rollout at the canary while it is checked
+    # -- a canary's hold (usecases/release/canary.py): what keeps the rollout at the canary while checked
     def canary_refusal(self):
         """Why this workload cannot have a canary, or None."""
         return ('%s: a canary needs a Deployment (paused while it is verified) or a StatefulSet '

@@ -12,22 +12,24 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import Release
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.release import Release
 
 
 def strategy(options):
     """The strategy class of a release with ``options`` (release_targets.ReleaseOptions)."""
     if options.traffic:
-        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import traffic_canary
+        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.traffic import (
+            canary as traffic_canary,
+        )
         return traffic_canary.TrafficCanary
     if not options.canary:
         return Release
     # Imported for a canary's task only.
-    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.canary import PHASES
+    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.canary import PHASES
     return PHASES[options.canary]
 
 
 def bluegreen_state(state):
     """The step of blue/green's ``state``: a function of the run (a bluegreen.BlueGreen)."""
-    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen import STATES
+    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen.states import STATES
     return STATES[state]

@@ -121,7 +121,9 @@ def _previous_of(workload, revs, number):
 def _refuse_in_flight(client, workload, verb):
     # Imported by the writing verbs only: history and status never load the release record (nor
     # its lease).
-    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import release_record
+    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import (
+        record as release_record,
+    )
     problem = release_record.in_flight_refusal(client, workload, verb)
     if problem:
         raise Refused(problem)

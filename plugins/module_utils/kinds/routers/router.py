@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The traffic router interface: what a traffic step (usecases/traffic.py) and a traffic canary ask
+"""The traffic router interface: what a traffic step (usecases/traffic/step.py) and a traffic canary ask
 of the object that splits the requests between the stable and the canary Service. One router, one
 file in this folder, one line in ``ROUTERS``; the step's logic (the endpoints a share needs, the
 guarded write decided again after a conflict, the read back, the wait for the router's verdict by

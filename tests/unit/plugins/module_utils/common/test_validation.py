@@ -2,7 +2,7 @@ import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import UpdateError
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.state import Options
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_targets import (
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.targets import (
     PreflightFailed,
     build_targets,
 )

@@ -3,7 +3,7 @@ of usecases/bluegreen*.py: two Deployments (one per color, pods labelled with it
 preview Service, the collection's client."""
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import GateOptions
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen_apps import (
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen.apps import (
     BlueGreenOptions,
     build_apps,
     read_app,

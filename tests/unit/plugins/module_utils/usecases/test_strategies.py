@@ -2,9 +2,10 @@
 
 import pytest
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import canary, strategies
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import Release
-from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release_targets import ReleaseOptions
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import strategies
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import canary
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.release import Release
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.targets import ReleaseOptions
 
 pytestmark = pytest.mark.unit
 
@@ -23,6 +24,6 @@ def test_every_canary_phase_is_a_strategy_of_its_own():
 
 
 def test_the_traffic_option_chooses_the_traffic_canary():
-    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.traffic_canary import TrafficCanary
+    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.traffic.canary import TrafficCanary
     assert strategies.strategy(ReleaseOptions(traffic={'steps': [{'weight': 10}]})) is TrafficCanary
     assert strategies.strategy(ReleaseOptions(traffic=None)) is Release

@@ -412,7 +412,7 @@ def test_the_read_only_modules_do_not_load_the_release_record():
     # A module process imports what its module names at the top; the release record (and its
     # lease) is for the writing verbs' in-flight check, loaded when one runs.
     utils = 'ansible_collections.kubeops.rollout.plugins.module_utils.'
-    unused = [utils + 'usecases.release_record', utils + 'engine.lease']
+    unused = [utils + 'usecases.release.record', utils + 'engine.lease']
     code = ('import importlib, sys\n'
             'for m in ("rollout_history", "rollout_status"):\n'
             '    importlib.import_module("ansible_collections.kubeops.rollout.plugins.modules." + m)\n'
@@ -421,4 +421,4 @@ def test_the_read_only_modules_do_not_load_the_release_record():
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)))
     assert out.stdout.strip() == '[]', out.stdout + out.stderr
-    assert 'release_record.py' in out.stderr  # the writing verbs' check loads it (and fails on None)
+    assert 'release/record.py' in out.stderr  # the writing verbs' check loads it (and fails on None)
