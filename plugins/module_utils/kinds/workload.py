@@ -168,6 +168,10 @@ class Workload(ObjectFields):
         self.check_waitable()
 
     # -- capabilities (kubectl's small contracts: each kind answers for itself)
+    # A traffic canary runs a second workload of this kind beside it, behind a Service of its own
+    # track (usecases/traffic/): only a kind whose pods can be split by a label and scaled at will.
+    traffic_canary = False
+
     def release_refusal(self):
         """Why a release cannot roll this workload out (as read), or None."""
         if self.paused:

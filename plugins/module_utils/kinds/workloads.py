@@ -28,6 +28,7 @@ class Deployment(Workload):
     kind = 'Deployment'
     plural = 'deployments'
     history_plural = 'replicasets'
+    traffic_canary = True
 
     def revisions(self, history_items):
         return revisions.replica_set_revisions(history_items, self.uid)

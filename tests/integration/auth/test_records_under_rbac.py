@@ -72,7 +72,7 @@ def world(tmp_path_factory):
                 'subjects': [{'kind': 'User', 'name': 'colleague'}]})
         admin.create_rolled_out([workload('Deployment', name, ns=NS, replicas=1)
                                  for name in ('web', 'deep', 'named', 'cw')])
-        make_bluegreen_and_traffic_apps(root / 'admin', NS, ['bg', 'bg2'], ['tr'])
+        make_bluegreen_and_traffic_apps(root / 'admin', NS, ['bg', 'bg2'], ['tr', 'tr2'])
         sim.admin = admin
         sim.configs = {name: str(sim.write_kubeconfig(root / name, token=f'{name}-token-{i:04d}'))
                        for i, name in enumerate(users)}
@@ -280,3 +280,20 @@ def test_the_boundary_a_seal_is_as_safe_as_the_operator_identity(world):
     written = kube.request('POST', LEASES, lease)
     assert written['metadata']['name'] == 'kubeops-release-r-forged00000'
     world.admin.request('DELETE', LEASES + '/kubeops-release-r-forged00000')
+
+
+def test_a_backend_ref_moved_to_another_namespace_is_never_taken_as_ours(world, tmp_path):
+    """The colleague points the stable backendRef of a rule at a Service of the same name in another
+    namespace: the step finds no rule of its two Services, writes nothing and says so."""
+    path = tr.GW.format(ns=NS) + '/httproutes/tr2'
+    route = world.colleague.request('GET', path)
+    route['spec']['rules'][0]['backendRefs'][0]['namespace'] = 'other'
+    written = world.colleague.request('PUT', path, route)
+    res = operate(world, tmp_path, task('step', 'rollout_traffic', route={'name': 'tr2', 'namespace': NS},
+                                        stable='tr2-stable', canary='tr2-canary', weight=40, timeout=20))
+    r = res.failed('step')
+    assert 'no rule with backendRefs to both Services tr2-stable and tr2-canary' in r['msg'], r['msg']
+    assert r['changed'] is False
+    after = world.admin.request('GET', path)
+    assert (after['spec'], after['metadata']['generation']) == \
+        (written['spec'], written['metadata']['generation'])

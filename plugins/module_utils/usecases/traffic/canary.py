@@ -110,7 +110,7 @@ class TrafficCanary(Lifecycle):
     # -- reads and checks before any write
     def preflight(self):
         t = self.t
-        if len(self.targets) != 1 or t.kind is not Deployment:
+        if len(self.targets) != 1 or not t.kind.traffic_canary:
             return ['a traffic canary releases one Deployment (got %s)'
                     % ', '.join(x.label() for x in self.targets)]
         try:

@@ -71,3 +71,60 @@ def test_a_gateway_that_does_not_answer_fails_the_step_naming_the_parent(sim):
     with pytest.raises(traffic.TrafficFailed, match=r'HTTPRoute default/web at generation 2: Gateway '
                                                     r'default/public did not judge it .* within 1 seconds'):
         shift(sim, 10, timeout=1).run()
+
+
+class _Interloper:
+    """The collection's client, except that just before its first PATCH of the route another writer
+    (a colleague with edit rights on HTTPRoutes) inserts a rule at index 0 holding the same two
+    Services: what the step read is no longer what is stored."""
+
+    def __init__(self, client, intruder):
+        self.client = client
+        self.intruder = intruder
+        self.done = False
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
+
+    def patch(self, path, body, *args, **kwargs):
+        if path == ROUTE and not self.done and not kwargs.get('dry_run'):
+            self.done = True
+            current = self.client.get(ROUTE)
+            current['spec']['rules'].insert(0, self.intruder)
+            self.client.replace(ROUTE, current)
+        return self.client.patch(path, body, *args, **kwargs)
+
+
+@pytest.mark.parametrize('named', [True, False])
+def test_a_rule_inserted_between_the_read_and_the_write_is_never_rewritten(sim, named):
+    canary(sim)
+    # The same backendRefs with the same weights at the same indexes as the managed rule: only the
+    # rule's identity (and the route's resourceVersion) tells them apart.
+    main = sim.client.get(ROUTE)['spec']['rules'][0]
+    intruder = {'backendRefs': [dict(b) for b in main['backendRefs']],
+                'matches': [{'path': {'type': 'PathPrefix', 'value': '/intruder'}}]}
+    if named:
+        intruder['name'] = 'intruder'
+    step = shift(sim, 40, rule='main')
+    step.client = _Interloper(sim.client, intruder)
+    out = step.run()
+    stored = sim.client.get(ROUTE)['spec']['rules']
+    # The patch planned from the first read failed its tests (the API server's conflict); the step
+    # read again and wrote the rule it manages at its new index; the inserted rule is untouched.
+    assert stored[0].get('name') == intruder.get('name') and stored[0]['matches'] == intruder['matches']
+    assert [b['weight'] for b in stored[0]['backendRefs']] == [b['weight'] for b in main['backendRefs']]
+    assert stored[1]['name'] == 'main' and [b.get('weight') for b in stored[1]['backendRefs'][:2]] == [60, 40]
+    assert out['changed'] and out['rules'] == [{'index': 1, 'name': 'main',
+                                                'weights': {'stable': 60, 'canary': 40}}]
+
+
+def test_a_backend_ref_of_another_namespace_is_not_the_stable_service(sim):
+    current = sim.client.get(ROUTE)
+    current['spec']['rules'][0]['backendRefs'][0]['namespace'] = 'other'
+    sim.client.replace(ROUTE, current)
+    before = sim.client.get(ROUTE)
+    with pytest.raises(traffic.TrafficFailed) as e:
+        shift(sim, 40).run()
+    assert 'no rule with backendRefs to both Services web-stable and web-canary' in e.value.message
+    assert e.value.fields.get('changed') is False
+    assert sim.client.get(ROUTE)['spec'] == before['spec']
