@@ -145,7 +145,8 @@ def test_sigkill_of_everything_then_a_rerun_takes_the_dead_runners_lease_at_once
     rerun.run()
     assert time.monotonic() - killed < 30, 'the rerun waited for the lease to expire'
     assert rerun.changed
-    assert any(held['spec']['holderIdentity'] in w and 'took over' in w for w in rerun.warnings), rerun.warnings
+    holder = held['spec']['holderIdentity']
+    assert any(holder in w and 'took over' in w for w in rerun.warnings), rerun.warnings
     assert_exact_end(sim, rcs, t0)
     assert lease(kube) is None
 
