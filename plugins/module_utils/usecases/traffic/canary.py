@@ -52,6 +52,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.t
     UNTOUCHED,
     UPGRADED,
     ReleaseResult,
+    Target,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.traffic.step import (
     Shift,
@@ -358,6 +359,21 @@ class TrafficCanary(Lifecycle):
         return True, '%s; aborted: traffic back to Service %s/%s, %s scaled to 0' % (
             cause, self.namespace, self.cfg['stable_service'], self.canary_name)
 
+    def _put_back_promotion(self, message):
+        """The promotion's release of the stable Deployment, written and not finished (its run
+        died), put back as its sealed record says: the plain release with recover: rollback."""
+        options = copy.copy(self.options)
+        options.traffic, options.recover = None, 'rollback'
+        targets = [Target(Deployment, self.t.name, self.namespace, dict(self.t.images), self.t.change_cause)]
+        result = Release(self.client, targets, options, progress=self.progress, note=self.note).run()
+        self.warnings.extend(result.warnings)
+        self.wrote = self.wrote or result.changed
+        if result.failed or targets[0].outcome != ROLLED_BACK:
+            return False, ('%s; the promotion of %s was not put back: %s'
+                           % (message, self.t.label(), result.message))
+        return True, ('%s; the promotion of %s (interrupted after its release wrote it) was put back: it '
+                      'runs what it ran before' % (message, self.t.label()))
+
     def _seal(self, canary, record):
         """The seal of ``record`` (None: the record goes) on ``canary`` (as read), on the Lease, before
         the write that carries it."""
@@ -415,10 +431,15 @@ class TrafficCanary(Lifecycle):
                 self.t.outcome = UNTOUCHED
                 return self._result(True, 'release refused before any write: %s' % problem)
         if self.options.recover == 'rollback':
-            if self.canary is None:
+            # A promotion interrupted after its release wrote the stable Deployment: put back too.
+            promotion = release_record.text_of(self.stable) is not None
+            if self.canary is None and not promotion:
                 self.t.outcome = UNCHANGED
                 return self._result(False, 'no traffic canary of %s to abort' % self.t.label())
-            done, message = self.abort('traffic canary of %s aborted as asked' % self.t.label())
+            cause = 'traffic canary of %s aborted as asked' % self.t.label()
+            done, message = self.abort(cause) if self.canary is not None else (True, cause)
+            if done and promotion:
+                done, message = self._put_back_promotion(message)
             self.t.outcome = ROLLED_BACK
             return self._result(not done, message)
         if self.record is None and self._released():

@@ -11,11 +11,17 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release i
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.traffic import record as traffic_record
 
 from tests.support.kube import api_client, create_settled, read_log, writes
-from tests.support.traffic import GW, NEW, deployment, gateway, route, service
+from tests.support.traffic import GW, NEW, OLD, deployment, gateway, route, service
 
 pytestmark = pytest.mark.unit
 
 SERVICES = '/api/v1/namespaces/default/services'
+DEPLOYMENTS = '/apis/apps/v1/namespaces/default/deployments'
+LEASES = '/apis/coordination.k8s.io/v1/namespaces/default/leases'
+
+
+def image(obj):
+    return obj['spec']['template']['spec']['containers'][0]['image']
 TRAFFIC = {'route': {'name': 'web'}, 'stable_service': 'web-stable', 'canary_service': 'web-canary',
            'track_label': 'track', 'steps': [{'weight': 10, 'pause': 0, 'analysis': True}]}
 
@@ -72,3 +78,36 @@ def test_the_canary_of_another_release_is_refused_naming_it_and_the_ways_out(sim
     assert 'recover: rollback' in result.message
     how = 'kubectl annotate deployment web-canary -n default kubeops.rollout/traffic-canary-'
     assert how in result.message
+
+
+def test_an_abort_after_a_killed_promotion_puts_the_promotion_back_too(sim, monkeypatch):
+    """Killed while its promotion's release was judging the stable Deployment (its record and the
+    new images on it): `recover: rollback` takes the traffic back, scales the canary down and puts
+    the stable Deployment back from that release's sealed record; no record and no Lease is left."""
+    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.release import Release
+
+    sim.client.create(SERVICES, service('web-stable', {'app': 'web', 'track': 'stable'}))
+    sim.client.create(SERVICES, service('web-canary', {'app': 'web', 'track': 'canary'}))
+    sim.client.create(SERVICES, service('web-legacy', {'app': 'legacy'}))
+
+    def killed(self):
+        raise SystemExit('killed')  # as SIGKILL: nothing more of this run happens
+
+    monkeypatch.setattr(Release, 'gate', killed)
+    with pytest.raises(SystemExit):
+        run(sim.client)
+    stable = sim.client.get(DEPLOYMENTS + '/web')
+    assert image(stable) == NEW and 'kubeops.rollout/release' in stable['metadata']['annotations']
+    monkeypatch.undo()
+    result = run(sim.client, recover='rollback')
+    assert not result.failed, result.message
+    assert 'the promotion of Deployment default/web (interrupted after its release wrote it) was put ' \
+        'back' in result.message
+    stable = sim.client.get(DEPLOYMENTS + '/web')
+    assert image(stable) == OLD and 'kubeops.rollout/release' not in stable['metadata']['annotations']
+    canary = sim.client.get(DEPLOYMENTS + '/web-canary')
+    assert canary['spec']['replicas'] == 0
+    assert traffic_record.TRAFFIC_ANNOTATION not in (canary['metadata'].get('annotations') or {})
+    assert [lease['metadata']['name'] for lease in sim.client.list(LEASES)['items']] == []
+    # A second abort finds nothing left to do, and a new release of web is not refused.
+    assert not run(sim.client, recover='rollback').failed
