@@ -19,7 +19,7 @@ description:
   - An C(include_tasks) of a file that is missing fails only when it is reached, and one whose tasks
     name a module that is not installed ends the whole play, past any C(rescue). Run this first when
     something must be undone if the file cannot run, as the canary mode of the role
-    the role C(kubeops.rollout.rollout_upgrade) does with its verification tasks before it starts a canary.
+    C(kubeops.rollout.rollout_upgrade) does with its verification tasks before it starts a canary.
   - Only the file itself is checked; the files it includes are loaded when they run.
   - Runs on the controller (its action plugin); sends no request to Kubernetes, changes nothing. Not
     in the action group C(kubeops.rollout.rollout).
