@@ -35,7 +35,10 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.causes impor
     resized_containers,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
+    ConnectionFailure,
+    KubeError,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status import (
     CHANGED_ELSEWHERE,
     RolloutStatus,
@@ -47,6 +50,7 @@ STUCK = 'RolloutStuck'
 SOAK_NOT_READY = 'SoakPodNotReady'
 SOAK_RESTARTS = 'SoakRestarts'
 SOAK_NO_PODS = 'SoakNoPods'
+SOAK_UNREADABLE = 'SoakApiUnreachable'
 ANALYSIS_FAILED = 'AnalysisFailed'
 
 # What to do about each cause a rollout cannot get past by itself.
@@ -68,6 +72,16 @@ BLOCKING = frozenset(NEXT_STEPS)
 
 # Seconds between two looks at the pods during a soak.
 SOAK_POLL_SECONDS = 1.0
+# The least time a soak keeps reading through API errors before they are its verdict.
+READ_RETRY_SECONDS = 10.0
+
+
+def transient(err):
+    """Whether an API error may be answered otherwise next time: a server error, 429, or no answer."""
+    if isinstance(err, ConnectionFailure):
+        return True
+    status = getattr(err, 'status', None)
+    return status is not None and (status == 429 or status >= 500)
 
 
 # ---- early stop ------------------------------------------------------------------------------
@@ -178,6 +192,10 @@ class _SoakTarget:
         self.workload = workload
         self.fresh = fresh  # its new pods were created by this run's change: every restart counts
         self.selector = None
+        self.observed = False  # a look at its pods succeeded
+        self.error = None  # the API error of its last read, while its reads fail
+        self.failing_since = None
+        self.failed_reads = 0
         self.baseline = {}  # pod uid -> {container: restarts not counted}
         self.resources = {}  # pod uid -> {container: resources last seen}
         self.pods = 0
@@ -269,25 +287,64 @@ class Soak:
                 )
         return None
 
+    def _read(self, target, results, i, now):
+        """One look at ``target`` (its revision's selector first); an API error the server may
+        answer differently next time (5xx, 429, a dropped connection) is remembered, not a verdict:
+        the look is tried again at the next round, until the soak's deadline."""
+        try:
+            if not target.selector:
+                self._select(target)
+            if target.selector:
+                results[i] = self._look(target)
+            target.observed = True  # read (a revision without a selector of its pods has none to look at)
+            target.error, target.failing_since, target.failed_reads = None, None, 0
+        except KubeError as e:
+            if not transient(e):
+                raise
+            target.error = e
+            target.failed_reads += 1
+            target.failing_since = now if target.failing_since is None else target.failing_since
+
+    def _unread(self, target, now):
+        """The verdict on ``target`` whose reads still fail at the deadline, or that was never
+        observed: an API cause (attempts, seconds), never a pod's; None when it was read."""
+        if target.error is None and target.observed:
+            return None
+        seconds = now - target.failing_since if target.failing_since is not None else 0
+        return RolloutStatus(
+            False, '%s: the soak could not read the API server (%d attempts over %.1f s, until the end of '
+                   'the soak): %s; nothing was observed to pass the gate' % (
+                       target.workload.label(), target.failed_reads, seconds,
+                       getattr(target.error, 'message', target.error) or 'no answer'),
+            SOAK_UNREADABLE, failed=True)
+
     def run(self, targets):
         """``targets``: list of (Workload, fresh). Returns (list of RolloutStatus|None, analysis
         failure|None)."""
         items = [_SoakTarget(workload, fresh) for workload, fresh in targets]
         results = [None] * len(items)
         analysis = self.options.analysis
-        for target in items:
-            self._select(target)
-        deadline = self.clock() + self.options.soak_seconds
+        start = self.clock()
+        for i, target in enumerate(items):
+            self._read(target, results, i, start)
+        # Reads that fail keep being tried (the client backs off within each) until the soak's end,
+        # and for at least READ_RETRY_SECONDS: one flaky minute of the API server is no verdict.
+        deadline = start + self.options.soak_seconds
+        read_deadline = max(deadline, start + READ_RETRY_SECONDS)
         if self.options.soak_seconds:
             self.progress(
                 'soaking %d workload%s for %ss'
                 % (len(items), '' if len(items) == 1 else 's', self.options.soak_seconds)
             )
         measured = False
+        first = True
         while True:
-            for i, target in enumerate(items):
-                if results[i] is None and target.selector:
-                    results[i] = self._look(target)
+            now = self.clock()
+            if not first:
+                for i, target in enumerate(items):
+                    if results[i] is None:
+                        self._read(target, results, i, now)
+            first = False
             if any(results):
                 return results, None
             if analysis is not None and (analysis.due() or not measured):
@@ -295,8 +352,13 @@ class Soak:
                 measured = True
                 if analysis.failed:
                     return results, RolloutStatus(False, analysis.message, ANALYSIS_FAILED, failed=True)
-            remaining = deadline - self.clock()
+            now = self.clock()
+            unread = any(t.error is not None or not t.observed for t in items)
+            remaining = (read_deadline if unread else deadline) - now
             if remaining <= 0 or self.stopped():
+                verdicts = [self._unread(t, now) for t in items]
+                if any(verdicts):
+                    return [v or r for v, r in zip(verdicts, results)], None
                 return self._still_as_soaked(items, results), None
             self.sleep(min(SOAK_POLL_SECONDS, remaining))
 
@@ -321,7 +383,7 @@ def soak_error(err, workload):
     return RolloutStatus(
         False,
         '%s: the soak could not read the pods: %s' % (workload.label(), getattr(err, 'message', err)),
-        SOAK_NOT_READY,
+        SOAK_UNREADABLE,
         failed=True,
     )
 
@@ -333,6 +395,7 @@ __all__ = [
     'STUCK',
     'SOAK_NOT_READY',
     'SOAK_RESTARTS',
+    'SOAK_UNREADABLE',
     'ANALYSIS_FAILED',
     'KubeError',
 ]

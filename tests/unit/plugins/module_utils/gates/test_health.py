@@ -202,3 +202,49 @@ def test_a_resize_excuses_the_restarts_of_the_resized_container_only():
     assert verdict is None
     (verdict,), _ = soak([[first], [resized], [crashed]], template=template)
     assert verdict.reason == health.SOAK_RESTARTS and 'restarted 1 time' in verdict.message
+
+
+class FlakyPods(Pods):
+    """The soak's reads answered from ``looks``, where an exception in the list is raised instead."""
+
+    def list(self, path, label_selector=None, field_selector=None):
+        look = next(self.looks)
+        if isinstance(look, Exception):
+            raise look
+        return {'items': look}
+
+
+def flaky_soak(looks, seconds=2):
+    clock = Clock()
+
+    def sleep(s):
+        clock.now += s
+
+    options = GateOptions(soak_seconds=seconds)
+    target = StatefulSet({'metadata': {'name': 'db', 'namespace': 'default'}})
+    return health.Soak(FlakyPods(looks), options, clock=clock, sleep=sleep).run([(target, True)]), clock
+
+
+def test_a_flaky_api_server_during_the_soak_is_read_through_not_a_failed_gate():
+    from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
+    faults = [ApiError(503, 'ServiceUnavailable', 'try again')] * 5
+    (verdicts, analysis), _clock = flaky_soak(faults + [[pod('db-0')]] * 20)
+    assert verdicts == [None] and analysis is None
+
+
+def test_reads_that_keep_failing_fail_the_gate_with_an_api_cause_after_the_deadline():
+    from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
+    (verdicts, _analysis), clock = flaky_soak([ApiError(503, 'ServiceUnavailable', 'etcd is slow')] * 100)
+    (verdict,) = verdicts
+    assert verdict.failed and verdict.reason == health.SOAK_UNREADABLE
+    assert 'could not read the API server' in verdict.message and 'etcd is slow' in verdict.message
+    assert 'nothing was observed to pass the gate' in verdict.message
+    assert clock.now >= health.READ_RETRY_SECONDS  # tried for as long as the gate allows, at least
+
+
+def test_a_refused_read_is_no_flake_and_is_not_retried():
+    from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
+    with pytest.raises(ApiError):
+        flaky_soak([ApiError(403, 'Forbidden', 'may not list pods')] + [[pod('db-0')]] * 5)
+    assert not health.transient(ApiError(404, 'NotFound', 'gone'))
+    assert health.transient(ApiError(429, 'TooManyRequests', 'slow down'))
