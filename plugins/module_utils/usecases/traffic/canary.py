@@ -401,6 +401,10 @@ class TrafficCanary(Lifecycle):
         except lease_mod.LeaseHeld as e:
             self.lease = None
             return 'traffic canary %s is running elsewhere (%s): wait for it to end' % (self.id, e)
+        except KubeError as e:  # refused (RBAC) or unreachable: the run is refused before any write
+            lease, self.lease = self.lease, None
+            return ('traffic canary %s could not take its Lease %s/%s (one run at a time): %s'
+                    % (self.id, lease.namespace, lease.name, error_text(e)))
         self.lease.start_renewing()
         return None
 
