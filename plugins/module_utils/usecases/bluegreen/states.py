@@ -276,10 +276,15 @@ class BlueGreen(Lifecycle):
                 if t.outcome == PUT_BACK and t.app.preview_before is not None:
                     self.traffic.put_back_preview(t.app, self.warnings)
             self.lines.extend(result.lines)
+            refused = [p.strip() for p in result.lines[1:]] if result.lines[:1] == [
+                'preflight failed, nothing was changed:'] else []
             for t in targets:  # refused before any write: the preview's own cause, never "another"
-                mine = [p.strip() for p in result.lines[1:] if t.label() in p]
+                mine = [p for p in refused if t.label() in p]
+                # A problem naming no preview (another run holds the release's Lease) is every one's.
+                mine = mine or [p for p in refused if not any(x.label() in p for x in targets)]
                 if t.app.cause is None and mine:
-                    t.app.outcome, t.app.cause = REFUSED, 'preview %s' % '; '.join(mine)
+                    t.app.outcome, t.app.cause = REFUSED, 'preview ' + '; '.join(
+                        p if p.startswith(t.label()) else '%s: %s' % (t.label(), p) for p in mine)
             self.not_reached('not switched: another preview failed')
             raise Stop()
 

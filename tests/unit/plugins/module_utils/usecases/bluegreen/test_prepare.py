@@ -2,12 +2,15 @@
 gets the live template recolored with the new images and the live replicas, with a release record
 every module recognises; a repeat writes nothing; a failed preview is put back with its replicas."""
 
+import time
+
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services import colored_template
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import Deployment
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import record as release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen.prepare import Prepare
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen.states import BlueGreen
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.targets import (
     ReleaseOptions,
     Target,
@@ -61,3 +64,26 @@ def test_a_failed_preview_is_put_back_with_its_replicas(bluegreen_sim):
     green = sim.client.get(DEPLOYMENTS + '/web-green')
     assert green['spec']['replicas'] == 0
     assert green['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1'
+
+
+def test_a_preview_refused_because_another_run_holds_the_release_names_that_run(bluegreen_sim):
+    """The cause is the preview's own (a live run holds the release's Lease: wait for it), in the
+    app's cause and the message; never "another preview failed"."""
+    import os
+    import socket
+    from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
+    from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen import (
+        record as record_mod,
+    )
+
+    sim = bluegreen_sim
+    a, options = app(sim.client, state='prepared')
+    holder = '%s/%d/live' % (socket.gethostname(), os.getpid())  # this very process: alive
+    now = times.micro_time(time.time())
+    sim.client.create('/apis/coordination.k8s.io/v1/namespaces/default/leases', {
+        'metadata': {'name': 'kubeops-release-' + record_mod.release_id([a])},
+        'spec': {'holderIdentity': holder, 'leaseDurationSeconds': 30, 'acquireTime': now, 'renewTime': now}})
+    result = BlueGreen(sim.client, [a], options).run()
+    assert result.failed and a.outcome == 'refused'
+    assert 'is running elsewhere' in a.cause and 'wait for it to end' in a.cause, a.cause
+    assert 'another preview failed' not in result.message and 'wait for it to end' in result.message
