@@ -231,6 +231,21 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+# shared: next_step
+next_step:
+  description:
+    - When the task failed because it was refused or interrupted, the one step its message names, as data
+      (a playbook, an AWX workflow or a test can follow it without reading the message).
+    - "C(rerun) runs the same task again (it resumes); C(wait) means another live run holds what the task
+      needs (wait for it to end, then run the task again); C(recover: rollback), C(recover: resume),
+      C(state: finished) and the like are an option of this task to set before running it again; a
+      C(kubectl ...) or C(kubeops.rollout.rollout_undo) is a command or module to run, after checking what
+      the message says."
+    - C(null) when the task succeeded, or when what it needs is a fix of its input (the message says which).
+  returned: always
+  type: str
+  sample: 'recover: rollback'
+# end: next_step
 apps:
   description: One entry per app, in the order given.
   returned: always
@@ -504,7 +519,8 @@ def main(runtime=None):
         module.fail(describe_error(e, 'blue/green release', module._connection))
     for warning in result.warnings:
         module.module.warn(warning)
-    out = dict(bluegreen_apps.result_fields(result.apps, result.lines), changed=result.changed)
+    out = dict(bluegreen_apps.result_fields(result.apps, result.lines), changed=result.changed,
+               next_step=result.next_step)
     if options.gates.analysis is not None and options.gates.analysis.measurements:
         out['analysis'] = options.gates.analysis.result()
     if module.module.diff:

@@ -538,6 +538,21 @@ diff:
   returned: in diff mode, for the workloads that change
   type: list
   elements: dict
+# shared: next_step
+next_step:
+  description:
+    - When the task failed because it was refused or interrupted, the one step its message names, as data
+      (a playbook, an AWX workflow or a test can follow it without reading the message).
+    - "C(rerun) runs the same task again (it resumes); C(wait) means another live run holds what the task
+      needs (wait for it to end, then run the task again); C(recover: rollback), C(recover: resume),
+      C(state: finished) and the like are an option of this task to set before running it again; a
+      C(kubectl ...) or C(kubeops.rollout.rollout_undo) is a command or module to run, after checking what
+      the message says."
+    - C(null) when the task succeeded, or when what it needs is a fix of its input (the message says which).
+  returned: always
+  type: str
+  sample: 'recover: rollback'
+# end: next_step
 '''
 
 

@@ -110,3 +110,19 @@ def rolled_back(run):
     for a in chosen:
         if a.outcome == ROLLED_BACK:
             a.cause = None
+
+
+def way_back_refusal(a):
+    """Why ``a``'s idle color must not be prepared (it is the way back of a live switch: the
+    record names it as the color left and it still runs pods), or None."""
+    r = a.record
+    if r is None or r['phase'] not in (record_mod.SWITCHED, record_mod.SWITCHING) or r['from'] != a.idle:
+        return None
+    d = a.deployment(a.idle)
+    if d is None or not (d.replicas or 0):
+        return None
+    return ('%s: %s is the way back of the switch of release %s (from %s at %s, %d pods up): preparing '
+            'the next version there would destroy it. Run state: finished first (it scales %s down from '
+            '%s), or state: rolled_back to go back to it'
+            % (a.label(), d.label(), r['release'], r['from'], r['switchedAt'], d.replicas, d.label(),
+               r['scaleDownAt']))

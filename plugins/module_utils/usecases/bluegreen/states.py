@@ -64,6 +64,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.record import take_lease
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.targets import (
+    RERUN,
+    WAIT,
     ROLLBACK_FAILED as PUT_BACK_FAILED, ROLLED_BACK as PUT_BACK, UNTOUCHED, ReleaseOptions, Target,
     diff_of, managers,
 )
@@ -92,6 +94,7 @@ class BlueGreen(Lifecycle):
         self.lines = []
         self.lease = None
         self.replaced = []  # (release, seal key): seals of records this run's records replaced
+        self.next_step = None  # the one step a refusal or an interruption names (release/targets.py)
         self.interrupted = False
 
     @property
@@ -102,6 +105,7 @@ class BlueGreen(Lifecycle):
     def _stopping(self):
         self._stop.set()
         self.interrupted = True
+        self.suggest(RERUN)
 
     def _interrupted(self):
         return self._result()
@@ -152,6 +156,7 @@ class BlueGreen(Lifecycle):
                                                 record_mod.ANNOTATION, a.record['release'])
                 a.record = None if problem else a.record
             if problem:
+                self.suggest(record_mod.clear(a.service))
                 problems.append('%s carries a %s record that is not acted on: %s. Check the Service selects '
                                 'what you want, then remove the record: %s'
                                 % (a.label(), record_mod.ANNOTATION, problem, record_mod.clear(a.service)))
@@ -167,12 +172,14 @@ class BlueGreen(Lifecycle):
             self.client, self.apps[0].namespace, record['release'],
             self.options.lease_seconds or release_record.LEASE_SECONDS)
         if holder is not None:
+            self.suggest(WAIT)
             return ['%s: the switch of release %s is in progress (%s): wait for it to end' % (
                 a.label(), record['release'], holder)]
         if self.options.state == 'rolled_back' or self.options.recover is not None \
                 or record['release'] == self.id:
             a.resumed = True
             return []
+        self.suggest('recover: rollback')
         return ['%s: the switch of release %s to %s (at %s) was not verified: its runner stopped. Resume '
                 'it (state: switched with recover: resume) or switch back (state: rolled_back, or recover: '
                 'rollback)'
@@ -199,27 +206,13 @@ class BlueGreen(Lifecycle):
                 todo.append(a)
         return todo
 
-    def _way_back(self, a):
-        """Why ``a``'s idle color must not be prepared (it is the way back of a live switch: the
-        record names it as the color left and it still runs pods), or None."""
-        r = a.record
-        if r is None or r['phase'] not in (record_mod.SWITCHED, record_mod.SWITCHING) or r['from'] != a.idle:
-            return None
-        d = a.deployment(a.idle)
-        if d is None or not (d.replicas or 0):
-            return None
-        return ('%s: %s is the way back of the switch of release %s (from %s at %s, %d pods up): preparing '
-                'the next version there would destroy it. Run state: finished first (it scales %s down from '
-                '%s), or state: rolled_back to go back to it'
-                % (a.label(), d.label(), r['release'], r['from'], r['switchedAt'], d.replicas, d.label(),
-                   r['scaleDownAt']))
-
     def _prepare(self, todo):
         """The previews of ``todo``: preview Services select the idle color, then the Prepare release.
         Raises Stop when it fails (the previews are put back; live traffic was never touched)."""
-        refused = [(a, self._way_back(a)) for a in todo]
+        refused = [(a, bluegreen_back.way_back_refusal(a)) for a in todo]
         refused = [(a, why) for a, why in refused if why]
         if refused:
+            self.suggest('state: finished')
             for a, why in refused:
                 a.outcome, a.cause = REFUSED, why
             self.lines.extend(why for _a, why in refused)
@@ -248,6 +241,8 @@ class BlueGreen(Lifecycle):
                           clock=self.clock, sleep=self.sleep)
         prepare.runner = self.runner
         result = prepare.run()
+        if result.failed:
+            self.suggest(result.fields.get('next_step'))
         judged([t.app for t in targets], o.gates.analysis, 'preview')
         self.warnings.extend(result.warnings)
         for t in targets:
@@ -488,6 +483,10 @@ class BlueGreen(Lifecycle):
     def _switch_back(self, apps, cause):
         bluegreen_back.switch_back(self, apps, cause)
 
+    def suggest(self, step):
+        """Name ``step`` as what to do next (the first one named wins)."""
+        self.next_step = self.next_step or step
+
     # -- the Lease and the result
     def _seal(self, obj, annotation, *texts):
         """Before a record is written on ``obj``: the seals of its ``texts`` (the record, and the
@@ -512,6 +511,8 @@ class BlueGreen(Lifecycle):
         self.lease, problem = take_lease(self.client, self.apps[0].namespace, self.lease_name,
                                          self.id, self.options.lease_seconds, self.runner)
         if problem:
+            if problem.endswith(release_record.WAIT_WORDS):
+                self.suggest(WAIT)
             for a in self.apps:
                 a.outcome, a.cause = REFUSED, problem
             raise Stop()

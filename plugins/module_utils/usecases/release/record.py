@@ -40,6 +40,8 @@ TRAFFIC_ANNOTATION = 'kubeops.rollout/traffic-canary'
 # The Leases of releases: one per release, named after its id.
 LEASE_PREFIX = records.LEASE_PREFIX
 LEASE_SECONDS = 30
+# How a refusal ends when another live run holds what it needs (its next step: wait, then run again).
+WAIT_WORDS = ': wait for it to end'
 
 
 def release_id(targets, change_cause=None):
@@ -241,7 +243,7 @@ def take_lease(client, namespace, name, release, seconds, runner, seals=None):
     try:
         lease.acquire(wait=False, timeout=0)
     except lease_mod.LeaseHeld as e:
-        return None, 'release %s is running elsewhere (%s): wait for it to end' % (release, e)
+        return None, 'release %s is running elsewhere (%s)%s' % (release, e, WAIT_WORDS)
     except KubeError as e:
         return None, ('release %s could not take its Lease %s/%s (one run at a time): %s'
                       % (release, namespace, name, error_text(e)))

@@ -54,8 +54,12 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.t
     UNCHANGED,
     UNTOUCHED,
     UPGRADED,
+    RERUN,
+    WAIT,
     ReleaseResult,
     changed_since_read,
+    finishing_step,
+    refused_result,
     failure_message,
     how_to_finish,
     interrupted_message,
@@ -88,6 +92,7 @@ class Release(Lifecycle):
         self.started = times.rfc3339_now()
         self.lease = None  # the Lease this run holds while it works (not in check mode)
         self.seals = {}  # the seals of the records this run writes (engine/records.py)
+        self.next_step = None  # the one step a refusal or an interruption names (release/targets.py)
         self.unverified = None  # why the gates did not run over a release that wrote nothing
 
     # -- 1. preflight
@@ -145,6 +150,7 @@ class Release(Lifecycle):
             return problem
         record, problem = release_record.check(w)
         if problem:
+            self.suggest(release_record.clear_command(w))
             return ('%s carries a %s record that is not acted on: %s. Check the workload is as you want it, '
                     'then remove the record: %s' % (t.label(), release_record.RECORD_ANNOTATION, problem,
                                                     release_record.clear_command(w)))
@@ -152,6 +158,7 @@ class Release(Lifecycle):
             return None
         unsealed = release_record.verify(self.client, self._lease_namespace(), w)
         if unsealed:
+            self.suggest(release_record.clear_command(w))
             return ('%s carries a %s record of release %s that is not acted on: %s. Nothing was written '
                     'from it. Check the workload is as you want it, then remove the record: %s'
                     % (t.label(), release_record.RECORD_ANNOTATION, record['id'], unsealed,
@@ -160,9 +167,11 @@ class Release(Lifecycle):
         holder = release_record.live_holder(self.client, self._lease_namespace(), record['id'],
                                             self.options.lease_seconds or release_record.LEASE_SECONDS)
         if holder is not None:
+            self.suggest(WAIT)
             return ('%s: release %s is in progress (started %s by %s; %s): wait for it to end'
                     % (t.label(), record['id'], record.get('started'), record.get('runner'), holder))
         if record['id'] != self.id and self.options.recover is None:
+            self.suggest('recover: rollback')
             return ('%s: release %s (started %s by %s) did not finish: its runner stopped. Resume it '
                     '(recover: resume) or put it back (recover: rollback), then release again'
                     % (t.label(), record['id'], record.get('started'), record.get('runner')))
@@ -198,6 +207,10 @@ class Release(Lifecycle):
         """The seal keys of the records this run removed (dropped from the Lease when it ends)."""
         return [t.seal_key for t in self.targets if t.record_gone and t.seal_key]
 
+    def suggest(self, step):
+        """Name ``step`` as what to do next (the first one named wins: the one the message leads with)."""
+        self.next_step = self.next_step or step
+
     def _lease_namespace(self):
         return self.targets[0].namespace
 
@@ -225,6 +238,7 @@ class Release(Lifecycle):
                     # The guard refused it: nothing of this run is on the workload, and what is there
                     # (another release's record, say) is not this run's to put back or to advise on.
                     t.write_sent = False
+                    self.suggest(RERUN)
                     t.cause = ('not written: it was changed by someone else since the preflight read it '
                                '(generation %s, now %s); release it again to decide from what it is now'
                                % (t.workload.metadata.get('generation'),
@@ -383,6 +397,8 @@ class Release(Lifecycle):
                 continue
             ok, text, left = done
             text = text if ok else how_to_finish(t, text, left)
+            if not ok:
+                self.suggest(finishing_step(t, left))
             self.note('%s: %s' % (t.label(), text))
             t.rollback = text
             t.outcome = ROLLED_BACK if ok else ROLLBACK_FAILED
@@ -402,6 +418,8 @@ class Release(Lifecycle):
         self.lease, problem = release_record.take_lease(
             self.client, self._lease_namespace(), self._lease_name(), self.id, self.options.lease_seconds,
             self.runner, seals=self.seals)
+        if problem and problem.endswith(release_record.WAIT_WORDS):
+            self.suggest(WAIT)
         return problem
 
     def _release_lease(self):
@@ -495,18 +513,7 @@ class Release(Lifecycle):
 
     def _refused(self, problems):
         """The result of a failed preflight: nothing was written."""
-        for t in self.targets:
-            t.outcome = UNTOUCHED
-        lines = ['preflight failed, nothing was changed:'] + ['  %s' % p for p in problems]
-        return ReleaseResult(
-            self.targets,
-            True,
-            ' '.join(['release refused before any write:'] + [p + ';' for p in problems]).rstrip(';'),
-            lines,
-            self.warnings,
-            self.options.check_mode,
-            False,
-        )
+        return refused_result(self.targets, problems, self.warnings, self.options.check_mode, self.next_step)
 
     def words(self):
         """How the summary names each outcome."""
@@ -538,5 +545,7 @@ class Release(Lifecycle):
         else:
             lines.extend([self.unverified] if self.unverified else [])
             message = '; '.join(lines)
+        if interrupted:
+            self.suggest(RERUN)
         return ReleaseResult(self.targets, failed, message, lines, self.warnings, self.options.check_mode,
-                             interrupted)
+                             interrupted, fields={'next_step': self.next_step if failed else None})

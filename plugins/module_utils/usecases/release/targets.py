@@ -344,6 +344,22 @@ def failure_message(targets, words):
 CHANGED_ELSEWHERE, NOT_COMING_UP, STILL_RECORDED = 'changed elsewhere', 'not coming up', 'still recorded'
 
 
+# ``next_step``, the one step a refusal or an interruption names, as data: RERUN (run the same task
+# again), WAIT (another live run holds it: wait for it to end, then run it again), an option of the
+# task to set and run it again with (``recover: rollback``, ``state: finished``), or a command
+# (``kubectl annotate ...``, ``kubeops.rollout.rollout_undo``).
+RERUN, WAIT = 'rerun', 'wait'
+
+
+def finishing_step(t, left):
+    """The next step after a put-back of ``t`` that did not finish, by what it ``left``."""
+    if left == CHANGED_ELSEWHERE:
+        return release_record.clear_command(t.workload)
+    if left == NOT_COMING_UP:
+        return 'kubeops.rollout.rollout_undo'
+    return 'recover: rollback'
+
+
 def how_to_finish(t, text, left):
     """``text`` (why ``t`` was not put back) with what remains (``left``) and how to finish."""
     if left == CHANGED_ELSEWHERE:
@@ -383,3 +399,13 @@ def changed_since_read(t, current):
     meta, read = current.get('metadata') or {}, t.workload.metadata
     return meta.get('generation') != read.get('generation') or \
         (meta.get('annotations') or {}) != (read.get('annotations') or {})
+
+
+def refused_result(targets, problems, warnings, check_mode, next_step=None):
+    """The result of a release refused by its preflight (``problems``): nothing was written."""
+    for t in targets:
+        t.outcome = UNTOUCHED
+    lines = ['preflight failed, nothing was changed:'] + ['  %s' % p for p in problems]
+    message = ' '.join(['release refused before any write:'] + [p + ';' for p in problems]).rstrip(';')
+    return ReleaseResult(targets, True, message, lines, warnings, check_mode, False,
+                         fields={'next_step': next_step})

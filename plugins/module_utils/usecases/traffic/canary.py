@@ -51,6 +51,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.t
     UNCHANGED,
     UNTOUCHED,
     UPGRADED,
+    RERUN,
+    WAIT,
     ReleaseResult,
     Target,
 )
@@ -102,6 +104,7 @@ class TrafficCanary(Lifecycle):
         self.record = None
         self.lease = None
         self.unsealed = set()  # seal keys of the records this run removed
+        self.next_step = None  # the one step a refusal or an interruption names
         self.wrote = False  # something was written (in check mode: would be)
         self.steps = []  # what each step did (the result's traffic.steps)
         self.traffic = {'canary': self.canary_name, 'route': {'namespace': self.route_namespace,
@@ -174,9 +177,11 @@ class TrafficCanary(Lifecycle):
         record, problem = rec.parse(self.canary)
         how = release_record.clear_command(Deployment(self.canary), release_record.TRAFFIC_ANNOTATION)
         if problem:
+            self.suggest(how)
             return ['%s carries a %s record that is not acted on (%s): check the route and the canary, then '
                     'remove it with %s' % (where, release_record.TRAFFIC_ANNOTATION, problem, how)]
         if record is not None and record['id'] != self.id and self.options.recover is None:
+            self.suggest('recover: rollback')
             return ['%s carries the traffic canary of release %s (started %s by %s, step %s): run that task '
                     'again to go on, or this one with recover: rollback to abort it (or remove the record '
                     'with %s)'
@@ -191,6 +196,7 @@ class TrafficCanary(Lifecycle):
             text = self.canary['metadata']['annotations'][release_record.TRAFFIC_ANNOTATION]
             unsealed = records.unsealed(lease, self.canary, release_record.TRAFFIC_ANNOTATION, text)
             if unsealed:
+                self.suggest('recover: rollback')
                 return ['%s carries a %s record that is not acted on: %s. No step is taken from it: abort '
                         'the canary (recover: rollback), or check the route and the canary and remove the '
                         'record with %s' % (where, release_record.TRAFFIC_ANNOTATION, unsealed, how)]
@@ -347,6 +353,7 @@ class TrafficCanary(Lifecycle):
             self.shift(0, header=False)
         except (TrafficFailed, KubeError) as e:
             text = e.message if isinstance(e, TrafficFailed) else error_text(e)
+            self.suggest('recover: rollback')
             return False, ('%s; the abort could not confirm the traffic back (%s): Deployment %s/%s keeps '
                            'its pods so that what the gateway still serves has endpoints; fix the route, '
                            'then run again with recover: rollback'
@@ -354,6 +361,7 @@ class TrafficCanary(Lifecycle):
         try:
             self.scale(0, 'abort', done=True)
         except (StepFailed, KubeError) as e:
+            self.suggest('recover: rollback')
             return False, ('%s; traffic is back, but Deployment %s/%s could not be scaled down: %s; run '
                            'again with recover: rollback' % (cause, self.namespace, self.canary_name, e))
         return True, '%s; aborted: traffic back to Service %s/%s, %s scaled to 0' % (
@@ -400,6 +408,7 @@ class TrafficCanary(Lifecycle):
             self.lease.acquire(wait=False, timeout=0)
         except lease_mod.LeaseHeld as e:
             self.lease = None
+            self.suggest(WAIT)
             return 'traffic canary %s is running elsewhere (%s): wait for it to end' % (self.id, e)
         except KubeError as e:  # refused (RBAC) or unreachable: the run is refused before any write
             lease, self.lease = self.lease, None
@@ -414,6 +423,7 @@ class TrafficCanary(Lifecycle):
 
     # -- the whole (usecases/lifecycle.py runs it)
     def _interrupted(self):
+        self.suggest(RERUN)
         self.t.outcome = UNTOUCHED
         where = self.steps[-1]['step'] if self.steps else 'its start'
         message = ('traffic canary %s interrupted at step %s; its record stays on Deployment %s/%s: '
@@ -485,13 +495,19 @@ class TrafficCanary(Lifecycle):
         return self._result(False, 'traffic canary %s promoted: %s runs %s' % (
             self.id, self.t.label(), ', '.join('%s=%s' % kv for kv in sorted(self.t.images.items()))))
 
+    def suggest(self, step):
+        """Name ``step`` as what to do next (the first one named wins)."""
+        self.next_step = self.next_step or step
+
     def _result(self, failed, message, interrupted=False):
         if failed and self.t.cause is None and not interrupted:
             self.t.cause = message
         lines = ['step %(step)d: %(weight)d%% to the canary, %(replicas)d replicas: %(outcome)s'
                  % dict({'outcome': 'interrupted'}, **s) for s in self.steps] + [message]
         return ReleaseResult(self.targets, failed, message, lines, self.warnings, self.options.check_mode,
-                             interrupted, wrote=self.wrote, fields={'traffic': self.traffic})
+                             interrupted, wrote=self.wrote,
+                             fields={'traffic': self.traffic,
+                                     'next_step': self.next_step if failed else None})
 
 
 def _labels(labels):

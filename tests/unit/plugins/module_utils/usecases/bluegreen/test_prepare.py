@@ -87,3 +87,4 @@ def test_a_preview_refused_because_another_run_holds_the_release_names_that_run(
     assert result.failed and a.outcome == 'refused'
     assert 'is running elsewhere' in a.cause and 'wait for it to end' in a.cause, a.cause
     assert 'another preview failed' not in result.message and 'wait for it to end' in result.message
+    assert result.next_step == 'wait'

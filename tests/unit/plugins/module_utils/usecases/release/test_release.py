@@ -220,6 +220,7 @@ def test_the_loser_of_two_racing_releases_says_it_wrote_nothing_and_leaves_the_w
     assert 'changed by someone else since the preflight' in t.cause
     assert 'ROLLBACK FAILED' not in result.message and 'kubectl annotate' not in result.message
     assert 'rollout_undo' not in result.message
+    assert result.fields['next_step'] == 'rerun'  # release it again, to decide from what it is now
     now = sim.client.get(DEPLOY)
     assert image(now) == 'nginx:winner' and now['metadata']['annotations']['kubeops.rollout/release'] == \
         winner['kubeops.rollout/release']
@@ -234,3 +235,13 @@ def test_recover_rollback_with_nothing_recorded_says_so_and_reports_the_images_t
         entry = t.entry()
         assert entry['images'] == entry['images_before'] == {'app': 'nginx:1'}, entry
     assert image(sim.client.get(DEPLOY)) == 'nginx:1'
+
+
+def test_an_interrupted_release_names_its_next_step_rerun(sim, monkeypatch):
+    def interrupted(self):
+        raise KeyboardInterrupt()
+
+    monkeypatch.setattr(Release, 'wait_all', interrupted)
+    result, _lines = release(sim.client, entries(db=None))
+    assert result.interrupted and result.failed
+    assert result.fields['next_step'] == 'rerun' and 'run the same task again to resume' in result.message
