@@ -102,6 +102,14 @@ bench-release-scale: setup
 	@scripts/bench --only release-scale --docs .bench/release-scale --results .bench/release-scale/results.json \
 		$(BENCH_ARGS)
 
+# Every strategy killed at random moments and after its writes, the operator's path followed from the
+# results (tests/kill/driver.py); CI runs two trials per strategy in `make test` (tests/kill/test_kill.py).
+KILL_TRIALS ?= 2
+.PHONY: kill-tests
+kill-tests: setup
+	@mkdir -p .kill
+	$(BIN)/python -m tests.kill --trials $(KILL_TRIALS) --report .kill/report.json $(KILL_ARGS)
+
 build: setup
 	$(BIN)/ansible-galaxy collection build --force --output-path build/
 

@@ -49,6 +49,7 @@ FOLDER_MARKERS = {
     'molecule': 'molecule',
     'runner': 'runner',
     'packaging': 'packaging',
+    'kill': 'kill',
 }
 
 

@@ -141,8 +141,6 @@ NEEDS = {
     ('', 'pods', 'list'): ('rolling_update_rc', _rc('rc-pods-list')),
     ('', 'pods', 'patch'): ('rolling_update_rc', _rc('rc-pods-patch')),
     ('', 'pods', 'delete'): ('rollout_undo', _w('StatefulSet', 'stuck', replace_stuck_pods=True)),
-    # Two stuck pods (Parallel): after replacing the first the module reads its replacement.
-    ('', 'pods', 'get'): ('rollout_undo', _w('StatefulSet', 'stuck-two', replace_stuck_pods=True)),
     ('', 'events', 'list'): ('rollout_status', _w('StatefulSet', 'stuck-events', wait_timeout=1)),
     ('coordination.k8s.io', 'leases', 'create'): ('rollout_release', {
         'workloads': [_w('Deployment', 'web', images={'app': 'nginx:1.26'})], 'soak_seconds': 0}),
@@ -262,7 +260,7 @@ def cluster(tmp_path_factory):
                                                         ('DaemonSet', 'agent')]), (LEAN, LEAN_WORKLOADS))
                                 for kind, name in names])
         # StatefulSets whose upgrade is stuck on a broken image: an undo must replace their pods.
-        stuck = {'stuck': 'OrderedReady', 'stuck-two': 'Parallel', 'stuck-events': 'OrderedReady'}
+        stuck = {'stuck': 'OrderedReady', 'stuck-events': 'OrderedReady'}
         manifests = []
         for name, policy in stuck.items():
             manifests.append(workload('StatefulSet', name, ns=LEAN, replicas=2))
