@@ -57,6 +57,42 @@ def holder_identity():
     return '%s/%d/%s' % (socket.gethostname(), os.getpid(), binascii.hexlify(os.urandom(4)).decode('ascii'))
 
 
+def launcher(environ=None, proc='/proc'):
+    """What started this run, for a record an operator reads later: the nearest ancestor process
+    that is ``ansible-playbook`` (its PID: a killed controller leaves the task's worker running, in
+    a session of its own) and, in an AWX (or Automation Controller) job, the job's id (AWX puts
+    ``JOB_ID`` in the job's environment). Only what is known."""
+    environ = os.environ if environ is None else environ
+    out = {}
+    pid, seen = os.getppid(), set()
+    while pid > 1 and pid not in seen:
+        seen.add(pid)
+        try:
+            with open('%s/%d/cmdline' % (proc, pid), 'rb') as f:
+                argv = f.read().split(b'\0')
+            with open('%s/%d/stat' % (proc, pid)) as f:
+                parent = int(f.read().rpartition(')')[2].split()[1])
+        except (IOError, OSError, ValueError, IndexError):
+            break
+        if any(os.path.basename(a.decode('utf-8', 'replace')) == 'ansible-playbook' for a in argv[:2]):
+            out['ansiblePlaybookPid'] = pid
+            break
+        pid = parent
+    job = environ.get('JOB_ID')
+    if job and job.isdigit():
+        out['awxJobId'] = int(job)
+    return out
+
+
+def runner_text(record):
+    """Who ran a record's release, as messages name it: its runner and what launched it."""
+    launched = record.get('launcher') if isinstance(record.get('launcher'), dict) else {}
+    more = ', '.join(('ansible-playbook %s' % launched['ansiblePlaybookPid']) if k == 'ansiblePlaybookPid'
+                     else 'AWX job %s' % launched['awxJobId'] for k in sorted(launched)
+                     if k in ('ansiblePlaybookPid', 'awxJobId'))
+    return '%s%s' % (record.get('runner'), ' (%s)' % more if more else '')
+
+
 def holder_gone(identity):
     """Whether ``identity`` (``holder_identity``'s host/pid/random) names a process of this host that
     no longer runs (missing, or a zombie its parent has not reaped yet): its lease is free at once

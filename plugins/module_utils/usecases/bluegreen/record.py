@@ -10,9 +10,10 @@ Fields: ``release`` (the id of the release that switched), ``from`` and ``to`` (
 ``selectorBefore`` (the selector the switch replaced), ``switchedAt`` and ``scaleDownAt`` (RFC 3339:
 when it switched, when the color it left may be scaled down), ``phase``, ``hpa`` (``{name, from, to}``
 when an HPA follows), ``fromImages`` (what the color it left ran, each container's image: the only
-images ``rolled_back`` goes back to) and ``runner``. Encoded and bounded by engine/records.py, and
-sealed on the Lease of its release (``kubeops-release-<release>`` in the app's namespace): a record
-whose seal is not there is never acted on.
+images ``rolled_back`` goes back to), ``runner`` and ``launcher`` (the ansible-playbook process and
+the AWX job that ran it). Encoded and bounded by engine/records.py, and sealed on the Lease of its
+release (``kubeops-release-<release>`` in the app's namespace): a record whose seal is not there is
+never acted on.
 
 Phases: ``switching`` (the selector is switched, the traffic not yet verified: a run stopped here
 is resumed or put back), ``switched`` (verified), ``rolled_back`` (switched back: ``from`` is the
@@ -32,6 +33,7 @@ import json
 import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services import COLORS
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.record import (
@@ -72,6 +74,7 @@ def record_text(
             'hpa': hpa,
             'fromImages': from_images or {},
             'runner': runner,
+            'launcher': lease_mod.launcher(),
         }
     )
 

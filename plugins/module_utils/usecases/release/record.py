@@ -60,7 +60,7 @@ def record_text(release, workload, images, generation, runner, started, template
         'id': release, 'images': dict(sorted(images.items())),
         'template': workload.template if template is None else template,
         'changeCause': workload.annotations.get(patches.CHANGE_CAUSE_ANNOTATION), 'generation': generation,
-        'runner': runner, 'started': started,
+        'runner': runner, 'started': started, 'launcher': lease_mod.launcher(),
     }
     record.update(extra or {})
     return records.encode(record)
@@ -231,7 +231,7 @@ def in_flight_refusal(client, workload, verb):
     return ('%s carries the record of release %s (started %s by %s), which did not end; a %s now would '
             'be judged by nobody. Finish that release first: rollout_release with recover: resume (wait '
             'and judge it) or recover: rollback (put it back)'
-            % (where, record['id'], record.get('started'), record.get('runner'), verb))
+            % (where, record['id'], record.get('started'), lease_mod.runner_text(record), verb))
 
 
 def take_lease(client, namespace, name, release, seconds, runner, seals=None):

@@ -58,6 +58,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.t
     WAIT,
     ReleaseResult,
     changed_since_read,
+    read_again,
     finishing_step,
     refused_result,
     failure_message,
@@ -169,12 +170,12 @@ class Release(Lifecycle):
         if holder is not None:
             self.suggest(WAIT)
             return ('%s: release %s is in progress (started %s by %s; %s): wait for it to end'
-                    % (t.label(), record['id'], record.get('started'), record.get('runner'), holder))
+                    % (t.label(), record['id'], record.get('started'), lease_mod.runner_text(record), holder))
         if record['id'] != self.id and self.options.recover is None:
             self.suggest('recover: rollback')
             return ('%s: release %s (started %s by %s) did not finish: its runner stopped. Resume it '
                     '(recover: resume) or put it back (recover: rollback), then release again'
-                    % (t.label(), record['id'], record.get('started'), record.get('runner')))
+                    % (t.label(), record['id'], record.get('started'), lease_mod.runner_text(record)))
         t.record, t.resumed = record, True
         t.original_template, t.original_cause = record['template'], record.get('changeCause')
         if self.options.recover == 'resume' or record['id'] == self.id:
@@ -208,7 +209,7 @@ class Release(Lifecycle):
         return [t.seal_key for t in self.targets if t.record_gone and t.seal_key]
 
     def suggest(self, step):
-        """Name ``step`` as what to do next (the first one named wins: the one the message leads with)."""
+        """Name ``step`` as what to do next (the first named wins: the one the message leads with)."""
         self.next_step = self.next_step or step
 
     def _lease_namespace(self):
@@ -231,7 +232,7 @@ class Release(Lifecycle):
                 # read below finds this release's own write.
                 t.written = self.client.patch(t.workload.path, t.patch[1], t.patch[0], retry=True)
             except KubeError as e:
-                current = self._read_again(t)
+                current = read_again(self.client, t)
                 if current is not None and self.owns(t, current):
                     t.written = current  # applied: the answer was lost
                 elif changed_since_read(t, current):
@@ -251,13 +252,6 @@ class Release(Lifecycle):
             self.note('%s: new images written (generation %s)'
                       % (t.label(), (t.written.get('metadata') or {}).get('generation')))
         return None
-
-    def _read_again(self, t):
-        """The workload read after a write whose answer was lost or refused (None: unreadable)."""
-        try:
-            return self.client.get(t.workload.path)
-        except KubeError:
-            return None
 
     def owns(self, t, current):
         """Whether ``current`` (``t`` read again) carries this run's write of ``t``: the record of this

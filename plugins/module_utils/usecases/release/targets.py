@@ -23,7 +23,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options
     DEFAULT_TIMEOUT,
     GateOptions,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, KubeError
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.fields import Fields
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import SHARED_READS_FROM
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
@@ -409,3 +409,11 @@ def refused_result(targets, problems, warnings, check_mode, next_step=None):
     message = ' '.join(['release refused before any write:'] + [p + ';' for p in problems]).rstrip(';')
     return ReleaseResult(targets, True, message, lines, warnings, check_mode, False,
                          fields={'next_step': next_step})
+
+
+def read_again(client, t):
+    """``t``'s workload read after a write whose answer was lost or refused (None: unreadable)."""
+    try:
+        return client.get(t.workload.path)
+    except KubeError:
+        return None

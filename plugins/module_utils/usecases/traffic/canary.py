@@ -185,7 +185,8 @@ class TrafficCanary(Lifecycle):
             return ['%s carries the traffic canary of release %s (started %s by %s, step %s): run that task '
                     'again to go on, or this one with recover: rollback to abort it (or remove the record '
                     'with %s)'
-                    % (where, record['id'], record.get('started'), record.get('runner'), record['step'], how)]
+                    % (where, record['id'], record.get('started'), lease_mod.runner_text(record),
+                       record['step'], how)]
         if record is not None and record['id'] == self.id and self.options.recover is None:
             # Its step decides where this run goes on: only from a record the operator sealed.
             try:

@@ -30,6 +30,7 @@ import copy
 import json
 import math
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.record import (
@@ -68,7 +69,8 @@ def canary_template(template, images, track_label):
 
 def record_text(release, images, step, route, runner, started, passed=False):
     return records.encode({'id': release, 'images': dict(sorted(images.items())), 'step': step,
-                           'passed': passed, 'route': route, 'runner': runner, 'started': started})
+                           'passed': passed, 'route': route, 'runner': runner, 'started': started,
+                           'launcher': lease_mod.launcher()})
 
 
 def parse(obj):

@@ -81,3 +81,25 @@ def test_a_zombie_or_missing_holder_of_this_host_is_gone_a_live_one_is_not():
     assert lease_mod.holder_gone('%s/%d/abcd' % (host, child.pid))  # reaped: missing
     assert not lease_mod.holder_gone('%s/%d/abcd' % (host, os.getpid()))  # this very process
     assert not lease_mod.holder_gone('another-host/%d/abcd' % child.pid)  # not ours to judge
+
+
+def test_the_launcher_of_a_run_is_the_nearest_ansible_playbook_and_the_awx_job(tmp_path, monkeypatch):
+    """A fake /proc: this process's parent is a worker, whose parent is ansible-playbook."""
+    import os
+
+    def proc(pid, ppid, argv):
+        d = tmp_path / str(pid)
+        d.mkdir()
+        (d / 'cmdline').write_bytes(b'\0'.join(a.encode() for a in argv) + b'\0')
+        (d / 'stat').write_text('%d (%s) S %d 1 1' % (pid, argv[0].rsplit('/', 1)[-1][:15], ppid))
+
+    monkeypatch.setattr(os, 'getppid', lambda: 300)
+    proc(300, 200, ['/usr/bin/python3', '/venv/bin/ansible-playbook', 'site.yml'])  # the worker: a fork
+    proc(200, 1, ['/usr/bin/python3', '/venv/bin/ansible-playbook', 'site.yml'])
+    # The worker is a fork of ansible-playbook with the same command line: the nearest one is named.
+    found = lease_mod.launcher({'JOB_ID': '42'}, proc=str(tmp_path))
+    assert found == {'ansiblePlaybookPid': 300, 'awxJobId': 42}
+    assert lease_mod.launcher({}, proc=str(tmp_path / 'none')) == {}
+    text = lease_mod.runner_text({'runner': 'h/1/ab', 'launcher': found})
+    assert text == 'h/1/ab (ansible-playbook 300, AWX job 42)'
+    assert lease_mod.runner_text({'runner': 'h/1/ab'}) == 'h/1/ab'
