@@ -30,8 +30,6 @@ CONDITIONS = ('Accepted', 'ResolvedRefs')
 DEFAULT_WEIGHT = 1  # the API's default of backendRefs[].weight
 
 
-
-
 def route_path(namespace, name):
     return '%s/%s' % (HTTPROUTES % path_quote(namespace), path_quote(name))
 
