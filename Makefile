@@ -102,7 +102,7 @@ bench-release-scale: setup
 	@scripts/bench --only release-scale --docs .bench/release-scale --results .bench/release-scale/results.json \
 		$(BENCH_ARGS)
 
-# Every strategy killed at random moments and after its writes, the operator's path followed from the
+# Every strategy (release, canary, blue/green, traffic canary) killed at random moments and after its writes, the operator's path followed from the
 # results (tests/kill/driver.py); CI runs two trials per strategy in `make test` (tests/kill/test_kill.py).
 KILL_TRIALS ?= 2
 .PHONY: kill-tests

@@ -71,11 +71,13 @@ def kill_everything(pid):
     return victims
 
 
-def _play_files(workdir, kubeconfig, task):
+def _play_files(workdir, kubeconfig, tasks):
+    """A play of ``tasks`` (a task or a list): each registered, and the play stops at the first failure."""
     workdir.mkdir(parents=True, exist_ok=True)
+    tasks = tasks if isinstance(tasks, list) else [tasks]
     play = [{'hosts': 'localhost', 'gather_facts': False,
              'module_defaults': {'group/kubeops.rollout.rollout': {'kubeconfig': str(kubeconfig)}},
-             'tasks': [dict(task, register='r', ignore_errors=True)]}]
+             'tasks': [dict(t, register='r%d' % i) for i, t in enumerate(tasks)]}]
     book = workdir / 'play.yml'
     book.write_text(yaml.safe_dump(play, sort_keys=False))
     env = {k: v for k, v in os.environ.items() if not k.startswith('K8S_AUTH_') and k != 'KUBECONFIG'}
@@ -86,13 +88,19 @@ def _play_files(workdir, kubeconfig, task):
     return [str(BIN / 'ansible-playbook'), str(book)], env
 
 
-def run_task(workdir, kubeconfig, task, timeout=180):
-    """One task to its end; its result (the recorded callback's), or None when it produced none."""
-    cmd, env = _play_files(workdir, kubeconfig, task)
+def run_task(workdir, kubeconfig, tasks, timeout=180):
+    """The play of ``tasks`` to its end; the result that decides it (the first failed task's, else
+    the last task's), or None when it produced none."""
+    cmd, env = _play_files(workdir, kubeconfig, tasks)
     subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout)
     out = workdir / 'results.json'
-    results = json.loads(out.read_text()) if out.exists() else {}
-    return next(iter(results.values()), None)
+    recorded = json.loads(out.read_text()) if out.exists() else {}
+    names, results = list(recorded), list(recorded.values())
+    failed = [r for r in results if r.get('_status') != 'ok']
+    chosen = failed[0] if failed else (results[-1] if results else None)
+    if chosen is not None:
+        chosen['_name'] = next(name for name, r in zip(names, results) if r is chosen)
+    return chosen
 
 
 # ---- scenarios ----------------------------------------------------------------------------------
@@ -192,7 +200,34 @@ class TrafficScenario(Scenario):
         return {'name': 'traffic', 'kubeops.rollout.rollout_release': args}
 
 
-SCENARIOS = {s.name: s for s in (ReleaseScenario, BlueGreenScenario, TrafficScenario)}
+class CanaryScenario(ReleaseScenario):
+    """A canary in two calls of one play: `canary: start`, then `promote` (a verification between
+    them is the operator's; here there is none). Killed in either, the play run again resumes."""
+
+    name = 'canary'
+    workloads = live = ('web',)
+
+    def task(self, **overrides):
+        base = {'workloads': [{'kind': 'Deployment', 'name': 'web', 'images': {'app': NEW}}],
+                'soak_seconds': 1, 'timeout': 60, 'fail_fast_seconds': 5}
+        if overrides:  # a next step names an option of the failed phase: that phase, then promote
+            phase = overrides.pop('canary', 'abort' if overrides.get('recover') == 'rollback' else 'start')
+            first = dict(base, canary=phase, **overrides)
+            tasks = [{'name': phase, 'kubeops.rollout.rollout_release': first}]
+            if phase != 'abort':
+                tasks.append({'name': 'promote',
+                              'kubeops.rollout.rollout_release': dict(base, canary='promote')})
+            return tasks
+        return [{'name': 'start', 'kubeops.rollout.rollout_release': dict(base, canary='start')},
+                {'name': 'promote', 'kubeops.rollout.rollout_release': dict(base, canary='promote')}]
+
+    def succeeded(self, kube, result):
+        if result.get('_name') == 'abort' or 'aborted' in (result.get('msg') or '').lower():
+            return images_of(kube, 'web') == {'app': OLD}
+        return super(CanaryScenario, self).succeeded(kube, result)
+
+
+SCENARIOS = {s.name: s for s in (ReleaseScenario, CanaryScenario, BlueGreenScenario, TrafficScenario)}
 
 
 # ---- judging ------------------------------------------------------------------------------------
