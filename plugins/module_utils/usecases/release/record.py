@@ -29,10 +29,14 @@ import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError, error_text
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
 
 RECORD_ANNOTATION = 'kubeops.rollout/release'
+# What a put-back leaves on a workload, in its own write: which release was put back, when and why
+# (a run of the same release says so before it releases it again); the release's next write removes it.
+PUT_BACK_ANNOTATION = 'kubeops.rollout/put-back'
 # A canary's record (usecases/release/canary.py): what the workload had before its start.
 CANARY_ANNOTATION = 'kubeops.rollout/canary'
 # A traffic canary's record, on its canary Deployment (usecases/traffic/record.py).
@@ -249,3 +253,29 @@ def take_lease(client, namespace, name, release, seconds, runner, seals=None):
                       % (release, namespace, name, error_text(e)))
     lease.start_renewing()
     return lease, None
+
+
+def put_back_mark(current, release, cause):
+    """The JSON patch operation that marks ``current`` (a workload as read, being put back) as put
+    back from ``release`` now, because of ``cause``."""
+    text = records.encode({'id': release, 'at': times.rfc3339_now(), 'cause': (cause or '')[:500]})
+    pointer = patches.json_pointer('metadata', 'annotations', PUT_BACK_ANNOTATION)
+    if not ((current.get('metadata') or {}).get('annotations')):
+        return [{'op': 'add', 'path': '/metadata/annotations', 'value': {PUT_BACK_ANNOTATION: text}}]
+    return [{'op': 'add', 'path': pointer, 'value': text}]
+
+
+def put_back_before(workload, release, recover):
+    """A warning when ``workload`` (as read, about to be written) was put back from ``release``: the
+    same release again is a second rollout of what failed, said before it is written."""
+    text = workload.annotations.get(PUT_BACK_ANNOTATION)
+    if not text or recover is not None:
+        return []
+    try:
+        mark = records.decode(text)
+    except records.Malformed:
+        return []
+    if mark.get('id') != release:
+        return []
+    return ['%s: release %s was put back at %s (%s); this run releases the same images again'
+            % (workload.label(), release, mark.get('at'), mark.get('cause') or 'no cause recorded')]

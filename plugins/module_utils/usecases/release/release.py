@@ -124,6 +124,7 @@ class Release(Lifecycle):
                 continue
             if t.patch is None:
                 continue
+            self.warnings.extend(release_record.put_back_before(w, self.id, self.options.recover))
             try:
                 t.dry_run = self.client.patch(w.path, t.patch[1], t.patch[0], dry_run=True, retry=True)
             except ApiError as e:
@@ -195,7 +196,8 @@ class Release(Lifecycle):
         template = patches.imaged_template(w.template, t.images)
         return patches.JSON_PATCH, patches.template_write_patch(
             w.obj, template, {patches.CHANGE_CAUSE_ANNOTATION: t.change_cause,
-                              release_record.RECORD_ANNOTATION: record})
+                              release_record.RECORD_ANNOTATION: record,
+                              release_record.PUT_BACK_ANNOTATION: None})
 
     def sealed(self, t, annotation, text):
         """Keep the seal of the record ``text`` that ``t``'s write carries in ``annotation``: the
@@ -348,7 +350,8 @@ class Release(Lifecycle):
         """The guarded JSON patch that puts ``t`` back, from ``current`` (as just read), and removes
         its release record."""
         return (patches.template_restore_patch(current, t.original_template, t.original_cause)
-                + patches.annotation_removal(current, release_record.RECORD_ANNOTATION))
+                + patches.annotation_removal(current, release_record.RECORD_ANNOTATION)
+                + release_record.put_back_mark(current, self.id, t.cause))
 
     def restored(self, current):
         """Whether ``current``, whose template and change-cause are back, needs nothing more."""

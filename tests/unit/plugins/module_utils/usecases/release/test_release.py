@@ -245,3 +245,18 @@ def test_an_interrupted_release_names_its_next_step_rerun(sim, monkeypatch):
     result, _lines = release(sim.client, entries(db=None))
     assert result.interrupted and result.failed
     assert result.fields['next_step'] == 'rerun' and 'run the same task again to resume' in result.message
+
+
+def test_a_release_put_back_says_so_when_the_same_release_runs_again(sim):
+    """The put-back marks the workload (in its own write); the same release again warns, before it
+    writes, that it was put back and why; its write removes the mark."""
+    failed, _lines = release(sim.client, entries(web=BAD, db=None), timeout=10)
+    assert failed.failed and failed.targets[0].outcome == release_targets.ROLLED_BACK
+    marked = sim.client.get(DEPLOY)['metadata']['annotations']
+    assert 'kubeops.rollout/put-back' in marked and 'kubeops.rollout/release' not in marked
+    again, _lines = release(sim.client, entries(web=BAD, db=None), timeout=10)
+    assert any('was put back at' in w and 'this run releases the same images again' in w
+               for w in again.warnings), again.warnings
+    good, _lines = release(sim.client, entries(web='nginx:3', db=None))
+    assert not good.failed and good.warnings == []
+    assert 'kubeops.rollout/put-back' not in (sim.client.get(DEPLOY)['metadata'].get('annotations') or {})
