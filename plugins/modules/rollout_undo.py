@@ -357,6 +357,19 @@ diff:
   returned: in diff mode
   type: list
   elements: dict
+# shared: next_step_refused
+next_step:
+  description:
+    - When a workload was refused because it carries the record of a release that has not ended
+      (or a record that is not one), the one step the message names, as data.
+    - "C(wait): the release's runner lives (wait for it to end, then run the task again);
+      C(kubeops.rollout.rollout_release recover: rollback): finish that release first
+      (C(recover: resume) keeps it instead); a C(kubectl annotate ...) command: remove a record
+      that is not acted on, after checking the workload."
+  returned: when such a refusal failed the task
+  type: str
+  sample: wait
+# end: next_step_refused
 '''
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import verbs  # noqa: E402

@@ -364,10 +364,14 @@ class RolloutModule(KubeModule):
         refused = []  # (identity, message) of the workloads the verb was not applied to
         workloads = self.targets(each_alone)
 
-        def failed(identity, text):
+        steps = []  # the next steps the refusals name, as data
+
+        def failed(identity, text, step=None):
             errors.append(text)
             failures.append(dict(identity, msg=text))
             refused.append((identity, text))
+            if step:
+                steps.append(step)
 
         for identity, text in self.missing:
             failed(identity, text)
@@ -378,9 +382,11 @@ class RolloutModule(KubeModule):
                     precheck(workload)
                     accepted.append(workload)
                 except USER_ERRORS as e:
-                    failed(workload.identity(), _user_error(workload, e))
+                    failed(workload.identity(), _user_error(workload, e), getattr(e, 'next_step', None))
             if errors and not each_alone:  # nothing was changed
                 extra = {'outcome': self._outcome([], [], refused, [], summarize)} if report else {}
+                if steps:
+                    extra['next_step'] = steps[0]
                 self.fail('; '.join(errors), changed=False, workloads=[], **extra)
             workloads = accepted
         check_mode = self.module.check_mode
@@ -393,7 +399,7 @@ class RolloutModule(KubeModule):
             try:
                 outcome = verb(self.client, workload)
             except USER_ERRORS as e:
-                failed(workload.identity(), _user_error(workload, e))
+                failed(workload.identity(), _user_error(workload, e), getattr(e, 'next_step', None))
                 continue
             except ConnectionFailure:
                 raise
@@ -427,6 +433,8 @@ class RolloutModule(KubeModule):
         if report:
             result['outcome'] = self._outcome(outcomes, entries, refused, not_reached, summarize)
         if errors:
+            if steps:
+                result['next_step'] = steps[0]
             self.fail('; '.join(errors), **result)
         self.module.exit_json(**result)
 

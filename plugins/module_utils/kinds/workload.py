@@ -20,7 +20,12 @@ class NotSupported(Exception):
 
 
 class Refused(Exception):
-    """The verb is refused in the workload's current state (e.g. a paused Deployment)."""
+    """The verb is refused in the workload's current state (e.g. a paused Deployment); ``next_step``:
+    the one step its message names, as data (usecases/release/targets.py), when it names one."""
+
+    def __init__(self, message, next_step=None):
+        super(Refused, self).__init__(message)
+        self.next_step = next_step
 
 
 def _metadata_field(key):

@@ -124,9 +124,9 @@ def _refuse_in_flight(client, workload, verb):
     from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import (
         record as release_record,
     )
-    problem = release_record.in_flight_refusal(client, workload, verb)
+    problem, step = release_record.in_flight_refusal(client, workload, verb)
     if problem:
-        raise Refused(problem)
+        raise Refused(problem, next_step=step)
 
 
 # ---- pause / resume --------------------------------------------------------------------------

@@ -210,32 +210,34 @@ def live_holder(client, namespace, release, seconds):
 
 
 def in_flight_refusal(client, workload, verb):
-    """Why ``verb`` (an undo, a restart, an image change by this collection) must not write
-    ``workload`` now, or None: it carries the record of a release that has not ended (the record
-    belongs to the workload as it is), which the write would fight, or a record that is malformed
-    (its way out named); a stale record does not refuse."""
+    """(why ``verb`` (an undo, a restart, an image change by this collection) must not write
+    ``workload`` now, its next step) or (None, None): it carries the record of a release that has not
+    ended (the record belongs to the workload as it is), which the write would fight, or a record that
+    is malformed (its way out named); a stale record does not refuse."""
     where = workload.label()
     text = text_of(workload.obj)
     if text is None:
-        return None
+        return None, None
     _record, malformed = parse(text)
     if malformed:
+        how = clear_command(workload)
         return ('%s carries a %s record that is not acted on: %s. Check the workload is as you want it, '
-                'then remove the record: %s' % (where, RECORD_ANNOTATION, malformed, clear_command(workload)))
+                'then remove the record: %s' % (where, RECORD_ANNOTATION, malformed, how)), how
     record, _problem = check(workload)
     if record is None:
-        return None  # a stale record (copied back by an undo, or edited over): it does not refuse
+        return None, None  # a stale record (copied back by an undo, or edited over): it does not refuse
     try:
         holder = live_holder(client, workload.namespace, record['id'], LEASE_SECONDS)
     except KubeError:  # the Lease could not be read: the record alone decides
         holder = None
     if holder is not None:
         return ('%s is being released (release %s, started %s): %s; a %s now would fight it. Wait for '
-                'that run to end' % (where, record['id'], record.get('started'), holder, verb))
+                'that run to end' % (where, record['id'], record.get('started'), holder, verb)), 'wait'
     return ('%s carries the record of release %s (started %s by %s), which did not end; a %s now would '
             'be judged by nobody. Finish that release first: rollout_release with recover: resume (wait '
             'and judge it) or recover: rollback (put it back)'
-            % (where, record['id'], record.get('started'), lease_mod.runner_text(record), verb))
+            % (where, record['id'], record.get('started'), lease_mod.runner_text(record), verb)), \
+        'kubeops.rollout.rollout_release recover: rollback'
 
 
 def take_lease(client, namespace, name, release, seconds, runner, seals=None):

@@ -52,7 +52,7 @@ def test_the_write_carries_a_record_other_modules_recognise(bluegreen_sim):
     written = Deployment(sim.client.patch(t.workload.path, t.patch[1], t.patch[0]))
     record, problem = release_record.check(written)
     assert problem is None and record['id'] == 'bg-1' and record['replicasBefore'] == 0
-    assert release_record.in_flight_refusal(sim.client, written, 'rollback')
+    assert release_record.in_flight_refusal(sim.client, written, 'rollback')[0]
 
 
 def test_a_failed_preview_is_put_back_with_its_replicas(bluegreen_sim):
