@@ -402,6 +402,16 @@ diagnosis:
       description: What could not be read (the rest is still reported).
       type: list
       elements: str
+next_step:
+  description:
+    - When the update failed, the one step its message names, as data (a playbook or an AWX workflow
+      can follow it without reading the message).
+    - "C(rerun): the update stopped in progress; run the task again with the same arguments to resume
+      it. C(wait): another run holds the RC's lease; wait for it to end (or set I(wait_for_lease)),
+      then run the task again. C(null): nothing to follow (the message says what to fix)."
+  returned: failure
+  type: str
+  sample: rerun
 '''
 
 import traceback  # noqa: E402
@@ -474,7 +484,9 @@ def main(runtime=None):
         if updater.diagnosis:
             details['diagnosis'] = updater.diagnosis
             message = '; '.join([message.rstrip('.')] + updater.diagnosis['lines'])
+        next_step = getattr(e, 'next_step', None)
         if updater.in_progress and not module.module.check_mode:
+            next_step = next_step or 'rerun'
             progress = updater.progress()
             message = '%s. %s%s' % (message.rstrip('.'), ('Progress: %s. ' % progress) if progress else '',
                                     'Run the task again with the same arguments to resume'
@@ -484,7 +496,7 @@ def main(runtime=None):
             module.module.warn(warning)
         steps = [step_dict(s) for s in updater.steps]
         module.fail(message, changed=updater.changed, steps=steps, new_name=updater.new_name,
-                    lines=summary_lines(message, steps), **details)
+                    lines=summary_lines(message, steps), next_step=next_step, **details)
     for warning in updater.warnings:
         module.module.warn(warning)
     result['lines'] = summary_lines(result.get('msg'), result.get('steps') or [])

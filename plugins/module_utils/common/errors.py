@@ -211,8 +211,9 @@ def error_text(err, connection=None):
 
 class UpdateError(Exception):
     """A rolling update of a ReplicationController cannot start or go on; ``message`` says why and
-    what to do."""
+    what to do; ``next_step``: that step as data, when it is one (``wait``: another run holds it)."""
 
-    def __init__(self, message):
+    def __init__(self, message, next_step=None):
         super(UpdateError, self).__init__(message)
         self.message = message
+        self.next_step = next_step

@@ -45,7 +45,7 @@ class UpdateLease(base.Lease):
         try:
             return super(UpdateLease, self).acquire(wait, timeout)
         except base.LeaseHeld as e:
-            raise UpdateError(str(e))
+            raise UpdateError(str(e), next_step='wait')
 
     def check(self):
         try:

@@ -277,6 +277,7 @@ def test_no_progress_fails_with_how_far_it_got_then_rollback(kubesim_factory, pl
            'to 1' in failed['msg']
     assert 'Run the task again with the same arguments to resume, or with rollback: true to return to ' \
            '"web"' in failed['msg']
+    assert failed['next_step'] == 'rerun'  # the message's first way on, as data
     rolled = res.ok('rollback')
     assert rolled['changed'] and rolled['new_name'] == new_name
     rc = assert_finished(rcs, 'web', 'nginx:1.25', 3)

@@ -39,6 +39,7 @@ def test_a_held_lease_is_an_update_error_naming_the_holder_and_what_to_do():
     assert 'another run is updating ReplicationController "web"' in str(e.value)
     assert '"other/1/x" holds Lease default/rolling-update-rc-web' in str(e.value)
     assert 'wait_for_lease: true' in str(e.value)
+    assert e.value.next_step == 'wait'
 
 
 def test_a_lost_lease_stops_the_next_write_with_an_update_error():
