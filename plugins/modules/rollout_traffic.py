@@ -198,6 +198,13 @@ diff:
   description: The pair's weights per rule before and after.
   returned: in diff mode
   type: dict
+next_step:
+  description:
+    - When the step failed in a way that the same task run again can get past, that step as data
+      (C(rerun)); otherwise absent, and the message says what to fix.
+  returned: when the route kept changing while its weights were written
+  type: str
+  sample: rerun
 '''
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import KubeModule  # noqa: E402

@@ -266,7 +266,7 @@ class Shift:
             except ApiError as e:
                 if e.is_conflict:
                     raise TrafficFailed('%s kept changing while its weights were written (%s): run again'
-                                        % (self.o.label, error_text(e)))
+                                        % (self.o.label, error_text(e)), {'next_step': 'rerun'})
                 raise TrafficFailed('%s: the API server refused the change: %s'
                                     % (self.o.label, error_text(e)))
         if not self.o.check_mode:

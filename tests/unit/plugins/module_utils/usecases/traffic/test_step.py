@@ -128,3 +128,12 @@ def test_a_backend_ref_of_another_namespace_is_not_the_stable_service(sim):
     assert 'no rule with backendRefs to both Services web-stable and web-canary' in e.value.message
     assert e.value.fields.get('changed') is False
     assert sim.client.get(ROUTE)['spec'] == before['spec']
+
+
+def test_a_route_that_keeps_changing_fails_the_step_naming_rerun(sim):
+    canary(sim)
+    sim.set_faults('conflict=%s:20' % TARGET)
+    with pytest.raises(traffic.TrafficFailed) as e:
+        shift(sim, 40).run()
+    assert 'kept changing while its weights were written' in e.value.message
+    assert e.value.fields['next_step'] == 'rerun'
