@@ -191,8 +191,13 @@ class CanaryStart(_CanaryPhase):
     def rollout_of(self, t):
         w = t.workload
         if t.written is None:
-            held = self.record(t) is not None
-            return Rollout(w, predicate=w.canary_ready if held else None, label=t.label())
+            record = self.record(t)
+            if record is not None and w.canary_hold_patch() is not None and not w.paused:
+                # A start stopped between its write and its hold: the hold now, as after the write.
+                before = dict(w.obj, spec=dict(w.spec, template=record['template']))
+                return Rollout(w, w.obj, w.canary_started(before, w.obj), written=True, label=t.label(),
+                               drive=self._hold)
+            return Rollout(w, predicate=w.canary_ready if record is not None else None, label=t.label())
         return Rollout(w, t.written, w.canary_started(w.obj, t.written), written=True, label=t.label(),
                        drive=self._hold)
 

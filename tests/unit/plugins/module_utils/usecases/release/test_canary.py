@@ -266,3 +266,22 @@ def test_a_failed_start_puts_the_template_and_the_partition_back(sim):
         assert RECORD not in (now['metadata'].get('annotations') or {})
     assert partition(sim.client.get(STS)) == 0 and not sim.client.get(DEPLOY)['spec'].get('paused')
     assert pod_images(sim, 'db') == ['redis:1'] * 3 and pod_images(sim, 'web') == ['nginx:1'] * 2
+
+
+def test_a_start_stopped_between_its_write_and_its_hold_is_held_by_the_next_start(sim, monkeypatch):
+    """Killed after the write (images and record) and before the pause: `start` again pauses it with
+    the canary's first pods, as the first run would have (found by the kill tests: it waited for a
+    pause that nobody would write)."""
+    def killed(self, engine, rollout, timeout):
+        raise SystemExit('killed')
+
+    web(sim)
+    monkeypatch.setattr(canary.CanaryStart, '_hold', killed)
+    with pytest.raises(SystemExit):
+        phase(sim, 'start', [entry('Deployment', 'web', 'nginx:2')])
+    stopped = sim.client.get(DEPLOY)
+    assert not stopped['spec'].get('paused') and RECORD in stopped['metadata']['annotations']
+    monkeypatch.undo()
+    result, _lines = phase(sim, 'start', [entry('Deployment', 'web', 'nginx:2')])
+    assert not result.failed, result.message
+    assert sim.client.get(DEPLOY)['spec']['paused'] is True
