@@ -139,8 +139,13 @@ def test_sigkill_of_everything_then_a_rerun_takes_the_dead_runners_lease_at_once
     assert held is not None and held['spec']['holderIdentity']  # a dead holder's lease stays...
     killed = time.monotonic()
     # ...but its holder is a process of this host that no longer runs (killed: a zombie until it is
-    # reaped, or gone): the lease is free at once, not when it expires 30 s later. A run asked not
-    # to wait takes it over and finishes the update, saying whose lease it took.
+    # reaped, or gone; SIGKILL takes a moment to end a busy process): the lease is free at once, not
+    # when it expires 30 s later. A run asked not to wait takes it over and finishes the update,
+    # saying whose lease it took.
+    from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
+    while not lease_mod.holder_gone(held['spec']['holderIdentity']):
+        assert time.monotonic() - killed < 10, 'the killed holder still runs'
+        time.sleep(0.05)
     rerun, _api = _driver(sim, wait_for_lease=False, **args)
     rerun.run()
     assert time.monotonic() - killed < 30, 'the rerun waited for the lease to expire'
