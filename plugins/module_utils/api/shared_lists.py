@@ -36,6 +36,10 @@ JOIN_STEP = 0.05
 CLOSE_SECONDS = 0.2
 # A reader waiting for a change where its watches were refused: the lists are read again this often.
 UNWATCHED_SECONDS = 1.0
+# A waiting reader's WATCH request lasts this long; between two looks it waits at most
+# STOP_CHECK_SECONDS (an interruption, a deadline is noticed within it).
+WAIT_WATCH_SECONDS = 60
+STOP_CHECK_SECONDS = 2.0
 
 # ---- label selectors ---------------------------------------------------------------------------
 
@@ -235,6 +239,18 @@ class SharedLists:
                 self._failures[path] = 0
         with self._lock:
             copy.watched = False
+
+    @classmethod
+    def waiting(cls, client, clock=time.monotonic):
+        """A reader for a wait (a switch, a traffic step, an OnDelete rollout, a forced rollback):
+        its lists LISTed once and watched for WAIT_WATCH_SECONDS at a time, read again every
+        UNWATCHED_SECONDS where the watches are refused. Close it when the wait ends."""
+        return cls(client, UNWATCHED_SECONDS, clock=clock, watch_seconds=WAIT_WATCH_SECONDS)
+
+    def wait_until(self, due):
+        """Until a watched copy changes, or ``due`` (on this reader's clock), at most
+        STOP_CHECK_SECONDS: the caller looks again, and at its deadline or stop, after each return."""
+        self.wait_change(min(max(due - self.clock(), 0.01), STOP_CHECK_SECONDS))
 
     def wait_change(self, timeout):
         """Until a watched copy changes (an event applied, a watch ended), or ``timeout`` passes; a

@@ -18,20 +18,13 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.watch import wait_for
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import DEFAULT_TIMEOUT
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import status as status_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services import PODS
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status import observed
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import (
     POD_REVISION_LABEL,
     pod_ready,
     stuck_pods,
 )
-
-POD_COLLECTION = '/api/v1/namespaces/%s/pods'
-# The waits read watched copies: one WATCH request lasts WATCH_SECONDS; where watches are refused the
-# pods are read again every UNWATCHED_SECONDS; the deadline is looked at within STOP_CHECK_SECONDS.
-WATCH_SECONDS = 60
-UNWATCHED_SECONDS = 1.0
-STOP_CHECK_SECONDS = 2.0
-
 
 def _observed_revision(revision_name):
     def predicate(obj):
@@ -68,7 +61,7 @@ def replace_stuck(client, workload, revision_name, check_mode=False, timeout=DEF
         return '%s: stuck pods not replaced: %s' % (workload.label(), seen.message), []
     # The pods are read from a copy LISTed once and kept current by a WATCH: a replacement's wait
     # waits for a change, never polls.
-    reader = SharedLists(client, UNWATCHED_SECONDS, clock=clock, watch_seconds=WATCH_SECONDS)
+    reader = SharedLists.waiting(client, clock=clock)
     try:
         return _replace(reader, workload, revision_name, deadline, timeout, clock)
     finally:
@@ -91,7 +84,7 @@ def _replace(reader, workload, revision_name, deadline, timeout, clock):
                             ', '.join(p['metadata']['name'] for p in stuck)))
                 break
             if not _replacement_ready(reader, workload, replaced[-1], revision_name):
-                reader.wait_change(min(max(deadline - clock(), 0.01), STOP_CHECK_SECONDS))
+                reader.wait_until(deadline)
                 continue
         meta = pod['metadata']
         guard = {'uid': meta['uid'], 'resourceVersion': meta['resourceVersion']}
@@ -101,7 +94,7 @@ def _replace(reader, workload, revision_name, deadline, timeout, clock):
         except ApiError as e:
             if e.status in (404, 409):
                 # Gone or changed since read: judge the pods again once the copy has the change.
-                reader.wait_change(min(max(deadline - clock(), 0.01), STOP_CHECK_SECONDS))
+                reader.wait_until(deadline)
                 continue
             raise
         replaced.append(meta['name'])
@@ -111,7 +104,7 @@ def _replace(reader, workload, revision_name, deadline, timeout, clock):
 def _replacement_ready(reader, workload, name, revision_name):
     """Whether the pod ``name`` (the newest replacement, from the watched copy) is of
     ``revision_name`` and Ready; not there yet: not ready."""
-    items = reader.list(POD_COLLECTION % path_quote(workload.namespace),
+    items = reader.list(PODS % path_quote(workload.namespace),
                         field_selector='metadata.name=%s' % name).get('items') or []
     if not items:
         return False

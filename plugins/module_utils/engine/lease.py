@@ -57,12 +57,22 @@ def holder_identity():
     return '%s/%d/%s' % (socket.gethostname(), os.getpid(), binascii.hexlify(os.urandom(4)).decode('ascii'))
 
 
+_LAUNCHER = []  # this process's launcher, found once (a release writes a record per workload)
+
+
 def launcher(environ=None, proc='/proc'):
     """What started this run, for a record an operator reads later: the nearest ancestor process
     that is ``ansible-playbook`` (its PID: a killed controller leaves the task's worker running, in
     a session of its own) and, in an AWX (or Automation Controller) job, the job's id (AWX puts
     ``JOB_ID`` in the job's environment). Only what is known."""
-    environ = os.environ if environ is None else environ
+    if environ is None and proc == '/proc':
+        if not _LAUNCHER:
+            _LAUNCHER.append(_find_launcher(os.environ, proc))
+        return dict(_LAUNCHER[0])
+    return _find_launcher(environ or {}, proc)
+
+
+def _find_launcher(environ, proc):
     out = {}
     pid, seen = os.getppid(), set()
     while pid > 1 and pid not in seen:

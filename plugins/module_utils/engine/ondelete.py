@@ -31,12 +31,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import 
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import StatefulSet
 
-# The waits read watched copies: one WATCH request lasts WATCH_SECONDS; where watches are refused the
-# lists are read again every UNWATCHED_SECONDS; a stop is noticed within STOP_CHECK_SECONDS.
-WATCH_SECONDS = 60
-UNWATCHED_SECONDS = 1.0
-STOP_CHECK_SECONDS = 2.0
-
 
 def _observed(obj):
     return observed(obj) and (obj.get('status') or {}).get('updateRevision')
@@ -71,7 +65,7 @@ def roll(
     for ``status.wait_for``. The StatefulSet and its pods are read from copies LISTed once and kept
     current by a WATCH each (api/shared_lists.py): between two looks it waits for a change, never
     polls."""
-    reader = SharedLists(client, UNWATCHED_SECONDS, clock=clock, watch_seconds=WATCH_SECONDS)
+    reader = SharedLists.waiting(client, clock=clock)
     try:
         return _roll(reader, obj, timeout, probe, probe_interval, clock, progress, stopped)
     finally:
@@ -95,7 +89,7 @@ def _roll(reader, obj, timeout, probe, probe_interval, clock, progress, stopped)
 
     def wait():
         due = deadline if next_probe is None else min(deadline, next_probe)
-        reader.wait_change(min(max(due - clock(), 0.01), STOP_CHECK_SECONDS))
+        reader.wait_until(due)
 
     while True:
         if clock() >= deadline or (stopped is not None and stopped()):

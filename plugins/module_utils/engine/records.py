@@ -22,8 +22,7 @@ annotations, so a record is a hint, never a source of content on its own:
   sealed record does: a run that ends leaving records keeps it (without a holder); the last run
   removing them deletes it.
 
-``refusal`` words the one message of a record that is not acted on: the object, the annotation, why,
-and the ``kubectl annotate ... NAME-`` way out.
+``clear_command`` is the ``kubectl annotate ... NAME-`` way out every refusal of a record names.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -102,26 +101,12 @@ def fields(record, wanted):
             (kind is int and isinstance(record.get(key), bool))]
 
 
-def wrong_fields(wrong):
-    return 'its %s %s missing or of the wrong type' % (', '.join(wrong), 'is' if len(wrong) == 1 else 'are')
 
 
 # -- the way out
 def clear_command(kind, name, namespace, annotation):
     """The kubectl command that removes ``annotation`` from an object (check it first)."""
     return 'kubectl annotate %s %s -n %s %s-' % (kind.lower(), name, namespace, annotation)
-
-
-def clear_command_of(obj, annotation):
-    meta = obj.get('metadata') or {}
-    return clear_command(obj.get('kind') or 'deployment', meta.get('name'), meta.get('namespace'), annotation)
-
-
-def refusal(label, annotation, why, obj):
-    """(message, next_step) of a record on ``obj`` (named ``label``) that is not acted on."""
-    how = clear_command_of(obj, annotation)
-    return ('%s carries a %s record that is not acted on: %s. Nothing was written from it. Check the '
-            'object is as you want it, then remove the record: %s' % (label, annotation, why, how)), how
 
 
 # -- seals

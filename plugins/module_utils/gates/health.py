@@ -34,7 +34,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.causes impor
     FAILED_CREATE,
     resized_containers,
 )
-from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
+from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import RETRIABLE_STATUS, path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
     ConnectionFailure,
     KubeError,
@@ -77,11 +77,12 @@ READ_RETRY_SECONDS = 10.0
 
 
 def transient(err):
-    """Whether an API error may be answered otherwise next time: a server error, 429, or no answer."""
+    """Whether an API error may be answered otherwise next time: what the client retries (a server
+    error, 429), or no answer."""
     if isinstance(err, ConnectionFailure):
         return True
     status = getattr(err, 'status', None)
-    return status is not None and (status == 429 or status >= 500)
+    return status == 429 or status in RETRIABLE_STATUS
 
 
 # ---- early stop ------------------------------------------------------------------------------

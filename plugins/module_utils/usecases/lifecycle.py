@@ -39,7 +39,14 @@ LEASE_RELEASE_SECONDS = 2
 class Lifecycle:
     """What every strategy shares. A subclass answers ``_run`` (the work, returning its result),
     ``_interrupted`` (the result of an interrupted run), ``_release_lease`` (let go of its Lease),
-    and may answer ``_stopping`` (stop its waits)."""
+    and may answer ``_stopping`` (stop its waits). ``next_step``: the one step its refusal or its
+    interruption names (usecases/release/targets.py: RERUN, WAIT, an option, a command)."""
+
+    next_step = None
+
+    def suggest(self, step):
+        """Name ``step`` as what to do next (the first named wins: the one the message leads with)."""
+        self.next_step = self.next_step or step
 
     def run(self):
         try:

@@ -5,7 +5,7 @@
 
 """The traffic router interface: what a traffic step (usecases/traffic/step.py) and a traffic canary ask
 of the object that splits the requests between the stable and the canary Service. One router, one
-file in this folder, one line in ``ROUTERS``; the step's logic (the endpoints a share needs, the
+file in this folder, one line in ``table.ROUTERS``; the step's logic (the endpoints a share needs, the
 guarded write decided again after a conflict, the read back, the wait for the router's verdict by
 watch, check mode's dry run and diff) is written once, over this interface.
 
@@ -32,13 +32,6 @@ A router answers, for a route object as read (raw JSON):
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
-
-import importlib
-
-# router name (the traffic option's `router`) -> (module in this folder, class)
-ROUTERS = {'httproute': ('httproute', 'HTTPRouteRouter')}
-DEFAULT = 'httproute'
-
 
 class RouteProblem(Exception):
     """The route cannot take the change asked (a message naming the route and what to do)."""
@@ -79,13 +72,3 @@ class Router:
     def view(self, route, managed, stable, canary):
         raise NotImplementedError
 
-
-def router(name=None):
-    """The router named ``name`` (default: the Gateway API HTTPRoute); ValueError for another."""
-    name = name or DEFAULT
-    if name not in ROUTERS:
-        raise ValueError('no traffic router %r: %s' % (name, ', '.join(sorted(ROUTERS))))
-    module, cls = ROUTERS[name]
-    loaded = importlib.import_module('ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.'
-                                     + module)
-    return getattr(loaded, cls)()

@@ -317,7 +317,7 @@ class BlueGreenResult:
         self.failed = self.interrupted or any(a.cause for a in self.apps)
         self.changed = any(a.changed for a in self.apps)
         # The one step a refusal or an interruption names (usecases/release/targets.py: RERUN, ...).
-        self.next_step = getattr(run, 'next_step', None) if self.failed else None
+        self.next_step = run.next_step if self.failed else None
         words = CHECK_WORDS if self.check_mode else WORDS
         lines = []
         for a in self.apps:

@@ -94,7 +94,6 @@ class BlueGreen(Lifecycle):
         self.lines = []
         self.lease = None
         self.replaced = []  # (release, seal key): seals of records this run's records replaced
-        self.next_step = None  # the one step a refusal or an interruption names (release/targets.py)
         self.interrupted = False
 
     @property
@@ -153,7 +152,7 @@ class BlueGreen(Lifecycle):
             a.record, problem = record_mod.check(a.service, self.label)
             if a.record is not None:
                 problem = release_record.verify(self.client, self.apps[0].namespace, a.service,
-                                                record_mod.ANNOTATION, a.record['release'])
+                                                a.record['release'], record_mod.ANNOTATION)
                 a.record = None if problem else a.record
             if problem:
                 self.suggest(record_mod.clear(a.service))
@@ -482,10 +481,6 @@ class BlueGreen(Lifecycle):
     # -- back (usecases/bluegreen/back.py)
     def _switch_back(self, apps, cause):
         bluegreen_back.switch_back(self, apps, cause)
-
-    def suggest(self, step):
-        """Name ``step`` as what to do next (the first one named wins)."""
-        self.next_step = self.next_step or step
 
     # -- the Lease and the result
     def _seal(self, obj, annotation, *texts):

@@ -34,12 +34,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services imp
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import Deployment
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen import record as record_mod
 
-# A switch's wait for the EndpointSlices: one WATCH request lasts this long; where watches are refused
-# the lists are read again every UNWATCHED_SECONDS; an interruption is noticed within STOP_CHECK_SECONDS.
-WATCH_SECONDS = 60
-UNWATCHED_SECONDS = 1.0
-STOP_CHECK_SECONDS = 2.0
-
 
 class ChangedElsewhere(Exception):
     """An object was changed by someone else since it was read: not written over."""
@@ -220,7 +214,7 @@ class Traffic:
         start = self.clock()
         fail_fast = self.options.gates.fail_fast_seconds
         short_since = None
-        reader = SharedLists(self.client, UNWATCHED_SECONDS, clock=self.clock, watch_seconds=WATCH_SECONDS)
+        reader = SharedLists.waiting(self.client, clock=self.clock)
         try:
             while True:
                 seen = self.routes(service or app.service, color, at_least, reader=reader)
@@ -247,7 +241,7 @@ class Traffic:
                 due = start + timeout
                 if fail_fast and short_since is not None:
                     due = min(due, short_since + fail_fast)
-                reader.wait_change(min(max(due - now, 0.01), STOP_CHECK_SECONDS))
+                reader.wait_until(due)
         finally:
             reader.close()
 

@@ -119,8 +119,8 @@ class _CanaryPhase(Release):
             if problem:
                 return problem
             # What an abort puts back comes from the record: only from one its start sealed.
-            unsealed = release_record.verify(self.client, self._lease_namespace(), w, CANARY_ANNOTATION,
-                                             record.get('id') if isinstance(record.get('id'), str) else '')
+            unsealed = release_record.verify(self.client, self._lease_namespace(), w, record.get('id'),
+                                             CANARY_ANNOTATION)
             if unsealed:
                 return ('%s carries a %s record that is not acted on: %s. Nothing was written from it. '
                         'Check the workload (paused? partitioned?), then remove the record (%s) and resume '

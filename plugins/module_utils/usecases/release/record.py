@@ -140,15 +140,11 @@ def read_lease(client, namespace, release):
     return lease_mod.Lease(client, namespace, name, 'release %s' % release, LEASE_SECONDS).read()
 
 
-def verify(client, namespace, workload, annotation=RECORD_ANNOTATION, release=None):
-    """Why the record ``annotation`` on ``workload`` (as read) is not sealed by the Lease of its
-    release (``release``, else the record's id) in ``namespace``, or None: it may be acted on."""
+def verify(client, namespace, workload, release, annotation=RECORD_ANNOTATION):
+    """Why the record ``annotation`` on ``workload`` (as read), of ``release`` (its id, as the
+    record says: a Lease it names is still only found by the id), is not sealed by that release's
+    Lease in ``namespace``, or None: it may be acted on."""
     text = workload.annotations.get(annotation)
-    if release is None:
-        try:
-            release = records.decode(text).get('id')
-        except records.Malformed as e:
-            return str(e)
     try:
         lease = read_lease(client, namespace, release)
     except KubeError as e:

@@ -93,7 +93,6 @@ class Release(Lifecycle):
         self.started = times.rfc3339_now()
         self.lease = None  # the Lease this run holds while it works (not in check mode)
         self.seals = {}  # the seals of the records this run writes (engine/records.py)
-        self.next_step = None  # the one step a refusal or an interruption names (release/targets.py)
         self.unverified = None  # why the gates did not run over a release that wrote nothing
 
     # -- 1. preflight
@@ -158,7 +157,7 @@ class Release(Lifecycle):
                                                     release_record.clear_command(w)))
         if record is None:
             return None
-        unsealed = release_record.verify(self.client, self._lease_namespace(), w)
+        unsealed = release_record.verify(self.client, self._lease_namespace(), w, record['id'])
         if unsealed:
             self.suggest(release_record.clear_command(w))
             return ('%s carries a %s record of release %s that is not acted on: %s. Nothing was written '
@@ -209,10 +208,6 @@ class Release(Lifecycle):
     def unsealed(self):
         """The seal keys of the records this run removed (dropped from the Lease when it ends)."""
         return [t.seal_key for t in self.targets if t.record_gone and t.seal_key]
-
-    def suggest(self, step):
-        """Name ``step`` as what to do next (the first named wins: the one the message leads with)."""
-        self.next_step = self.next_step or step
 
     def _lease_namespace(self):
         return self.targets[0].namespace

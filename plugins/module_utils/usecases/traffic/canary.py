@@ -35,7 +35,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.engine import leas
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Engine, Rollout
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.router import RouteProblem, router
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.router import RouteProblem
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.table import router
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import services as endpoints
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import (
     JSON_PATCH,
@@ -104,7 +105,6 @@ class TrafficCanary(Lifecycle):
         self.record = None
         self.lease = None
         self.unsealed = set()  # seal keys of the records this run removed
-        self.next_step = None  # the one step a refusal or an interruption names
         self.wrote = False  # something was written (in check mode: would be)
         self.steps = []  # what each step did (the result's traffic.steps)
         self.traffic = {'canary': self.canary_name, 'route': {'namespace': self.route_namespace,
@@ -495,10 +495,6 @@ class TrafficCanary(Lifecycle):
         self.t.written = self.t.written or result.targets[0].written
         return self._result(False, 'traffic canary %s promoted: %s runs %s' % (
             self.id, self.t.label(), ', '.join('%s=%s' % kv for kv in sorted(self.t.images.items()))))
-
-    def suggest(self, step):
-        """Name ``step`` as what to do next (the first one named wins)."""
-        self.next_step = self.next_step or step
 
     def _result(self, failed, message, interrupted=False):
         if failed and self.t.cause is None and not interrupted:

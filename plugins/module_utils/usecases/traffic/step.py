@@ -23,15 +23,10 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import 
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.shared_lists import SharedLists
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, error_text
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.fields import REQUIRED, Fields
-from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.router import RouteProblem, router
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.router import RouteProblem
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.table import router
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import services as endpoints
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import JSON_PATCH
-
-# A step's waits read watched copies of the namespace's EndpointSlices and HTTPRoutes: one WATCH lasts
-# WATCH_SECONDS; where watches are refused the lists are read again every UNWATCHED_SECONDS.
-WATCH_SECONDS = 60
-UNWATCHED_SECONDS = 1.0
-STOP_CHECK_SECONDS = 2.0
 
 
 class TrafficFailed(Exception):
@@ -116,7 +111,7 @@ class Shift:
     def _wait(self):
         """Until the namespace's EndpointSlices or routes change (watches), at most until the
         deadline; never a poll."""
-        self.reader.wait_change(min(max(self.deadline - self.clock(), 0.01), STOP_CHECK_SECONDS))
+        self.reader.wait_until(self.deadline)
 
     def _plan(self, route):
         try:
@@ -238,8 +233,7 @@ class Shift:
 
     def run(self):
         """The step; a TrafficFailed says in its ``fields['changed']`` whether a write was sent."""
-        self.reader = SharedLists(self.client, UNWATCHED_SECONDS, clock=self.clock,
-                                  watch_seconds=WATCH_SECONDS)
+        self.reader = SharedLists.waiting(self.client, clock=self.clock)
         try:
             return self._run()
         except TrafficFailed as e:

@@ -1,0 +1,25 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, kubeops.rollout contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The traffic routers by the name the traffic option gives them (router.py is their interface).
+Each is imported here by name, so that a module's payload on the module path carries it."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.httproute import HTTPRouteRouter
+
+# router name (the traffic option's `router`) -> the router (a router holds no state: one of each)
+ROUTERS = {'httproute': HTTPRouteRouter()}
+DEFAULT = 'httproute'
+
+
+def router(name=None):
+    """The router named ``name`` (default: the Gateway API HTTPRoute); ValueError for another."""
+    name = name or DEFAULT
+    if name not in ROUTERS:
+        raise ValueError('no traffic router %r: %s' % (name, ', '.join(sorted(ROUTERS))))
+    return ROUTERS[name]
