@@ -26,6 +26,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import 
     stuck_pods,
 )
 
+
 def _observed_revision(revision_name):
     def predicate(obj):
         if observed(obj) and (obj.get('status') or {}).get('updateRevision') == revision_name:

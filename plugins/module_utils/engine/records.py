@@ -101,8 +101,6 @@ def fields(record, wanted):
             (kind is int and isinstance(record.get(key), bool))]
 
 
-
-
 # -- the way out
 def clear_command(kind, name, namespace, annotation):
     """The kubectl command that removes ``annotation`` from an object (check it first)."""

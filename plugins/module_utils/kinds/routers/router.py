@@ -33,6 +33,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+
 class RouteProblem(Exception):
     """The route cannot take the change asked (a message naming the route and what to do)."""
 
@@ -71,4 +72,3 @@ class Router:
 
     def view(self, route, managed, stable, canary):
         raise NotImplementedError
-
