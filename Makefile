@@ -1,15 +1,14 @@
 # kubeops.rollout: one environment (.venv/), made and used by these targets.
 SHELL := /bin/bash
-PYTHON ?= python3.11
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 STAMP := $(VENV)/.installed
 COLLECTION_LINK := .collections/ansible_collections/kubeops/rollout
 PREVIOUS_KUBECTL := .cache/kubectl-1.36/bin/kubectl
 PROMETHEUS := .cache/prometheus/usr/bin/prometheus
-# The older ansible-core releases the collection supports (meta/runtime.yml), for the tests that run
-# the action plugins with each of them.
-OLDER_ANSIBLE_CORES := $(foreach v,2.16 2.17 2.18,.cache/ansible-core-$(v)/ansible/release.py)
+# The older ansible-core releases the collection supports (meta/runtime.yml, docs/decisions.md), for
+# the tests that run the collection with each of them (the venv has the newest).
+OLDER_ANSIBLE_CORES := $(foreach v,2.16 2.17 2.18 2.19 2.20,.cache/ansible-core-$(v)/ansible/release.py)
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
@@ -20,9 +19,13 @@ setup: $(STAMP) $(COLLECTION_LINK) sanity-bootstrap $(PREVIOUS_KUBECTL) $(PROMET
 venv: $(STAMP)
 
 # Reinstalls only when a requirements file changed: a warm `make setup` takes about a second.
+# The venv runs on Python 3.12 or 3.13 (scripts/find-python; PYTHON=... chooses); a venv on another
+# Python (an older checkout's) is made again.
 $(STAMP): requirements.txt requirements-dev.txt
-	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@python=$$(scripts/find-python) || exit 1; \
+	if [ -x $(BIN)/python ] && ! $(BIN)/python -c 'import sys; assert sys.version_info[:2] in ((3, 12), (3, 13))' 2>/dev/null; then \
+		echo "$(VENV) runs another Python: making it again with $$python"; rm -rf $(VENV); fi; \
+	test -x $(BIN)/python || "$$python" -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	@touch $@
 
