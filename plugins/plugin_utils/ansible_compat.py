@@ -55,6 +55,16 @@ def validate_arguments(argument_spec, params, mutually_exclusive=None, required_
     )
 
 
+def inject_invocation(task_vars):
+    """Whether a module's result carries ``invocation``, as ansible-core gives it to a module: from
+    2.21 the setting INJECT_INVOCATION (off unless configured), before that always."""
+    from ansible import constants as C
+
+    if 'INJECT_INVOCATION' not in C.config.get_configuration_definitions():
+        return True
+    return bool(C.config.get_config_value('INJECT_INVOCATION', variables=task_vars))
+
+
 def supports_check_mode_and_async(cls):
     """Class decorator: the action plugin class ``cls`` runs in check mode and with ``async``
     (ActionBase refuses both unless its class says so)."""

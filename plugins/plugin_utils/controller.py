@@ -95,10 +95,13 @@ class ModuleExit(BaseException):
         self.result = result
 
 
-class TaskContext(collections.namedtuple('TaskContext', 'module_name args check_mode diff env host')):
+_FIELDS = 'module_name args check_mode diff env host invocation'
+
+
+class TaskContext(collections.namedtuple('TaskContext', _FIELDS, defaults=(True,))):
     """What a runtime needs from the task: its arguments, check and diff mode, the environment the
-    module would have run in (the controller's plus the task's ``environment:``), and where progress
-    goes."""
+    module would have run in (the controller's plus the task's ``environment:``), where progress
+    goes, and whether the result carries ``invocation`` (as ansible-core would give it to a module)."""
 
     __slots__ = ()
 
@@ -207,7 +210,10 @@ class ControllerRuntime:
         raise ModuleExit(self._formatted(result))
 
     def _formatted(self, result):
-        result.setdefault('invocation', {'module_args': self.params})
+        if self._context.invocation:
+            result.setdefault('invocation', {'module_args': self.params})
+        else:
+            result.pop('invocation', None)
         if self._warnings:
             result['warnings'] = list(self._warnings)
         if self._deprecations:
@@ -253,7 +259,8 @@ class ModuleAction(ActionBase):
         env.update((str(k), str(v)) for k, v in ansible_compat.task_environment(self).items())
         task = ansible_compat.task(self)
         context = TaskContext(task.action, dict(task.args), bool(task.check_mode), bool(task.diff), env,
-                              task_vars.get('inventory_hostname'))
+                              task_vars.get('inventory_hostname'),
+                              ansible_compat.inject_invocation(task_vars))
         try:
             with process_environment(env):
                 self._code.main(context.runtime)

@@ -3,6 +3,7 @@
 import json
 import os
 import pathlib
+import re
 import subprocess
 import tarfile
 
@@ -56,3 +57,60 @@ def test_installs_and_ansible_doc_lists_modules(tarball, tmp_path):
     shipped = {f'kubeops.rollout.{p.stem}' for p in (ROOT / 'plugins/modules').glob('*.py')
                if p.stem != '__init__'}
     assert listed == shipped
+
+
+PLAY = '''
+- hosts: localhost
+  gather_facts: false
+  vars:
+    ansible_python_interpreter: "{{ ansible_playbook_python }}"
+  module_defaults:
+    group/kubeops.rollout.rollout:
+      kubeconfig: "%(kubeconfig)s"
+  tasks:
+    - name: A release on the controller path
+      kubeops.rollout.rollout_release:
+        workloads: [{kind: Deployment, name: web, images: {app: "nginx:1.26"}}]
+        timeout: 60
+    - name: A release on the module path
+      kubeops.rollout.rollout_release:
+        workloads: [{kind: Deployment, name: web, images: {app: "nginx:1.27"}}]
+        timeout: 60
+      vars:
+        kubeops_rollout_module_path: true
+    - name: A role
+      ansible.builtin.include_role:
+        name: kubeops.rollout.rollout_wait
+      vars:
+        rollout_wait_workloads: [{kind: Deployment, name: web}]
+'''
+
+
+def test_a_playbook_runs_from_the_installed_tarball(tarball, tmp_path, kubesim_factory):
+    """Installed as users install it (into an empty collections path, nothing of the repository on any
+    path), the collection runs a playbook: its action plugins, its module payloads and a role."""
+    from tests.integration.conftest import Kube, workload
+
+    sim = kubesim_factory(ready_delay=0.05)
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web')])
+    dest = tmp_path / 'collections'
+    (tmp_path / 'ansible.cfg').write_text('[defaults]\n')
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(('ANSIBLE_', 'K8S_AUTH_', 'PYTHONPATH', 'KUBECONFIG'))}
+    env.update(ANSIBLE_CONFIG=str(tmp_path / 'ansible.cfg'), ANSIBLE_COLLECTIONS_PATH=str(dest),
+               ANSIBLE_NOCOLOR='1', PATH=f'{BIN}{os.pathsep}{os.environ["PATH"]}')
+    proc = run([str(BIN / 'ansible-galaxy'), 'collection', 'install', '-p', str(dest), str(tarball)],
+               env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    proc = run([str(BIN / 'ansible-galaxy'), 'collection', 'list', 'kubeops.rollout', '--format', 'json'],
+               env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert list(json.loads(proc.stdout)) == [str(dest / 'ansible_collections')], proc.stdout
+    (tmp_path / 'play.yml').write_text(PLAY % {'kubeconfig': sim.kubeconfig})
+    proc = run([str(BIN / 'ansible-playbook'), 'play.yml'], env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    recap = re.search(r'localhost +: ok=(\d+) +changed=(\d+) +unreachable=0 +failed=0', proc.stdout)
+    assert recap and int(recap.group(2)) >= 2, proc.stdout[-2000:]
+    image = kube.get('Deployment', 'web')['spec']['template']['spec']['containers'][0]['image']
+    assert image == 'nginx:1.27'

@@ -245,7 +245,8 @@ def test_exec_plugin_settings_never_mask_results(kubesim_factory, play, tmp_path
         'CLUSTER': 'production-cluster-eu', 'PLUGIN_SECRET': ENV_SECRET})
     result = play(config, [task('image', 'rollout_image', kind='Deployment', name='web', namespace='default',
                                 images={'app': 'registry.example/app:2.0.0'},
-                                change_cause='production-cluster-eu')])
+                                change_cause='production-cluster-eu')],
+                  extra_env={'ANSIBLE_INJECT_INVOCATION': 'true'})  # the result's invocation, from 2.21
     out = result.ok('image')
     entry = out['workloads'][0]
     assert entry['namespace'] == 'default' and entry['name'] == 'web'
