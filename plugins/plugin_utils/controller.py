@@ -160,6 +160,12 @@ class ControllerRuntime:
             entry['version'] = version
         self._deprecations.append(entry)
 
+    @staticmethod
+    def run_process(argv, env, timeout, max_output):
+        """An exec credential plugin's program, started in this process (process_runner.py)."""
+        from ansible_collections.kubeops.rollout.plugins.plugin_utils import process_runner
+        return process_runner.run(argv, env, timeout, max_output)
+
     def progress(self, line):
         display.verbose(remove_values(line, self.no_log_values), host=self._context.host,
                         caplevel=PROGRESS_VERBOSITY - 1)

@@ -74,8 +74,9 @@ class AnsibleRuntime(AnsibleModule):
     result), ``warn``, ``deprecate``, ``progress`` (a live progress line, at -v), ``note`` (a live
     line at every verbosity: what a long operation is doing, for AWX's default verbosity), ``show``
     (lines of the task's output at every verbosity, such as a release's summary), ``alert`` (lines
-    printed at once, even while the play is being interrupted) and ``exit_json`` / ``fail_json``,
-    which do not return. Secrets inside option values (an inline kubeconfig's keys
+    printed at once, even while the play is being interrupted), ``run_process`` (runs a kubeconfig
+    exec credential plugin's program: api/connection/exec_process.py) and ``exit_json`` /
+    ``fail_json``, which do not return. Secrets inside option values (an inline kubeconfig's keys
     and tokens, credentials in proxy URLs) join ``no_log_values`` as soon as the options are read,
     so no output, not even a failure of option validation, shows them.
     """
@@ -91,6 +92,12 @@ class AnsibleRuntime(AnsibleModule):
     @property
     def env(self):
         return os.environ
+
+    def run_process(self, argv, env, timeout, max_output):
+        """An exec credential plugin's program, started by ``run_command`` (exec_process.py)."""
+        # Imported only for a kubeconfig with an exec plugin (most have none).
+        from ansible_collections.kubeops.rollout.plugins.module_utils.api.connection import exec_process
+        return exec_process.run_with(self.run_command, argv, env, timeout, max_output)
 
     def progress(self, line):
         """A module process cannot print while it runs: its progress is its result."""
@@ -165,8 +172,8 @@ class KubeModule:
     @property
     def connection(self):
         if self._connection is None:
-            self._connection = self._configure(lambda params: load_connection(params, self.module.env),
-                                               self.params)
+            self._connection = self._configure(
+                lambda params: load_connection(params, self.module.env, self.module.run_process), self.params)
             self._connection.on_secrets = self._register_secrets
             self._connection.register_secrets()
             for warning in self._connection.warnings:

@@ -92,7 +92,12 @@ def restarted_at(kube, ns='default'):
 
 # ---- exec credentials expire during a long wait -----------------------------------------------
 
-def test_expiring_exec_credential_is_refreshed_during_a_long_wait(kubesim_factory, tmp_path):
+# ansible-core 2.21 puts a module process's invocation in the result only when asked.
+MODULE_PATH_ENV = {'KUBEOPS_ROLLOUT_MODULE_PATH': '1', 'ANSIBLE_INJECT_INVOCATION': 'true'}
+
+
+@pytest.mark.parametrize('module_path', [False, True], ids=['controller path', 'module path'])
+def test_expiring_exec_credential_is_refreshed_during_a_long_wait(kubesim_factory, tmp_path, module_path):
     accepted, issued, log = tmp_path / 'accepted-tokens', tmp_path / 'issued', tmp_path / 'requests.jsonl'
     # Every watch ends after 1.5 s (as a proxy in front of an API server may end them), so the wait
     # goes on through new requests, each of which must carry a token that is still valid.
@@ -123,7 +128,8 @@ def test_expiring_exec_credential_is_refreshed_during_a_long_wait(kubesim_factor
                          tmp_path / 'exec-config')
     start = len(read_log(log))
     output, results = run_verbose([task('image', 'rollout_image', **D, images={'app': 'nginx:1.26'},
-                                        wait=True, wait_timeout=90)], tmp_path, kubeconfig=config)
+                                        wait=True, wait_timeout=90)], tmp_path, kubeconfig=config,
+                                  env=MODULE_PATH_ENV if module_path else None)
 
     assert results['image']['_status'] == 'ok', results['image'].get('msg')
     assert results['image']['changed']

@@ -29,6 +29,8 @@ PASSWORD = 'basic-auth-password-77e1c9a3'
 PROXY_PASSWORD = 'proxy-password-0b6d2f8e13'
 TOKEN_FILE_TOKEN = 'token-file-token-9d3c71ab02'
 INLINE_TOKEN = 'inline-dict-token-4e8b0c6d1f'
+# Both execution paths start the plugin: the controller's runner and a module process's run_command.
+PATHS = {'controller path': {}, 'module path': {'KUBEOPS_ROLLOUT_MODULE_PATH': '1'}}
 
 
 def plugin(directory, name, body):
@@ -55,7 +57,8 @@ def exec_kubeconfig(sim, directory, command, api_version='client.authentication.
     return str(path)
 
 
-def test_exec_plugin_works_for_every_module(kubesim_factory, play, tmp_path):
+@pytest.mark.parametrize('path', PATHS)
+def test_exec_plugin_works_for_every_module(kubesim_factory, play, tmp_path, path):
     sim = kubesim_factory(tls=True, token=TOKEN, ready_delay=0.05)
     kube = Kube(sim.kubeconfig)
     kube.create(workload('Deployment', 'web', image='nginx:1.25'))
@@ -71,6 +74,11 @@ def test_exec_plugin_works_for_every_module(kubesim_factory, play, tmp_path):
         assert sys.argv[1:] == ['--cluster', 'sim'], sys.argv
         assert json.loads(os.environ['KUBERNETES_EXEC_INFO'])['spec']['interactive'] is False
         assert os.environ['PLUGIN_SECRET'] == %r
+        # No input and a session of its own (so a stopped plugin's children stop with it).
+        assert sys.stdin.read() == '' and os.getsid(0) == os.getpid()
+        with open('/proc/%%d/cmdline' %% os.getppid(), 'rb') as parent:
+            started_by = parent.read().replace(b'\\0', b' ').decode()
+        open(os.environ['RUNS'] + '.parents', 'a').write(started_by + '\\n')
         runs = os.environ['RUNS']
         count = len(open(runs).read()) if os.path.exists(runs) else 0
         open(runs, 'a').write('x')
@@ -91,18 +99,23 @@ def test_exec_plugin_works_for_every_module(kubesim_factory, play, tmp_path):
         {'name': 'rc', 'ignore_errors': True, 'kubeops.rollout.rolling_update_rc': {
             'name': 'legacy', 'new_name': 'legacy-v2', 'image': 'nginx:1.26', 'update_period': 0.05,
             'poll_interval': 0.05, 'timeout': 60}},
-    ])
+    ], extra_env=PATHS[path])
     for name in ('status', 'image', 'history', 'pause', 'resume', 'restart', 'undo', 'rc'):
         result.ok(name)
     assert result['image']['changed'] and result['rc']['changed']
     assert rcs.get('legacy-v2')['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.26'
     # One run per module process that needed a credential, plus the one refresh after the 401.
     assert len(runs.read_text()) == 8 + 1
+    # Who started the plugin: a module process (its AnsiballZ payload), or ansible-playbook's worker.
+    parents = (tmp_path / 'runs.parents').read_text().splitlines()
+    assert len(parents) == 8 + 1
+    assert [('AnsiballZ_' in parent) for parent in parents] == [path == 'module path'] * len(parents)
     for secret in (TOKEN, STALE, ENV_SECRET):
         assert secret not in result.stdout + result.stderr
 
 
-def test_failing_exec_plugin_reads_like_kubectl(kubesim_factory, play, tmp_path):
+@pytest.mark.parametrize('path', PATHS)
+def test_failing_exec_plugin_reads_like_kubectl(kubesim_factory, play, tmp_path, path):
     sim = kubesim_factory(tls=True, token=TOKEN)
     plugin(tmp_path, 'broken', '''
         sys.stderr.write('error: SSO session expired for token %s\\n' % os.environ['PLUGIN_SECRET'])
@@ -113,7 +126,7 @@ def test_failing_exec_plugin_reads_like_kubectl(kubesim_factory, play, tmp_path)
     result = play(config, [
         task('broken', 'rollout_history', kind='Deployment', name='web'),
         task('missing', 'rollout_history', kind='Deployment', name='web', kubeconfig=missing),
-    ])
+    ], extra_env=PATHS[path])
     msg = result.failed('broken')['msg']
     assert 'getting credentials: exec: executable %s failed with exit code 3' % (tmp_path / 'broken') in msg
     assert 'SSO session expired' in msg and ENV_SECRET not in msg
@@ -230,7 +243,8 @@ def test_no_secret_in_verbose_output_for_any_auth_method(kubesim_factory, hostil
     assert len(output) > 20000  # really the verbose output of every task
 
 
-def test_exec_plugin_settings_never_mask_results(kubesim_factory, play, tmp_path):
+@pytest.mark.parametrize('path', PATHS)
+def test_exec_plugin_settings_never_mask_results(kubesim_factory, play, tmp_path, path):
     """Env values and arguments of an exec plugin that are settings (a namespace, an image, a
     cluster name) are no secrets: result fields equal to them come back as they are."""
     sim = kubesim_factory(tls=True, token=TOKEN, ready_delay=0.05)
@@ -246,7 +260,8 @@ def test_exec_plugin_settings_never_mask_results(kubesim_factory, play, tmp_path
     result = play(config, [task('image', 'rollout_image', kind='Deployment', name='web', namespace='default',
                                 images={'app': 'registry.example/app:2.0.0'},
                                 change_cause='production-cluster-eu')],
-                  extra_env={'ANSIBLE_INJECT_INVOCATION': 'true'})  # the result's invocation, from 2.21
+                  # ansible-core 2.21 puts a module process's invocation in the result only when asked.
+                  extra_env=dict(PATHS[path], ANSIBLE_INJECT_INVOCATION='true'))
     out = result.ok('image')
     entry = out['workloads'][0]
     assert entry['namespace'] == 'default' and entry['name'] == 'web'

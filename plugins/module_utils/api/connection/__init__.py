@@ -16,4 +16,6 @@
   and the request headers that carry them.
 - ``auth_providers.py``: kubeconfig ``auth-provider`` entries (oidc; the removed gcp and azure).
 - ``exec_plugin.py``: exec credential plugins, run natively.
+- ``exec_process.py``: how an exec plugin's program runs (the module path through run_command), with
+  the same time and output limits on both execution paths.
 """

@@ -9,14 +9,16 @@ How EKS, GKE, AKS and OIDC logins authenticate: the kubeconfig names a command; 
 ``ExecCredential`` (``client.authentication.k8s.io/v1`` or ``v1beta1``) holding a bearer token or a
 client certificate and key, and maybe an expiry. This module runs the command the way client-go
 does (environment, ``KUBERNETES_EXEC_INFO``, relative command paths, interactive modes) and reads
-the answer, without importing the ``kubernetes`` library.
+the answer, without importing the ``kubernetes`` library. The program itself is started by the
+runner the module's runtime hands over (``exec_process.py``: run_command on the module path).
 
 Differences from kubectl, all because a module runs unattended: the plugin never gets a terminal
 (``interactiveMode: Always`` is an error, ``IfAvailable`` runs non-interactively), its run is bounded
 in time and output size, and its stderr is captured (trimmed, secrets redacted) into the error
 message instead of being printed.
 
-    provider = ExecCredentialProvider(user['exec'], cluster=cluster_entry, base_dir=kubeconfig_dir)
+    provider = ExecCredentialProvider(user['exec'], cluster=cluster_entry, base_dir=kubeconfig_dir,
+                                      runner=runtime.run_process)
     credential = provider.get()        # runs the plugin once, then caches until expiry
     ...                                # on a 401: provider.refresh(stale=credential)
     secrets = provider.secrets         # every secret value seen so far, for redaction
@@ -32,10 +34,8 @@ import base64
 import json
 import os
 import re
-import selectors
 import shutil
 import signal
-import subprocess
 import threading
 import time
 
@@ -173,12 +173,14 @@ class ExecCredentialProvider:
     ``exec_config`` is the user's ``exec`` mapping; ``cluster`` the kubeconfig cluster entry (sent
     to the plugin with ``provideClusterInfo: true``); ``base_dir`` the directory of the kubeconfig
     file that defined the user (a command containing a path separator is relative to it);
-    ``user`` names the kubeconfig user in messages. Thread safe: concurrent callers share one run.
+    ``user`` names the kubeconfig user in messages; ``runner`` runs the program (the runtime's
+    ``run_process``, see ``exec_process.py``). Thread safe: concurrent callers share one run.
     """
 
     def __init__(self, exec_config, cluster=None, base_dir=None, user=None, timeout=DEFAULT_TIMEOUT,
-                 environ=None):
+                 environ=None, runner=None):
         self.user = user
+        self._runner = runner
         # The environment the plugin inherits: the task's (controller path) or the process's.
         self._environ = environ
         self.timeout = float(timeout)
@@ -323,74 +325,30 @@ class ExecCredentialProvider:
         env = dict(os.environ if self._environ is None else self._environ)
         env.update(self.env)
         env[EXEC_INFO_ENV] = self._exec_info()
+        if self._runner is None:
+            raise ValueError('ExecCredentialProvider needs a runner (the runtime\'s run_process) to run %s'
+                             % self.command)
         try:
-            process = subprocess.Popen(
-                [executable] + self.args, env=env, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+            rc, stdout, stderr, problem = self._runner([executable] + self.args, env, self.timeout,
+                                                       MAX_OUTPUT)
         except OSError as e:
             raise self._fail('exec: executable %s could not be started: %s'
                              % (self.command, e.strerror or e.__class__.__name__))
-        stdout, stderr, problem = self._collect(process)
         if problem:
             raise self._fail('exec: executable %s %s%s' % (self.command, problem, self._stderr_note(stderr)))
-        if process.returncode < 0:
+        if rc < 0:
             try:
-                name = signal.Signals(-process.returncode).name
+                name = signal.Signals(-rc).name
             except ValueError:
-                name = 'signal %d' % -process.returncode
+                name = 'signal %d' % -rc
             raise self._fail('exec: executable %s was killed by %s%s'
                              % (self.command, name, self._stderr_note(stderr)))
-        if process.returncode != 0:
+        if rc != 0:
             raise self._fail('exec: executable %s failed with exit code %d%s'
-                             % (self.command, process.returncode, self._stderr_note(stderr)))
+                             % (self.command, rc, self._stderr_note(stderr)))
         credential = self._parse(stdout)
         self._seen.extend(s for s in credential.secrets if s not in self._seen)
         return credential
-
-    def _collect(self, process):
-        """Both pipes read to the end within ``timeout`` and ``MAX_OUTPUT``; else the plugin (and
-        anything it started) is killed. Returns (stdout, stderr, problem or None)."""
-        deadline = time.monotonic() + self.timeout
-        buffers = {process.stdout: bytearray(), process.stderr: bytearray()}
-        problem = None
-        with selectors.DefaultSelector() as selector:
-            for pipe in buffers:
-                selector.register(pipe, selectors.EVENT_READ)
-            while selector.get_map():
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    problem = 'did not finish within %g seconds and was stopped' % self.timeout
-                    break
-                for key, _events in selector.select(remaining):
-                    chunk = os.read(key.fd, 65536)
-                    if not chunk:
-                        selector.unregister(key.fileobj)
-                        continue
-                    buffers[key.fileobj].extend(chunk)
-                    if len(buffers[key.fileobj]) > MAX_OUTPUT:
-                        problem = 'wrote more than %d bytes to %s and was stopped' % (
-                            MAX_OUTPUT, 'stdout' if key.fileobj is process.stdout else 'stderr')
-                        break
-                if problem:
-                    break
-        if problem is None:
-            try:
-                process.wait(max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                problem = 'did not exit within %g seconds and was stopped' % self.timeout
-        if problem is not None:
-            self._kill(process)
-        process.stdout.close()
-        process.stderr.close()
-        return bytes(buffers[process.stdout]), bytes(buffers[process.stderr]), problem
-
-    @staticmethod
-    def _kill(process):
-        try:
-            os.killpg(process.pid, signal.SIGKILL)  # its own session: children die with it
-        except OSError:
-            process.kill()
-        process.wait()
 
     def _stderr_note(self, stderr):
         text = stderr.decode('utf-8', 'replace').strip()

@@ -196,8 +196,9 @@ _STATIC_AUTH_FIELDS = ('token', 'tokenFile', 'client-certificate', 'client-certi
                        'client-key', 'client-key-data', 'username', 'password')
 
 
-def load_kubeconfig(source, context=None, env=None):
-    """A ``Connection`` from a kubeconfig (path, inline dict or the default location)."""
+def load_kubeconfig(source, context=None, env=None, runner=None):
+    """A ``Connection`` from a kubeconfig (path, inline dict or the default location); ``runner``
+    runs an exec plugin's program (``exec_process.py``)."""
     config, description = read_kubeconfig(source, env)
     name = context or config['current-context']
     if not name:
@@ -238,7 +239,7 @@ def load_kubeconfig(source, context=None, env=None):
         )
         conn.exec_provider = ExecCredentialProvider(
             user['exec'], cluster=cluster, base_dir=config['user-dirs'].get(ctx.get('user')),
-            user=ctx.get('user'), environ=env)
+            user=ctx.get('user'), environ=env, runner=runner)
     else:
         tokens.from_user(conn, user)
         certificates.from_user(conn, user)

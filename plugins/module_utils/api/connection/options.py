@@ -167,8 +167,9 @@ def auth_options(params, env=None):
     return opts
 
 
-def load_connection(params, env=None):
-    """Resolve module params / environment / kubeconfig / in-cluster into a ``Connection``.
+def load_connection(params, env=None, runner=None):
+    """Resolve module params / environment / kubeconfig / in-cluster into a ``Connection``;
+    ``runner`` runs a kubeconfig exec plugin's program (the runtime's ``run_process``).
 
     Same precedence as kubernetes.core: host with a token or basic auth needs no kubeconfig; a
     kubeconfig or context option loads the kubeconfig; otherwise the in-cluster service account is
@@ -186,7 +187,7 @@ def load_connection(params, env=None):
     if given('host', 'api_key') or given('host', 'username', 'password'):
         conn = Connection()
     elif opts.get('kubeconfig') or opts.get('context'):
-        conn = load_kubeconfig(opts.get('kubeconfig'), opts.get('context'), env)
+        conn = load_kubeconfig(opts.get('kubeconfig'), opts.get('context'), env, runner)
     elif in_cluster_available(env):
         conn = load_in_cluster(env)
     else:
@@ -200,7 +201,7 @@ def load_connection(params, env=None):
                     'service account. Set the kubeconfig or host option (or K8S_AUTH_KUBECONFIG / '
                     'K8S_AUTH_HOST).' % ', '.join(paths))
         else:
-            conn = load_kubeconfig(None, None, env)
+            conn = load_kubeconfig(None, None, env, runner)
 
     _apply_overrides(conn, opts)
     if not conn.server:
