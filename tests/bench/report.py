@@ -939,14 +939,28 @@ def breakdown_section(results, lat, floor, add):
             'its dynamic client.\n')
 
 
+# The part of docs/benchmarks.md written by hand (from this heading on): kept as it is by a new run.
+KEPT_HEADING = '## Execution paths and caches'
+
+
+def kept_part(text):
+    """The hand-written end of an earlier benchmarks.md (from KEPT_HEADING on), or ''."""
+    at = text.find('\n' + KEPT_HEADING + '\n')
+    return text[at:] if at >= 0 else ''
+
+
 def write(results, docs_dir):
     os.makedirs(docs_dir, exist_ok=True)
     md = os.path.join(docs_dir, 'benchmarks.md')
     png = os.path.join(docs_dir, 'benchmarks.png')
     if results['suites'].get('latency'):
         chart(results, png)
+    kept = ''
+    if os.path.exists(md):
+        with open(md) as f:
+            kept = kept_part(f.read())
     with open(md, 'w') as f:
-        f.write(document(results, os.path.basename(png)))
+        f.write(document(results, os.path.basename(png)).rstrip('\n') + '\n' + kept)
     return md, png
 
 

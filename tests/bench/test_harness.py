@@ -373,3 +373,13 @@ def test_role_task_shares_are_medians_in_the_order_the_tasks_ran():
                                              ('role : Release the new images', 'ok', 0.6),
                                              ('role : canary', 'skipped', 0.03)]
     assert report.role_task_shares([{'ok': True}]) == []
+
+
+def test_a_new_run_keeps_the_hand_written_end_of_benchmarks_md(tmp_path, monkeypatch):
+    monkeypatch.setattr(report, 'document', lambda results, png: '# Benchmarks\n\nnew figures\n')
+    (tmp_path / 'benchmarks.md').write_text('# Benchmarks\n\nold figures\n\n' + report.KEPT_HEADING
+                                            + '\n\nwritten by hand\n')
+    report.write({'suites': {}}, str(tmp_path))
+    text = (tmp_path / 'benchmarks.md').read_text()
+    assert 'new figures' in text and 'old figures' not in text
+    assert text.endswith(report.KEPT_HEADING + '\n\nwritten by hand\n')
