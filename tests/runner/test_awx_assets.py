@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(sys.executable).parent
@@ -93,7 +94,11 @@ def test_execution_environment_build_context(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     containerfile = next(p for p in (context / 'Containerfile', context / 'Dockerfile') if p.exists())
     text = containerfile.read_text()
-    assert 'ansible-core>=2.16,<2.20' in text and '/usr/bin/python3.11' in text
+    deps = yaml.safe_load((ROOT / 'meta/execution-environment.yml').read_text())['dependencies']
+    # The Python that ansible-core 2.20 and 2.21 need on the controller, and ansible-core up to the newest.
+    assert deps['ansible_core']['package_pip'] == 'ansible-core>=2.16,<2.22'
+    assert deps['python_interpreter']['python_path'] == '/usr/bin/python3.12'
+    assert deps['ansible_core']['package_pip'] in text and deps['python_interpreter']['python_path'] in text
     # The Python libraries the modules import, from the one requirements.txt.
     requirements = (context / '_build' / 'requirements.txt').read_text()
     assert requirements == (ROOT / 'requirements.txt').read_text()
