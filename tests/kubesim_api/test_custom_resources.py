@@ -664,7 +664,9 @@ def test_the_dynamic_client_finds_a_kind_created_after_it_was_built(api, tmp_pat
     events, done = [], threading.Event()
 
     def watch():
-        for event in widgets.watch(namespace='default', timeout=2):
+        # From the object's version: the patch is seen however late the watch starts.
+        for event in widgets.watch(namespace='default', timeout=2,
+                                   resource_version=made.metadata.resourceVersion):
             events.append((event['type'], event['object'].metadata.name))
         done.set()
 

@@ -427,7 +427,8 @@ def test_upgrade_job_takes_canary_ordinals_and_the_start_timeout(run_job, estate
                                   'workload_namespace': 'demo', 'container': 'db',
                                   'image': 'registry.example.com/shop/db:1.2', 'canary': True,
                                   'canary_verify_tasks': str(verify), 'canary_ordinals': 2,
-                                  'canary_start_timeout': 120, 'soak_seconds': 0})
+                                  'canary_start_timeout': 120, 'soak_seconds': 0},
+                  env={'ANSIBLE_INJECT_INVOCATION': 'true'})  # the task's arguments in its result (2.21+)
     assert job.status == 'successful' and job.failed_events() == [], job
     (started,) = job.task_events('Canary | start', 'runner_on_ok')
     assert started['event_data']['res']['invocation']['module_args']['timeout'] == 120, started

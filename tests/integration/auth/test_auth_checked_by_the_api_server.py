@@ -54,6 +54,8 @@ def run_verbose(tasks, workdir, *, kubeconfig=None, env=None, wrapper=()):
     full_env.update({'ANSIBLE_CONFIG': str(ROOT / 'ansible.cfg'), 'ANSIBLE_CALLBACK_PLUGINS': str(CALLBACKS),
                      'ANSIBLE_CALLBACKS_ENABLED': 'kubeops_record', 'KUBEOPS_RECORD_OUT': str(out),
                      'ANSIBLE_NOCOLOR': '1', 'PATH': f'{BIN}{os.pathsep}{full_env.get("PATH", "")}'})
+    # Each result's invocation too (off by default from ansible-core 2.21): the most a run can show.
+    full_env['ANSIBLE_INJECT_INVOCATION'] = 'true'
     full_env.update(env or {})
     cmd = [*wrapper, str(BIN / 'ansible-playbook'), '-vvvv', str(book)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, cwd=ROOT, timeout=400)

@@ -37,7 +37,8 @@ UID = re.compile(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
 # in 40,000).
 HASH = re.compile(r'-[bcdfghjklmnpqrstvwxz2456789]{6,10}\b')
 POD = re.compile(r'(/pods/[a-z0-9.-]+?)-[a-z0-9]{5}\b')  # pods are named by their controller plus 5 random
-VOLATILE_KEYS = {'_duration', '_requests', 'resourceVersion', 'kubeconfig'}
+# managedFields: whether the controllers' last status write came before the read is timing.
+VOLATILE_KEYS = {'_duration', '_requests', 'resourceVersion', 'kubeconfig', 'managedFields'}
 
 
 def normalize(value):
