@@ -301,7 +301,9 @@ apps:
           ready endpoint); C(missing_ports); C(exact); C(seconds) from the switch to exact.
       type: dict
     scale_down_at:
-      description: When the color the Service left may be scaled down (RFC 3339), from the record (with V(finished), the earlier time a I(scale_down_delay) given to the task makes).
+      description:
+        - When the color the Service left may be scaled down (RFC 3339), from the record; with
+          V(finished), the earlier time a I(scale_down_delay) given to the task makes.
       type: str
       sample: '2026-05-01T10:05:00Z'
     instant:

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from ..bluegreen.conftest import Apps, bluegreen
-from ..conftest import BIN, CALLBACKS, ROOT, workload
+from ..conftest import BIN, CALLBACKS, ROOT, Kube, workload
 
 pytestmark = pytest.mark.integration
 
@@ -102,7 +102,6 @@ UPGRADE = {'workload_kind': 'Deployment', 'workload_name': 'web', 'workload_name
 ], ids=['unset', 'empty', 'zero-and-false'])
 def test_upgrade_answers_reach_the_module_as_given(kubesim_factory, tmp_path, answers, expected):
     sim = kubesim_factory(ready_delay=0.05)
-    from ..conftest import Kube
     Kube(sim.kubeconfig).create_rolled_out([workload('Deployment', 'web', image='nginx:1.25', replicas=1)])
     results, proc = run_job(sim, tmp_path, 'upgrade.yml', dict(UPGRADE, **answers), '--check')
     args = module_args(results, RELEASE)
