@@ -95,7 +95,8 @@ def test_finished_before_the_delay_reports_when_and_changes_nothing(kubesim_fact
     assert kube.get('Deployment', 'web-blue')['spec']['replicas'] == 1
 
 
-def test_finished_with_a_delay_of_its_own_takes_the_earlier_of_it_and_the_recorded_time(kubesim_factory, play):
+def test_finished_with_a_delay_of_its_own_takes_the_earlier_of_it_and_the_recorded_time(
+        kubesim_factory, play):
     sim = kubesim_factory(ready_delay=0.1)
     kube = Apps(sim.kubeconfig)
     kube.create_app(replicas=1)
