@@ -73,3 +73,20 @@ def test_a_release_that_succeeds_prints_its_summary(kubesim_factory, play):
     assert res.ok('ok')['changed'] is True
     assert 'Upgraded: Deployment default/web' in res.stdout.splitlines()
     assert '<localhost> Deployment default/web: rolled out' in lines_of(res.stdout)
+
+
+@pytest.mark.parametrize('kind, pod', [('Deployment', r'web-[a-z0-9]+-[a-z0-9]{5}'),
+                                       ('StatefulSet', r'web-\d+'), ('DaemonSet', r'web-[a-z0-9]{5}')])
+def test_an_early_stop_on_a_pull_error_names_the_pod_for_every_kind(kubesim_factory, play, kind, pod):
+    sim = kubesim_factory(fail_image='broken')
+    Kube(sim.kubeconfig).create_rolled_out([workload(kind, 'web', replicas=1)])
+    res = play(sim, [task('fast', 'rollout_release', workloads=[
+        {'kind': kind, 'name': 'web', 'images': {'app': BROKEN}}], fail_fast_seconds=3)])
+    failed = res.failed('fast')
+    assert 'stopped early' in failed['msg']
+    (cause,) = failed['workloads'][0]['diagnosis']['causes']
+    assert len(cause['pods']) == 1 and re.fullmatch(pod, cause['pods'][0]), cause
+    seen = [line for line in lines_of(res.stdout) if 'stopping in' in line]
+    assert len(seen) == 1, lines_of(res.stdout)
+    assert re.match(r'<localhost> %s default/web: (ImagePullBackOff|ErrImagePull) on 1 pod \(%s\), '
+                    r'stopping in 3 s unless it clears$' % (kind, pod), seen[0]), seen
