@@ -118,3 +118,41 @@ def test_rc_upgrade_max_surge_0_stays_0(kubesim_factory, tmp_path, surge, unavai
     args = module_args(results, 'kubeops.rollout.rc_upgrade : Rolling update of the ReplicationController')
     assert (str(args['max_surge']), str(args['max_unavailable']), args['update_period'], args['timeout']) == (
         str(surge), str(unavailable), 0, 300), args
+
+
+# Soaks by default: an image whose pods are Ready for a moment, then crash (kubesim: crash_after).
+CRASH = {'crash_image': r'^crash:', 'crash_after': 1.0}
+
+
+def test_bluegreen_default_soak_catches_a_preview_that_crashes_after_being_ready(kubesim_factory, tmp_path):
+    sim = kubesim_factory(ready_delay=0.1, **CRASH)
+    kube = Apps(sim.kubeconfig)
+    kube.create_app(replicas=1)
+    results, proc = run_job(sim, tmp_path, 'bluegreen.yml', dict(
+        APP, bluegreen_state='prepared', container='app', image='crash:2'))
+    r = results['kubeops.rollout.rollout_bluegreen : Bring the apps to prepared']
+    assert r['_status'] == 'failed' and r['invocation']['module_args']['soak_seconds'] == 10, r.get('msg')
+    assert 'restarted' in r['msg'] and 'during the soak' in r['msg'], r['msg']
+    assert r['summary'][0].startswith('Preview not ready (put back): Service default/web'), r['summary']
+    notes = [line for line in proc.stdout.splitlines() if line.startswith('<localhost> ')]
+    assert '<localhost> Deployment default/web-green: preview pods Ready, soaking next' in notes, notes
+    assert any(line.startswith('<localhost> Deployment default/web-green: not ready after the soak: ')
+               for line in notes), notes
+    assert not any(line.endswith(': rolled out') for line in notes), notes
+    assert kube.get('Deployment', 'web-green')['spec']['replicas'] == 0  # put back
+
+
+@pytest.mark.parametrize('answer, soak', [(None, 10), ('', 10), (0, 0), ('5', 5)])
+def test_traffic_canary_soaks_as_upgrade_does_unless_told(kubesim_factory, tmp_path, answer, soak):
+    from ..traffic.conftest import build
+    sim = kubesim_factory(gateway_api=True, gateway_delay=0.05, ready_delay=0.05)
+    build(Kube(sim.kubeconfig))
+    answers = {'workload_name': 'web', 'workload_namespace': 'default', 'container': 'app',
+               'image': 'nginx:1.26',
+               'route': 'web', 'steps': '[{weight: 50}]', 'traffic_abort': 'false'}
+    if answer is not None:
+        answers['soak_seconds'] = answer
+    results, proc = run_job(sim, tmp_path, 'traffic_canary.yml', answers, '--check')
+    r = results['kubeops.rollout.traffic_canary : Release the new images as a canary measured in traffic']
+    assert r['_status'] == 'ok', proc.stdout[-3000:]
+    assert r['invocation']['module_args']['soak_seconds'] == soak

@@ -90,3 +90,16 @@ def test_an_early_stop_on_a_pull_error_names_the_pod_for_every_kind(kubesim_fact
     assert len(seen) == 1, lines_of(res.stdout)
     assert re.match(r'<localhost> %s default/web: (ImagePullBackOff|ErrImagePull) on 1 pod \(%s\), '
                     r'stopping in 3 s unless it clears$' % (kind, pod), seen[0]), seen
+
+
+def test_a_held_canary_is_said_to_be_held_not_rolled_out(kubesim_factory, play):
+    sim = kubesim_factory()
+    Kube(sim.kubeconfig).create_rolled_out([workload('Deployment', 'web'), workload('StatefulSet', 'db')])
+    entries = [{'kind': 'Deployment', 'name': 'web', 'images': {'app': 'nginx:1.26'}},
+               {'kind': 'StatefulSet', 'name': 'db', 'images': {'app': 'nginx:1.26'}}]
+    res = play(sim, [task('start', 'rollout_release', workloads=entries, canary='start')])
+    assert res.ok('start')['changed'] is True
+    out = lines_of(res.stdout)
+    for label in ('Deployment default/web', 'StatefulSet default/db'):
+        assert f'<localhost> {label}: canary pods Ready, held until the promotion or the abort' in out, out
+        assert f'<localhost> {label}: rolled out' not in out, out

@@ -177,6 +177,7 @@ def test_a_step_states_the_canary_s_real_share_beside_other_backends(world, play
                      'HTTPRoute default/web'], notes
     assert out['summary'][0] == 'step 1: weight 50 of 170 (29%) to the canary, 2 replicas: passed', \
         out['summary']
-    assert 'step 1 passed (weight 50 of 170 (29%) to web-canary)' in out['msg'], out['msg']
+    assert 'paused at step 1 of 1 (weight 50 of 170 (29%) to web-canary, passed)' in out['msg'], out['msg']
+    assert '<localhost> canary paused at step 1 of 1 until the next run' in r.stdout.splitlines()
     # What the gateway computed for the rule: the canary's share is the one stated.
     assert abs(world.canary_shares()[-1] - 50 / 170) < 0.01, world.canary_shares()[-3:]

@@ -318,6 +318,8 @@ class BlueGreenResult:
         # The one step a refusal or an interruption names (usecases/release/targets.py: RERUN, ...).
         self.next_step = run.next_step if self.failed else None
         words = CHECK_WORDS if self.check_mode else WORDS
+        if run.options.state == 'prepared' and not self.check_mode:
+            words = dict(words, **{ROLLED_BACK: 'Preview not ready (put back)'})  # nothing was switched
         lines = []
         for a in self.apps:
             moved = (

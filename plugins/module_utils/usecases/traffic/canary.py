@@ -490,9 +490,11 @@ class TrafficCanary(Lifecycle):
                 if not self.take(index, steps[index]):
                     self.t.outcome = UNCHANGED
                     self.traffic['phase'] = 'paused'
-                    text = ('traffic canary %s: step %d passed (%s to %s); run the same task again to go on'
-                            % (self.id, index + 1, self.share_text(steps[index]['weight']),
-                               self.cfg['canary_service']))
+                    text = ('traffic canary %s: paused at step %d of %d (%s to %s, passed); run the same '
+                            'task again to go on' % (self.id, index + 1, len(steps),
+                                                     self.share_text(steps[index]['weight']),
+                                                     self.cfg['canary_service']))
+                    self.note('canary paused at step %d of %d until the next run' % (index + 1, len(steps)))
                     return self._result(False, text)
             self.traffic['phase'] = 'promotion'
             result = self.promote()
