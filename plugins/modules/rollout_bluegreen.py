@@ -39,7 +39,8 @@ description:
     for I(fail_fast_seconds)), points the HPA at the new color (a C(test) of its target as read), and
     runs the soak and the analysis on the new color. Any failure switches back, in reverse order,
     every app this task switched (with I(atomic)) or the failed one."
-  - "V(finished): once the record's C(scaleDownAt) (the switch time plus I(scale_down_delay)) has passed,
+  - "V(finished): once the record's C(scaleDownAt) (the switch time plus the switch's I(scale_down_delay))
+    has passed, or the switch time plus the I(scale_down_delay) given to this task when that is earlier,
     the color the live Service left is scaled to 0; before that, nothing is changed and the result says
     when (C(scale_down_at))."
   - "V(rolled_back): the live Service goes back to the color the record says it left, the HPA too.
@@ -121,9 +122,10 @@ options:
   scale_down_delay:
     description:
       - Seconds after a switch (or a switch back) before I(state=finished) scales the color left to 0;
-        until then a switch back is instant.
+        until then a switch back is instant. Unset, 300 at the switch (recorded as C(scaleDownAt)).
+      - Given with I(state=finished), the earlier of the switch time plus this delay and the recorded
+        C(scaleDownAt) applies; V(0) scales the color left down now. Unset there, the recorded time.
     type: int
-    default: 300
   atomic:
     description: On a failure, switch back every app this task switched (V(true)) or only the failed one.
     type: bool
@@ -299,7 +301,9 @@ apps:
           ready endpoint); C(missing_ports); C(exact); C(seconds) from the switch to exact.
       type: dict
     scale_down_at:
-      description: When the color the Service left may be scaled down (RFC 3339), from the record.
+      description:
+        - When the color the Service left may be scaled down (RFC 3339), from the record; with
+          V(finished), the earlier time a I(scale_down_delay) given to the task makes.
       type: str
       sample: '2026-05-01T10:05:00Z'
     instant:
@@ -474,7 +478,7 @@ ARGUMENT_SPEC = {
     'workload_namespace': {'type': 'str'},
     'color_label': {'type': 'str', 'default': bluegreen_apps.DEFAULT_COLOR_LABEL},
     'preview_replicas': {'type': 'int'},
-    'scale_down_delay': {'type': 'int', 'default': bluegreen_apps.DEFAULT_SCALE_DOWN_DELAY},
+    'scale_down_delay': {'type': 'int'},
     'atomic': {'type': 'bool', 'default': True},
     'timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT, 'aliases': ['wait_timeout']},
     'release_id': {'type': 'str'},
@@ -497,6 +501,8 @@ def main(runtime=None):
         module.fail('timeout must be greater than 0 (got %s)' % params['timeout'])
     if not params['apps']:
         module.fail('apps is empty: give at least one app')
+    if (params['scale_down_delay'] or 0) < 0:
+        module.fail('scale_down_delay must be 0 or more seconds (got %s)' % params['scale_down_delay'])
     if not (params['color_label'] or '').strip():
         module.fail('color_label is empty: give the label key the colors are named by')
     from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen.states import BlueGreen

@@ -11,7 +11,8 @@ When the task runs on the controller itself (the ``local`` connection, no ``beco
 ``ControllerRuntime``: no AnsiballZ payload, no new Python process, and waits can print
 progress while they run. Otherwise, or when ``kubeops_rollout_module_path`` (a task or host
 variable) or ``KUBEOPS_ROLLOUT_MODULE_PATH`` (in the controller's environment) is true, the module
-runs exactly as without the plugin.
+runs exactly as without the plugin; the notes and lines it would have printed, which it hands over in
+its result, are then printed once it ends (``show_module_output``).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -84,6 +85,26 @@ def process_environment(env):
         for name, value in saved.items():
             if os.environ.get(name) != value:
                 os.environ[name] = value
+
+
+def show_note(host, line):
+    """A note as both paths print it: ``<host> line``."""
+    display.display('<%s> %s' % (host, line))
+
+
+def show_module_output(host, result):
+    """What a module process kept for the end of its task (module_utils/adapter/module.py,
+    ``OUTPUT_KEY``, already without no_log values), printed as the controller path prints it live,
+    and taken out of the result."""
+    from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import NOTE, OUTPUT_KEY
+    output = result.pop(OUTPUT_KEY, None)
+    if not isinstance(output, list):
+        return
+    for kind, line in (entry for entry in output if isinstance(entry, list) and len(entry) == 2):
+        if kind == NOTE:
+            show_note(host, line)
+        else:
+            display.display(line)
 
 
 class ModuleExit(BaseException):
@@ -171,7 +192,7 @@ class ControllerRuntime:
                         caplevel=PROGRESS_VERBOSITY - 1)
 
     def note(self, line):
-        display.display('<%s> %s' % (self._context.host, remove_values(line, self.no_log_values)))
+        show_note(self._context.host, remove_values(line, self.no_log_values))
 
     def show(self, lines):
         for line in lines:
@@ -293,4 +314,5 @@ class ModuleAction(ActionBase):
         result = merge_hash(result, ansible_compat.execute_module(self, task_vars, wrap_async))
         if not wrap_async:
             ansible_compat.remove_remote_tmp(self)
+        show_module_output(task_vars.get('inventory_hostname'), result)
         return result

@@ -40,7 +40,9 @@ def documented():
             continue
         yield from _options(_docs(path).get('options'), path.name)
     for path in sorted((ROOT / 'playbooks').glob('*.yml')):
-        for match in re.finditer(r'(\w+_timeout) \| default\((\d+)', path.read_text()):
+        # An unset or empty answer takes the default: "x if x | default('') not in ['', none] else 300".
+        for match in re.finditer(r"(\w+_timeout) if \1 \| default\(''\) not in \['', none\] else (\d+)",
+                                 path.read_text()):
             if match.group(1) not in NOT_THE_WAIT:
                 yield 'playbooks/%s:%s' % (path.name, match.group(1)), int(match.group(2))
 

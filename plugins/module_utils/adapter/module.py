@@ -41,6 +41,11 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options
 )
 
 DEFAULT_NAMESPACE = 'default'
+# A module process cannot print while it runs: the notes and lines it would have printed go in its
+# result under this key, each as [kind, line], and its action plugin prints them once the task ends
+# and drops the key (plugin_utils/controller.py), so both paths print the same at verbosity 0.
+OUTPUT_KEY = '_kubeops_rollout_output'
+NOTE, SHOWN = 'note', 'shown'
 
 
 def _all_forms(secrets):
@@ -71,12 +76,13 @@ class AnsibleRuntime(AnsibleModule):
     ``runtime(argument_spec=..., supports_check_mode=..., mutually_exclusive=..., ...)``, it offers
     ``params`` (validated), ``check_mode``, ``diff``, ``env`` (the environment to read ``K8S_AUTH_*``
     and ``KUBECONFIG`` from), ``no_log_values`` (a set: every value in it is removed from the
-    result), ``warn``, ``deprecate``, ``progress`` (a live progress line, at -v), ``note`` (a live
-    line at every verbosity: what a long operation is doing, for AWX's default verbosity), ``show``
-    (lines of the task's output at every verbosity, such as a release's summary), ``alert`` (lines
-    printed at once, even while the play is being interrupted), ``run_process`` (runs a kubeconfig
-    exec credential plugin's program: api/connection/exec_process.py) and ``exit_json`` /
-    ``fail_json``, which do not return. Secrets inside option values (an inline kubeconfig's keys
+    result), ``warn``, ``deprecate``, ``progress`` (a live progress line, at -v), ``note`` (a line at
+    every verbosity: what a long operation is doing, for AWX's default verbosity; live on the
+    controller, at the task's end in a module process), ``show`` (lines of the task's output at every
+    verbosity, such as a release's summary), ``alert`` (lines printed at once, even while the play is
+    being interrupted), ``run_process`` (runs a kubeconfig exec credential plugin's program:
+    api/connection/exec_process.py) and ``exit_json`` / ``fail_json``, which do not return. Secrets
+    inside option values (an inline kubeconfig's keys
     and tokens, credentials in proxy URLs) join ``no_log_values`` as soon as the options are read,
     so no output, not even a failure of option validation, shows them.
     """
@@ -103,10 +109,22 @@ class AnsibleRuntime(AnsibleModule):
         """A module process cannot print while it runs: its progress is its result."""
 
     def note(self, line):
-        """A module process cannot print while it runs (see ``progress``)."""
+        """Kept for the end of the task (``OUTPUT_KEY``): a module process cannot print while it runs."""
+        self.__dict__.setdefault('_output', []).append([NOTE, line])
 
     def show(self, lines):
-        """A module process cannot print: what it would show is in its result."""
+        """Kept for the end of the task, as ``note``."""
+        self.__dict__.setdefault('_output', []).extend([SHOWN, line] for line in lines)
+
+    def exit_json(self, **result):
+        if self.__dict__.get('_output'):
+            result[OUTPUT_KEY] = self._output
+        super(AnsibleRuntime, self).exit_json(**result)
+
+    def fail_json(self, msg, **result):
+        if self.__dict__.get('_output'):
+            result[OUTPUT_KEY] = self._output
+        super(AnsibleRuntime, self).fail_json(msg, **result)
 
     def prepare_alert(self):
         """Nothing to prepare in a module process (see ``alert``)."""

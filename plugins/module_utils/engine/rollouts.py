@@ -44,6 +44,8 @@ ERROR = 'Error'
 SHARED_READS_FROM = 5
 # Seconds between two lines saying what a long wait or soak still waits for.
 HEARTBEAT_SECONDS = 30
+# The note of a rollout whose wait is met (a Rollout's default ``ending``).
+ROLLED_OUT = 'rolled out'
 
 
 class Rollout:
@@ -54,10 +56,12 @@ class Rollout:
     kind's rollout status); ``gated``: the early stop, the diagnosis and the soak apply (not to a
     custom wait such as a pause being observed); ``written``: this run changed its template, so the
     soak counts every restart of its new pods; ``drive(engine, rollout, timeout)``: a procedure that
-    replaces the one watch (a canary's start), returning a RolloutStatus.
+    replaces the one watch (a canary's start), returning a RolloutStatus; ``ending``: what its note
+    says when the wait is met (a canary held, a preview's pods Ready: not "rolled out").
     """
 
-    def __init__(self, workload, obj=None, predicate=None, gated=True, written=False, label=None, drive=None):
+    def __init__(self, workload, obj=None, predicate=None, gated=True, written=False, label=None, drive=None,
+                 ending=ROLLED_OUT):
         self.workload = workload
         self.obj = obj if obj is not None else workload.obj
         self.predicate = predicate or workload.rollout_status
@@ -65,6 +69,7 @@ class Rollout:
         self.written = written
         self.label = label or workload.label()
         self.drive = drive
+        self.ending = ending
         self.last = self.obj  # the newest object a wait saw
         self.deleted_pods = []  # pods the engine deleted to roll it out (OnDelete)
         self.result = None  # the RolloutStatus it ended with
@@ -87,10 +92,10 @@ def _count(n, word):
     return '%d %s%s' % (n, word, '' if n == 1 else 's')
 
 
-def _ending(result):
+def _ending(rollout, result):
     """How a rollout's wait ended, in a few words."""
     if result.done:
-        return 'rolled out'
+        return rollout.ending
     return 'not rolled out: %s' % result.message
 
 
@@ -250,7 +255,7 @@ class Engine:
             result = self.wait_one(rollout, timeout)
             with lock:
                 left.remove(rollout)
-            self.note('%s: %s' % (rollout.label, _ending(result)))
+            self.note('%s: %s' % (rollout.label, _ending(rollout, result)))
             return result
 
         with self._heartbeat(still, timeout), self._shared_reads(waiting):
@@ -287,6 +292,8 @@ class Engine:
                     rollout.result = verdict
                 elif analysis_failure is not None:
                     rollout.result = analysis_failure
+                if verdict is not None or analysis_failure is not None:
+                    self.note('%s: not ready after the soak: %s' % (rollout.label, rollout.result.message))
         return [r.result for r in rollouts]
 
     @contextlib.contextmanager

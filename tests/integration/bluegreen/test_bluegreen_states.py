@@ -95,6 +95,30 @@ def test_finished_before_the_delay_reports_when_and_changes_nothing(kubesim_fact
     assert kube.get('Deployment', 'web-blue')['spec']['replicas'] == 1
 
 
+def test_finished_with_a_delay_of_its_own_takes_the_earlier_of_it_and_the_recorded_time(
+        kubesim_factory, play):
+    sim = kubesim_factory(ready_delay=0.1)
+    kube = Apps(sim.kubeconfig)
+    kube.create_app(replicas=1)
+    res = play(sim, [bluegreen('switched', scale_down_delay=600),
+                     bluegreen('finished', BARE, title='later than recorded', scale_down_delay=1200),
+                     bluegreen('finished', BARE, title='earlier than recorded', scale_down_delay=60),
+                     bluegreen('finished', BARE, title='now', scale_down_delay=0)])
+    record = kube.record('web')
+    later = res.ok('later than recorded')
+    assert later['apps'][0]['outcome'] == 'unchanged' and not later['changed']
+    assert later['apps'][0]['scale_down_at'] == record['scaleDownAt'], later['apps'][0]
+    earlier = res.ok('earlier than recorded')
+    assert earlier['apps'][0]['outcome'] == 'unchanged' and not earlier['changed']
+    assert earlier['apps'][0]['scale_down_at'] < record['scaleDownAt'], (earlier['apps'][0], record)
+    assert any('may be scaled down at %s' % earlier['apps'][0]['scale_down_at'] in line
+               for line in earlier['summary']), earlier['summary']
+    assert res.ok('earlier than recorded')['invocation']['module_args']['scale_down_delay'] == 60
+    now = res.ok('now')
+    assert now['apps'][0]['outcome'] == 'scaled_down' and now['changed'], now['apps'][0]
+    assert kube.get('Deployment', 'web-blue')['spec']['replicas'] == 0
+
+
 def test_check_mode_writes_nothing_and_says_whether_it_is_safe_to_switch(kubesim_factory, play, tmp_path):
     log = tmp_path / 'requests.jsonl'
     sim = kubesim_factory(ready_delay=0.1, request_log=str(log))

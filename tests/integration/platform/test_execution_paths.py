@@ -414,3 +414,42 @@ def _state(pid):
     except OSError:
         return 'Z'
 
+
+
+def task_output(stdout, title):
+    """The lines a task printed between its TASK header and its result line (a failure's: up to its
+    message, without the playbook source ansible-core quotes)."""
+    lines = stdout.split('\n')
+    start = next(i for i, line in enumerate(lines) if line.startswith(f'TASK [{title}]'))
+    end = next(i for i in range(start + 1, len(lines))
+               if re.match(r'(ok|changed|fatal|failed): \[', lines[i]) or lines[i - 1].startswith('[ERROR]'))
+    return [line for line in lines[start + 1:end] if line.strip()]
+
+
+@pytest.mark.parametrize('image, outcome', [('nginx:1.26', 'ok'), ('crash:1', 'failed')])
+def test_both_paths_print_the_same_notes_at_verbosity_0(kubesim_factory, tmp_path, image, outcome):
+    """The controller path prints its notes while the task runs; the module path (AnsiballZ) hands
+    them over in its result and its action plugin prints them when the task ends: the same lines."""
+    printed = {}
+    for path, task_vars in (('controller', {}), ('module', {'kubeops_rollout_module_path': True})):
+        sim = kubesim_factory(ready_delay=0.05, crash_image=r'^crash:')
+        kube = Kube(sim.kubeconfig)
+        web = workload('Deployment', 'web', image='nginx:1.25', replicas=1)
+        web['spec']['progressDeadlineSeconds'] = 600
+        kube.create_rolled_out([web])
+        release = task('release', 'rollout_release', workloads=[
+            {'kind': 'Deployment', 'name': 'web', 'images': {'app': image}}],
+            timeout=30, fail_fast_seconds=2, soak_seconds=3)
+        workdir = tmp_path / path
+        workdir.mkdir()
+        res = run_playbook(sim.kubeconfig, [dict(release, vars=task_vars)], workdir=workdir,
+                           extra_env={'ANSIBLE_VERBOSITY': '0'})
+        assert res['release']['_status'] == outcome, res['release'].get('msg')
+        assert '_kubeops_rollout_output' not in res['release']
+        printed[path] = [re.sub(r'-<hash>-[a-z0-9]{5}\b', '-<hash>-<pod>',
+                                TIMESTAMP.sub('<time>', HASH.sub('-<hash>', line)))
+                         for line in task_output(res.stdout, 'release')]
+    notes = [line for line in printed['controller'] if line.startswith('<localhost> ')]
+    assert any('Deployment default/web: new images written' in line for line in notes), printed
+    assert any(line.startswith('<localhost> waiting for 1 rollout') for line in notes), printed
+    assert printed['module'] == printed['controller']

@@ -73,3 +73,33 @@ def test_a_release_that_succeeds_prints_its_summary(kubesim_factory, play):
     assert res.ok('ok')['changed'] is True
     assert 'Upgraded: Deployment default/web' in res.stdout.splitlines()
     assert '<localhost> Deployment default/web: rolled out' in lines_of(res.stdout)
+
+
+@pytest.mark.parametrize('kind, pod', [('Deployment', r'web-[a-z0-9]+-[a-z0-9]{5}'),
+                                       ('StatefulSet', r'web-\d+'), ('DaemonSet', r'web-[a-z0-9]{5}')])
+def test_an_early_stop_on_a_pull_error_names_the_pod_for_every_kind(kubesim_factory, play, kind, pod):
+    sim = kubesim_factory(fail_image='broken')
+    Kube(sim.kubeconfig).create_rolled_out([workload(kind, 'web', replicas=1)])
+    res = play(sim, [task('fast', 'rollout_release', workloads=[
+        {'kind': kind, 'name': 'web', 'images': {'app': BROKEN}}], fail_fast_seconds=3)])
+    failed = res.failed('fast')
+    assert 'stopped early' in failed['msg']
+    (cause,) = failed['workloads'][0]['diagnosis']['causes']
+    assert len(cause['pods']) == 1 and re.fullmatch(pod, cause['pods'][0]), cause
+    seen = [line for line in lines_of(res.stdout) if 'stopping in' in line]
+    assert len(seen) == 1, lines_of(res.stdout)
+    assert re.match(r'<localhost> %s default/web: (ImagePullBackOff|ErrImagePull) on 1 pod \(%s\), '
+                    r'stopping in 3 s unless it clears$' % (kind, pod), seen[0]), seen
+
+
+def test_a_held_canary_is_said_to_be_held_not_rolled_out(kubesim_factory, play):
+    sim = kubesim_factory()
+    Kube(sim.kubeconfig).create_rolled_out([workload('Deployment', 'web'), workload('StatefulSet', 'db')])
+    entries = [{'kind': 'Deployment', 'name': 'web', 'images': {'app': 'nginx:1.26'}},
+               {'kind': 'StatefulSet', 'name': 'db', 'images': {'app': 'nginx:1.26'}}]
+    res = play(sim, [task('start', 'rollout_release', workloads=entries, canary='start')])
+    assert res.ok('start')['changed'] is True
+    out = lines_of(res.stdout)
+    for label in ('Deployment default/web', 'StatefulSet default/db'):
+        assert f'<localhost> {label}: canary pods Ready, held until the promotion or the abort' in out, out
+        assert f'<localhost> {label}: rolled out' not in out, out

@@ -162,3 +162,22 @@ def test_an_interrupted_step_is_resumed_by_the_same_task(world, play, tmp_path, 
     assert out['traffic']['phase'] == 'promoted'
     assert world.errors() == []
     assert image(world.kube.get('Deployment', 'web')) == NEW
+
+
+def test_a_step_states_the_canary_s_real_share_beside_other_backends(world, play):
+    """The pair's weights are set on a scale of 100; another backend of the rule (web-legacy, weight 70)
+    takes its part of the traffic too, and the step says what the canary gets."""
+    route = world.route()
+    route['spec']['rules'][0]['backendRefs'][2]['weight'] = 70
+    world.kube.request('PUT', world.gw + '/httproutes/web', route)
+    r = play(world.sim, [canary_task('canary', [{'weight': 50, 'pause': 'next_run'}])])
+    out = r.ok('canary')
+    notes = [line for line in r.stdout.splitlines() if line.startswith('<localhost> step 1:')]
+    assert notes == ['<localhost> step 1: web-canary to 2 replicas, weight 50 of 170 (29%) of '
+                     'HTTPRoute default/web'], notes
+    assert out['summary'][0] == 'step 1: weight 50 of 170 (29%) to the canary, 2 replicas: passed', \
+        out['summary']
+    assert 'paused at step 1 of 1 (weight 50 of 170 (29%) to web-canary, passed)' in out['msg'], out['msg']
+    assert '<localhost> canary paused at step 1 of 1 until the next run' in r.stdout.splitlines()
+    # What the gateway computed for the rule: the canary's share is the one stated.
+    assert abs(world.canary_shares()[-1] - 50 / 170) < 0.01, world.canary_shares()[-3:]

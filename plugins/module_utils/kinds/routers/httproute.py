@@ -103,6 +103,21 @@ def target_weights(percent):
     return (100 - percent, percent)
 
 
+def canary_shares(route, rules, stable, canary, percent):
+    """Per rule of ``rules``, (the canary's weight, the rule's total weight) once the pair carries
+    ``percent``: the pair's weights beside those of the rule's other backendRefs, as stored, which
+    take their share of the traffic too."""
+    namespace = route['metadata'].get('namespace')
+    want = target_weights(percent)
+    out = []
+    for _i, rule in rules:
+        refs = rule.get('backendRefs') or []
+        pair = {backend_index(rule, n, namespace) for n in (stable, canary)}
+        others = sum(ref.get('weight', DEFAULT_WEIGHT) for j, ref in enumerate(refs) if j not in pair)
+        out.append((want[1], sum(want) + others))
+    return out
+
+
 def rule_identity_ops(i, rule):
     """The ``test`` ops that pin rule ``i`` as read: its name, or (without one) its matches; and
     every backendRef it holds (an inserted or reordered rule fails them: never a rule not ours)."""
@@ -292,3 +307,6 @@ class HTTPRouteRouter(Router):
 
     def view(self, route, managed, stable, canary):
         return backends_view(route, managed, stable, canary)
+
+    def shares(self, route, managed, stable, canary, percent):
+        return canary_shares(route, managed, stable, canary, percent)

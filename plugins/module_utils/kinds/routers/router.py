@@ -26,7 +26,9 @@ A router answers, for a route object as read (raw JSON):
 - ``header_present(route, header_route)``: whether the header route is there;
 - ``verdicts(route)``: per parent (gateway, router), None when it accepted the object at its
   generation, 'pending' while it has not judged it, else the problem it reports;
-- ``view(route, managed, ...)``: what diff mode shows.
+- ``view(route, managed, ...)``: what diff mode shows;
+- ``shares(route, managed, ..., percent)``: per managed part, the canary's weight and the total weight
+  once the pair carries ``percent`` (other backends of a part take their share too).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -71,4 +73,8 @@ class Router:
         raise NotImplementedError
 
     def view(self, route, managed, stable, canary):
+        raise NotImplementedError
+
+    def shares(self, route, managed, stable, canary, percent):
+        """Per managed part, (the canary's weight, the total weight) once the pair carries ``percent``."""
         raise NotImplementedError

@@ -37,7 +37,6 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads im
 
 STATES = ('prepared', 'switched', 'finished', 'rolled_back', 'adopted')
 DEFAULT_COLOR_LABEL = 'kubeops.rollout/color'
-DEFAULT_SCALE_DOWN_DELAY = 300
 
 # Outcomes, one per app.
 PREPARED, SWITCHED, SCALED_DOWN, ADOPTED = 'prepared', 'switched', 'scaled_down', 'adopted'
@@ -50,7 +49,7 @@ class BlueGreenOptions(Fields):
         ('state', REQUIRED),
         ('color_label', DEFAULT_COLOR_LABEL),
         ('preview_replicas', None),
-        ('scale_down_delay', DEFAULT_SCALE_DOWN_DELAY),
+        ('scale_down_delay', None),  # None: record.DEFAULT_SCALE_DOWN_DELAY at a switch
         ('atomic', True),
         ('timeout', DEFAULT_TIMEOUT),
         ('gates', None),  # GateOptions (None: the defaults)
@@ -319,6 +318,8 @@ class BlueGreenResult:
         # The one step a refusal or an interruption names (usecases/release/targets.py: RERUN, ...).
         self.next_step = run.next_step if self.failed else None
         words = CHECK_WORDS if self.check_mode else WORDS
+        if run.options.state == 'prepared' and not self.check_mode:
+            words = dict(words, **{ROLLED_BACK: 'Preview not ready (put back)'})  # nothing was switched
         lines = []
         for a in self.apps:
             moved = (

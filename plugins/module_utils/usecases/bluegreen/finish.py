@@ -4,7 +4,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 """``state: finished``: once a Service's record says the color it left may be scaled down
-(``scaleDownAt``: the switch time plus ``scale_down_delay``), that color's Deployment is scaled to 0
+(``scaleDownAt``: the switch time plus the switch's ``scale_down_delay``; a ``scale_down_delay``
+given to this run counts from the switch time too, and the earlier of the two applies), that
+color's Deployment is scaled to 0
 (guarded by its generation as read). Before that, nothing is written and the summary says when. An
 HPA still scaling that color refuses it; so does an app with no switch recorded whose idle color
 still runs pods."""
@@ -40,12 +42,12 @@ def finish(run):
                        'is not needed' % (a.deployment(left).label(), a.deployment(left).replicas))
             continue
         left = r['from']
-        a.scale_down_at = r['scaleDownAt']
+        a.scale_down_at = record_mod.scale_down_stamp(r, run.options.scale_down_delay)
         d = a.deployment(left)
         if (d.replicas or 0) == 0:
             a.outcome = UNCHANGED
             continue
-        due = record_mod.scale_down_due(r, now)
+        due = record_mod.scale_down_due(r, now, run.options.scale_down_delay)
         if due > 0:
             a.outcome = UNCHANGED
             run.lines.append('%s: %s may be scaled down at %s (in %d s)' % (a.label(), d.label(),

@@ -96,6 +96,11 @@ class Prepare(Release):
         replicas = (current.get('spec') or {}).get('replicas')
         return super(Prepare, self).restored(current) and (t is None or replicas == t.original_replicas)
 
+    def rollout_of(self, t):
+        rollout = super(Prepare, self).rollout_of(t)
+        rollout.ending = 'preview pods Ready' + (', soaking next' if self.options.gates.soaks else '')
+        return rollout
+
     def words(self):
         words = super(Prepare, self).words()
         words[UPGRADED] = 'Would prepare the preview' if self.options.check_mode else 'Preview ready'

@@ -44,6 +44,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.r
 ANNOTATION = 'kubeops.rollout/bluegreen'
 SWITCHING, SWITCHED, ROLLED_BACK, ADOPTED = 'switching', 'switched', 'rolled_back', 'adopted'
 PHASES = (SWITCHING, SWITCHED, ROLLED_BACK, ADOPTED)
+# Seconds from a switch to scaleDownAt when the switch is given no delay.
+DEFAULT_SCALE_DOWN_DELAY = 300
 
 
 def release_id(apps):
@@ -60,8 +62,11 @@ def record_text(
     from_images=None,
 ):
     """The record of a switch from ``from_color`` (running ``from_images``) to ``to_color`` made
-    ``now`` (seconds since the epoch, default the current time)."""
+    ``now`` (seconds since the epoch, default the current time); ``scale_down_delay`` None is the
+    default delay."""
     when = now if now is not None else time.time()
+    if scale_down_delay is None:
+        scale_down_delay = DEFAULT_SCALE_DOWN_DELAY
     return records.encode(
         {
             'release': release,
@@ -143,9 +148,22 @@ def check(service, label):
     return record, None
 
 
-def scale_down_due(record, now):
+def scale_down_time(record, delay=None):
+    """When the color ``record`` left may be scaled down (seconds since the epoch): its
+    ``scaleDownAt``, or, with a ``delay`` given now, the switch time plus ``delay`` when earlier."""
+    at = times.parse(record['scaleDownAt'])
+    switched = times.parse(record['switchedAt']) if delay is not None else None
+    return at if switched is None else min(at, switched + delay)
+
+
+def scale_down_stamp(record, delay=None):
+    """``scale_down_time`` as the record writes times (RFC 3339)."""
+    return record['scaleDownAt'] if delay is None else _stamp(scale_down_time(record, delay))
+
+
+def scale_down_due(record, now, delay=None):
     """Seconds until the color ``record`` left may be scaled down (0 or less: now)."""
-    return times.parse(record['scaleDownAt']) - now
+    return scale_down_time(record, delay) - now
 
 
 def clear(service):

@@ -47,6 +47,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.t
 )
 
 CANARY_ANNOTATION = release_record.CANARY_ANNOTATION
+# The note of a canary whose start is met: held (paused, or partitioned), not rolled out.
+CANARY_HELD = 'canary pods Ready, held until the promotion or the abort'
 
 
 def record_of(obj):
@@ -196,10 +198,12 @@ class CanaryStart(_CanaryPhase):
                 # A start stopped between its write and its hold: the hold now, as after the write.
                 before = dict(w.obj, spec=dict(w.spec, template=record['template']))
                 return Rollout(w, w.obj, w.canary_started(before, w.obj), written=True, label=t.label(),
-                               drive=self._hold)
-            return Rollout(w, predicate=w.canary_ready if record is not None else None, label=t.label())
+                               drive=self._hold, ending=CANARY_HELD)
+            if record is None:
+                return Rollout(w, label=t.label())
+            return Rollout(w, predicate=w.canary_ready, label=t.label(), ending=CANARY_HELD)
         return Rollout(w, t.written, w.canary_started(w.obj, t.written), written=True, label=t.label(),
-                       drive=self._hold)
+                       drive=self._hold, ending=CANARY_HELD)
 
     def _hold(self, engine, rollout, timeout):
         """The first canary pods, then the kind's hold when the write did not hold it, then the

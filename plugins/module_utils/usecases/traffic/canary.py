@@ -98,6 +98,7 @@ class TrafficCanary(Lifecycle):
         self.started = times.rfc3339_now()
         self.canary_name = rec.canary_name(self.t.name)
         self.canary_path = Deployment.object_path(self.namespace, self.canary_name)
+        self.route_read = None  # (the route as the preflight read it, its managed rules)
         self.engine = Engine(client, options.gates, self.progress, clock=self.clock, sleep=self.sleep,
                              note=note)
         self.stable = None  # the stable Deployment as read
@@ -145,8 +146,9 @@ class TrafficCanary(Lifecycle):
                         _labels(labels), _labels(selector), track, track, self.cfg['track_label']))
         try:
             route = self.client.get(self.router.path(self.route_namespace, self.route['name']))
-            self.router.managed(route, self.cfg.get('rule'), self.cfg['stable_service'],
-                                self.cfg['canary_service'], self.cfg.get('header_route'))
+            managed = self.router.managed(route, self.cfg.get('rule'), self.cfg['stable_service'],
+                                          self.cfg['canary_service'], self.cfg.get('header_route'))
+            self.route_read = route, managed
         except RouteProblem as e:
             problems.append(str(e))
         except ApiError as e:
@@ -298,14 +300,30 @@ class TrafficCanary(Lifecycle):
             return len(self.cfg['steps'])
         return self.record['step'] + (1 if self.record.get('passed') else 0)
 
+    def share_text(self, weight):
+        """The canary's share of the route's traffic at ``weight``: ``10%``, or, where a rule has other
+        backends beside the pair, the weight of the total, with the share it is (``weight 50 of 120
+        (42%)``), as the route read at the start holds them."""
+        if self.route_read is None:
+            return '%d%%' % weight
+        route, managed = self.route_read
+        texts = []
+        for mine, total in self.router.shares(route, managed, self.cfg['stable_service'],
+                                              self.cfg['canary_service'], weight):
+            text = '%d%%' % weight if total == 100 else 'weight %d of %d (%d%%)' % (
+                mine, total, int(round(100.0 * mine / total)))
+            if text not in texts:
+                texts.append(text)
+        return ', '.join(texts) or '%d%%' % weight
+
     def take(self, index, step):
         weight = step['weight']
         replicas = rec.replicas_for(weight, self.replicas())
         entry = {'step': index + 1, 'weight': weight, 'replicas': replicas}
         self.steps.append(entry)
         where = self.router.label(self.route_namespace, self.route['name'])
-        self.note('step %d: %s to %d replicas, %d%% of %s'
-                  % (index + 1, self.canary_name, replicas, weight, where))
+        self.note('step %d: %s to %d replicas, %s of %s'
+                  % (index + 1, self.canary_name, replicas, self.share_text(weight), where))
         self.scale(replicas, index)
         shifted = self.shift(weight)
         entry['changed'] = shifted['changed']
@@ -472,8 +490,11 @@ class TrafficCanary(Lifecycle):
                 if not self.take(index, steps[index]):
                     self.t.outcome = UNCHANGED
                     self.traffic['phase'] = 'paused'
-                    text = ('traffic canary %s: step %d passed (%d%% to %s); run the same task again to go on'
-                            % (self.id, index + 1, steps[index]['weight'], self.cfg['canary_service']))
+                    text = ('traffic canary %s: paused at step %d of %d (%s to %s, passed); run the same '
+                            'task again to go on' % (self.id, index + 1, len(steps),
+                                                     self.share_text(steps[index]['weight']),
+                                                     self.cfg['canary_service']))
+                    self.note('canary paused at step %d of %d until the next run' % (index + 1, len(steps)))
                     return self._result(False, text)
             self.traffic['phase'] = 'promotion'
             result = self.promote()
@@ -499,8 +520,9 @@ class TrafficCanary(Lifecycle):
     def _result(self, failed, message, interrupted=False):
         if failed and self.t.cause is None and not interrupted:
             self.t.cause = message
-        lines = ['step %(step)d: %(weight)d%% to the canary, %(replicas)d replicas: %(outcome)s'
-                 % dict({'outcome': 'interrupted'}, **s) for s in self.steps] + [message]
+        lines = ['step %d: %s to the canary, %d replicas: %s' % (
+            s['step'], self.share_text(s['weight']), s['replicas'], s.get('outcome', 'interrupted'))
+            for s in self.steps] + [message]
         return ReleaseResult(self.targets, failed, message, lines, self.warnings, self.options.check_mode,
                              interrupted, wrote=self.wrote,
                              fields={'traffic': self.traffic,

@@ -77,3 +77,17 @@ def test_the_module_code_runs_in_the_environment_the_module_process_would_have(m
     with pytest.raises(RuntimeError), process_environment(dict(before, no_proxy='*')):
         raise RuntimeError('a module that fails')
     assert dict(os.environ) == before
+
+
+def test_a_module_process_output_is_printed_as_the_controller_prints_it_and_leaves_the_result(monkeypatch):
+    controller = importlib.import_module(PREFIX + '.plugin_utils.controller')
+    from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import OUTPUT_KEY
+    printed = []
+    monkeypatch.setattr(controller.display, 'display', printed.append)
+    output = [['note', 'Deployment shop/web: rolled out'], ['shown', 'Upgraded: x'], 'not a pair']
+    result = {'changed': True, OUTPUT_KEY: output}
+    controller.show_module_output('node1', result)
+    assert printed == ['<node1> Deployment shop/web: rolled out', 'Upgraded: x']
+    assert result == {'changed': True}
+    controller.show_module_output('node1', result)  # nothing kept: nothing printed
+    assert len(printed) == 2

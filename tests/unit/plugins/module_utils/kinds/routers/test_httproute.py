@@ -135,3 +135,14 @@ def test_parents_are_judged_at_the_generation():
         ('Gateway shop/public', 'Accepted is False (reason NotAllowedByListeners)')]
     # A False condition of an older generation is not this generation's verdict.
     assert routes.parent_verdicts(route(3, status(2, 'False'))) == [('Gateway shop/public', 'pending')]
+
+
+def test_the_canary_s_share_counts_the_rule_s_other_backends():
+    r = route()
+    rules = routes.select_rules(r, None, 'web-stable', 'web-canary')
+    # legacy keeps its 5 beside the pair's 50/50.
+    assert routes.canary_shares(r, rules, 'web-stable', 'web-canary', 50) == [(50, 105)]
+    r['spec']['rules'][0]['backendRefs'][0].pop('weight')  # the API's default, 1
+    assert routes.canary_shares(r, rules, 'web-stable', 'web-canary', 10) == [(10, 101)]
+    r['spec']['rules'][0]['backendRefs'][0]['weight'] = 0
+    assert routes.canary_shares(r, rules, 'web-stable', 'web-canary', 10) == [(10, 100)]

@@ -42,6 +42,23 @@ def test_a_record_holds_the_switch_and_when_the_old_color_may_go():
     assert json.loads(record.with_phase(text(), 'switched'))['phase'] == 'switched'
 
 
+def test_a_delay_given_later_counts_from_the_switch_and_only_brings_the_time_forward():
+    r, _problem = record.parse(text())
+    assert record.scale_down_due(r, 1000.0, None) == 300
+    assert record.scale_down_due(r, 1000.0, 60) == 60
+    assert record.scale_down_due(r, 1100.0, 0) == -100
+    assert record.scale_down_due(r, 1000.0, 900) == 300
+    assert record.scale_down_stamp(r, None) == r['scaleDownAt']
+    assert record.scale_down_stamp(r, 60) == '1970-01-01T00:17:40Z'
+    assert record.scale_down_stamp(r, 900) == r['scaleDownAt']
+
+
+def test_no_delay_given_at_a_switch_is_the_default_delay():
+    r, _problem = record.parse(record.record_text('bg-1', 'blue', 'green', {'app': 'web'}, 'switched', None,
+                                                  'host/1/ab', now=1000.0))
+    assert record.scale_down_due(r, 1000.0) == record.DEFAULT_SCALE_DOWN_DELAY == 300
+
+
 def test_a_record_is_acted_on_only_while_it_describes_the_service():
     ok, problem = record.check(recorded({'app': 'web', LABEL: 'green'}, text()), LABEL)
     assert problem is None and ok['to'] == 'green'
