@@ -121,6 +121,18 @@ class EarlyStop:
         return stuck_status(found, stuck, self.fail_fast_seconds)
 
 
+def probe_scopes(workload):
+    """What the looks at ``workload`` read, as ``SharedLists`` scopes (path -> (label selector, field
+    selector)): its pods and its revisions (ReplicaSets, ControllerRevisions) by its selector, and the
+    namespace's Warning events; each LIST ``diagnosis.read_diagnosis`` sends is within one of them."""
+    ns = path_quote(workload.namespace or 'default')
+    scopes = {diagnosis.PODS_PATH % ns: (workload.selector, None),
+              diagnosis.EVENTS_PATH % ns: (None, diagnosis.WARNING_EVENTS)}
+    if workload.history_kind:
+        scopes[workload.history_path(workload.namespace or 'default')] = (workload.selector, None)
+    return scopes
+
+
 def cause_seen(cause, seconds):
     """The line of a blocking cause seen for the first time: what, on which pods, and when the
     rollout stops unless it clears."""
