@@ -162,12 +162,13 @@ class Engine:
         if not (rollout.gated and self.gates.fail_fast_seconds):
             yield None
             return
-        from ansible_collections.kubeops.rollout.plugins.module_utils.gates.health import EarlyStop, probe_scopes
+        from ansible_collections.kubeops.rollout.plugins.module_utils.gates import health
         reader = self._readers.get(rollout.workload.namespace)
         own = None
         if reader is None:
-            reader = own = SharedLists.scoped(self.client, probe_scopes(rollout.workload), clock=self.clock)
-        early = EarlyStop(reader, self.gates.fail_fast_seconds, clock=self.clock,
+            reader = own = SharedLists.scoped(self.client, health.probe_scopes(rollout.workload),
+                                              clock=self.clock)
+        early = health.EarlyStop(reader, self.gates.fail_fast_seconds, clock=self.clock,
                           on_cause=lambda text: self.note('%s: %s' % (rollout.label, text)))
         try:
             yield lambda obj: early(type(rollout.workload)(obj))
