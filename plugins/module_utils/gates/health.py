@@ -8,8 +8,10 @@
 Two gates, used by every wait (the modules' ``wait: true``, ``rollout_status`` and the release):
 
 - **Early stop** (``EarlyStop``): while a rollout is not done, the pods of the revision being rolled
-  out are looked at every few seconds (``diagnosis.read_diagnosis``: a fixed 2-3 LISTs, none while
-  the rollout progresses quickly: the first look is one interval after the wait began). A cause
+  out are looked at every few seconds (``diagnosis.read_diagnosis``, none while the rollout progresses
+  quickly: the first look is one interval after the wait began). Its reads go through a reader of
+  ``probe_scopes``: the workload's pods and revisions and the Warning events are each LISTed once and
+  kept by a WATCH, so a look sends no request. A cause
   that means the rollout cannot finish by itself (``BLOCKING``: image pull errors, crash loops,
   container configuration errors, unschedulable pods, pods the controller may not create) that is
   seen for ``fail_fast_seconds`` ends the wait at once, naming the cause, the pods and what to do,
