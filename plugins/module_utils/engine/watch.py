@@ -23,7 +23,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.status impor
 
 # Server-side timeout of one watch request; the waiter re-watches until its own deadline.
 WATCH_CHUNK_SECONDS = 290
-# A wait that can be stopped looks at ``stopped()`` at least this often, events or not.
+# A wait with a probe that can be stopped looks at ``stopped()`` at least this often, events or not.
 STOP_CHECK_SECONDS = 2.0
 
 
@@ -106,7 +106,8 @@ def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monoto
     status message unchanged) for ``probe_interval`` seconds, and again every interval while it does
     not move: a rollout that progresses is not looked at. A RolloutStatus it returns ends the wait
     (early stop). The watch stays open across the probe's looks (it is read in a helper thread).
-    ``stopped()``, if given and true, ends the wait within STOP_CHECK_SECONDS (reason Timeout).
+    ``stopped()``, if given and true, ends the wait at the next event or, with a probe, within
+    STOP_CHECK_SECONDS (reason Timeout).
     """
     name = obj['metadata']['name']
     path = collection_path.rstrip('/')
@@ -119,7 +120,7 @@ def wait_for(client, collection_path, obj, predicate, timeout, clock=time.monoto
     next_probe = start + probe_interval if probe else None
     latest = obj
     rv = obj['metadata'].get('resourceVersion')
-    threaded = probe is not None or stopped is not None
+    threaded = probe is not None
 
     def seconds():
         """How long the waiting thread may wait for the next event before it looks around."""

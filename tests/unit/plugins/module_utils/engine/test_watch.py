@@ -146,13 +146,13 @@ def test_the_watch_stays_open_across_the_probes_looks():
     assert len(client.calls) == 1 and client.calls[0]['resource_version'] == '10'
 
 
-def test_a_stopped_wait_ends_without_an_event():
+def test_a_stopped_wait_with_a_probe_ends_without_an_event():
     client = HeldClient([])
     stop = threading.Event()
     threading.Timer(0.1, stop.set).start()
     began = time.monotonic()
     result = watch.wait_for(client, '/p', with_rv(dep(updatedReplicas=0), '10'), status.deployment_status,
-                            30, stopped=stop.is_set)
+                            30, probe=lambda obj: None, probe_interval=5, stopped=stop.is_set)
     client.release.set()
     assert result.reason == 'Timeout'
     assert time.monotonic() - began < watch.STOP_CHECK_SECONDS + 1
