@@ -37,8 +37,6 @@ def test_a_crash_loop_is_diagnosed_in_at_most_12_requests(kubesim_factory, play,
                           images={'app': 'crash/app:2'}, wait=True, wait_timeout=60, fail_fast_seconds=3)])
     asked = read_log(log)[start:]
     print(len(asked), dict(shape(asked)))
-    for e in asked:
-        print(e['method'], e['path'], e['query'], e.get('t', ''))
 
     failed = res.failed('image')
     assert failed['workloads'][0]['status']['reason'] == 'RolloutStuck', failed['msg']
