@@ -13,7 +13,12 @@ WATCH from the list's resourceVersion applies every change to it, so later reads
 and see what a LIST would, but for the watch's delivery delay. Where the watch cannot be kept (410
 Gone, a broken stream, no permission to watch) the copy is LISTed again, or, once the watch is given
 up, at most once per ``ttl`` seconds. A selector it cannot evaluate (a field selector other than
-equality on a plain field path) goes to the server unchanged."""
+equality on a plain field path) goes to the server unchanged.
+
+A reader for one rollout (``scoped``) keeps a narrower copy: each path's copy is LISTed and watched
+with the selectors of its scope (the workload's pods, its ReplicaSets, the Warning events), and it
+answers the LISTs whose selectors hold every term of the scope (filtering the rest here); any other
+LIST of that path goes to the server."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -172,10 +177,12 @@ class SharedLists:
     given up); every other call goes to ``client``. Safe to use from many threads: readers of one
     collection wait for one LIST. ``close`` (or leaving a ``with`` block) ends the watches."""
 
-    def __init__(self, client, ttl, clock=time.monotonic, watch_seconds=None):
+    def __init__(self, client, ttl, clock=time.monotonic, watch_seconds=None, scopes=None):
         """``ttl``: how long an unwatched copy serves; ``watch_seconds``: how long one WATCH request
-        lasts before it is sent again (default ``ttl``)."""
+        lasts before it is sent again (default ``ttl``); ``scopes``: path -> (label selector, field
+        selector) its copy is LISTed and watched with (default: the whole collection)."""
         self.client = client
+        self.scopes = dict(scopes or {})
         self.ttl = ttl
         self.watch_seconds = int(watch_seconds or ttl)
         self.clock = clock
@@ -205,7 +212,8 @@ class SharedLists:
             fresh = copy is not None and (copy.watched or (
                 not self._watching(path) and self.clock() - copy.read_at < self.ttl))
             if not fresh:
-                copy = self._copies[path] = _Copy(self.client.list(path), self.clock())
+                answer = self.client.list(path, **self._scope(path))
+                copy = self._copies[path] = _Copy(answer, self.clock())
                 if self._watching(path):
                     copy.watched = True
                     copy.thread = threads.start(self._follow, (path, copy), name='watch %s' % path)
@@ -219,7 +227,7 @@ class SharedLists:
             delivered = False
             try:
                 events = self.client.watch(path, resource_version=copy.version,
-                                           timeout_seconds=self.watch_seconds)
+                                           timeout_seconds=self.watch_seconds, **self._scope(path))
                 for kind, obj in events:
                     with self._lock:
                         if self._closed.is_set():
@@ -246,6 +254,27 @@ class SharedLists:
         its lists LISTed once and watched for WAIT_WATCH_SECONDS at a time, read again every
         UNWATCHED_SECONDS where the watches are refused. Close it when the wait ends."""
         return cls(client, UNWATCHED_SECONDS, clock=clock, watch_seconds=WAIT_WATCH_SECONDS)
+
+    @classmethod
+    def scoped(cls, client, scopes, clock=time.monotonic):
+        """A reader for one wait whose copies hold only ``scopes`` (path -> (label selector, field
+        selector)): each LISTed once and watched for WAIT_WATCH_SECONDS at a time. Close it when the
+        wait ends."""
+        return cls(client, UNWATCHED_SECONDS, clock=clock, watch_seconds=WAIT_WATCH_SECONDS, scopes=scopes)
+
+    def _scope(self, path):
+        """The selectors of ``path``'s copy, as keyword arguments of a LIST or WATCH."""
+        labels, fields = self.scopes.get(path, (None, None))
+        return {k: v for k, v in (('label_selector', labels), ('field_selector', fields)) if v}
+
+    def _within(self, path, label_selector, field_selector):
+        """Whether a LIST of ``path`` with these selectors asks for part of the path's copy: every
+        term of its scope is one of the LIST's terms (a path without a scope: always)."""
+        if path not in self.scopes:
+            return True
+        labels, fields = self.scopes[path]
+        return (set(_terms(labels or '')) <= set(_terms(label_selector or ''))
+                and set(_terms(fields or '')) <= set(_terms(field_selector or '')))
 
     def wait_until(self, due):
         """Until a watched copy changes, or ``due`` (on this reader's clock), at most
@@ -279,7 +308,7 @@ class SharedLists:
 
     def list(self, path, label_selector=None, field_selector=None, query=None):
         fields = _field_terms(field_selector)
-        if query or fields is None:
+        if query or fields is None or not self._within(path, label_selector, field_selector):
             return self.client.list(path, label_selector=label_selector, field_selector=field_selector,
                                     query=query)
         metadata, items = self._collection(path)

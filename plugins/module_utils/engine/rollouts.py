@@ -24,7 +24,10 @@ import contextlib
 import threading
 import time
 
-from ansible_collections.kubeops.rollout.plugins.module_utils.api.shared_lists import SharedLists
+from ansible_collections.kubeops.rollout.plugins.module_utils.api.shared_lists import (
+    WAIT_WATCH_SECONDS,
+    SharedLists,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import threads
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError, error_text
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import ondelete
@@ -150,15 +153,28 @@ class Engine:
         self._readers = {}  # namespace -> the SharedLists its rollouts' probes read through, while they wait
 
     # -- one rollout
+    @contextlib.contextmanager
     def _probe(self, rollout):
-        """The early stop of ``rollout``'s wait, or None."""
+        """While the block runs: the early stop of ``rollout``'s wait, or None. Its looks read the
+        namespace's shared reader, else one of its own whose copies of the workload's pods, revisions
+        and Warning events are LISTed once and then kept by watches (a look sends no request); that
+        reader is closed when the block ends."""
         if not (rollout.gated and self.gates.fail_fast_seconds):
-            return None
-        from ansible_collections.kubeops.rollout.plugins.module_utils.gates.health import EarlyStop
-        reader = self._readers.get(rollout.workload.namespace, self.client)
-        early = EarlyStop(reader, self.gates.fail_fast_seconds, clock=self.clock,
+            yield None
+            return
+        from ansible_collections.kubeops.rollout.plugins.module_utils.gates import health
+        reader = self._readers.get(rollout.workload.namespace)
+        own = None
+        if reader is None:
+            reader = own = SharedLists.scoped(self.client, health.probe_scopes(rollout.workload),
+                                              clock=self.clock)
+        early = health.EarlyStop(reader, self.gates.fail_fast_seconds, clock=self.clock,
                           on_cause=lambda text: self.note('%s: %s' % (rollout.label, text)))
-        return lambda obj: early(type(rollout.workload)(obj))
+        try:
+            yield lambda obj: early(type(rollout.workload)(obj))
+        finally:
+            if own is not None:
+                own.close()
 
     def _report(self, rollout):
         return lambda obj, status: self.progress(self.line(rollout, status))
@@ -172,10 +188,13 @@ class Engine:
             rollout.last = seen
             return predicate(seen)
 
-        probe = None if settled(start, predicate) else self._probe(rollout)
-        return wait_for(self.client, rollout.workload.collection_path(rollout.workload.namespace), start,
-                        judge, timeout, clock=self.clock, progress=self._report(rollout), probe=probe,
-                        probe_interval=self.gates.probe_interval, stopped=self.stopped)
+        if settled(start, predicate):
+            return wait_for(self.client, rollout.workload.collection_path(rollout.workload.namespace), start,
+                            judge, timeout, clock=self.clock, progress=self._report(rollout))
+        with self._probe(rollout) as probe:
+            return wait_for(self.client, rollout.workload.collection_path(rollout.workload.namespace), start,
+                            judge, timeout, clock=self.clock, progress=self._report(rollout), probe=probe,
+                            probe_interval=self.gates.probe_interval, stopped=self.stopped)
 
     def wait_one(self, rollout, timeout):
         """The rollout of ``rollout``: its own procedure, the pods of an OnDelete StatefulSet replaced,
@@ -183,9 +202,10 @@ class Engine:
         if rollout.drive is not None:
             return rollout.drive(self, rollout, timeout)
         if rollout.workload.rolled_out_by_deleting_pods(rollout.obj):
-            result, deleted = ondelete.roll(
-                self.client, rollout.obj, timeout, self._probe(rollout), self.gates.probe_interval,
-                clock=self.clock, progress=self._report(rollout), stopped=self.stopped)
+            with self._probe(rollout) as probe:
+                result, deleted = ondelete.roll(
+                    self.client, rollout.obj, timeout, probe, self.gates.probe_interval,
+                    clock=self.clock, progress=self._report(rollout), stopped=self.stopped)
             rollout.deleted_pods.extend(deleted)
             return result
         return self.watch(rollout, rollout.predicate, timeout)
@@ -214,7 +234,8 @@ class Engine:
         made = [namespace for namespace, count in counts.items()
                 if count >= SHARED_READS_FROM and namespace not in self._readers]
         for namespace in made:
-            self._readers[namespace] = SharedLists(self.client, self.gates.probe_interval, clock=self.clock)
+            self._readers[namespace] = SharedLists(self.client, self.gates.probe_interval, clock=self.clock,
+                                                   watch_seconds=WAIT_WATCH_SECONDS)
         try:
             yield
         finally:

@@ -8,8 +8,10 @@
 Two gates, used by every wait (the modules' ``wait: true``, ``rollout_status`` and the release):
 
 - **Early stop** (``EarlyStop``): while a rollout is not done, the pods of the revision being rolled
-  out are looked at every few seconds (``diagnosis.read_diagnosis``: a fixed 2-3 LISTs, none while
-  the rollout progresses quickly: the first look is one interval after the wait began). A cause
+  out are looked at every few seconds (``diagnosis.read_diagnosis``, none while the rollout progresses
+  quickly: the first look is one interval after the wait began). Its reads go through a reader of
+  ``probe_scopes``: the workload's pods and revisions and the Warning events are each LISTed once and
+  kept by a WATCH, so a look sends no request. A cause
   that means the rollout cannot finish by itself (``BLOCKING``: image pull errors, crash loops,
   container configuration errors, unschedulable pods, pods the controller may not create) that is
   seen for ``fail_fast_seconds`` ends the wait at once, naming the cause, the pods and what to do,
@@ -119,6 +121,18 @@ class EarlyStop:
         if not stuck:
             return None
         return stuck_status(found, stuck, self.fail_fast_seconds)
+
+
+def probe_scopes(workload):
+    """What the looks at ``workload`` read, as ``SharedLists`` scopes (path -> (label selector, field
+    selector)): its pods and its revisions (ReplicaSets, ControllerRevisions) by its selector, and the
+    namespace's Warning events; each LIST ``diagnosis.read_diagnosis`` sends is within one of them."""
+    ns = path_quote(workload.namespace or 'default')
+    scopes = {diagnosis.PODS_PATH % ns: (workload.selector, None),
+              diagnosis.EVENTS_PATH % ns: (None, diagnosis.WARNING_EVENTS)}
+    if workload.history_kind:
+        scopes[workload.history_path(workload.namespace or 'default')] = (workload.selector, None)
+    return scopes
 
 
 def cause_seen(cause, seconds):

@@ -267,3 +267,48 @@ def test_what_cannot_be_filtered_here_goes_to_the_server_and_other_calls_pass_th
     assert shared.get('/x')['metadata']['name'] == '/x'
     assert client.requests == [('/api/v1/pods', None, 'spec.nodeName in (a)', None),
                                ('/api/v1/pods', 'app=web', None, {'limit': 5}), ('GET', '/x')]
+
+
+class ScopedRecorder(Recorder):
+    """A Recorder that filters its LISTs by the selectors sent and records a WATCH's selectors."""
+
+    def list(self, path, label_selector=None, field_selector=None, query=None):
+        self.requests.append((path, label_selector, field_selector, query))
+        items = [i for i in self.items if selector_matches(label_selector, i['metadata']['labels'])
+                 and (field_selector != 'type=Warning' or i['type'] == 'Warning')]
+        return {'kind': 'PodList', 'metadata': {'resourceVersion': self.version}, 'items': items}
+
+    def watch(self, path, resource_version=None, timeout_seconds=None, label_selector=None,
+              field_selector=None):
+        self.requests.append(('WATCH', path, resource_version, label_selector, field_selector,
+                              timeout_seconds))
+        self.hold.wait(5)
+        return iter(())
+
+
+def test_a_scoped_reader_lists_and_watches_its_scope_and_answers_the_lists_within_it():
+    client = ScopedRecorder([_pod('web-1', app='web', h='a'), _pod('web-2', app='web', h='b'),
+                             _pod('api-1', app='api'), _pod('warn-1', app='web', h='a')])
+    events = '/api/v1/namespaces/x/events'
+    shared = SharedLists.scoped(client, {PODS: ('app=web', None), events: (None, 'type=Warning')})
+    try:
+        assert _names(shared.list(PODS, label_selector='app=web,h=a')) == ['warn-1', 'web-1']
+        assert _names(shared.list(PODS, label_selector='h=b,app=web')) == ['web-2']
+        assert _names(shared.list(PODS, label_selector='app=web')) == ['warn-1', 'web-1', 'web-2']
+        # One LIST of the scope, then its WATCH with the same selectors, held open for long.
+        eventually(lambda: len(client.requests) == 2)
+        assert client.requests[0] == (PODS, 'app=web', None, None)
+        assert client.requests[1][:5] == ('WATCH', PODS, '7', 'app=web', None)
+        assert client.requests[1][5] == 60
+        # Outside the scope: to the server, unchanged, each time.
+        assert _names(shared.list(PODS, label_selector='app=api')) == ['api-1']
+        assert sorted(_names(shared.list(PODS))) == ['api-1', 'warn-1', 'web-1', 'web-2']
+        assert client.lists()[1:] == [(PODS, 'app=api', None, None), (PODS, None, None, None)]
+        assert _names(shared.list(events, field_selector='type=Warning')) == ['warn-1']
+        assert _names(shared.list(events, field_selector='type=Warning')) == ['warn-1']
+        assert [r for r in client.lists() if r[0] == events] == [(events, None, 'type=Warning', None)]
+        eventually(lambda: [r[4] for r in client.requests if r[0] == 'WATCH' and r[1] == events]
+                   == ['type=Warning'])
+    finally:
+        client.hold.set()
+        shared.close()

@@ -164,8 +164,8 @@ def test_the_probes_of_five_gated_rollouts_of_a_namespace_share_a_reader_the_wai
     made, seen = [], []
 
     class Reader:
-        def __init__(self, client, ttl, clock=None):
-            self.ttl, self.closed = ttl, False
+        def __init__(self, client, ttl, clock=None, watch_seconds=None):
+            self.ttl, self.watch_seconds, self.closed = ttl, watch_seconds, False
             made.append(self)
 
         def close(self):
@@ -181,6 +181,8 @@ def test_the_probes_of_five_gated_rollouts_of_a_namespace_share_a_reader_the_wai
             for i in range(engine_mod.SHARED_READS_FROM)]
     engine.wait(many, 10)
     assert len(made) == 1 and seen == made * len(many) and made[0].ttl == 5
+    # Its watches last long: a watch is sent again when the server ends it, not at every probe.
+    assert made[0].watch_seconds == engine_mod.WAIT_WATCH_SECONDS
     assert made[0].closed and engine._readers == {}  # its watches end with the wait
     del seen[:]
     engine.wait(many[1:], 10)  # fewer: each probe reads through the client with its own selectors

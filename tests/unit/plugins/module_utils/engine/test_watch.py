@@ -1,5 +1,8 @@
 """The waiter: one object followed by WATCH until a predicate says done or failed."""
 
+import threading
+import time
+
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import watch
@@ -83,33 +86,74 @@ def test_settled_says_whether_the_object_already_answers_the_wait():
     assert not watch.settled(dep(), broken)
 
 
+class HeldClient(FakeWatchClient):
+    """Each watch request: its ``events`` (``pause`` seconds apart), then a quiet stream held open
+    until ``release`` (or 5 s)."""
+
+    def __init__(self, events, pause=0.0):
+        super().__init__([])
+        self.events = list(events)
+        self.pause = pause
+        self.sent = []  # when each event was sent
+        self.release = threading.Event()
+
+    def watch(self, path, **kw):
+        self.calls.append(kw)
+        for event in self.events:
+            time.sleep(self.pause)
+            self.sent.append(time.monotonic())
+            yield event
+        self.events = []
+        self.release.wait(5)
+
+
 def test_the_probe_looks_at_a_rollout_only_once_it_stops_moving():
-    now = [0.0]
-
-    class Clock:
-        def __call__(self):
-            return now[0]
-
-    class MovingClient(FakeWatchClient):
-        """Each watch request: one event 4 s later, with more pods updated each time."""
-
-        def watch(self, path, **kw):
-            self.calls.append(kw)
-            now[0] += 4
-            updated = len(self.calls)
-            if updated <= 3:
-                yield ('MODIFIED', with_rv(dep(updatedReplicas=updated), str(10 + updated)))
-
+    client = HeldClient([('MODIFIED', with_rv(dep(updatedReplicas=n), str(10 + n))) for n in (1, 2, 3)],
+                        pause=0.02)
     looked = []
 
     def probe(obj):
-        looked.append((now[0], obj['status']['updatedReplicas']))
+        looked.append((time.monotonic(), obj['status']['updatedReplicas']))
         return status.RolloutStatus(False, 'stuck', 'RolloutStuck', failed=True)
 
-    client = MovingClient([])
     start = with_rv(dep(updatedReplicas=0), '10')
-    result = watch.wait_for(client, '/p', start, status.deployment_status, 120, clock=Clock(), probe=probe,
-                            probe_interval=5)
-    # Three moves 4 s apart (each within the 5 s interval): no look; then no move for 5 s: one look.
+    result = watch.wait_for(client, '/p', start, status.deployment_status, 30, probe=probe,
+                            probe_interval=0.5)
+    client.release.set()
+    # Three moves 0.02 s apart (each within the interval): no look; then no move for 0.5 s: one look.
     assert result.reason == 'RolloutStuck'
-    assert looked and looked[0][1] == 3 and looked[0][0] >= 12 + 4
+    assert len(looked) == 1 and looked[0][1] == 3
+    assert looked[0][0] - client.sent[-1] >= 0.5
+
+
+def test_the_watch_stays_open_across_the_probes_looks():
+    """A rollout that does not move is looked at every interval while one WATCH request stays open:
+    the looks send no watch again."""
+    client = HeldClient([('MODIFIED', with_rv(dep(updatedReplicas=1), '11'))])
+    verdicts = [None, None, status.RolloutStatus(False, 'stuck', 'RolloutStuck', failed=True)]
+    looked = []
+
+    def probe(obj):
+        looked.append(obj['status']['updatedReplicas'])
+        return verdicts.pop(0)
+
+    start = with_rv(dep(updatedReplicas=0), '10')
+    result = watch.wait_for(client, '/p', start, status.deployment_status, 30, probe=probe,
+                            probe_interval=0.05)
+    client.release.set()
+    assert result.reason == 'RolloutStuck'
+    assert looked == [1, 1, 1]
+    assert len(client.calls) == 1 and client.calls[0]['resource_version'] == '10'
+
+
+def test_a_stopped_wait_with_a_probe_ends_without_an_event():
+    client = HeldClient([])
+    stop = threading.Event()
+    threading.Timer(0.1, stop.set).start()
+    began = time.monotonic()
+    result = watch.wait_for(client, '/p', with_rv(dep(updatedReplicas=0), '10'), status.deployment_status,
+                            30, probe=lambda obj: None, probe_interval=5, stopped=stop.is_set)
+    client.release.set()
+    assert result.reason == 'Timeout'
+    assert time.monotonic() - began < watch.STOP_CHECK_SECONDS + 1
+    assert len(client.calls) == 1

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates import health
@@ -248,3 +250,75 @@ def test_a_refused_read_is_no_flake_and_is_not_retried():
         flaky_soak([ApiError(403, 'Forbidden', 'may not list pods')] + [[pod('db-0')]] * 5)
     assert not health.transient(ApiError(404, 'NotFound', 'gone'))
     assert health.transient(ApiError(429, 'TooManyRequests', 'slow down'))
+
+
+class ServerLike:
+    """Answers LISTs from ``objects`` by path, filtered by label selector and ``type=Warning``; each
+    WATCH stays open, quiet, until ``hold`` is set. Records every request."""
+
+    def __init__(self, objects):
+        import threading
+        self.objects = objects
+        self.requests = []
+        self.hold = threading.Event()
+
+    def list(self, path, label_selector=None, field_selector=None, query=None):
+        from ansible_collections.kubeops.rollout.plugins.module_utils.api.shared_lists import selector_matches
+        self.requests.append(('LIST', path, label_selector, field_selector))
+        items = [o for o in self.objects.get(path, [])
+                 if selector_matches(label_selector, o['metadata'].get('labels'))
+                 and (field_selector is None or o.get('type') == 'Warning')]
+        return {'metadata': {'resourceVersion': '5'}, 'items': items}
+
+    def watch(self, path, **kw):
+        self.requests.append(('WATCH', path, kw.get('label_selector'), kw.get('field_selector')))
+        self.hold.wait(5)
+        return iter(())
+
+
+def test_the_looks_of_a_wait_read_watched_copies_of_its_scopes_once():
+    from ansible_collections.kubeops.rollout.plugins.module_utils.api.shared_lists import SharedLists
+    from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import Deployment
+    from tests.support import manifests
+
+    web = Deployment(manifests.deployment(image='app:2', replicas=1))
+    crashing = {'name': 'nginx', 'image': 'app:2', 'restartCount': 4,
+                'state': {'waiting': {'reason': 'CrashLoopBackOff', 'message': 'back-off 40s'}},
+                'lastState': {'terminated': {'reason': 'Error', 'exitCode': 1}}}
+    new_rs = manifests.replica_set(5, 'app:2', replicas=1)
+    new_rs['spec']['template'] = web.spec['template']
+    objects = {
+        '/apis/apps/v1/namespaces/default/replicasets': [manifests.replica_set(4, 'app:1'), new_rs],
+        '/api/v1/namespaces/default/pods': [
+            manifests.pod('web-h5-a', ready=False, labels={'app': 'web', 'pod-template-hash': 'h5'},
+                          containers=[crashing]),
+            manifests.pod('web-h4-a', labels={'app': 'web', 'pod-template-hash': 'h4'})],
+        '/api/v1/namespaces/default/events': [
+            manifests.event('e1', 'Pod', 'web-h5-a', 'Back-off restarting failed container',
+                            reason='BackOff'),
+            manifests.event('e2', 'Pod', 'other-1', 'not ours', reason='BackOff')],
+    }
+    server = ServerLike(objects)
+    clock = Clock()
+    reader = SharedLists.scoped(server, health.probe_scopes(web), clock=clock)
+    try:
+        stop = health.EarlyStop(reader, 3, clock=clock)
+        for now in (0, 1, 2):
+            clock.now = now
+            assert stop(web) is None
+        clock.now = 3
+        verdict = stop(web)
+    finally:
+        server.hold.set()
+        reader.close()
+    assert verdict.reason == health.STUCK
+    assert re.search(r'Deployment default/web: 1/1 new pods not ready: CrashLoopBackOff \(container nginx, '
+                     r'4 restarts, last exit 1 Error\)', verdict.message), verdict.message
+    assert verdict.diagnosis['causes'][0]['pods'] == ['web-h5-a']
+    assert [e['object'] for e in verdict.diagnosis['events']] == ['Pod/web-h5-a']
+    # Four looks: one LIST of each scope (the workload's selector; the Warning events), never again.
+    lists = [r for r in server.requests if r[0] == 'LIST']
+    assert sorted(lists) == sorted([
+        ('LIST', '/apis/apps/v1/namespaces/default/replicasets', 'app=web', None),
+        ('LIST', '/api/v1/namespaces/default/pods', 'app=web', None),
+        ('LIST', '/api/v1/namespaces/default/events', None, 'type=Warning')])
