@@ -374,7 +374,7 @@ class BlueGreen(Lifecycle):
         why = deployment_complete(d.obj, needed)
         blocked = health.blocked_now(self.client, d) if why else None
         if why:  # a cause its pods cannot get past (the early stop's) is named; else the wait may tell
-            reasons.append('%s is not ready: %s' % (d.label(), blocked or why))
+            reasons.append(blocked or '%s is not ready: %s' % (d.label(), why))
             a.waiting.extend([] if blocked else reasons[-1:])
         judged = getattr(a, 'judged', None)
         if judged is not None and not revisions.templates_equal(judged.template, d.template):

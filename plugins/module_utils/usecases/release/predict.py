@@ -60,7 +60,7 @@ def waits(run):
             continue
         blocked = health.blocked_now(run.client, t.workload) if rollout.gated else None
         if blocked:
-            t.cause = '%s is not ready: %s' % (t.label(), blocked)
+            t.cause = blocked  # its lines name the workload
         else:
             run.warnings.append('%s is not rolled out yet (%s): a real run waits for it (up to %d s) '
                                 'and fails if it does not finish'
