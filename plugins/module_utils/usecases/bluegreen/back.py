@@ -104,8 +104,7 @@ def rolled_back(run):
     if any(a.outcome == REFUSED for a in run.apps):
         run.not_reached('not switched back: another app was refused')
         raise Stop()
-    if not run.options.check_mode:
-        run.take_lease()
+    run.take_lease()
     for a in chosen:
         a.resumed = True  # back to the record's "from"
     switch_back(run, chosen, 'switched back as asked')

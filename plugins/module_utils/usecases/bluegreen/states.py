@@ -299,6 +299,7 @@ class BlueGreen(Lifecycle):
         todo = self._to_release()
         self._prepare(todo)
         if self.options.check_mode:
+            self.take_lease()
             for a in todo:
                 self._check_switch(a)
             for a in resumed:
@@ -494,10 +495,16 @@ class BlueGreen(Lifecycle):
             self.replaced.append((replaced['release'], records.seal_key(obj)))
 
     def take_lease(self):
-        if self.options.check_mode or self.lease is not None:
+        """This release's Lease (in check mode, read only: refused as the real run is refused)."""
+        if self.lease is not None:
             return
-        self.lease, problem = take_lease(self.client, self.apps[0].namespace, self.lease_name,
-                                         self.id, self.options.lease_seconds, self.runner)
+        namespace = self.apps[0].namespace
+        if self.options.check_mode:
+            problem = release_record.held_problem(self.client, namespace, self.lease_name, self.id,
+                                                  self.options.lease_seconds, self.runner)
+        else:
+            self.lease, problem = take_lease(self.client, namespace, self.lease_name, self.id,
+                                             self.options.lease_seconds, self.runner)
         if problem:
             if problem.endswith(release_record.WAIT_WORDS):
                 self.suggest(WAIT)

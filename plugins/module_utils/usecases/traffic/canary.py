@@ -354,13 +354,16 @@ class TrafficCanary(Lifecycle):
         self.scale(0, rec.PROMOTE, done=True)
         return result
 
-    def abort(self, cause):
+    def abort(self, cause, refused=None):
         """Traffic back first (weight 0, header route gone, one patch), then the canary scaled down.
-        Returns (done, message)."""
+        Returns (done, message). ``refused``: in check mode, the gateway's refusal of the route that
+        failed the step (its weight would be written, so the weight back would be refused too)."""
         verb = 'would abort' if self.options.check_mode else 'abort'
         self.note('%s: traffic back to Service %s/%s' % (verb, self.namespace, self.cfg['stable_service']))
         self.traffic['phase'] = 'aborted'
         try:
+            if refused is not None:
+                raise refused
             self.shift(0, header=False)
         except (TrafficFailed, KubeError) as e:
             text = e.message if isinstance(e, TrafficFailed) else error_text(e)
@@ -375,8 +378,9 @@ class TrafficCanary(Lifecycle):
             self.suggest('recover: rollback')
             return False, ('%s; traffic is back, but Deployment %s/%s could not be scaled down: %s; run '
                            'again with recover: rollback' % (cause, self.namespace, self.canary_name, e))
-        return True, '%s; aborted: traffic back to Service %s/%s, %s scaled to 0' % (
-            cause, self.namespace, self.cfg['stable_service'], self.canary_name)
+        return True, '%s; %s: traffic back to Service %s/%s, %s scaled to 0' % (
+            cause, verb if self.options.check_mode else 'aborted', self.namespace, self.cfg['stable_service'],
+            self.canary_name)
 
     def _put_back_promotion(self, message):
         """The promotion's release of the stable Deployment, written and not finished (its run
@@ -461,7 +465,10 @@ class TrafficCanary(Lifecycle):
             if self.canary is None and not promotion:
                 self.t.outcome = UNCHANGED
                 return self._result(False, 'no traffic canary of %s to abort' % self.t.label())
-            cause = 'traffic canary of %s aborted as asked' % self.t.label()
+            cause = 'traffic canary of %s %s as asked: its images (%s) %s NOT released' % (
+                self.t.label(), 'would be aborted' if self.options.check_mode else 'aborted',
+                ', '.join('%s=%s' % kv for kv in sorted(self.t.images.items())),
+                'would be' if self.options.check_mode else 'were')
             done, message = self.abort(cause) if self.canary is not None else (True, cause)
             if done and promotion:
                 done, message = self._put_back_promotion(message)
@@ -490,10 +497,9 @@ class TrafficCanary(Lifecycle):
             self.traffic['phase'] = 'promotion'
             result = self.promote()
         except (StepFailed, TrafficFailed) as e:
-            self.t.outcome = ROLLED_BACK if not self.options.check_mode else UNTOUCHED
-            if self.options.check_mode:
-                return self._result(True, str(e))
-            return self._result(True, self.abort(getattr(e, 'message', None) or str(e))[1])
+            self.t.outcome = ROLLED_BACK
+            refused = e if self.options.check_mode and getattr(e, 'refused', False) else None
+            return self._result(True, self.abort(getattr(e, 'message', None) or str(e), refused)[1])
         if self.options.check_mode:
             self.t.outcome = UPGRADED
             return self._result(False, 'traffic canary %s: would take %d steps, then promote'
