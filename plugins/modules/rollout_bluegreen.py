@@ -61,7 +61,12 @@ description:
     C(kubectl annotate service NAME -n NAMESPACE kubeops.rollout/bluegreen-) that removes it."
   - "Check mode sends every write with C(dryRun=All) (the API server validates it, nothing persists) and
     answers, per app, C(safe_to_switch) - is it safe to switch now? - from the new color, the preview's
-    endpoints, the HPA and the record. With C(--diff), every selector, replica and HPA change."
+    endpoints, the HPA and the record. What no wait changes fails the task as the real run fails it (a
+    new color whose pods crash-loop or cannot pull their images, named with the pod, container, reason
+    and restarts; another live run holding the release's Lease); what only the real run's wait can tell
+    (pods still starting) is a warning. With I(recover=rollback) it says the switch would be put back and
+    its images would NOT be released, as the real run says they were not. With C(--diff), every
+    selector, replica and HPA change."
 author:
   - kubeops.rollout contributors (!UNKNOWN)
 options:

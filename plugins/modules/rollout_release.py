@@ -45,7 +45,11 @@ description:
   - The task fails with one summary when anything failed; C(workloads) has one entry per workload with
     its C(outcome). C(changed) is true when anything was written, even if it was put back.
   - Check mode runs the preflight (the dry runs are the change, validated by the API server) and
-    reports what would change; with C(--diff), the template diff per workload. Nothing persists.
+    reports what would change; with C(--diff), the template diff per workload. Nothing persists. It
+    fails where the real run would be refused by what is already there (another live run holding the
+    release's Lease; a workload whose images run already and whose pods show a cause it cannot get
+    past by itself, such as CrashLoopBackOff or ImagePullBackOff, named with its pods), and warns for
+    what only the wait can tell (pods still starting). New images are judged by the real run's wait.
   - "A workload whose spec changes while the release waits for it or soaks it (someone else's edit, a
     revert) fails the release as C(changed by someone else since the release wrote it) and is never
     put back over that change."
@@ -167,7 +171,9 @@ options:
       - What to do with the record of another release that did not finish (its runner stopped) on a
         workload of this task. V(resume) finishes that release (its images - wait, gates, put back on
         failure); V(rollback) puts every workload of this task that has a record back as the record
-        says. Unset, such a workload is refused.
+        says, and its message says that the images of that release (and of this task) were NOT
+        released and what each workload runs again (check mode says the same as a preview). Unset, such
+        a workload is refused.
     type: str
     choices: [resume, rollback]
   canary_ordinals:
@@ -534,8 +540,12 @@ traffic:
   sample: {"canary": "web-canary", "route": {"namespace": "shop", "name": "web"}, "phase": "promoted",
            "steps": [{"step": 1, "weight": 5, "replicas": 1, "changed": true, "outcome": "passed"}]}
 diff:
-  description: Before and after of each workload's template and annotations.
-  returned: in diff mode, for the workloads that change
+  description:
+    - Before and after of each workload's template and annotations (with I(recover=rollback), the
+      template the release record says it had before).
+    - With I(traffic), also the route's weights and header route before this run and as it leaves them
+      (in check mode, as the real run would leave them).
+  returned: in diff mode, for the workloads and routes that change
   type: list
   elements: dict
 # shared: next_step
@@ -681,17 +691,25 @@ def main(runtime=None):
         module.fail(describe_error(e, 'release', module._connection))
     for warning in result.warnings:
         module.module.warn(warning)
+    fields = dict(result.fields)
+    route_diff = fields.pop('route_diff', None)
     out = dict(release_targets.result_fields([t.entry() for t in result.targets], result.lines),
-               changed=result.changed, **result.fields)
+               changed=result.changed, **fields)
     if options.gates.analysis is not None and options.gates.analysis.measurements:
         out['analysis'] = options.gates.analysis.result()
     if module.module.diff:
         diffs = []
+        hidden = (release_record.RECORD_ANNOTATION,)
         for t in result.targets:
             if t.patch is not None and t.workload is not None:
-                before, after = release_targets.diff_of(t, hidden=(release_record.RECORD_ANNOTATION,))
-                diffs.append({'before': before, 'after': after, 'before_header': t.label(),
-                              'after_header': t.label()})
+                before, after = release_targets.diff_of(t, hidden=hidden)
+            elif options.recover == 'rollback' and t.resumed and t.outcome == 'rolled_back':
+                before, after = release_targets.put_back_diff(t, hidden=hidden)
+            else:
+                continue
+            diffs.append({'before': before, 'after': after, 'before_header': t.label(),
+                          'after_header': t.label()})
+        diffs.extend(route_diff or [])  # a traffic canary's route, before and after
         if diffs:
             out['diff'] = diffs
     if result.failed:

@@ -115,7 +115,8 @@ attributes:
   check_mode:
     support: full
     details: The patch is sent with C(dryRun=All); the result shows the weights it would set. Nothing
-      is waited for; a Service that lacks the endpoints its share needs is a warning.
+      is waited for; a Service that lacks the endpoints its share needs is a warning; a parent that
+      refuses the route as it is now fails the task, as the real run's verdict would.
   diff_mode:
     support: full
     details: Shows the pair's weights per rule (and whether the header route is there) before and after.

@@ -147,20 +147,46 @@ def cause_seen(cause, seconds):
 
 def stuck_status(found, stuck, seconds):
     """The failed status of a rollout stopped early: the diagnosis lines of ``stuck`` causes, each
-    with its next step."""
+    with the pods it was seen on and its next step."""
+    message = ('%s; stopped early: the rollout cannot finish while this lasts (seen for %ds or more). '
+               'Next: %s' % (blocking_text(found, stuck), seconds, '; '.join(_next_steps(stuck))))
+    result = RolloutStatus(False, message, STUCK, failed=True)
+    result.diagnosis = found
+    return result
+
+
+def blocking_text(found, stuck):
+    """The diagnosis lines of the ``stuck`` causes of ``found`` (read_diagnosis), with their pods."""
     lines = [line for line in found['lines'] if any(c['reason'] in line for c in stuck)] or found['lines'][:1]
+    pods = []
+    for cause in stuck:
+        pods.extend(p for p in cause.get('pods') or [] if p not in pods)
+    if pods:
+        lines[-1] += ' (pod%s %s%s)' % ('' if len(pods) == 1 else 's', ', '.join(pods[:5]),
+                                        ', ...' if len(pods) > 5 else '')
+    return '; '.join(lines)
+
+
+def _next_steps(stuck):
     steps = []
     for cause in stuck:
         step = NEXT_STEPS.get(cause['reason'])
         if step and step not in steps:
             steps.append(step)
-    message = (
-        '%s; stopped early: the rollout cannot finish while this lasts (seen for %ds or more). Next: %s'
-        % ('; '.join(lines), seconds, '; '.join(steps))
-    )
-    result = RolloutStatus(False, message, STUCK, failed=True)
-    result.diagnosis = found
-    return result
+    return steps
+
+
+def blocked_now(client, workload, read=diagnosis.read_diagnosis):
+    """One look at the pods of the revision ``workload`` (a Workload as read) rolls out: the text of
+    each blocking cause seen now (its pods, containers, restarts) and what to do, else None. Where a
+    run cannot wait ``fail_fast_seconds`` (check mode, a check before a write), a cause that is there
+    now is the verdict the early stop gives once it has lasted."""
+    found = read(client, workload)
+    stuck = [c for c in found['causes'] if c['reason'] in BLOCKING]
+    if not stuck:
+        return None
+    return '%s; it cannot become ready while this lasts. Next: %s' % (
+        blocking_text(found, stuck), '; '.join(_next_steps(stuck)))
 
 
 # ---- soak ------------------------------------------------------------------------------------

@@ -147,6 +147,29 @@ def test_an_unverified_switch_of_another_release_is_refused_then_recover_rollbac
     assert _phase(kube) == 'rolled_back'
 
 
+def test_recover_rollback_says_the_images_were_not_released_and_check_mode_previews_the_same(
+        kubesim_factory, play, tmp_path):
+    sim = kubesim_factory(endpoint_lag=LAG, ready_delay=0.1)
+    kube = Apps(sim.kubeconfig)
+    kube.create_app(replicas=2)
+    interrupted_when(sim, tmp_path, signal.SIGTERM, [bluegreen('switched', soak_seconds=4)],
+                     lambda: _phase(kube) == 'switching', 'the switch')
+    first, version = kube.record('web'), kube.service('web')['metadata']['resourceVersion']
+    asked = bluegreen('switched', app(images={'app': 'nginx:1.27'}), recover='rollback')
+    check = play(sim, [dict(asked, check_mode=True, diff=True)]).ok('switched')
+    assert kube.service('web')['metadata']['resourceVersion'] == version and kube.color('web') == 'green'
+    real = play(sim, [dict(asked, diff=True)]).ok('switched')
+    assert kube.color('web') == 'blue' and _phase(kube) == 'rolled_back'
+    assert [a['outcome'] for a in check['apps']] == [a['outcome'] for a in real['apps']] == ['rolled_back']
+    assert check['changed'] is real['changed'] is True
+    assert check['diff'] and check['diff'] == real['diff']
+    said = 'the images of release %s (app=%s on green)' % (first['release'], NEW)
+    assert check['msg'].startswith('Would switch back: Service default/web (green -> blue)'), check['msg']
+    assert said + ' would be NOT released: live traffic would be back on blue (app=%s)' % OLD in check['msg']
+    assert said + ' were NOT released: live traffic is back on blue (app=%s)' % OLD in real['msg']
+    assert 'the images of this task (app=nginx:1.27) were not released either' in real['msg']
+
+
 def test_recover_resume_finishes_the_unverified_switch_of_another_release_and_says_its_images_wait(
         kubesim_factory, play, tmp_path):
     sim = kubesim_factory(endpoint_lag=LAG, ready_delay=0.1)

@@ -376,3 +376,32 @@ def test_a_change_by_someone_else_during_the_wait_fails_the_release_and_is_not_p
     assert ended < 60, ended  # at the edit, not at the 120 s timeout
     # Not put back over the hotfix.
     assert image_of(kube.get('Deployment', 'web')) == 'nginx:hotfix'
+
+
+def test_recover_rollback_says_the_images_were_not_released_and_check_mode_previews_the_same(
+        kubesim_factory, play, tmp_path):
+    sim = kubesim_factory(fail_image='broken')
+    kube = Kube(sim.kubeconfig)
+    kube.create_rolled_out([workload('Deployment', 'web')])
+    interrupted_release(sim, kube, tmp_path, signal.SIGTERM,
+                        [release(entry('web', BROKEN), timeout=120, fail_fast_seconds=0)])
+    recorded, generation = record_of(kube, 'web'), kube.get('Deployment', 'web')['metadata']['generation']
+    asked = release(entry('web', 'nginx:1.27'), recover='rollback')
+    check = play(sim, [dict(asked, check_mode=True, diff=True)]).ok('release')
+    assert kube.get('Deployment', 'web')['metadata']['generation'] == generation
+    assert record_of(kube, 'web') == recorded
+    real = play(sim, [dict(asked, diff=True)]).ok('release')
+    assert image_of(kube.get('Deployment', 'web')) == 'nginx:1.25' and record_of(kube, 'web') is None
+    # The same outcome, changed and diff; the check says it would put back, never that it would upgrade.
+    assert [w['outcome'] for w in check['workloads']] == [w['outcome'] for w in real['workloads']] == [
+        'rolled_back']
+    assert check['changed'] is real['changed'] is True
+    assert check['diff'] and check['diff'] == real['diff']
+    (diff,) = real['diff']
+    assert image_of(diff['before']) == BROKEN and image_of(diff['after']) == 'nginx:1.25'
+    assert 'Would upgrade' not in check['msg']
+    assert check['msg'].startswith('Would put back: Deployment default/web'), check['msg']
+    said = 'the images of release %s (app=%s)' % (recorded['id'], BROKEN)
+    assert said + ' would be NOT released: it would run app=nginx:1.25 again' in check['msg'], check['msg']
+    assert said + ' were NOT released: it runs app=nginx:1.25 again' in real['msg'], real['msg']
+    assert 'the images of this task (app=nginx:1.27) were not released either' in real['msg']

@@ -181,3 +181,26 @@ def test_a_step_states_the_canary_s_real_share_beside_other_backends(world, play
     assert '<localhost> canary paused at step 1 of 1 until the next run' in r.stdout.splitlines()
     # What the gateway computed for the rule: the canary's share is the one stated.
     assert abs(world.canary_shares()[-1] - 50 / 170) < 0.01, world.canary_shares()[-3:]
+
+
+@pytest.mark.parametrize('steps', [
+    [{'weight': 30, 'pause': 'next_run'}, {'weight': 60}],  # ends paused at 30%, the header route in
+    [{'weight': 20}, {'weight': 50}],  # promoted: the route ends as it began (no route diff)
+], ids=['paused', 'promoted'])
+def test_check_mode_shows_the_route_diff_the_real_run_reports(world, play, steps):
+    header = {'name': 'testers', 'header': 'X-Canary', 'value': 'yes'}
+    plan = play(world.sim, [canary_task('plan', steps, traffic={'header_route': header}, check_mode=True,
+                                        diff=True)]).ok('plan')
+    assert all(d for _m, _p, d in world.writes())  # dry runs only
+    real = play(world.sim, [canary_task('real', steps, traffic={'header_route': header},
+                                        diff=True)]).ok('real')
+    assert plan['changed'] is real['changed'] is True
+    routes = [d for d in real.get('diff') or [] if 'HTTPRoute' in d['before_header']]
+    assert [d for d in plan.get('diff') or [] if 'HTTPRoute' in d['before_header']] == routes
+    if steps[0].get('pause') == 'next_run':
+        (route,) = routes
+        assert route['before'] != route['after'] and world.weights()['web-canary'] == 30
+        assert route['after']['header route testers'] is True, route
+        assert 'would be taken, then paused' in plan['msg'] and 'passed' in real['msg']
+    else:
+        assert routes == [] and world.weights()['web-canary'] == 0

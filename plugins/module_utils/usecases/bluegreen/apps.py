@@ -98,6 +98,8 @@ class App:
         self.scale_down_at = None
         self.instant = None
         self.safe = None  # check mode: {safe, reasons}
+        self.waiting = []  # the reasons not to switch now that a real run's wait may clear
+        self.detail = None  # what an outcome without a cause means (the images a switch back left out)
         self.hpa_result = None
         self.analysis = None  # the analysis as it stood when the last gate that judged the app ended
         self.steps = []  # what was (or, in check mode, would be) written, in order
@@ -327,10 +329,9 @@ class BlueGreenResult:
                 if a.active != a.active_before
                 else (' (live: %s)' % a.active if a.active else '')
             )
-            lines.append(
-                '%s: %s%s%s'
-                % (words.get(a.outcome, a.outcome), a.label(), moved, ' - %s' % a.cause if a.cause else '')
-            )
+            said = a.cause or a.detail
+            lines.append('%s: %s%s%s' % (words.get(a.outcome, a.outcome), a.label(), moved,
+                                         ' - %s' % said if said else ''))
         self.lines = lines + list(run.lines)
         if getattr(run, 'refusal', None):
             self.message = run.refusal

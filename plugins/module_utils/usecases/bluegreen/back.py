@@ -62,9 +62,10 @@ def back_one(run, a, back):
                 old.label(), ', '.join('%s=%s' % kv for kv in sorted(live_before.items())), images_text(old),
                 old.label()))
     instant = ((old.obj.get('status') or {}).get('availableReplicas') or 0) >= max(1, needed)
+    check = run.options.check_mode
     if not instant:
-        run.note('%s: %s has too few Ready pods: scaling it to %d before switching back' % (
-            a.label(), old.label(), max(1, needed)))
+        run.note('%s: %s has too few Ready pods: %s it to %d before switching back' % (
+            a.label(), old.label(), 'would scale' if check else 'scaling', max(1, needed)))
         run.traffic.scale(a, back, max(old.replicas or 0, needed, 1))
         if not run.options.check_mode:
             result = run.engine.wait_one(Rollout(a.deployment(back), label=old.label()), run.options.timeout)
@@ -81,7 +82,8 @@ def back_one(run, a, back):
         a.endpoints = seen
         if why:
             raise ChangedElsewhere('switched back, but %s' % why)
-    run.note('%s: back on %s%s' % (a.label(), back, '' if instant else ' (not instant: scaled up first)'))
+    run.note('%s: %s %s%s' % (a.label(), 'would switch back to' if check else 'back on', back,
+                              '' if instant else ' (not instant: scaled up first)'))
     return instant
 
 
@@ -102,14 +104,32 @@ def rolled_back(run):
     if any(a.outcome == REFUSED for a in run.apps):
         run.not_reached('not switched back: another app was refused')
         raise Stop()
-    if not run.options.check_mode:
-        run.take_lease()
+    run.take_lease()
     for a in chosen:
         a.resumed = True  # back to the record's "from"
     switch_back(run, chosen, 'switched back as asked')
     for a in chosen:
         if a.outcome == ROLLED_BACK:
             a.cause = None
+
+
+def not_released(a, check_mode):
+    """What a switch back as asked (``recover: rollback``) of ``a`` means: the images of the switch
+    it undid were NOT released, and what live traffic is on again."""
+    record = a.record or {}
+    left = record.get('to')
+    text = ('the images of release %s (%s on %s) %s NOT released: live traffic %s back on %s (%s)'
+            % (record.get('release', '?'), _images(a.images_of(left)), left,
+               'would be' if check_mode else 'were', 'would be' if check_mode else 'is', a.active,
+               _images(a.images_of(a.active))))
+    if a.images and not a.runs_images(left):
+        text += ('; the images of this task (%s) were not released either: run it again without recover '
+                 'to release them' % _images(a.images))
+    return text
+
+
+def _images(images):
+    return ', '.join('%s=%s' % kv for kv in sorted((images or {}).items())) or '?'
 
 
 def way_back_refusal(a):

@@ -37,6 +37,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Engine, Rollout
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates import health
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services import (
     Service,
@@ -60,7 +61,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen.prepare import Prepare
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.lifecycle import Lifecycle
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen.switch import (
-    ChangedElsewhere, Stop, Traffic, describe_routes,
+    ChangedElsewhere, Stop, Traffic, check_switch, describe_routes,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.record import take_lease
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.targets import (
@@ -291,10 +292,14 @@ class BlueGreen(Lifecycle):
                     a.outcome = UNCHANGED
             self.take_lease()
             self._switch_back(list(resumed), 'put back as asked (recover: rollback)')
+            for a in resumed:
+                if a.outcome == ROLLED_BACK:
+                    a.detail = bluegreen_back.not_released(a, self.options.check_mode)
             return
         todo = self._to_release()
         self._prepare(todo)
         if self.options.check_mode:
+            self.take_lease()
             for a in todo:
                 self._check_switch(a)
             for a in resumed:
@@ -368,8 +373,10 @@ class BlueGreen(Lifecycle):
         d = Deployment(self.client.get(a.deployment(new).path))
         a.deployments[new] = d
         why = deployment_complete(d.obj, needed)
-        if why:
-            reasons.append('%s is not ready: %s' % (d.label(), why))
+        blocked = health.blocked_now(self.client, d) if why else None
+        if why:  # a cause its pods cannot get past (the early stop's) is named; else the wait may tell
+            reasons.append(blocked or '%s is not ready: %s' % (d.label(), why))
+            a.waiting.extend([] if blocked else reasons[-1:])
         judged = getattr(a, 'judged', None)
         if judged is not None and not revisions.templates_equal(judged.template, d.template):
             reasons.append('%s is no longer what its preview judged: its pod template changed since (images '
@@ -381,6 +388,7 @@ class BlueGreen(Lifecycle):
             if not seen['exact']:
                 reasons.append('the preview %s does not route to exactly %d Ready %s pods: %s' % (
                     a.preview.label(), needed, new, describe_routes(seen)))
+                a.waiting.append(reasons[-1])
         if a.hpa is not None and a.hpa.target not in (a.names[a.active], a.names[new]):
             reasons.append('HPA %s scales %s, neither color' % (a.hpa_name, a.hpa.target))
         return reasons
@@ -406,7 +414,7 @@ class BlueGreen(Lifecycle):
         # observes it, then the preview's endpoints follow after the endpoint lag. Waited for from
         # the newest copy this run has (the preview's write or the gate's read), by a watch.
         d = getattr(a, 'judged', None) or Deployment(self.client.get(a.deployment(new).path))
-        result = self.engine.wait_one(Rollout(d, label=d.label(), gated=False), self.options.timeout)
+        result = self.engine.wait_one(Rollout(d, label=d.label()), self.options.timeout)
         if not result.done:
             a.outcome, a.cause = REFUSED, 'not switched: %s is not ready: %s' % (d.label(), result.message)
             return
@@ -462,21 +470,7 @@ class BlueGreen(Lifecycle):
                 a.cause = a.cause or '%s: %s' % (r.label, r.result.message)
 
     def _check_switch(self, a):
-        """Check mode: the answer to "is it safe to switch now?", and the writes sent as dry runs."""
-        reasons = []
-        if getattr(a, 'preview_written', False) or a.changed:
-            reasons.append('the preview is not prepared yet: a real run prepares it first, then checks again')
-        else:
-            try:
-                reasons.extend(self.unsafe(a, a.idle))
-            except (KubeError, ChangedElsewhere) as e:
-                reasons.append(words(e))
-        a.safe = {'safe': not reasons, 'reasons': reasons}
-        new = a.idle
-        self.traffic.switch(a, new, record_mod.SWITCHING, hpa=self.hpa_record(a, new))
-        if a.hpa is not None:
-            self.traffic.retarget(a, a.hpa.target, a.names[new])
-        a.active, a.outcome = new, SWITCHED
+        check_switch(self, a)
 
     # -- back (usecases/bluegreen/back.py)
     def _switch_back(self, apps, cause):
@@ -501,10 +495,16 @@ class BlueGreen(Lifecycle):
             self.replaced.append((replaced['release'], records.seal_key(obj)))
 
     def take_lease(self):
-        if self.options.check_mode or self.lease is not None:
+        """This release's Lease (in check mode, read only: refused as the real run is refused)."""
+        if self.lease is not None:
             return
-        self.lease, problem = take_lease(self.client, self.apps[0].namespace, self.lease_name,
-                                         self.id, self.options.lease_seconds, self.runner)
+        namespace = self.apps[0].namespace
+        if self.options.check_mode:
+            problem = release_record.held_problem(self.client, namespace, self.lease_name, self.id,
+                                                  self.options.lease_seconds, self.runner)
+        else:
+            self.lease, problem = take_lease(self.client, namespace, self.lease_name, self.id,
+                                             self.options.lease_seconds, self.runner)
         if problem:
             if problem.endswith(release_record.WAIT_WORDS):
                 self.suggest(WAIT)

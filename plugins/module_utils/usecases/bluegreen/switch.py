@@ -17,7 +17,7 @@ import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import retry_on_conflict
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.shared_lists import SharedLists
-from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, KubeError
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import selector_string
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services import (
@@ -33,6 +33,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.services imp
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import Deployment
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen import record as record_mod
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen import apps as apps_mod
 
 
 class ChangedElsewhere(Exception):
@@ -293,6 +294,36 @@ class Traffic:
             app.step('%s replicas %s -> %s' % (deployment.label(), deployment.replicas, replicas))
         app.deployments[color] = Deployment(written)
         return written
+
+
+def check_switch(run, a):
+    """Check mode's switch of ``a`` (``run``: the BlueGreen): "is it safe to switch now?" answered as
+    the real run answers it before its switch. What no wait changes (a new color whose pods cannot get
+    past a crash loop or an image pull, ...) refuses it as the real run refuses it; what only the real
+    run's wait can tell (pods still starting, endpoints to come) is a warning. Else the switch's
+    writes are sent as dry runs."""
+    reasons = []
+    if getattr(a, 'preview_written', False) or a.changed:
+        reasons.append('the preview is not prepared yet: a real run prepares it first, then checks again')
+        a.waiting.append(reasons[-1])
+    else:
+        try:
+            reasons.extend(run.unsafe(a, a.idle))
+        except (KubeError, ChangedElsewhere) as e:
+            reasons.append(apps_mod.words(e))
+    a.safe = {'safe': not reasons, 'reasons': reasons}
+    final = [r for r in reasons if r not in a.waiting]
+    if final:
+        a.outcome, a.cause = apps_mod.REFUSED, 'not switched: ' + '; '.join(final)
+        return
+    if not a.changed and reasons:
+        run.warnings.append('%s: a real run would switch only once %s; it waits up to %d s for that, then '
+                            'refuses the switch' % (a.label(), '; '.join(reasons), run.options.timeout))
+    new = a.idle
+    run.traffic.switch(a, new, record_mod.SWITCHING, hpa=run.hpa_record(a, new))
+    if a.hpa is not None:
+        run.traffic.retarget(a, a.hpa.target, a.names[new])
+    a.active, a.outcome = new, apps_mod.SWITCHED
 
 
 def describe_routes(seen):

@@ -253,6 +253,21 @@ def take_lease(client, namespace, name, release, seconds, runner, seals=None):
     return lease, None
 
 
+def held_problem(client, namespace, name, release, seconds, runner):
+    """In check mode, instead of ``take_lease``: the problem it would give (another live run holds the
+    Lease of ``release``), from one read; None when the Lease is free, or unreadable."""
+    lease = lease_mod.Lease(client, namespace, name, 'release %s' % release, seconds or LEASE_SECONDS,
+                            identity=runner)
+    try:
+        found = lease.read()
+    except KubeError:
+        return None
+    holder = ((found or {}).get('spec') or {}).get('holderIdentity')
+    if found is None or holder == runner or lease.expired(found, lease.clock()):
+        return None
+    return 'release %s is running elsewhere (%s)%s' % (release, lease.held_message(found), WAIT_WORDS)
+
+
 def put_back_mark(current, release, cause):
     """The JSON patch operation that marks ``current`` (a workload as read, being put back) as put
     back from ``release`` now, because of ``cause``."""

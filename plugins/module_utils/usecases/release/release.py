@@ -43,6 +43,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches impo
     CHANGE_CAUSE_ANNOTATION,
     UnknownContainer,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import predict
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import record as release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.lifecycle import Lifecycle
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.targets import (
@@ -421,11 +422,11 @@ class Release(Lifecycle):
         problems = self.preflight()
         if problems:
             return self._refused(problems)
-        if self.options.check_mode:
-            back = self.options.recover == 'rollback'
-            for t in self.targets:
-                t.outcome = (ROLLED_BACK if back else UPGRADED) if (t.patch or t.resumed) else UNCHANGED
-                t.would_change = t.patch is not None or t.resumed
+        if self.options.check_mode:  # what the real run would do, from what is there (predict.py)
+            problem = predict.lease_problem(self)
+            if problem:
+                return self._refused([problem])
+            predict.outcomes(self)
             return self._summary()
         if any(t.patch is not None or t.resumed for t in self.targets):
             problem = self._acquire()
@@ -529,6 +530,8 @@ class Release(Lifecycle):
         lines = []
         for t in self.targets:
             cause = ' (%s)' % t.cause if t.cause else ''
+            if not cause and t.outcome == ROLLED_BACK and self.options.recover == 'rollback' and t.resumed:
+                cause = ' - %s' % predict.put_back_text(t, self.options.check_mode)
             lines.append('%s: %s%s%s' % (outcome_text(t, words), t.label(), cause, still_to_do(t)))
         if interrupted:
             message = interrupted_message(self.id, self.targets)

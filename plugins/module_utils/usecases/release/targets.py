@@ -157,7 +157,7 @@ class ReleaseResult(namedtuple('ReleaseResult', _RESULT_FIELDS)):
         if self.wrote:
             return True
         if self.check_mode:
-            return any(t.patch is not None for t in self.targets)
+            return any(t.would_change for t in self.targets)
         return any(t.write_sent or t.deleted_pods for t in self.targets)
 
 
@@ -257,6 +257,19 @@ def diff_of(t, hidden=()):
         copy.deepcopy((after.get('spec') or {}).get('template') or {}),
         shown((after.get('metadata') or {}).get('annotations')),
     )
+
+
+def put_back_diff(t, hidden=()):
+    """before/after of a release put back as asked (``recover: rollback``): ``t`` as read, and the
+    template and change-cause its release record says it had."""
+    def shown(annotations):
+        return {k: v for k, v in (annotations or {}).items() if k not in hidden}
+
+    annotations = dict(t.workload.annotations, **{CHANGE_CAUSE_ANNOTATION: t.original_cause})
+    if t.original_cause is None:
+        annotations.pop(CHANGE_CAUSE_ANNOTATION)
+    return (patches.template_view(t.workload.template, shown(t.workload.annotations)),
+            patches.template_view(copy.deepcopy(t.original_template), shown(annotations)))
 
 
 def result_fields(entries, summary):

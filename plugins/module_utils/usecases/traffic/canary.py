@@ -108,6 +108,7 @@ class TrafficCanary(Lifecycle):
         self.unsealed = set()  # seal keys of the records this run removed
         self.wrote = False  # something was written (in check mode: would be)
         self.steps = []  # what each step did (the result's traffic.steps)
+        self.route_diff = None  # the route before this run's first shift and after its last (--diff)
         self.traffic = {'canary': self.canary_name, 'route': {'namespace': self.route_namespace,
                                                               'name': self.route['name']},
                         'steps': self.steps, 'phase': None}
@@ -287,6 +288,11 @@ class TrafficCanary(Lifecycle):
         out = step.run()
         self.warnings.extend(step.warnings)
         self.wrote = self.wrote or out['changed']
+        # Each shift sets the weights and the header route whole: in check mode, each planned from the
+        # route as read, the last one's "after" is the route as the real run leaves it.
+        if self.route_diff is None:
+            self.route_diff = dict(out['diff'])
+        self.route_diff['after'] = out['diff']['after']
         return out
 
     # -- steps
@@ -322,15 +328,16 @@ class TrafficCanary(Lifecycle):
         entry = {'step': index + 1, 'weight': weight, 'replicas': replicas}
         self.steps.append(entry)
         where = self.router.label(self.route_namespace, self.route['name'])
-        self.note('step %d: %s to %d replicas, %s of %s'
-                  % (index + 1, self.canary_name, replicas, self.share_text(weight), where))
+        self.note('%sstep %d: %s to %d replicas, %s of %s' % (
+            'would take ' if self.options.check_mode else '', index + 1, self.canary_name, replicas,
+            self.share_text(weight), where))
         self.scale(replicas, index)
         shifted = self.shift(weight)
         entry['changed'] = shifted['changed']
-        if self.options.check_mode:
-            entry['outcome'] = 'planned'
-            return True
         pause = step.get('pause')
+        if self.options.check_mode:  # the analysis is measured by the real run only
+            entry['outcome'] = 'planned'
+            return pause != NEXT_RUN
         seconds = 0 if pause in (None, NEXT_RUN) else float(pause)
         gate = self.options.gates.analysis
         if gate is not None and step.get('analysis', True):
@@ -346,10 +353,12 @@ class TrafficCanary(Lifecycle):
         return True
 
     def promote(self):
-        self.note('promotion: %s at full size and 100%%, then %s' % (self.canary_name, self.t.label()))
+        self.note('%s: %s at full size and 100%%, then %s' % (
+            'would promote' if self.options.check_mode else 'promotion', self.canary_name, self.t.label()))
         self.scale(self.replicas(), rec.PROMOTE)
         self.shift(100, header=False)
         if self.options.check_mode:
+            self.shift(0, header=False)  # where the real run leaves the route: back on the stable Service
             return None
         options = copy.copy(self.options)
         options.traffic = None
@@ -363,12 +372,16 @@ class TrafficCanary(Lifecycle):
         self.scale(0, rec.PROMOTE, done=True)
         return result
 
-    def abort(self, cause):
+    def abort(self, cause, refused=None):
         """Traffic back first (weight 0, header route gone, one patch), then the canary scaled down.
-        Returns (done, message)."""
-        self.note('abort: traffic back to Service %s/%s' % (self.namespace, self.cfg['stable_service']))
+        Returns (done, message). ``refused``: in check mode, the gateway's refusal of the route that
+        failed the step (its weight would be written, so the weight back would be refused too)."""
+        verb = 'would abort' if self.options.check_mode else 'abort'
+        self.note('%s: traffic back to Service %s/%s' % (verb, self.namespace, self.cfg['stable_service']))
         self.traffic['phase'] = 'aborted'
         try:
+            if refused is not None:
+                raise refused
             self.shift(0, header=False)
         except (TrafficFailed, KubeError) as e:
             text = e.message if isinstance(e, TrafficFailed) else error_text(e)
@@ -383,8 +396,9 @@ class TrafficCanary(Lifecycle):
             self.suggest('recover: rollback')
             return False, ('%s; traffic is back, but Deployment %s/%s could not be scaled down: %s; run '
                            'again with recover: rollback' % (cause, self.namespace, self.canary_name, e))
-        return True, '%s; aborted: traffic back to Service %s/%s, %s scaled to 0' % (
-            cause, self.namespace, self.cfg['stable_service'], self.canary_name)
+        return True, '%s; %s: traffic back to Service %s/%s, %s scaled to 0' % (
+            cause, verb if self.options.check_mode else 'aborted', self.namespace, self.cfg['stable_service'],
+            self.canary_name)
 
     def _put_back_promotion(self, message):
         """The promotion's release of the stable Deployment, written and not finished (its run
@@ -469,7 +483,10 @@ class TrafficCanary(Lifecycle):
             if self.canary is None and not promotion:
                 self.t.outcome = UNCHANGED
                 return self._result(False, 'no traffic canary of %s to abort' % self.t.label())
-            cause = 'traffic canary of %s aborted as asked' % self.t.label()
+            cause = 'traffic canary of %s %s as asked: its images (%s) %s NOT released' % (
+                self.t.label(), 'would be aborted' if self.options.check_mode else 'aborted',
+                ', '.join('%s=%s' % kv for kv in sorted(self.t.images.items())),
+                'would be' if self.options.check_mode else 'were')
             done, message = self.abort(cause) if self.canary is not None else (True, cause)
             if done and promotion:
                 done, message = self._put_back_promotion(message)
@@ -483,30 +500,36 @@ class TrafficCanary(Lifecycle):
         steps = self.cfg['steps']
         first = self.first_step()
         if first:
-            self.note('resuming traffic canary %s at step %d' % (self.id, first + 1))
+            self.note('%s traffic canary %s at step %d' % (
+                'would resume' if self.options.check_mode else 'resuming', self.id, first + 1))
         try:
             for index in range(first, len(steps)):
                 self.traffic['phase'] = 'step %d' % (index + 1)
                 if not self.take(index, steps[index]):
                     self.t.outcome = UNCHANGED
                     self.traffic['phase'] = 'paused'
-                    text = ('traffic canary %s: paused at step %d of %d (%s to %s, passed); run the same '
-                            'task again to go on' % (self.id, index + 1, len(steps),
-                                                     self.share_text(steps[index]['weight']),
-                                                     self.cfg['canary_service']))
-                    self.note('canary paused at step %d of %d until the next run' % (index + 1, len(steps)))
+                    share = '%s to %s' % (self.share_text(steps[index]['weight']), self.cfg['canary_service'])
+                    if self.options.check_mode:
+                        text = ('traffic canary %s: step %d of %d would be taken, then paused (%s); run the '
+                                'same task again to go on' % (self.id, index + 1, len(steps), share))
+                        self.note('canary would pause at step %d of %d until the next run'
+                                  % (index + 1, len(steps)))
+                    else:
+                        text = ('traffic canary %s: paused at step %d of %d (%s, passed); run the same task '
+                                'again to go on' % (self.id, index + 1, len(steps), share))
+                        self.note('canary paused at step %d of %d until the next run'
+                                  % (index + 1, len(steps)))
                     return self._result(False, text)
             self.traffic['phase'] = 'promotion'
             result = self.promote()
         except (StepFailed, TrafficFailed) as e:
-            self.t.outcome = ROLLED_BACK if not self.options.check_mode else UNTOUCHED
-            if self.options.check_mode:
-                return self._result(True, str(e))
-            return self._result(True, self.abort(getattr(e, 'message', None) or str(e))[1])
+            self.t.outcome = ROLLED_BACK
+            refused = e if self.options.check_mode and getattr(e, 'refused', False) else None
+            return self._result(True, self.abort(getattr(e, 'message', None) or str(e), refused)[1])
         if self.options.check_mode:
             self.t.outcome = UPGRADED
-            return self._result(False, 'traffic canary %s: %d steps, then promotion (check mode)'
-                                % (self.id, len(steps)))
+            return self._result(False, 'traffic canary %s: would take %d steps, then promote'
+                                % (self.id, len(steps) - first))
         if result.failed:
             self.t.outcome = ROLLED_BACK
             cause = 'promotion of %s failed: %s' % (self.t.label(), result.message)
@@ -525,8 +548,14 @@ class TrafficCanary(Lifecycle):
             for s in self.steps] + [message]
         return ReleaseResult(self.targets, failed, message, lines, self.warnings, self.options.check_mode,
                              interrupted, wrote=self.wrote,
-                             fields={'traffic': self.traffic,
+                             fields={'traffic': self.traffic, 'route_diff': self._route_diff(),
                                      'next_step': self.next_step if failed else None})
+
+    def _route_diff(self):
+        """The route's before and after (each a view of the weights and the header route), when the
+        run changes it (or, in check mode, would)."""
+        d = self.route_diff
+        return [d] if d is not None and d['before'] != d['after'] else None
 
 
 def _labels(labels):

@@ -10,7 +10,9 @@ that tests every value it replaces; nothing else of the route is touched.
 Before the write the backend gaining a share must have enough ready endpoints for it (a gateway
 answers 503 for a backend without one); after it, every parent must accept the route and resolve
 its references at the new generation (``status.parents[]``), and the backend must still have them.
-In check mode the patch is sent with dryRun=All and nothing is waited for.
+In check mode the patch is sent with dryRun=All and nothing is waited for: a parent that refuses
+the route as it is now fails the step as the real run's verdict would, and a backend short of
+ready endpoints is a warning (only the wait can tell whether they come).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -32,10 +34,11 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches impo
 class TrafficFailed(Exception):
     """The step failed: ``message`` says why and what is in place; ``fields`` is the result so far."""
 
-    def __init__(self, message, fields=None):
+    def __init__(self, message, fields=None, refused=False):
         super(TrafficFailed, self).__init__(message)
         self.message = message
         self.fields = fields or {}
+        self.refused = refused  # a parent of the route refused it: its next write would be refused too
 
 
 class TrafficOptions(Fields):
@@ -196,9 +199,7 @@ class Shift:
                 raise TrafficFailed('%s has no parentRefs: no gateway serves it' % self.o.label)
             for parent, verdict in verdicts:
                 if verdict not in (None, 'pending'):
-                    raise TrafficFailed('%s at generation %s: %s: %s; the gateway keeps serving the rules it '
-                                        'accepted before' % (self.o.label, route['metadata']['generation'],
-                                                             parent, verdict), self._fields(route, None))
+                    raise self._refused(route, parent, verdict, self._fields(route, None))
             pending = [p for p, v in verdicts if v == 'pending']
             if not pending:
                 return verdicts
@@ -211,6 +212,11 @@ class Shift:
             route = self._watched_route()
             if route is None:
                 raise TrafficFailed('%s was deleted while its step was being verified' % self.o.label)
+
+    def _refused(self, route, parent, verdict, fields=None):
+        return TrafficFailed('%s at generation %s: %s: %s; the gateway keeps serving the rules it accepted '
+                             'before' % (self.o.label, route['metadata']['generation'], parent, verdict),
+                             fields, refused=True)
 
     def _fields(self, route, before_rules, counts=None):
         rules = self._managed(route)
@@ -267,6 +273,9 @@ class Shift:
             parents = self.await_parents(route)
         else:  # the dry run's answer is a generation no gateway judged: the route as read
             parents = self.router.verdicts(read)
+            refused = [(p, v) for p, v in parents if v not in (None, 'pending')]
+            if ops and refused:  # a gateway refusing the route now refuses its next generation too
+                raise self._refused(read, refused[0][0], refused[0][1])
         counts = {'stable': self.ready(self.o.stable), 'canary': self.ready(self.o.canary)}
         if gaining and not self.o.check_mode:
             service, need = self._endpoints_need(gaining)

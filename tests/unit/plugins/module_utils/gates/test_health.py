@@ -39,6 +39,21 @@ def test_a_blocking_cause_stops_the_wait_only_once_it_lasted_fail_fast_seconds()
     assert verdict.diagnosis['causes'][0]['reason'] == 'ImagePullBackOff'
 
 
+def test_the_stopped_wait_and_one_look_name_the_same_cause_with_its_pods():
+    clock = Clock()
+    early = health.EarlyStop(None, 0.5, clock=clock, read=lambda client, obj: found('CrashLoopBackOff'))
+    assert early({}) is None
+    clock.now = 1
+    stopped = early({}).message
+    look = health.blocked_now(None, {}, read=lambda client, obj: found('CrashLoopBackOff'))
+    said = 'Deployment default/web: 1/1 new pods not ready: CrashLoopBackOff (x) (pod web-1)'
+    assert stopped.startswith(said + '; stopped early') and look.startswith(said + '; it cannot become ready')
+    assert stopped.endswith("Next: read the container's logs (kubectl logs --previous <pod> -c <container>)")
+    assert look.endswith("Next: read the container's logs (kubectl logs --previous <pod> -c <container>)")
+    # A waiting cause is not a verdict: only the wait can tell.
+    assert health.blocked_now(None, {}, read=lambda client, obj: found('ContainerCreating')) is None
+
+
 def test_a_cause_that_goes_away_starts_again_and_waiting_causes_never_stop_the_wait():
     clock = Clock()
     answers = iter(

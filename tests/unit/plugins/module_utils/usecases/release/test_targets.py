@@ -146,7 +146,10 @@ def test_a_result_changed_what_was_written_or_in_check_mode_what_would_be():
     assert release.ReleaseResult([written], False, '', [], [], False, False).changed
     assert release.ReleaseResult([replaced], False, '', [], [], False, False).changed
     assert not release.ReleaseResult([untouched], False, '', [], [], False, False).changed
+    # In check mode: what its run predicted would be written, not a patch that a refusal never sends.
     untouched.patch = ('application/strategic-merge-patch+json', {})
+    assert not release.ReleaseResult([untouched], False, '', [], [], True, False).changed
+    untouched.would_change = True
     assert release.ReleaseResult([untouched], False, '', [], [], True, False).changed
     assert not release.ReleaseResult([replaced], False, '', [], [], True, False).changed
 
