@@ -154,6 +154,7 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes.flow
   - kubeops.rollout.attributes
   - kubeops.rollout.connection
+  - kubeops.rollout.option_names
   - kubeops.rollout.gates
   - kubeops.rollout.analysis
 attributes:
@@ -238,7 +239,8 @@ next_step:
       (a playbook, an AWX workflow or a test can follow it without reading the message).
     - "C(rerun) runs the same task again (it resumes); C(wait) means another live run holds what the task
       needs (wait for it to end, then run the task again); C(recover: rollback), C(recover: resume),
-      C(state: finished) and the like are an option of this task to set before running it again; a
+      C(state: finished) and the like are an option of this task to set before running it again, named
+      as I(option_names) names it (C(traffic_canary_recover: rollback) from the role traffic_canary); a
       C(kubectl ...) or C(kubeops.rollout.rollout_undo) is a command or module to run, after checking what
       the message says."
     - C(null) when the task succeeded, or when what it needs is a fix of its input (the message says which).

@@ -15,6 +15,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions, status
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workload import Refused, Workload
@@ -50,9 +51,10 @@ class Deployment(Workload):
 
     def check_can_progress(self):
         if self.paused:
-            raise Refused("%s is paused, so its rollout cannot finish and wait=true would fail after the "
-                          "change; resume it first (rollout_pause with state=resumed) or set wait=false"
-                          % self.label())
+            raise Refused("%s is paused, so its rollout cannot finish and %s would fail after the change; "
+                          "resume it first (rollout_pause with %s) or set %s"
+                          % (self.label(), setting('wait', True),
+                             setting('state', 'resumed', module='rollout_pause'), setting('wait', False)))
 
     def check_restartable(self):
         if self.paused:

@@ -33,6 +33,7 @@ __metaclass__ = type
 import threading
 import time
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
@@ -178,11 +179,12 @@ class BlueGreen(Lifecycle):
                 or record['release'] == self.id:
             a.resumed = True
             return []
-        self.suggest('recover: rollback')
+        self.suggest(setting('recover', 'rollback'))
         return ['%s: the switch of release %s to %s (at %s) was not verified: its runner stopped. Resume '
-                'it (state: switched with recover: resume) or switch back (state: rolled_back, or recover: '
-                'rollback)'
-                % (a.label(), record['release'], record['to'], record['switchedAt'])]
+                'it (%s with %s) or switch back (%s, or %s)'
+                % (a.label(), record['release'], record['to'], record['switchedAt'],
+                   setting('state', 'switched'), setting('recover', 'resume'),
+                   setting('state', 'rolled_back'), setting('recover', 'rollback'))]
 
     # -- prepared
     def prepared(self):
@@ -211,7 +213,7 @@ class BlueGreen(Lifecycle):
         refused = [(a, bluegreen_back.way_back_refusal(a)) for a in todo]
         refused = [(a, why) for a, why in refused if why]
         if refused:
-            self.suggest('state: finished')
+            self.suggest(setting('state', 'finished'))
             for a, why in refused:
                 a.outcome, a.cause = REFUSED, why
             self.lines.extend(why for _a, why in refused)
@@ -290,7 +292,7 @@ class BlueGreen(Lifecycle):
                 if a not in resumed:
                     a.outcome = UNCHANGED
             self.take_lease()
-            self._switch_back(list(resumed), 'put back as asked (recover: rollback)')
+            self._switch_back(list(resumed), 'put back as asked (%s)' % setting('recover', 'rollback'))
             return
         todo = self._to_release()
         self._prepare(todo)
@@ -345,8 +347,8 @@ class BlueGreen(Lifecycle):
             a.outcome = SWITCHED
             a.changed = True
             a.scale_down_at = record_mod.check(a.service, self.label)[0]['scaleDownAt']
-            self.note('%s: switched to %s; %s may be scaled down from %s (state: finished)' % (
-                a.label(), a.active, a.active_before, a.scale_down_at))
+            self.note('%s: switched to %s; %s may be scaled down from %s (%s)' % (
+                a.label(), a.active, a.active_before, a.scale_down_at, setting('state', 'finished')))
 
     def _needed(self, a):
         """The live color's current replicas: how many Ready pods the new color must have."""

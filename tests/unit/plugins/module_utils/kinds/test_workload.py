@@ -240,7 +240,7 @@ def test_a_strategy_kubectl_cannot_wait_for_is_refused_before_any_write():
     s = statefulset()
     s['spec']['updateStrategy'] = {'type': 'OnDelete'}
     with pytest.raises(Refused, match=r'^StatefulSet default/db: waiting is impossible: .* \(OnDelete\); '
-                                      r'set wait=false'):
+                                      r'set wait: false'):
         StatefulSet(s).check_waitable()
     with pytest.raises(Refused, match=r'^DaemonSet default/agent: waiting is impossible'):
         DaemonSet(daemonset(updateStrategy={'type': 'OnDelete'})).check_can_progress()
