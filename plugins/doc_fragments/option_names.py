@@ -14,13 +14,13 @@ class ModuleDocFragment(object):
 options:
   option_names:
     description:
-      - The names of this module's options as the caller's user knows them, for the messages that
+      - "The names of this module's options as the caller's user knows them, for the messages that
         tell what to run next - a dict from an option of this module to the name of the variable
-        that sets it (for example C({recover: traffic_canary_recover}) in a role,
-        C({recover: recover}) in a playbook whose extra var C(recover) sets it).
-      - A refusal then says C(traffic_canary_recover: rollback) where the module alone says
+        that sets it (for example C({'recover': 'traffic_canary_recover'}) in a role,
+        C({'recover': 'recover'}) in a playbook whose extra var C(recover) sets it)."
+      - "A refusal then says C(traffic_canary_recover: rollback) where the module alone says
         C(recover: rollback); C(next_step) is named the same way. An option this module does not have
-        is an error.
+        is an error."
       - Unset, or for an option it does not name, the module's own option names. Every role and
         playbook of this collection passes its own; see C(docs/vocabulary.md).
     type: dict

@@ -39,9 +39,9 @@ description:
     for I(fail_fast_seconds)), points the HPA at the new color (a C(test) of its target as read), and
     runs the soak and the analysis on the new color. Any failure switches back, in reverse order,
     every app this task switched (with I(atomic)) or the failed one."
-  - "V(finished): once the record's C(scaleDownAt) (the switch time plus I(scale_down_delay)) has passed,
-    the color the live Service left is scaled to 0; before that, nothing is changed and the result says
-    when (C(scale_down_at))."
+  - "V(finished): once the record's C(scaleDownAt) (the switch time plus I(scale_down_delay_seconds)) has
+    passed, the color the live Service left is scaled to 0; before that, nothing is changed and the result
+    says when (C(scale_down_at))."
   - "V(rolled_back): the live Service goes back to the color the record says it left, the HPA too.
     Instant while that color has enough Ready pods; otherwise it is scaled up first and waited for,
     and the result says it was not instant (C(instant=false))."
@@ -118,12 +118,15 @@ options:
       - Replicas of the preview. Unset, the live color's current replicas. A smaller preview is scaled
         to the live color's replicas before the switch.
     type: int
-  scale_down_delay:
+  scale_down_delay_seconds:
     description:
       - Seconds after a switch (or a switch back) before I(state=finished) scales the color left to 0;
         until then a switch back is instant.
+      - The alias I(scale_down_delay) is its old name, deprecated and removed in version 3.0.0 of the
+        collection.
     type: int
     default: 300
+    aliases: [scale_down_delay]
   atomic:
     description: On a failure, switch back every app this task switched (V(true)) or only the failed one.
     type: bool
@@ -451,6 +454,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
     describe_error,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import KubeModule  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import vocabulary  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (  # noqa: E402
     ANALYSIS_ARG_SPEC,
     DEFAULT_TIMEOUT,
@@ -476,7 +480,9 @@ ARGUMENT_SPEC = {
     'workload_namespace': {'type': 'str'},
     'color_label': {'type': 'str', 'default': bluegreen_apps.DEFAULT_COLOR_LABEL},
     'preview_replicas': {'type': 'int'},
-    'scale_down_delay': {'type': 'int', 'default': bluegreen_apps.DEFAULT_SCALE_DOWN_DELAY},
+    'scale_down_delay_seconds': {'type': 'int', 'default': bluegreen_apps.DEFAULT_SCALE_DOWN_DELAY,
+                                 'aliases': ['scale_down_delay'],
+                                 'deprecated_aliases': [vocabulary.deprecated_alias('scale_down_delay')]},
     'atomic': {'type': 'bool', 'default': True},
     'timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT, 'aliases': ['wait_timeout']},
     'release_id': {'type': 'str'},
@@ -508,7 +514,8 @@ def main(runtime=None):
         module.fail('blue/green refused before any request: %s' % '; '.join(e.args[0]), changed=False,
                     summary=list(e.args[0]))
     options = bluegreen_apps.BlueGreenOptions(
-        params['state'], params['color_label'], params['preview_replicas'], params['scale_down_delay'],
+        params['state'], params['color_label'], params['preview_replicas'],
+        params['scale_down_delay_seconds'],
         params['atomic'], params['timeout'], module.gate_options(), module.module.check_mode,
         params['release_id'], params['recover'], params['change_cause'])
     try:

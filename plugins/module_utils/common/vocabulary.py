@@ -55,6 +55,11 @@ def setting(option, value, module=None):
     return '%s: %s' % (name(option, module), value)
 
 
+def deprecated_alias(old):
+    """The argument spec's entry of ``deprecated_aliases`` for the old name ``old`` of an option."""
+    return {'name': old, 'version': REMOVAL_VERSION, 'collection_name': COLLECTION}
+
+
 def renamed_value(option, old, new):
     """The deprecation of the value ``old`` of ``option``, now spelled ``new``."""
     return ('%s is deprecated and goes away in %s %s: use %s'
