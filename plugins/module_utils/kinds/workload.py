@@ -182,7 +182,8 @@ class Workload(ObjectFields):
         """Why a release cannot roll this workload out (as read), or None."""
         if self.paused:
             return ('%s is paused: a paused Deployment does not roll out; resume it first '
-                    '(rollout_pause with state=resumed)' % self.label())
+                    '(rollout_pause with %s)' % (self.label(),
+                                                 setting('state', 'resumed', module='rollout_pause')))
         if self.strategy_type() == 'OnDelete' and not self.rolled_out_by_deleting_pods(self.obj):
             return ('%s uses the OnDelete update strategy: its pods would keep the old images; '
                     'switch it to RollingUpdate' % self.label())

@@ -59,7 +59,8 @@ class Deployment(Workload):
     def check_restartable(self):
         if self.paused:
             raise Refused("%s can't restart paused deployment (run rollout resume first: "
-                          "rollout_pause with state=resumed)" % self.describe())
+                          "rollout_pause with %s)" % (self.describe(),
+                                                       setting('state', 'resumed', module='rollout_pause')))
 
     def no_previous_revision(self):
         return Refused('no rollout history found for deployment "%s"' % self.name)
@@ -67,7 +68,8 @@ class Deployment(Workload):
     def check_undoable(self):
         if self.paused:
             raise Refused("you cannot rollback a paused deployment; resume it first with 'kubectl rollout "
-                          "resume' (rollout_pause with state=resumed) and try again")
+                          "resume' (rollout_pause with %s) and try again"
+                          % setting('state', 'resumed', module='rollout_pause'))
 
     def undo_patch(self, revision):
         """JSON patch: the ReplicaSet's template and annotations, guarded by the generation and the

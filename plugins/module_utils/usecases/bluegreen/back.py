@@ -60,9 +60,9 @@ def back_one(run, a, back):
         raise ChangedElsewhere(
             '%s no longer runs the images that were live before the switch (%s; now %s): switching '
             'back would send live traffic to images that were never live. Put them back on %s first, '
-            'or release the images you want (state: switched)' % (
+            'or release the images you want (%s)' % (
                 old.label(), ', '.join('%s=%s' % kv for kv in sorted(live_before.items())), images_text(old),
-                old.label()))
+                old.label(), setting('state', 'switched')))
     instant = ((old.obj.get('status') or {}).get('availableReplicas') or 0) >= max(1, needed)
     if not instant:
         run.note('%s: %s has too few Ready pods: scaling it to %d before switching back' % (

@@ -147,8 +147,8 @@ class BlueGreen(Lifecycle):
                     'traffic to the color it names; switch through %s instead, or expect the switch to be '
                     'undone' % (a.label(), manager, manager.split(' (')[0]))
             if a.active is None and not adopting:
-                problems.append('%s selects no color (its selector has no %s): adopt the app first '
-                                '(state: adopted)' % (a.label(), self.label))
+                problems.append('%s selects no color (its selector has no %s): adopt the app first (%s)'
+                                % (a.label(), self.label, setting('state', 'adopted')))
                 continue
             a.record, problem = record_mod.check(a.service, self.label)
             if a.record is not None:

@@ -173,7 +173,8 @@ class CanaryStart(_CanaryPhase):
                     % (t.label(), _images_text(record.get('images')), setting('canary', 'rollback')))
         if record is None and t.workload.paused:
             return ('%s is paused: a paused Deployment does not roll out; resume it first '
-                    '(rollout_pause with state=resumed)' % t.label())
+                    '(rollout_pause with %s)' % (t.label(),
+                                                 setting('state', 'resumed', module='rollout_pause')))
         return None
 
     def patch_of(self, t):

@@ -253,7 +253,7 @@ def test_a_strategy_kubectl_cannot_wait_for_is_refused_before_any_write():
 def test_release_refusal_of_a_paused_or_on_delete_workload():
     assert Widget(widget()).release_refusal() is None
     paused = Widget(widget(paused=True)).release_refusal()
-    assert paused.startswith('Widget shop/w1 is paused') and 'state=resumed' in paused
+    assert paused.startswith('Widget shop/w1 is paused') and 'state: resumed' in paused
     on_delete = Widget(widget(updateStrategy={'type': 'OnDelete'})).release_refusal()
     assert on_delete.startswith('Widget shop/w1 uses the OnDelete update strategy')
     # A kind that rolls OnDelete out itself (by deleting pods) is released.
