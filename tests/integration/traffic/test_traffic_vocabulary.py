@@ -117,8 +117,8 @@ def test_the_playbook_s_traffic_abort_still_rolls_back_with_a_deprecation_and_re
         proc = playbook(world, image=NEW, **extra)
         assert proc.returncode == 0, proc.stdout[-3000:]
         text = ' '.join((proc.stdout + proc.stderr).split())
-        deprecated = 'variable traffic_abort is deprecated (still honoured) and goes away in kubeops.rollout ' \
-            '3.0.0: use recover: rollback instead'
+        deprecated = ('variable traffic_abort is deprecated (still honoured) and goes away in '
+                      'kubeops.rollout 3.0.0: use recover: rollback instead')
         assert (deprecated in text) == ('traffic_abort' in extra), (extra, text[-3000:])
         assert world.weights()['web-canary'] == 0, extra
         assert world.kube.get('Deployment', 'web-canary')['spec']['replicas'] == 0
