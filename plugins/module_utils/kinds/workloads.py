@@ -59,8 +59,8 @@ class Deployment(Workload):
     def check_restartable(self):
         if self.paused:
             raise Refused("%s can't restart paused deployment (run rollout resume first: "
-                          "rollout_pause with %s)" % (self.describe(),
-                                                       setting('state', 'resumed', module='rollout_pause')))
+                          "rollout_pause with %s)"
+                          % (self.describe(), setting('state', 'resumed', module='rollout_pause')))
 
     def no_previous_revision(self):
         return Refused('no rollout history found for deployment "%s"' % self.name)
