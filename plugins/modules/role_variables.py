@@ -62,6 +62,16 @@ options:
     type: list
     elements: str
     default: []
+  deprecated:
+    description:
+      - "Old names of variables, each with what to set instead (C({traffic_canary_abort:
+        'traffic_canary_recover: rollback'})). Each of I(variables) named here is a deprecation
+        warning (the variable is still honoured by the role or playbook; it goes away in version 3.0.0
+        of the collection), never an unknown variable."
+      - A playbook checks its old extra vars the same way - I(role) the role it runs, I(variables) the
+        old extra vars it was given, I(known) empty.
+    type: dict
+    default: {}
 """
 
 EXAMPLES = r"""
@@ -93,6 +103,14 @@ unknown:
   type: list
   elements: dict
   sample: [{"name": "rollout_upgrade_soak_second", "closest": "rollout_upgrade_soak_seconds"}]
+deprecated:
+  description:
+    - The variables given by an old name (of I(deprecated)), each with C(name) and C(instead). Each is
+      also a deprecation warning.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"name": "traffic_canary_abort", "instead": "traffic_canary_recover: rollback"}]
 changed:
   description: Always false.
   returned: always
@@ -106,15 +124,19 @@ msg:
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import KubeModule  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.role_variables import (  # noqa: E402
+    deprecated_given,
+    deprecation,
     unknown_variables,
     warning,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import vocabulary  # noqa: E402
 
 ARGUMENT_SPEC = {
     'role': {'type': 'str'},
     'variables': {'type': 'list', 'elements': 'str'},
     'known': {'type': 'list', 'elements': 'str'},
     'results': {'type': 'list', 'elements': 'str', 'default': []},
+    'deprecated': {'type': 'dict', 'default': {}},
 }
 
 
@@ -126,13 +148,19 @@ def main(runtime=None):
         module.fail('%s: give them, or run the task in a role (its name, variables and '
                     'meta/argument_specs.yml are then used)' % ', '.join(missing))
     role = params['role']
-    found = unknown_variables(role, params['variables'], params['known'], params['results'])
+    old = deprecated_given(params['variables'], params['deprecated'])
+    for name, instead in old:
+        module.module.deprecate(deprecation(name, instead), version=vocabulary.REMOVAL_VERSION,
+                                collection_name=vocabulary.COLLECTION)
+    known = list(params['known']) + list(params['deprecated'])
+    found = unknown_variables(role, params['variables'], known, params['results'])
     for name, meant in found:
         module.module.warn(warning(role, name, meant, params['known']))
     outcome = '%d variable%s it does not know' % (len(found), '' if len(found) == 1 else 's')
     module.module.exit_json(
         changed=False,
         unknown=[{'name': name, 'closest': meant} for name, meant in found],
+        deprecated=[{'name': name, 'instead': instead} for name, instead in old],
         msg='role %s: %s' % (role, outcome if found else 'every variable known'))
 
 

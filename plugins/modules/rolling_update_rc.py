@@ -186,6 +186,7 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes.flow
   - kubeops.rollout.attributes
   - kubeops.rollout.connection
+  - kubeops.rollout.option_names
 attributes:
   check_mode:
     support: full
@@ -416,6 +417,7 @@ next_step:
 
 import traceback  # noqa: E402
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (  # noqa: E402
     DEFAULT_TIMEOUT,
 )
@@ -490,8 +492,8 @@ def main(runtime=None):
             progress = updater.progress()
             message = '%s. %s%s' % (message.rstrip('.'), ('Progress: %s. ' % progress) if progress else '',
                                     'Run the task again with the same arguments to resume'
-                                    + ('' if opts.rollback else ', or with rollback: true to return to "%s"'
-                                       % opts.name) + '.')
+                                    + ('' if opts.rollback else ', or with %s to return to "%s"'
+                                       % (setting('rollback', True), opts.name)) + '.')
         for warning in updater.warnings:
             module.module.warn(warning)
         steps = [step_dict(s) for s in updater.steps]

@@ -39,10 +39,10 @@ description:
     for I(fail_fast_seconds)), points the HPA at the new color (a C(test) of its target as read), and
     runs the soak and the analysis on the new color. Any failure switches back, in reverse order,
     every app this task switched (with I(atomic)) or the failed one."
-  - "V(finished): once the record's C(scaleDownAt) (the switch time plus the switch's I(scale_down_delay))
-    has passed, or the switch time plus the I(scale_down_delay) given to this task when that is earlier,
-    the color the live Service left is scaled to 0; before that, nothing is changed and the result says
-    when (C(scale_down_at))."
+  - "V(finished): once the record's C(scaleDownAt) (the switch time plus the switch's
+    I(scale_down_delay_seconds)) has passed, or the switch time plus the I(scale_down_delay_seconds) given
+    to this task when that is earlier, the color the live Service left is scaled to 0; before that,
+    nothing is changed and the result says when (C(scale_down_at))."
   - "V(rolled_back): the live Service goes back to the color the record says it left, the HPA too.
     Instant while that color has enough Ready pods; otherwise it is scaled up first and waited for,
     and the result says it was not instant (C(instant=false))."
@@ -124,13 +124,16 @@ options:
       - Replicas of the preview. Unset, the live color's current replicas. A smaller preview is scaled
         to the live color's replicas before the switch.
     type: int
-  scale_down_delay:
+  scale_down_delay_seconds:
     description:
       - Seconds after a switch (or a switch back) before I(state=finished) scales the color left to 0;
         until then a switch back is instant. Unset, 300 at the switch (recorded as C(scaleDownAt)).
       - Given with I(state=finished), the earlier of the switch time plus this delay and the recorded
         C(scaleDownAt) applies; V(0) scales the color left down now. Unset there, the recorded time.
+      - The alias I(scale_down_delay) is its old name, deprecated and removed in version 3.0.0 of the
+        collection.
     type: int
+    aliases: [scale_down_delay]
   atomic:
     description: On a failure, switch back every app this task switched (V(true)) or only the failed one.
     type: bool
@@ -161,6 +164,7 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes.flow
   - kubeops.rollout.attributes
   - kubeops.rollout.connection
+  - kubeops.rollout.option_names
   - kubeops.rollout.gates
   - kubeops.rollout.analysis
 attributes:
@@ -245,7 +249,8 @@ next_step:
       (a playbook, an AWX workflow or a test can follow it without reading the message).
     - "C(rerun) runs the same task again (it resumes); C(wait) means another live run holds what the task
       needs (wait for it to end, then run the task again); C(recover: rollback), C(recover: resume),
-      C(state: finished) and the like are an option of this task to set before running it again; a
+      C(state: finished) and the like are an option of this task to set before running it again, named
+      as I(option_names) names it (C(traffic_canary_recover: rollback) from the role traffic_canary); a
       C(kubectl ...) or C(kubeops.rollout.rollout_undo) is a command or module to run, after checking what
       the message says."
     - C(null) when the task succeeded, or when what it needs is a fix of its input (the message says which).
@@ -308,7 +313,7 @@ apps:
     scale_down_at:
       description:
         - When the color the Service left may be scaled down (RFC 3339), from the record; with
-          V(finished), the earlier time a I(scale_down_delay) given to the task makes.
+          V(finished), the earlier time a I(scale_down_delay_seconds) given to the task makes.
       type: str
       sample: '2026-05-01T10:05:00Z'
     instant:
@@ -458,6 +463,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
     describe_error,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import KubeModule  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import vocabulary  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (  # noqa: E402
     ANALYSIS_ARG_SPEC,
     DEFAULT_TIMEOUT,
@@ -483,7 +489,8 @@ ARGUMENT_SPEC = {
     'workload_namespace': {'type': 'str'},
     'color_label': {'type': 'str', 'default': bluegreen_apps.DEFAULT_COLOR_LABEL},
     'preview_replicas': {'type': 'int'},
-    'scale_down_delay': {'type': 'int'},
+    'scale_down_delay_seconds': {'type': 'int', 'aliases': ['scale_down_delay'],
+                                 'deprecated_aliases': [vocabulary.deprecated_alias('scale_down_delay')]},
     'atomic': {'type': 'bool', 'default': True},
     'timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT, 'aliases': ['wait_timeout']},
     'release_id': {'type': 'str'},
@@ -506,8 +513,9 @@ def main(runtime=None):
         module.fail('timeout must be greater than 0 (got %s)' % params['timeout'])
     if not params['apps']:
         module.fail('apps is empty: give at least one app')
-    if (params['scale_down_delay'] or 0) < 0:
-        module.fail('scale_down_delay must be 0 or more seconds (got %s)' % params['scale_down_delay'])
+    if (params['scale_down_delay_seconds'] or 0) < 0:
+        module.fail('scale_down_delay_seconds must be 0 or more seconds (got %s)'
+                    % params['scale_down_delay_seconds'])
     if not (params['color_label'] or '').strip():
         module.fail('color_label is empty: give the label key the colors are named by')
     from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.bluegreen.states import BlueGreen
@@ -517,7 +525,8 @@ def main(runtime=None):
         module.fail('blue/green refused before any request: %s' % '; '.join(e.args[0]), changed=False,
                     summary=list(e.args[0]))
     options = bluegreen_apps.BlueGreenOptions(
-        params['state'], params['color_label'], params['preview_replicas'], params['scale_down_delay'],
+        params['state'], params['color_label'], params['preview_replicas'],
+        params['scale_down_delay_seconds'],
         params['atomic'], params['timeout'], module.gate_options(), module.module.check_mode,
         params['release_id'], params['recover'], params['change_cause'])
     try:

@@ -63,6 +63,7 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes.flow
   - kubeops.rollout.attributes
   - kubeops.rollout.connection
+  - kubeops.rollout.option_names
   - kubeops.rollout.gates
   - kubeops.rollout.revisions
   - kubeops.rollout.target

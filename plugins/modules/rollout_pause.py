@@ -47,6 +47,7 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes.flow
   - kubeops.rollout.attributes
   - kubeops.rollout.connection
+  - kubeops.rollout.option_names
   - kubeops.rollout.gates
   - kubeops.rollout.target
   - kubeops.rollout.workloads

@@ -73,10 +73,10 @@ description:
     I(canary_ordinals) highest ordinals update, a Deployment is paused as soon as the controller has
     started the new ReplicaSet; the task returns once the canary pods are Ready. V(promote) releases
     the rest (Deployment resumed, partition back to what it was), waits, runs the health gate, and
-    removes the record. V(abort) puts back every workload that has a record, exactly as it was; it
+    removes the record. V(rollback) puts back every workload that has a record, exactly as it was; it
     fails, writing nothing, on a workload that runs the images with no record (promoted already). Any
     failure in V(start) or V(promote) puts back what the call changed, as above. The record lives on
-    the workload, so promote and abort can run in another play or job; each phase repeated changes
+    the workload, so promote and rollback can run in another play or job; each phase repeated changes
     nothing. DaemonSets and C(OnDelete) StatefulSets have no canary."
   - "On the controller (the C(local) connection, without C(become)) the task tells what it does as it
     goes, at every verbosity (AWX's default included): each write, what the wait waits for, each
@@ -157,10 +157,12 @@ options:
     default: true
   canary:
     description:
-      - The phase of a canary release - V(start), V(promote) or V(abort) (see the description). Unset,
+      - The phase of a canary release - V(start), V(promote) or V(rollback) (see the description). Unset,
         the whole release in one call.
+      - V(abort) is the old name of V(rollback), deprecated (a deprecation warning) and removed in
+        version 3.0.0 of the collection.
     type: str
-    choices: [start, promote, abort]
+    choices: [start, promote, rollback, abort]
   release_id:
     description:
       - The name of this release in the records it writes. Unset, derived from the workloads, their
@@ -194,11 +196,11 @@ options:
         endpoints), pauses and measures the I(analysis) checks. Then the promotion: the canary at full
         size and weight 100, the stable Deployment released with the new images (preflight, wait, soak,
         put back on failure), the weight back to the stable Service, the canary scaled to 0. A failed
-        step or promotion aborts: weight 0 and the header route removed in one patch first, then the
+        step or promotion rolls back: weight 0 and the header route removed in one patch first, then the
         canary scaled to 0."
       - The state is the annotation C(kubeops.rollout/traffic-canary) on the canary Deployment, written
         with each change of it; the same task run again resumes the step it names, I(recover=rollback)
-        aborts it.
+        rolls it back.
       - The stable Service must select the stable track (the label I(traffic.track_label)), the canary
         Service the canary track; the preflight refuses a Service that would reach the other's pods.
     type: dict
@@ -280,6 +282,7 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes.flow
   - kubeops.rollout.attributes
   - kubeops.rollout.connection
+  - kubeops.rollout.option_names
   - kubeops.rollout.gates
   - kubeops.rollout.analysis
 attributes:
@@ -346,10 +349,10 @@ EXAMPLES = r'''
         name: web
         images: {web: registry.example.com/shop/web:2.6.0}
 
-- name: Abort it when the verification rejected it (put back as it was; no canary, no change)
+- name: Roll it back when the verification rejected it (put back as it was; no canary, no change)
   kubeops.rollout.rollout_release:
     namespace: shop
-    canary: abort
+    canary: rollback
     workloads:
       - kind: Deployment
         name: web
@@ -504,12 +507,12 @@ upgraded:
   elements: str
   sample: ['Deployment shop/web']
 unchanged:
-  description: Labels of the workloads that had the images already (or no canary to abort).
+  description: Labels of the workloads that had the images already (or no canary to roll back).
   returned: always
   type: list
   elements: str
 rolled_back:
-  description: Labels of the workloads changed and put back (with I(canary=abort), the aborted ones).
+  description: Labels of the workloads changed and put back (with I(canary=rollback), the canaries put back).
   returned: always
   type: list
   elements: str
@@ -555,7 +558,8 @@ next_step:
       (a playbook, an AWX workflow or a test can follow it without reading the message).
     - "C(rerun) runs the same task again (it resumes); C(wait) means another live run holds what the task
       needs (wait for it to end, then run the task again); C(recover: rollback), C(recover: resume),
-      C(state: finished) and the like are an option of this task to set before running it again; a
+      C(state: finished) and the like are an option of this task to set before running it again, named
+      as I(option_names) names it (C(traffic_canary_recover: rollback) from the role traffic_canary); a
       C(kubectl ...) or C(kubeops.rollout.rollout_undo) is a command or module to run, after checking what
       the message says."
     - C(null) when the task succeeded, or when what it needs is a fix of its input (the message says which).
@@ -602,7 +606,7 @@ ARGUMENT_SPEC = {
     'timeout': {'type': 'int', 'default': DEFAULT_TIMEOUT, 'aliases': ['wait_timeout']},
     'rollback_timeout': {'type': 'int'},
     'rollback': {'type': 'bool', 'default': True},
-    'canary': {'type': 'str', 'choices': ['start', 'promote', 'abort']},
+    'canary': {'type': 'str', 'choices': ['start', 'promote', 'rollback', 'abort']},
     'canary_ordinals': {'type': 'int', 'default': 1},
     'release_id': {'type': 'str'},
     'recover': {'type': 'str', 'choices': ['resume', 'rollback']},
@@ -662,6 +666,7 @@ def _traffic(module):
 def main(runtime=None):
     module = KubeModule(ARGUMENT_SPEC, runtime, analysis=_analysis)
     params = module.params
+    module.renamed_value('canary', 'abort', 'rollback')
     for name in ('timeout', 'rollback_timeout'):
         if params.get(name) is not None and params[name] <= 0:
             module.fail('%s must be greater than 0 (got %s)' % (name, params[name]))

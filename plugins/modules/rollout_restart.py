@@ -100,6 +100,7 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes.flow
   - kubeops.rollout.attributes
   - kubeops.rollout.connection
+  - kubeops.rollout.option_names
   - kubeops.rollout.gates
   - kubeops.rollout.revisions
   - kubeops.rollout.target
@@ -445,6 +446,7 @@ next_step:
 '''
 
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import (  # noqa: E402
     config_restart as on_config,
 )
@@ -540,8 +542,9 @@ def main(runtime=None):
     add_summary = summarize(tied_to_config, (module.params['since'] or '').strip(), check_mode)
     if not tied_to_config:
         if module.params['first_run'] == on_config.FIRST_RUN_RECORD:
-            module.fail('first_run=record applies to a restart tied to configuration: give config_maps, '
-                        'secrets or config_from_template=true, or leave first_run unset')
+            module.fail('%s applies to a restart tied to configuration: give config_maps, secrets or %s, '
+                        'or leave first_run unset' % (setting('first_run', on_config.FIRST_RUN_RECORD),
+                                                      setting('config_from_template', True)))
         read_revisions = module.params['read_revisions']
         replaced = {}  # uid -> when the pods were last replaced, when since is given and it is after it
 

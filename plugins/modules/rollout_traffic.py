@@ -55,15 +55,20 @@ options:
       - The rule whose weights are set - its C(name), or its index from 0. Unset, every rule holding
         backendRefs to both Services (the header route's rule excepted).
     type: str
-  stable:
-    description: Name of the stable Service (a backendRef of the rule).
+  stable_service:
+    description:
+      - Name of the stable Service (a backendRef of the rule).
+      - The alias I(stable) is its old name, deprecated and removed in version 3.0.0 of the collection.
     type: str
     required: true
-  canary:
+    aliases: [stable]
+  canary_service:
     description:
       - Name of the canary Service (a backendRef of the rule; add it with weight V(0) to start).
+      - The alias I(canary) is its old name, deprecated and removed in version 3.0.0 of the collection.
     type: str
     required: true
+    aliases: [canary]
   weight:
     description:
       - The canary's percent of the rule's requests between the two Services. The stable Service gets
@@ -111,6 +116,7 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes.flow
   - kubeops.rollout.attributes
   - kubeops.rollout.connection
+  - kubeops.rollout.option_names
 attributes:
   check_mode:
     support: full
@@ -135,23 +141,23 @@ EXAMPLES = r'''
 - name: Send 10% of web's requests to the canary Service
   kubeops.rollout.rollout_traffic:
     route: {name: web, namespace: shop}
-    stable: web-stable
-    canary: web-canary
+    stable_service: web-stable
+    canary_service: web-canary
     weight: 10
 
 - name: Let testers reach the canary with a header, without moving anyone else
   kubeops.rollout.rollout_traffic:
     route: {name: web, namespace: shop}
-    stable: web-stable
-    canary: web-canary
+    stable_service: web-stable
+    canary_service: web-canary
     weight: 0
     header_route: {name: canary-testers, header: X-Canary, value: "true"}
 
 - name: Everything back to the stable Service, header route removed (one patch)
   kubeops.rollout.rollout_traffic:
     route: {name: web, namespace: shop}
-    stable: web-stable
-    canary: web-canary
+    stable_service: web-stable
+    canary_service: web-canary
     weight: 0
     header_route: {name: canary-testers, state: absent}
 '''
@@ -209,6 +215,7 @@ next_step:
 '''
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import KubeModule  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import vocabulary  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (  # noqa: E402
     ConnectionFailure,
     KubeError,
@@ -227,8 +234,10 @@ ARGUMENT_SPEC = {
         'namespace': {'type': 'str'},
     }},
     'rule': {'type': 'str'},
-    'stable': {'type': 'str', 'required': True},
-    'canary': {'type': 'str', 'required': True},
+    'stable_service': {'type': 'str', 'required': True, 'aliases': ['stable'],
+                       'deprecated_aliases': [vocabulary.deprecated_alias('stable')]},
+    'canary_service': {'type': 'str', 'required': True, 'aliases': ['canary'],
+                       'deprecated_aliases': [vocabulary.deprecated_alias('canary')]},
     'weight': {'type': 'int', 'required': True},
     'header_route': {'type': 'dict', 'options': {
         'name': {'type': 'str', 'required': True},
@@ -247,16 +256,19 @@ def main(runtime=None):
     params = module.params
     if not 0 <= params['weight'] <= 100:
         module.fail('weight is the canary\'s percent: 0 to 100 (got %d)' % params['weight'])
-    if params['stable'] == params['canary']:
-        module.fail('stable and canary name the same Service (%s): give two Services' % params['stable'])
-    for option, value in (('route.name', params['route']['name']), ('stable', params['stable']),
-                          ('canary', params['canary'])):
+    if params['stable_service'] == params['canary_service']:
+        module.fail('stable_service and canary_service name the same Service (%s): give two Services'
+                    % params['stable_service'])
+    for option, value in (('route.name', params['route']['name']),
+                          ('stable_service', params['stable_service']),
+                          ('canary_service', params['canary_service'])):
         problem = subdomain_problem(value)
         if problem:
             module.fail('%s: %s' % (option, problem))
     namespace = params['route'].get('namespace') or module.namespace
-    options = traffic.TrafficOptions(namespace, params['route']['name'], params['stable'], params['canary'],
-                                     params['weight'], params['rule'], params['header_route'],
+    options = traffic.TrafficOptions(namespace, params['route']['name'], params['stable_service'],
+                                     params['canary_service'], params['weight'], params['rule'],
+                                     params['header_route'],
                                      params['timeout'], module.module.check_mode)
     shift = traffic.Shift(module.client, options, progress=module.module.progress)
     try:

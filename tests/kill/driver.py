@@ -163,7 +163,7 @@ class BlueGreenScenario(Scenario):
     def task(self, **overrides):
         recover = overrides.pop('recover', None)
         args = {'state': 'switched', 'timeout': 60, 'fail_fast_seconds': 5, 'soak_seconds': 1,
-                'scale_down_delay': 600,
+                'scale_down_delay_seconds': 600,
                 'apps': [{'service': 'web', 'preview_service': 'web-preview',
                           'deployments': {'blue': 'web-blue', 'green': 'web-green'}, 'images': {'app': NEW}}]}
         if recover:
@@ -211,10 +211,10 @@ class CanaryScenario(ReleaseScenario):
         base = {'workloads': [{'kind': 'Deployment', 'name': 'web', 'images': {'app': NEW}}],
                 'soak_seconds': 1, 'timeout': 60, 'fail_fast_seconds': 5}
         if overrides:  # a next step names an option of the failed phase: that phase, then promote
-            phase = overrides.pop('canary', 'abort' if overrides.get('recover') == 'rollback' else 'start')
+            phase = overrides.pop('canary', 'rollback' if overrides.get('recover') == 'rollback' else 'start')
             first = dict(base, canary=phase, **overrides)
             tasks = [{'name': phase, 'kubeops.rollout.rollout_release': first}]
-            if phase != 'abort':
+            if phase != 'rollback':
                 tasks.append({'name': 'promote',
                               'kubeops.rollout.rollout_release': dict(base, canary='promote')})
             return tasks
@@ -222,7 +222,7 @@ class CanaryScenario(ReleaseScenario):
                 {'name': 'promote', 'kubeops.rollout.rollout_release': dict(base, canary='promote')}]
 
     def succeeded(self, kube, result):
-        if result.get('_name') == 'abort' or 'aborted' in (result.get('msg') or '').lower():
+        if result.get('_name') == 'rollback' or 'rolled back' in (result.get('msg') or '').lower():
             return images_of(kube, 'web') == {'app': OLD}
         return super(CanaryScenario, self).succeeded(kube, result)
 

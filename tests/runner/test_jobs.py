@@ -274,7 +274,7 @@ def test_canary_job_approved_by_verification_is_resumed_and_finished(run_job, es
             if e.get('event') in ('runner_on_ok', 'runner_on_failed') and e['event_data'].get('task')]
     order = ['Canary | start', 'The canary runs the new image', 'Canary | promote']
     assert [t for t in done if t in order] == order, done
-    assert 'Canary | abort' not in done, done
+    assert 'Canary | roll back' not in done, done
     assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.1'
     proc = estate.kubectl('-n', 'demo', 'get', 'deployment/web', '-o', 'json', check=True)
     web = json.loads(proc.stdout)
@@ -296,13 +296,13 @@ def test_canary_job_rejected_by_verification_is_rolled_back(run_job, estate, tmp
     done = [e['event_data']['task'] for e in job.events
             if e.get('event') in ('runner_on_ok', 'runner_on_failed') and e['event_data'].get('task')]
     # Held once the new pods were Ready, verified (and rejected), aborted: put back, resumed.
-    order = ['Canary | start', 'The canary runs an approved image', 'Canary | abort']
+    order = ['Canary | start', 'The canary runs an approved image', 'Canary | roll back']
     assert [t for t in done if t in order] == order, done
     fatal = job.failed_events()
     assert [e['event_data']['task'] for e in fatal] == ['The canary runs an approved image',
                                                           'Canary | fail the play'], job
     assert 'release candidates are not approved' in fatal[-1]['event_data']['res']['msg']
-    (aborted,) = job.task_events('Canary | abort', 'runner_on_ok')
+    (aborted,) = job.task_events('Canary | roll back', 'runner_on_ok')
     assert aborted['event_data']['res']['rolled_back'] == ['Deployment demo/web'], aborted
     assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
     proc = estate.kubectl('-n', 'demo', 'get', 'deployment/web', '-o', 'jsonpath={.spec.paused}', check=True)
@@ -368,7 +368,7 @@ def test_canary_workflow_start_then_denied_abort(run_job, estate):
 
     abort = run_job('canary_abort.yml', dict(CANARY_WEB, image='registry.example.com/shop/web:1.2'))
     assert abort.status == 'successful' and abort.failed_events() == [], abort
-    (aborted,) = abort.task_events('Canary | abort', 'runner_on_ok')
+    (aborted,) = abort.task_events('Canary | roll back', 'runner_on_ok')
     assert aborted['event_data']['res']['rolled_back'] == ['Deployment demo/web'], aborted
     web = read(estate, 'deployment/web')
     assert not held(web) and not web['spec'].get('paused'), web
@@ -397,7 +397,7 @@ def test_canary_workflow_failed_promotion_puts_everything_back(run_job, estate):
     assert estate.image('deployment/web') == 'registry.example.com/shop/web:1.0'
     abort = run_job('canary_abort.yml', CANARY_WEB)
     assert abort.status == 'successful' and abort.writes() == [], abort
-    (aborted,) = abort.task_events('Canary | abort', 'runner_on_ok')
+    (aborted,) = abort.task_events('Canary | roll back', 'runner_on_ok')
     assert aborted['event_data']['res']['unchanged'] == ['Deployment demo/web'], aborted
 
 

@@ -29,6 +29,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
     redact,
     secret_forms,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import vocabulary
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (
     INT32_MAX,
     INT64_MAX,
@@ -67,6 +68,8 @@ POSITIVE_OPTIONS = ('timeout', 'poll_interval', 'request_timeout')
 SECONDS_OPTIONS = frozenset(['timeout', 'poll_interval', 'request_timeout', 'update_period',
                              'lease_duration', 'fail_fast_seconds', 'soak_seconds', 'rollback_timeout'])
 INT32_OPTIONS = {'partition': INT32_MAX, 'max_restarts': INT32_MAX}
+# The caller's names of the options, for the messages (plugins/doc_fragments/option_names.py).
+OPTION_NAMES_ARG_SPEC = {vocabulary.OPTION: {'type': 'dict', 'default': {}}}
 
 
 class AnsibleRuntime(AnsibleModule):
@@ -148,10 +151,16 @@ class KubeModule:
         # module_utils/gates/analysis.py; it is imported only for a task with checks (and only the payloads
         # of those modules hold it and what it imports).
         self._load_analysis = analysis
-        spec = dict(CONNECTION_ARG_SPEC) if connection else {}
+        spec = dict(CONNECTION_ARG_SPEC, **OPTION_NAMES_ARG_SPEC) if connection else {}
         spec.update(argument_spec)
         self.module = (runtime or AnsibleRuntime)(argument_spec=spec, supports_check_mode=True, **kwargs)
         self.params = self.module.params
+        # The names the messages give the options (common/vocabulary.py), set before any message.
+        vocabulary.speak(None)
+        problems = vocabulary.problems(self.params.get(vocabulary.OPTION), spec)
+        if problems:
+            self.fail('; '.join(problems))
+        vocabulary.speak(self.params.get(vocabulary.OPTION))
         self._client = None
         self._connection = None
         self.analysis_result = None  # what the analysis checks measured, when the task has them
@@ -233,6 +242,13 @@ class KubeModule:
 
     def fail(self, msg, **extra):
         self.module.fail_json(msg=msg, **extra)
+
+    def renamed_value(self, option, old, new):
+        """An ``option`` given its old value ``old``: a deprecation naming ``new``, which it then is."""
+        if self.params.get(option) == old:
+            self.module.deprecate(vocabulary.renamed_value(option, old, new),
+                                  version=vocabulary.REMOVAL_VERSION, collection_name=vocabulary.COLLECTION)
+            self.params[option] = new
 
     def run_strategy(self, strategy):
         """Run ``strategy`` (a usecases/lifecycle.py Lifecycle) with SIGINT and SIGTERM turned into its

@@ -19,6 +19,8 @@ __metaclass__ = type
 
 import difflib
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import vocabulary
+
 # How alike (difflib's ratio) a known name must be to be offered as the one meant, compared without
 # the prefix they share.
 CLOSE_ENOUGH = 0.7
@@ -53,6 +55,18 @@ def unknown_variables(role, given, known, results=()):
     ignored = set(known) | set(results)
     return [(name, closest(name, known, prefix)) for name in sorted(set(given))
             if name.startswith(prefix) and name not in ignored]
+
+
+def deprecated_given(given, deprecated):
+    """``(name, instead)`` for each variable of ``given`` that ``deprecated`` names (an old name, with
+    what to set instead), sorted by name."""
+    return [(name, deprecated[name]) for name in sorted(set(given)) if name in (deprecated or {})]
+
+
+def deprecation(name, instead):
+    """The deprecation of the old variable ``name``, which ``instead`` replaces; it is still honoured."""
+    return ('variable %s is deprecated (still honoured) and goes away in %s %s: use %s instead'
+            % (name, vocabulary.COLLECTION, vocabulary.REMOVAL_VERSION, instead))
 
 
 def warning(role, name, meant, known):

@@ -26,6 +26,7 @@ try:
 except ImportError:  # pragma: no cover - Python 2 is not supported, this keeps sanity's import test quiet
     quote = urlencode = None
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.connection.certificates import ssl_context
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.connection.options import load_connection
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.connection.tokens import auth_headers
@@ -256,8 +257,9 @@ class ApiClient:
                 % (self._where(), detail.rstrip('. ')), tls=True)
         return ConnectionFailure(
             'TLS handshake with the Kubernetes API at %s failed (%s). Set ca_cert (or the kubeconfig '
-            'certificate-authority) to the CA that signed the API server certificate; validate_certs: '
-            'false skips the check (testing only).' % (self._where(), detail.rstrip('. ')), tls=True)
+            'certificate-authority) to the CA that signed the API server certificate; %s skips the check '
+            '(testing only).' % (self._where(), detail.rstrip('. '), setting('validate_certs', False)),
+            tls=True)
 
     def _bad_answer(self, status, method, path, problem):
         return ApiError(status, 'BadResponse', 'the Kubernetes API at %s answered %s %s with %s (is %s '

@@ -11,6 +11,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
+
 
 # Reasons reported next to kubectl's message; stable strings for playbooks to test.
 COMPLETE = 'Complete'
@@ -128,8 +130,9 @@ def deployment_status(obj):
     else:
         return RolloutStatus(True, 'deployment "%s" successfully rolled out' % name, COMPLETE)
     if spec.get('paused'):
+        resume = setting('state', 'resumed', module='rollout_pause')
         return RolloutStatus(False, 'deployment "%s" is paused, so its rollout cannot finish (%s). Resume it '
-                             'first (rollout_pause with state=resumed).' % (name, result.message.rstrip('.')),
+                             'first (rollout_pause with %s).' % (name, result.message.rstrip('.'), resume),
                              PAUSED, failed=True)
     return result
 

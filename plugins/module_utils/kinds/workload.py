@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions, status
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import selector_string
@@ -161,8 +162,8 @@ class Workload(ObjectFields):
         """Refused when a rollout status wait could never succeed, judged before any write."""
         result = self.rollout_status()
         if result.failed and result.reason == status.UNSUPPORTED_STRATEGY:
-            raise Refused('%s: waiting is impossible: %s (%s); set wait=false, or wait with your own check'
-                          % (self.label(), result.message, self.strategy_type()))
+            raise Refused('%s: waiting is impossible: %s (%s); set %s, or wait with your own check'
+                          % (self.label(), result.message, self.strategy_type(), setting('wait', False)))
 
     def strategy_type(self):
         return (self.spec.get('updateStrategy') or {}).get('type', 'RollingUpdate')
@@ -181,7 +182,8 @@ class Workload(ObjectFields):
         """Why a release cannot roll this workload out (as read), or None."""
         if self.paused:
             return ('%s is paused: a paused Deployment does not roll out; resume it first '
-                    '(rollout_pause with state=resumed)' % self.label())
+                    '(rollout_pause with %s)' % (self.label(),
+                                                 setting('state', 'resumed', module='rollout_pause')))
         if self.strategy_type() == 'OnDelete' and not self.rolled_out_by_deleting_pods(self.obj):
             return ('%s uses the OnDelete update strategy: its pods would keep the old images; '
                     'switch it to RollingUpdate' % self.label())

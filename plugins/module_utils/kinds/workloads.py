@@ -15,6 +15,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions, status
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workload import Refused, Workload
@@ -50,14 +51,16 @@ class Deployment(Workload):
 
     def check_can_progress(self):
         if self.paused:
-            raise Refused("%s is paused, so its rollout cannot finish and wait=true would fail after the "
-                          "change; resume it first (rollout_pause with state=resumed) or set wait=false"
-                          % self.label())
+            raise Refused("%s is paused, so its rollout cannot finish and %s would fail after the change; "
+                          "resume it first (rollout_pause with %s) or set %s"
+                          % (self.label(), setting('wait', True),
+                             setting('state', 'resumed', module='rollout_pause'), setting('wait', False)))
 
     def check_restartable(self):
         if self.paused:
             raise Refused("%s can't restart paused deployment (run rollout resume first: "
-                          "rollout_pause with state=resumed)" % self.describe())
+                          "rollout_pause with %s)"
+                          % (self.describe(), setting('state', 'resumed', module='rollout_pause')))
 
     def no_previous_revision(self):
         return Refused('no rollout history found for deployment "%s"' % self.name)
@@ -65,7 +68,8 @@ class Deployment(Workload):
     def check_undoable(self):
         if self.paused:
             raise Refused("you cannot rollback a paused deployment; resume it first with 'kubectl rollout "
-                          "resume' (rollout_pause with state=resumed) and try again")
+                          "resume' (rollout_pause with %s) and try again"
+                          % setting('state', 'resumed', module='rollout_pause'))
 
     def undo_patch(self, revision):
         """JSON patch: the ReplicaSet's template and annotations, guarded by the generation and the

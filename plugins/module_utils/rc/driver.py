@@ -14,6 +14,7 @@ __metaclass__ = type
 import copy
 import time
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import retry_on_conflict
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.diagnosis import read_diagnosis
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import ReplicationController
@@ -142,9 +143,9 @@ class RollingUpdate(CheckModePlan, Rollback, ControllerRequests):
                               'ReplicationController "%s"' % opts.name)
         if ptr_rc is not None and ptr != new_name and \
                 annotations_of(ptr_rc).get(SOURCE_ID_ANNOTATION) == source_id(old):
-            raise UpdateError('an update of "%s" to "%s" is in progress: finish it first (new_name: %s and '
-                              'its image or definition) or abort it with rollback: true'
-                              % (opts.name, ptr, ptr))
+            raise UpdateError('an update of "%s" to "%s" is in progress: finish it first (%s and its image '
+                              'or definition) or roll it back with %s'
+                              % (opts.name, ptr, setting('new_name', ptr), setting('rollback', True)))
         new = ptr_rc if ptr == new_name else view.get(new_name)
         if new is not None and (new.get('metadata') or {}).get('deletionTimestamp'):
             self.wait_gone(new_name)

@@ -12,6 +12,7 @@ __metaclass__ = type
 
 import time
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import UpdateError
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as base
 
@@ -34,8 +35,8 @@ class UpdateLease(base.Lease):
 
     def held_message(self, lease):
         return ('another run is updating ReplicationController "%s": %s. Wait for it to finish (or set '
-                'wait_for_lease: true), or for its lease to expire if it died'
-                % (self.rc_name, self.describe(lease)))
+                '%s), or for its lease to expire if it died'
+                % (self.rc_name, self.describe(lease), setting('wait_for_lease', True)))
 
     def gave_up_message(self, lease, timeout):
         return ('gave up after %ss waiting for another run updating ReplicationController "%s": %s. Run the '

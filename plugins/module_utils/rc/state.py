@@ -13,6 +13,8 @@ __metaclass__ = type
 import copy
 from collections import namedtuple
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import vocabulary
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import UpdateError
 from ansible_collections.kubeops.rollout.plugins.module_utils.rc.objects import (
     NEXT_CONTROLLER_ANNOTATION,
@@ -88,7 +90,7 @@ class Options:
             raise UpdateError('image "%s" is empty or has leading or trailing whitespace' % self.image)
         if self.rollback:
             if self.image or self.new_controller:
-                raise UpdateError("don't set image or new_controller with rollback: true")
+                raise UpdateError("don't set image or new_controller with %s" % setting('rollback', True))
         elif not self.image and not self.new_controller:
             raise UpdateError('set image (with container for multi-container pods) or new_controller')
         check_fenceposts(self.max_surge, self.max_unavailable)
@@ -216,10 +218,11 @@ def _in_progress_message(opts, old_name, new_name, new):
     if opts.image_mode:
         current = container_image(new, opts.container)
         return ('found an update of "%s" in progress to image %s (ReplicationController "%s"): continue it '
-                'with image: %s, or abort it with rollback: true' % (old_name, current, new_name, current))
+                'with %s, or roll it back with %s'
+                % (old_name, current, new_name, setting('image', current), setting('rollback', True)))
     return ('found an update of "%s" in progress to ReplicationController "%s" with another template: '
-            'continue it with the same new_controller, or abort it with rollback: true'
-            % (old_name, new_name))
+            'continue it with the same %s, or roll it back with %s'
+            % (old_name, new_name, vocabulary.name('new_controller'), setting('rollback', True)))
 
 
 def finished_by_derived_name(opts, rcs):

@@ -85,11 +85,11 @@ D = {'kind': 'Deployment', 'name': 'web', 'namespace': NS}
 S = {'kind': 'StatefulSet', 'name': 'db', 'namespace': NS}
 RC = {'name': 'legacy', 'namespace': NS, 'update_period': 0.05, 'poll_interval': 0.05, 'timeout': 30}
 LEAN = 'lean'
-BG = {'namespace': NS, 'timeout': 30, 'fail_fast_seconds': 5, 'scale_down_delay': 0}
+BG = {'namespace': NS, 'timeout': 30, 'fail_fast_seconds': 5, 'scale_down_delay_seconds': 0}
 BG_APP = {'service': 'bg', 'preview_service': 'bg-preview', 'hpa': 'bg',
           'deployments': {'blue': 'bg-blue', 'green': 'bg-green'}, 'images': {'app': 'nginx:1.26'}}
-TRAFFIC = {'route': {'name': 'tr', 'namespace': NS}, 'stable': 'tr-stable', 'canary': 'tr-canary',
-           'namespace': NS, 'timeout': 20}
+TRAFFIC = {'route': {'name': 'tr', 'namespace': NS}, 'stable_service': 'tr-stable',
+           'canary_service': 'tr-canary', 'namespace': NS, 'timeout': 20}
 
 
 def _w(kind, name, **more):
@@ -165,13 +165,13 @@ NEEDS = {
     ('autoscaling', 'horizontalpodautoscalers', 'patch'): ('rollout_bluegreen', _bluegreen('bg-hpatch')),
     # rollout_traffic, and rollout_release with traffic (its first step creates the canary Deployment).
     ('gateway.networking.k8s.io', 'httproutes', 'get'): ('rollout_traffic', {
-        'route': {'name': 'tr-rget', 'namespace': LEAN}, 'stable': 'tr-rget-stable',
-        'canary': 'tr-rget-canary', 'weight': 0, 'timeout': 20}),
+        'route': {'name': 'tr-rget', 'namespace': LEAN}, 'stable_service': 'tr-rget-stable',
+        'canary_service': 'tr-rget-canary', 'weight': 0, 'timeout': 20}),
     ('gateway.networking.k8s.io', 'httproutes', 'patch'): ('rollout_release', _traffic_canary('tr-rpatch')),
     # The step's wait for the gateway's verdict reads the route from a LISTed copy of the routes.
     ('gateway.networking.k8s.io', 'httproutes', 'list'): ('rollout_traffic', {
-        'route': {'name': 'tr-rlist', 'namespace': LEAN}, 'stable': 'tr-rlist-stable',
-        'canary': 'tr-rlist-canary', 'weight': 0, 'timeout': 20}),
+        'route': {'name': 'tr-rlist', 'namespace': LEAN}, 'stable_service': 'tr-rlist-stable',
+        'canary_service': 'tr-rlist-canary', 'weight': 0, 'timeout': 20}),
     ('apps', 'deployments', 'create'): ('rollout_release', _traffic_canary('tr-dcreate')),
 }
 # Rules whose absence the module survives, saying so in a warning.

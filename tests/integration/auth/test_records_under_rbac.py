@@ -254,8 +254,9 @@ def test_an_undo_that_brings_back_a_promoted_canary_record_is_no_canary(world, t
     obj = world.admin.get('Deployment', 'cw', NS)
     assert obj['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.26'
     assert 'kubeops.rollout/canary' in obj['metadata']['annotations']  # brought back by the undo
-    res = operate(world, tmp_path, task('abort', 'rollout_release', canary='abort', workloads=cw, **one))
-    r = res.failed('abort')
+    res = operate(world, tmp_path, task('rollback', 'rollout_release', canary='rollback', workloads=cw,
+                                        **one))
+    r = res.failed('rollback')
     assert 'is not acted on' in r['msg'] and 'seal' in r['msg'], r['msg']
     after = world.admin.get('Deployment', 'cw', NS)
     assert after['spec']['template']['spec']['containers'][0]['image'] == 'nginx:1.26'
@@ -293,7 +294,8 @@ def test_a_backend_ref_moved_to_another_namespace_is_never_taken_as_ours(world, 
     route['spec']['rules'][0]['backendRefs'][0]['namespace'] = 'other'
     written = world.colleague.request('PUT', path, route)
     res = operate(world, tmp_path, task('step', 'rollout_traffic', route={'name': 'tr2', 'namespace': NS},
-                                        stable='tr2-stable', canary='tr2-canary', weight=40, timeout=20))
+                                        stable_service='tr2-stable', canary_service='tr2-canary', weight=40,
+                                        timeout=20))
     r = res.failed('step')
     assert 'no rule with backendRefs to both Services tr2-stable and tr2-canary' in r['msg'], r['msg']
     assert r['changed'] is False

@@ -200,7 +200,7 @@ def test_a_failed_preview_put_back_puts_its_preview_service_back_too(kubesim_fac
     broken = app(images={'app': 'broken:1'})
     # blue is scaled down first (finished): while it is up it is the switch's way back, which a
     # preview never overwrites.
-    res = play(sim, [bluegreen('switched', scale_down_delay=0), bluegreen('finished'),
+    res = play(sim, [bluegreen('switched', scale_down_delay_seconds=0), bluegreen('finished'),
                      bluegreen('switched', broken, fail_fast_seconds=2, title='broken')])
     assert res.ok('switched')['apps'][0]['active'] == 'green'
     # green is live and the preview selects it; the broken preview of blue is put back (blue's

@@ -29,7 +29,7 @@ def test_a_switch_back_interrupted_while_the_old_color_scales_up_is_finished_by_
     kube = Apps(sim.kubeconfig)
     kube.create_app(replicas=2)
     start = sim.clock()
-    res = play(sim, [bluegreen('switched', scale_down_delay=0), bluegreen('finished', BARE)])
+    res = play(sim, [bluegreen('switched', scale_down_delay_seconds=0), bluegreen('finished', BARE)])
     assert res.ok('finished')['apps'][0]['outcome'] == 'scaled_down'
     assert kube.get('Deployment', 'web-blue')['spec']['replicas'] == 0
 
@@ -56,7 +56,7 @@ def test_a_scale_down_interrupted_before_its_write_lands_is_done_by_the_same_tas
     kube = Apps(sim.kubeconfig)
     kube.create_app(replicas=2)
     start = sim.clock()
-    play(sim, [bluegreen('switched', scale_down_delay=0)]).ok('switched')
+    play(sim, [bluegreen('switched', scale_down_delay_seconds=0)]).ok('switched')
     # The API server answers every PATCH 429 (Retry-After 10 s): finished's scale-down waits to send
     # its write again, and is stopped there.
     sim.set_faults('429=1;methods=PATCH;retry_after=10')

@@ -32,7 +32,7 @@ def test_a_switch_and_a_switch_back_each_take_at_most_20_requests(kubesim_factor
     kube = Apps(sim.kubeconfig)
     kube.create_app(replicas=2)
     play(sim, [bluegreen('prepared')]).ok('prepared')
-    res, switch = requests_of(log, lambda: play(sim, [bluegreen('switched', scale_down_delay=600)]))
+    res, switch = requests_of(log, lambda: play(sim, [bluegreen('switched', scale_down_delay_seconds=600)]))
     res.ok('switched')
     res, back = requests_of(log, lambda: play(sim, [bluegreen('rolled_back', app(images=False))]))
     res.ok('rolled_back')
@@ -54,7 +54,7 @@ def test_a_refused_switch_asks_no_more_for_waiting_longer(kubesim_factory, play,
     for timeout in (2, 6):
         res, asked = requests_of(log, lambda timeout=timeout: play(
             sim, [bluegreen('switched', app(images={'app': 'nginx:1.%d' % (20 + timeout)}), timeout=timeout,
-                            fail_fast_seconds=0, scale_down_delay=0)]))
+                            fail_fast_seconds=0, scale_down_delay_seconds=0)]))
         (a,) = res.failed('switched')['apps']
         assert 'not switched' in a['cause'] or 'did not route' in a['cause'], a
         counts[timeout] = len(asked)

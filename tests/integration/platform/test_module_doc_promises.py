@@ -40,7 +40,7 @@ def test_what_waiting_cannot_survive_is_refused_before_any_write(kubesim_factory
              check_mode=True),
     ])
     msg = res.failed('image paused')['msg']
-    assert 'Deployment default/web is paused' in msg and 'wait=false' in msg, msg
+    assert 'Deployment default/web is paused' in msg and 'wait: false' in msg, msg
     # no write, and the rollout is complete: nothing to refuse
     assert entry(res.ok('image paused unchanged'))['changed'] is False
     for title, label in (('undo OnDelete', 'StatefulSet default/db'),

@@ -307,7 +307,7 @@ def test_a_canary_judged_by_its_error_rate(kubesim_factory, play, stack, analysi
     web = kube.get('Deployment', 'web')
     assert web['spec']['template']['spec']['containers'][0]['image'] == 'app:1'
     assert not web['spec'].get('paused'), web['spec']
-    aborted = res.ok('kubeops.rollout.rollout_upgrade : Canary | abort')
+    aborted = res.ok('kubeops.rollout.rollout_upgrade : Canary | roll back')
     assert aborted['rolled_back'] == ['Deployment default/web'], aborted
 
     res = play(

@@ -68,11 +68,11 @@ def test_start_holds_a_canary_then_promote_releases_the_rest(kubesim_factory, pl
     assert db['spec']['updateStrategy']['rollingUpdate']['partition'] == 0
     assert RECORD not in web['metadata'].get('annotations', {}) and RECORD not in db['metadata'].get(
         'annotations', {})
-    # Nothing left to abort: an abort that comes after the promotion fails, saying how to go back,
+    # Nothing left to roll back: a rollback that comes after the promotion fails, saying how to go back,
     # and writes nothing.
     before = {kind: kube.get(kind, name)['metadata']['resourceVersion']
               for kind, name in (('Deployment', 'web'), ('StatefulSet', 'db'))}
-    aborted = play(sim, [phase('abort', 'abort', wanted)]).failed('abort')
+    aborted = play(sim, [phase('rollback', 'rollback', wanted)]).failed('rollback')
     assert aborted['changed'] is False, aborted
     assert 'Deployment default/web runs app=nginx:2 and carries no kubeops.rollout/canary record: the ' \
         'canary was promoted already' in aborted['msg'], aborted['msg']
@@ -82,15 +82,15 @@ def test_start_holds_a_canary_then_promote_releases_the_rest(kubesim_factory, pl
             for kind, name in (('Deployment', 'web'), ('StatefulSet', 'db'))} == before
 
 
-def test_abort_puts_back_exactly_what_was_there(kubesim_factory, play):
+def test_rollback_puts_back_exactly_what_was_there(kubesim_factory, play):
     sim = kubesim_factory(ready_delay=0.05)
     kube = Kube(sim.kubeconfig)
     wanted = web_and_db(kube)
     before = {k: kube.get(k, n) for k, n in (('Deployment', 'web'), ('StatefulSet', 'db'))}
     play(sim, [phase('start', 'start', wanted)]).ok('start')
 
-    res = play(sim, [phase('abort', 'abort', wanted), phase('abort again', 'abort', wanted)])
-    aborted, again = res.ok('abort'), res.ok('abort again')
+    res = play(sim, [phase('rollback', 'rollback', wanted), phase('rollback again', 'rollback', wanted)])
+    aborted, again = res.ok('rollback'), res.ok('rollback again')
     assert aborted['rolled_back'] == ['Deployment default/web', 'StatefulSet default/db'], aborted
     assert aborted['changed'] is True and again['changed'] is False, again
     for kind, name in (('Deployment', 'web'), ('StatefulSet', 'db')):
@@ -141,7 +141,8 @@ def test_refusals_before_any_write(kubesim_factory, play):
     assert 'has no canary of these images to promote' in res.failed('promote unstarted')['msg']
     res.ok('start')
     other = res.failed('other images')['msg']
-    assert 'has a canary of other images in progress (app=nginx:2): promote or abort it first' in other, other
+    assert ('has a canary of other images in progress (app=nginx:2): promote it or roll it back '
+            '(canary: rollback) first') in other, other
     assert 'canary_ordinals must be 1 or more' in res.failed('bad ordinals')['msg']
     assert image_of(kube.get('DaemonSet', 'agent')) == 'nginx:1.25'
 
@@ -158,7 +159,7 @@ def test_lost_answers_do_not_repeat_a_phase(kubesim_factory, play):
     assert start['upgraded'] == ['Deployment default/web'] and kube.get('Deployment', 'web')['spec']['paused']
     # The put-back: applied, answer lost, the repeat finds it back.
     sim.set_faults('500_after_write=apps/deployments/default/web:1')
-    aborted = play(sim, [phase('abort', 'abort', wanted)]).ok('abort')
+    aborted = play(sim, [phase('rollback', 'rollback', wanted)]).ok('rollback')
     sim.set_faults('')
     assert aborted['rolled_back'] == ['Deployment default/web'], aborted
     web = kube.rolled_out('Deployment', 'web')
@@ -176,8 +177,8 @@ def test_a_template_changed_since_the_start_is_neither_aborted_over_nor_promoted
     fixed['spec']['containers'][0]['env'] = [{'name': 'HOTFIX', 'value': '1'}]
     kube.patch('StatefulSet', 'db', {'spec': {'template': fixed}})
     hotfixed = kube.get('StatefulSet', 'db')
-    res = play(sim, [phase('abort', 'abort', wanted), phase('promote', 'promote', wanted)])
-    for name in ('abort', 'promote'):
+    res = play(sim, [phase('rollback', 'rollback', wanted), phase('promote', 'promote', wanted)])
+    for name in ('rollback', 'promote'):
         r = res.failed(name)
         assert r['changed'] is False, r
         assert 'StatefulSet default/db: its pod template was changed since the canary started, other ' \
@@ -198,8 +199,8 @@ def test_a_canary_record_that_is_not_one_is_refused_with_the_way_out(kubesim_fac
     kube.create_rolled_out([workload('Deployment', 'web')])
     kube.patch('Deployment', 'web', {'spec': {'paused': True}, 'metadata': {'annotations': {RECORD: text}}})
     wanted = [{'kind': 'Deployment', 'name': 'web', 'images': {'app': 'nginx:2'}}]
-    res = play(sim, [phase(p, p, wanted) for p in ('abort', 'promote', 'start')])
-    for p in ('abort', 'promote', 'start'):
+    res = play(sim, [phase(p, p, wanted) for p in ('rollback', 'promote', 'start')])
+    for p in ('rollback', 'promote', 'start'):
         r = res.failed(p)
         assert 'carries a %s annotation that is not a canary record' % RECORD in r['msg'], r['msg']
         assert 'kubectl annotate deployment web -n default %s-' % RECORD in r['msg'] and r['changed'] is False

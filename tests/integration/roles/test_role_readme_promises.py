@@ -74,8 +74,8 @@ def test_a_rejected_canary_puts_every_workload_back(kubesim_factory, play, tmp_p
     result = res.ok('show')['rollout_upgrade_result']
     assert result['rolled_back'] == ['Deployment default/a', 'Deployment default/b'], result
     assert result['unchanged'] == ['Deployment default/c'], result
-    assert result['summary'][:2] == ['Canary aborted: Deployment default/a',
-                                     'Canary aborted: Deployment default/b']
+    assert result['summary'][:2] == ['Canary rolled back: Deployment default/a',
+                                     'Canary rolled back: Deployment default/b']
     for name in ('a', 'b'):
         back = kube.rolled_out('Deployment', name)
         assert back['spec']['template'] == before[name] and not back['spec'].get('paused'), back['spec']

@@ -28,7 +28,7 @@ ROLES = {
                         'traffic_canary_route': 'web', 'traffic_canary_stable_service': 'web-stable',
                         'traffic_canary_canary_service': 'web-canary',
                         'traffic_canary_steps': [{'weight': 10}]},
-                       'traffic_canary_abrot', 'traffic_canary_abort'),
+                       'traffic_canary_recovr', 'traffic_canary_recover'),
     'rc_upgrade': ({'rc_upgrade_name': 'front', 'rc_upgrade_image': 'app:2'}, 'rc_upgrade_max_surg',
                    'rc_upgrade_max_surge'),
 }

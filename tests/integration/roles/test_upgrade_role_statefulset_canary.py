@@ -105,7 +105,7 @@ def test_statefulset_canary_rejected_is_rolled_back_before_the_partition_is_rele
         'db-0': 'nginx:1.25', 'db-1': 'nginx:1.25', 'db-2': 'nginx:1.26'}
     aborted = res.ok('show rollout_upgrade_result')['rollout_upgrade_result']
     assert aborted['rolled_back'] == ['StatefulSet default/db'], aborted
-    assert aborted['summary'] == ['Canary aborted: StatefulSet default/db']
+    assert aborted['summary'] == ['Canary rolled back: StatefulSet default/db']
     assert aborted['workloads'][0]['rollback'] == 'put back to the template it had before the release'
     kube.rolled_out('StatefulSet', 'db')
     # The lower ordinals never ran the rejected image, and the partition is released.

@@ -97,8 +97,8 @@ def world(kubesim_factory, tmp_path):
 
 def traffic_task(title, weight, **options):
     options.setdefault('timeout', 20)
-    return task(title, 'rollout_traffic', route={'name': 'web'}, stable='web-stable', canary='web-canary',
-                weight=weight, **options)
+    return task(title, 'rollout_traffic', route={'name': 'web'}, stable_service='web-stable',
+                canary_service='web-canary', weight=weight, **options)
 
 
 RECORD = 'kubeops.rollout/traffic-canary'

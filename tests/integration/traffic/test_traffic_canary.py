@@ -95,7 +95,7 @@ def test_a_failing_analysis_at_step_2_puts_traffic_back_in_one_patch(world, play
                                      analysis=failing_check)])
     out = r.failed('canary')
     assert 'step 2 (40%)' in out['msg']
-    assert 'aborted: traffic back to Service default/web-stable' in out['msg']
+    assert 'rolled back: traffic back to Service default/web-stable' in out['msg']
     log = [(g, shares[0]['shares'].get('web-canary', 0)) for _t, g, shares in world.traffic() if shares]
     # Generation by generation: 20%, 40%, and the very next generation is 0.
     at = dict(log)
@@ -125,10 +125,10 @@ def test_a_route_the_gateway_rejects_fails_the_step_then_recover_rollback_aborts
     msg = r.failed('canary')['msg']
     assert 'Accepted is False (reason NotAllowedByListeners' in msg
     assert 'keeps its pods' in msg and 'recover: rollback' in msg
-    assert world.weights()['web-canary'] == 0  # the abort wrote the weight back at once
+    assert world.weights()['web-canary'] == 0  # the rollback wrote the weight back at once
     world.sim.set_gateway(reject=None)
-    r = play(world.sim, [canary_task('abort', [{'weight': 25}], recover='rollback')])
-    assert 'aborted' in r.ok('abort')['msg']
+    r = play(world.sim, [canary_task('rollback', [{'weight': 25}], recover='rollback')])
+    assert 'rolled back' in r.ok('rollback')['msg']
     canary = world.kube.get('Deployment', 'web-canary')
     assert canary['spec']['replicas'] == 0 and RECORD not in canary['metadata'].get('annotations', {})
     assert image(world.kube.get('Deployment', 'web')) == OLD

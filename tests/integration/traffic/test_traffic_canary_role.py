@@ -1,5 +1,5 @@
 """The traffic_canary role and playbooks/traffic_canary.yml through ansible-playbook against kubesim:
-the role's variables checked, its steps across two runs (an approval between), its abort."""
+the role's variables checked, its steps across two runs (an approval between), its rollback."""
 
 import os
 import subprocess
@@ -24,14 +24,14 @@ BASE = {'traffic_canary_deployment': 'web', 'traffic_canary_images': {'app': NEW
         'traffic_canary_timeout': 30}
 
 
-def test_the_role_takes_the_steps_across_runs_and_aborts(world, play):
+def test_the_role_takes_the_steps_across_runs_and_rolls_back(world, play):
     steps = [{'weight': 50, 'pause': 'next_run'}, {'weight': 100}]
     r = play(world.sim, [role(traffic_canary_steps=steps, **BASE),
                          {'name': 'fact',
                           'ansible.builtin.debug': {'var': 'traffic_canary_result.traffic.phase'}}])
     assert r.ok('fact')['traffic_canary_result.traffic.phase'] == 'paused'
     assert world.weights()['web-canary'] == 50
-    r = play(world.sim, [role(traffic_canary_steps=steps, traffic_canary_abort=True, **BASE)])
+    r = play(world.sim, [role(traffic_canary_steps=steps, traffic_canary_recover='rollback', **BASE)])
     assert r.rc == 0, r.stdout[-2000:]
     assert world.weights()['web-canary'] == 0
     assert world.kube.get('Deployment', 'web-canary')['spec']['replicas'] == 0

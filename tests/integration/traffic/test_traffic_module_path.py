@@ -21,8 +21,8 @@ def test_a_traffic_step_runs_from_the_module_payload(kubesim_factory, play):
     kube.request('POST', '/api/v1/namespaces/default/services', tr.service('web-legacy', {'app': 'web'}))
     kube.request('POST', tr.GW.format(ns='default') + '/gateways', tr.gateway())
     kube.request('POST', tr.GW.format(ns='default') + '/httproutes', tr.route())
-    res = play(sim, [task('step', 'rollout_traffic', route={'name': 'web'}, stable='web-stable',
-                          canary='web-canary', weight=0, timeout=20)],
+    res = play(sim, [task('step', 'rollout_traffic', route={'name': 'web'}, stable_service='web-stable',
+                          canary_service='web-canary', weight=0, timeout=20)],
                extra_env={'KUBEOPS_ROLLOUT_MODULE_PATH': '1'})
     r = res.ok('step')
     assert r['rules'][0]['weights'] == {'stable': 100, 'canary': 0}, r

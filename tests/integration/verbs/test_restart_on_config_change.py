@@ -158,7 +158,7 @@ def test_first_run_record_keeps_the_digest_without_a_restart(kubesim, play):
     assert DIGEST not in template_annotations(kube, 'Deployment', 'web')
     for title in ('record again', 'default again'):  # the record counts for both first_run values
         assert entry(res.ok(title))['changed'] is False, title
-    assert 'first_run=record applies to a restart tied to configuration' in res.failed(
+    assert 'first_run: record applies to a restart tied to configuration' in res.failed(
         'record without configuration')['msg']
 
     kube.patch('Deployment', 'web', {'spec': {'paused': None}})

@@ -17,6 +17,7 @@ import shutil
 import ssl
 import tempfile
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ConfigError, redact
 
 
@@ -84,8 +85,8 @@ def check_transport_security(conn):
             raise ConfigError(
                 'refusing to send credentials (a bearer token or password) to %s over plain http, '
                 'where anyone on the path can read them. Use an https:// server address, or set '
-                'allow_insecure_credentials: true (K8S_AUTH_ALLOW_INSECURE_CREDENTIALS=true) to send '
-                'them anyway (test clusters only)' % redact(conn.server, []))
+                '%s (K8S_AUTH_ALLOW_INSECURE_CREDENTIALS=true) to send them anyway (test clusters only)'
+                % (redact(conn.server, []), setting('allow_insecure_credentials', True)))
         conn.warnings.append('sending credentials to %s over plain http (allow_insecure_credentials is '
                              'set): anyone on the path can read them' % redact(conn.server, []))
     if not plain and not conn.verify:

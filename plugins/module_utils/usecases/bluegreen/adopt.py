@@ -23,6 +23,7 @@ __metaclass__ = type
 
 import copy
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, KubeError
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Rollout
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
@@ -62,7 +63,8 @@ def adopt(run, a):
     color = a.active or existing[0]
     d = a.deployment(color)
     if d.paused:
-        raise ChangedElsewhere('%s is paused: resume it first (rollout_pause with state=resumed)' % d.label())
+        raise ChangedElsewhere('%s is paused: resume it first (rollout_pause with %s)'
+                               % (d.label(), setting('state', 'resumed', module='rollout_pause')))
     # 1. the color label on its pods
     labels = (d.template.get('metadata') or {}).get('labels') or {}
     if labels.get(label) != color:

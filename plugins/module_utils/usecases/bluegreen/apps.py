@@ -11,6 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
     ApiError,
     KubeError,
@@ -340,8 +341,9 @@ class BlueGreenResult:
             self.message = (
                 'blue/green release %s interrupted; switched so far: %s. The Services keep their %s '
                 'record: run the same task again to resume (verify the switch, keep it or switch back), '
-                'or state: rolled_back to switch back'
-                % (run.id, ', '.join(switched) or 'nothing', 'kubeops.rollout/bluegreen')
+                'or %s to switch back'
+                % (run.id, ', '.join(switched) or 'nothing', 'kubeops.rollout/bluegreen',
+                   setting('state', 'rolled_back'))
             )
         elif self.failed:
             self.message = 'blue/green failed: ' + '; '.join(

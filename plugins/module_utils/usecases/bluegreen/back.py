@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import Rollout
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.workloads import Deployment
@@ -39,8 +40,9 @@ def switch_back(run, apps, cause):
             instant = back_one(run, a, back)
         except (KubeError, ChangedElsewhere) as e:
             a.outcome = ROLLBACK_FAILED
-            a.cause = ('%s; not switched back: %s. Switch it by hand (%s) or run state: rolled_back '
-                       'again' % (a.cause or cause, words(e), record_mod.clear(a.service)))
+            a.cause = ('%s; not switched back: %s. Switch it by hand (%s) or run %s again'
+                       % (a.cause or cause, words(e), record_mod.clear(a.service),
+                          setting('state', 'rolled_back')))
             continue
         a.outcome = ROLLED_BACK if a.outcome != ROLLBACK_FAILED else a.outcome
         a.instant = instant
@@ -58,9 +60,9 @@ def back_one(run, a, back):
         raise ChangedElsewhere(
             '%s no longer runs the images that were live before the switch (%s; now %s): switching '
             'back would send live traffic to images that were never live. Put them back on %s first, '
-            'or release the images you want (state: switched)' % (
+            'or release the images you want (%s)' % (
                 old.label(), ', '.join('%s=%s' % kv for kv in sorted(live_before.items())), images_text(old),
-                old.label()))
+                old.label(), setting('state', 'switched')))
     instant = ((old.obj.get('status') or {}).get('availableReplicas') or 0) >= max(1, needed)
     check = run.options.check_mode
     if not instant:
@@ -142,7 +144,7 @@ def way_back_refusal(a):
     if d is None or not (d.replicas or 0):
         return None
     return ('%s: %s is the way back of the switch of release %s (from %s at %s, %d pods up): preparing '
-            'the next version there would destroy it. Run state: finished first (it scales %s down from '
-            '%s), or state: rolled_back to go back to it'
-            % (a.label(), d.label(), r['release'], r['from'], r['switchedAt'], d.replicas, d.label(),
-               r['scaleDownAt']))
+            'the next version there would destroy it. Run %s first (it scales %s down from %s), or %s to '
+            'go back to it'
+            % (a.label(), d.label(), r['release'], r['from'], r['switchedAt'], d.replicas,
+               setting('state', 'finished'), d.label(), r['scaleDownAt'], setting('state', 'rolled_back')))

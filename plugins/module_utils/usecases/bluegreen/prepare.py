@@ -20,6 +20,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches, revisions
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import record as release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.release import Release
@@ -49,8 +50,9 @@ class Prepare(Release):
             if not isinstance(before, int) or not isinstance(t.record.get('before'), dict):
                 return (
                     '%s carries a release record without the preview\'s %s and before: it was not written '
-                    'by a blue/green preview; finish that release with rollout_release (recover: resume '
-                    'or rollback) first' % (t.label(), REPLICAS_BEFORE)
+                    'by a blue/green preview; finish that release with rollout_release (%s or %s) first'
+                    % (t.label(), REPLICAS_BEFORE, setting('recover', 'resume', module='rollout_release'),
+                       setting('recover', 'rollback', module='rollout_release'))
                 )
             t.original_replicas = before
             t.original_template = t.record['before']

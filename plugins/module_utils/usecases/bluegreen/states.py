@@ -33,6 +33,7 @@ __metaclass__ = type
 import threading
 import time
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
@@ -147,8 +148,8 @@ class BlueGreen(Lifecycle):
                     'traffic to the color it names; switch through %s instead, or expect the switch to be '
                     'undone' % (a.label(), manager, manager.split(' (')[0]))
             if a.active is None and not adopting:
-                problems.append('%s selects no color (its selector has no %s): adopt the app first '
-                                '(state: adopted)' % (a.label(), self.label))
+                problems.append('%s selects no color (its selector has no %s): adopt the app first (%s)'
+                                % (a.label(), self.label, setting('state', 'adopted')))
                 continue
             a.record, problem = record_mod.check(a.service, self.label)
             if a.record is not None:
@@ -179,11 +180,12 @@ class BlueGreen(Lifecycle):
                 or record['release'] == self.id:
             a.resumed = True
             return []
-        self.suggest('recover: rollback')
+        self.suggest(setting('recover', 'rollback'))
         return ['%s: the switch of release %s to %s (at %s) was not verified: its runner stopped. Resume '
-                'it (state: switched with recover: resume) or switch back (state: rolled_back, or recover: '
-                'rollback)'
-                % (a.label(), record['release'], record['to'], record['switchedAt'])]
+                'it (%s with %s) or switch back (%s, or %s)'
+                % (a.label(), record['release'], record['to'], record['switchedAt'],
+                   setting('state', 'switched'), setting('recover', 'resume'),
+                   setting('state', 'rolled_back'), setting('recover', 'rollback'))]
 
     # -- prepared
     def prepared(self):
@@ -212,7 +214,7 @@ class BlueGreen(Lifecycle):
         refused = [(a, bluegreen_back.way_back_refusal(a)) for a in todo]
         refused = [(a, why) for a, why in refused if why]
         if refused:
-            self.suggest('state: finished')
+            self.suggest(setting('state', 'finished'))
             for a, why in refused:
                 a.outcome, a.cause = REFUSED, why
             self.lines.extend(why for _a, why in refused)
@@ -291,7 +293,7 @@ class BlueGreen(Lifecycle):
                 if a not in resumed:
                     a.outcome = UNCHANGED
             self.take_lease()
-            self._switch_back(list(resumed), 'put back as asked (recover: rollback)')
+            self._switch_back(list(resumed), 'put back as asked (%s)' % setting('recover', 'rollback'))
             for a in resumed:
                 if a.outcome == ROLLED_BACK:
                     a.detail = bluegreen_back.not_released(a, self.options.check_mode)
@@ -350,8 +352,8 @@ class BlueGreen(Lifecycle):
             a.outcome = SWITCHED
             a.changed = True
             a.scale_down_at = record_mod.check(a.service, self.label)[0]['scaleDownAt']
-            self.note('%s: switched to %s; %s may be scaled down from %s (state: finished)' % (
-                a.label(), a.active, a.active_before, a.scale_down_at))
+            self.note('%s: switched to %s; %s may be scaled down from %s (%s)' % (
+                a.label(), a.active, a.active_before, a.scale_down_at, setting('state', 'finished')))
 
     def _needed(self, a):
         """The live color's current replicas: how many Ready pods the new color must have."""

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""A canary release in three calls of ``rollout_release`` (``canary: start``, ``promote``, ``abort``),
+"""A canary release in three calls of ``rollout_release`` (``canary: start``, ``promote``, ``rollback``),
 with the user's verification between them; each phase is a release strategy (``release.Release``):
 preflight before any write, guarded writes that a lost answer cannot repeat, one wait for all on
 the engine, the health gate, and on failure every changed workload put back to the exact template
@@ -17,11 +17,11 @@ it had.
   call returns when the canary pods are Ready (early stop on pull errors, crash loops, ...).
 - ``CanaryPromote``: the rest of the rollout (the hold released), the wait, the soak and the
   analysis; on success the record is removed.
-- ``CanaryAbort``: every workload with a record is put back as it was, record removed.
+- ``CanaryRollback``: every workload with a record is put back as it was, record removed.
 
-The record lives on the workload, so promote and abort work from another play or job (an AWX
+The record lives on the workload, so promote and rollback work from another play or job (an AWX
 workflow's approval node between them, for instance); a second start of the same images, a second
-promote or abort, are no-ops.
+promote or rollback, are no-ops.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -29,6 +29,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
     ApiError,
     KubeError,
@@ -103,8 +104,9 @@ class _CanaryPhase(Release):
             return problem
         if release_record.text_of(w.obj) is not None:
             return ('%s carries a %s record: a release of it did not finish; resume it or put it back '
-                    '(rollout_release with recover: resume or rollback) before a canary'
-                    % (t.label(), release_record.RECORD_ANNOTATION))
+                    '(%s or %s) before a canary'
+                    % (t.label(), release_record.RECORD_ANNOTATION, setting('recover', 'resume'),
+                       setting('recover', 'rollback')))
         record = record_of(w.obj)
         if record is None and w.annotations.get(CANARY_ANNOTATION):
             return ('%s carries a %s annotation that is not a canary record (not JSON, or without a '
@@ -120,7 +122,7 @@ class _CanaryPhase(Release):
             problem = _changed_since_start(t, w, record)
             if problem:
                 return problem
-            # What an abort puts back comes from the record: only from one its start sealed.
+            # What a rollback puts back comes from the record: only from one its start sealed.
             unsealed = release_record.verify(self.client, self._lease_namespace(), w, record.get('id'),
                                              CANARY_ANNOTATION)
             if unsealed:
@@ -169,11 +171,12 @@ class CanaryStart(_CanaryPhase):
 
     def phase_refusal(self, t, record):
         if record is not None and record.get('images') != t.images:
-            return ('%s has a canary of other images in progress (%s): promote or abort it first'
-                    % (t.label(), _images_text(record.get('images'))))
+            return ('%s has a canary of other images in progress (%s): promote it or roll it back (%s) first'
+                    % (t.label(), _images_text(record.get('images')), setting('canary', 'rollback')))
         if record is None and t.workload.paused:
             return ('%s is paused: a paused Deployment does not roll out; resume it first '
-                    '(rollout_pause with state=resumed)' % t.label())
+                    '(rollout_pause with %s)' % (t.label(),
+                                                 setting('state', 'resumed', module='rollout_pause')))
         return None
 
     def patch_of(self, t):
@@ -227,13 +230,13 @@ class CanaryPromote(_CanaryPhase):
 
     def phase_refusal(self, t, record):
         if record is not None and record.get('images') != t.images:
-            return ('%s has a canary of other images (%s): promote it with those images, or abort it'
-                    % (t.label(), _images_text(record.get('images'))))
+            return ('%s has a canary of other images (%s): promote it with those images, or roll it back (%s)'
+                    % (t.label(), _images_text(record.get('images')), setting('canary', 'rollback')))
         if record is None and not self.options.check_mode:
             # Promoted already (the record goes last), or never started.
             if t.workload.image_patch(t.images) is not None or t.workload.paused:
                 return ('%s has no canary of these images to promote (no %s annotation): start one '
-                        'first (canary: start)' % (t.label(), CANARY_ANNOTATION))
+                        'first (%s)' % (t.label(), CANARY_ANNOTATION, setting('canary', 'start')))
         return None
 
     def patch_of(self, t):
@@ -270,8 +273,8 @@ class CanaryPromote(_CanaryPhase):
         return words
 
 
-class CanaryAbort(_CanaryPhase):
-    """``canary: abort``: every workload with a record put back as the record says."""
+class CanaryRollback(_CanaryPhase):
+    """``canary: rollback``: every workload with a record put back as the record says."""
 
     def _run(self):
         problems = self.preflight()
@@ -291,17 +294,18 @@ class CanaryAbort(_CanaryPhase):
         return self.put_back_as_asked(with_record)
 
     def patch_of(self, t):
-        return None  # an abort writes only by putting back
+        return None  # a rollback writes only by putting back
 
     def words(self):
-        words = super(CanaryAbort, self).words()
-        words[ROLLED_BACK] = 'Would abort the canary of' if self.options.check_mode else 'Canary aborted'
-        words[UNCHANGED] = 'No canary to abort'
+        words = super(CanaryRollback, self).words()
+        words[ROLLED_BACK] = ('Would roll back the canary of' if self.options.check_mode
+                              else 'Canary rolled back')
+        words[UNCHANGED] = 'No canary to roll back'
         return words
 
 
 # The strategy of each phase of the ``canary`` option.
-PHASES = {'start': CanaryStart, 'promote': CanaryPromote, 'abort': CanaryAbort}
+PHASES = {'start': CanaryStart, 'promote': CanaryPromote, 'rollback': CanaryRollback}
 
 
 def _running(template, images):
@@ -317,7 +321,7 @@ def _running(template, images):
 
 def _changed_since_start(t, workload, record):
     """Why a canary's record cannot be acted on because the template was changed since the start by
-    other than the canary (a hotfix an abort would overwrite, an edit a promote would roll out
+    other than the canary (a hotfix a rollback would overwrite, an edit a promote would roll out
     unverified), or None."""
     try:
         expected = patches.imaged_template(record['template'], record.get('images') or {})
@@ -327,15 +331,15 @@ def _changed_since_start(t, workload, record):
         return None
     where = ', '.join(revisions.template_differences(expected or {}, workload.template))
     return ('%s: its pod template was changed since the canary started, other than by the canary (%s); '
-            'an abort would overwrite that change and a promotion would roll it out unverified. Decide by '
+            'a rollback would overwrite that change and a promotion would roll it out unverified. Decide by '
             'hand: check the workload, then remove the record (%s) and release or roll back as wanted'
             % (t.label(), where, release_record.clear_command(workload, CANARY_ANNOTATION)))
 
 
 def _promoted(t):
     return ('%s runs %s and carries no %s record: the canary was promoted already (or these images were '
-            'released another way); there is nothing to abort. To go back to the previous version, roll '
-            'back: kubeops.rollout.rollout_undo (playbooks/rollback.yml)'
+            'released another way); there is no canary to roll back. To go back to the previous version, '
+            'roll back: kubeops.rollout.rollout_undo (playbooks/rollback.yml)'
             % (t.label(), _images_text(t.images), CANARY_ANNOTATION))
 
 

@@ -27,6 +27,7 @@ import hashlib
 import json
 import time
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import KubeError, error_text
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
@@ -183,8 +184,9 @@ def hold_refusal(workload, label):
     """Why a plain release of ``workload`` would leave pods on two versions (a canary in progress, a
     partition above 0), or None."""
     if CANARY_ANNOTATION in workload.annotations:
-        return ('%s has a canary in progress: promote it (canary: promote) or abort it (canary: abort) '
-                'before a release' % label)
+        return ('%s has a canary in progress: promote it or roll it back (rollout_release with %s or %s) '
+                'before a release' % (label, setting('canary', 'promote', module='rollout_release'),
+                                      setting('canary', 'rollback', module='rollout_release')))
     if workload.partition:
         return ('%s has a rolling update partition of %d: a release would update only the pods above it '
                 'and leave the others on the old images; set the partition to 0 first, or release it as '
@@ -230,10 +232,12 @@ def in_flight_refusal(client, workload, verb):
         return ('%s is being released (release %s, started %s): %s; a %s now would fight it. Wait for '
                 'that run to end' % (where, record['id'], record.get('started'), holder, verb)), 'wait'
     return ('%s carries the record of release %s (started %s by %s), which did not end; a %s now would '
-            'be judged by nobody. Finish that release first: rollout_release with recover: resume (wait '
-            'and judge it) or recover: rollback (put it back)'
-            % (where, record['id'], record.get('started'), lease_mod.runner_text(record), verb)), \
-        'kubeops.rollout.rollout_release recover: rollback'
+            'be judged by nobody. Finish that release first: rollout_release with %s (wait and judge it) '
+            'or %s (put it back)'
+            % (where, record['id'], record.get('started'), lease_mod.runner_text(record), verb,
+               setting('recover', 'resume', module='rollout_release'),
+               setting('recover', 'rollback', module='rollout_release'))), \
+        'kubeops.rollout.rollout_release %s' % setting('recover', 'rollback', module='rollout_release')
 
 
 def take_lease(client, namespace, name, release, seconds, runner, seals=None):

@@ -28,6 +28,7 @@ __metaclass__ = type
 import threading
 import time
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
     ApiError,
     KubeError,
@@ -173,10 +174,11 @@ class Release(Lifecycle):
             return ('%s: release %s is in progress (started %s by %s; %s): wait for it to end'
                     % (t.label(), record['id'], record.get('started'), lease_mod.runner_text(record), holder))
         if record['id'] != self.id and self.options.recover is None:
-            self.suggest('recover: rollback')
+            self.suggest(setting('recover', 'rollback'))
             return ('%s: release %s (started %s by %s) did not finish: its runner stopped. Resume it '
-                    '(recover: resume) or put it back (recover: rollback), then release again'
-                    % (t.label(), record['id'], record.get('started'), lease_mod.runner_text(record)))
+                    '(%s) or put it back (%s), then release again'
+                    % (t.label(), record['id'], record.get('started'), lease_mod.runner_text(record),
+                       setting('recover', 'resume'), setting('recover', 'rollback')))
         t.record, t.resumed = record, True
         t.original_template, t.original_cause = record['template'], record.get('changeCause')
         if self.options.recover == 'resume' or record['id'] == self.id:

@@ -14,6 +14,7 @@ __metaclass__ = type
 import copy
 from collections import namedtuple
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (
     label_problem,
     listed_twice,
@@ -370,7 +371,7 @@ def finishing_step(t, left):
         return release_record.clear_command(t.workload)
     if left == NOT_COMING_UP:
         return 'kubeops.rollout.rollout_undo'
-    return 'recover: rollback'
+    return setting('recover', 'rollback')
 
 
 def how_to_finish(t, text, left):
@@ -384,7 +385,8 @@ def how_to_finish(t, text, left):
                 'kubeops.rollout.rollout_status (its diagnosis), then fix it or roll back further '
                 '(kubeops.rollout.rollout_undo with to_revision)' % text)
     return ('%s. It is still on the new images with its release record: run the same task again with '
-            'recover: rollback to put it back (or recover: resume to keep the release)' % text)
+            '%s to put it back (or %s to keep the release)'
+            % (text, setting('recover', 'rollback'), setting('recover', 'resume')))
 
 
 def interrupted_message(release_id, targets):
@@ -399,8 +401,9 @@ def interrupted_message(release_id, targets):
                     'rollout not judged: see kubeops.rollout.rollout_status): %s' % ', '.join(back))
     if kept:
         message += ('. %s keep%s the %s record: run the same task again to resume the release (wait, '
-                    'gates, put back on failure), or with recover: rollback to put it back'
-                    % (', '.join(kept), 's' if len(kept) == 1 else '', release_record.RECORD_ANNOTATION))
+                    'gates, put back on failure), or with %s to put it back'
+                    % (', '.join(kept), 's' if len(kept) == 1 else '', release_record.RECORD_ANNOTATION,
+                       setting('recover', 'rollback')))
     return message
 
 

@@ -14,7 +14,7 @@ during which the analysis checks are measured.
 Promotion, as Flagger does it but as one release: the canary at full size and weight 100, the stable
 Deployment given the new images through the plain release (``release.Release``: preflight, wait,
 soak, put back on failure), the weight back to the stable Service, the canary scaled to 0 with its
-record removed. Abort (a failed step, or ``recover: rollback``): weight 0 and the header route
+record removed. Rollback (a failed step, or ``recover: rollback``): weight 0 and the header route
 removed in one patch first, so the traffic is back at once, then the canary scaled to 0 with its
 record removed; if the gateway does not confirm the route, the canary keeps its pods.
 """
@@ -25,6 +25,7 @@ __metaclass__ = type
 
 import copy
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
     ApiError,
@@ -184,12 +185,11 @@ class TrafficCanary(Lifecycle):
             return ['%s carries a %s record that is not acted on (%s): check the route and the canary, then '
                     'remove it with %s' % (where, release_record.TRAFFIC_ANNOTATION, problem, how)]
         if record is not None and record['id'] != self.id and self.options.recover is None:
-            self.suggest('recover: rollback')
-            return ['%s carries the traffic canary of release %s (started %s by %s, step %s): run that task '
-                    'again to go on, or this one with recover: rollback to abort it (or remove the record '
-                    'with %s)'
+            self.suggest(setting('recover', 'rollback'))
+            return ['%s carries the traffic canary of release %s (started %s by %s, %s): run that task '
+                    'again to go on, or this one with %s to roll it back (or remove the record with %s)'
                     % (where, record['id'], record.get('started'), lease_mod.runner_text(record),
-                       record['step'], how)]
+                       rec.step_text(record['step']), setting('recover', 'rollback'), how)]
         if record is not None and record['id'] == self.id and self.options.recover is None:
             # Its step decides where this run goes on: only from a record the operator sealed.
             try:
@@ -200,10 +200,11 @@ class TrafficCanary(Lifecycle):
             text = self.canary['metadata']['annotations'][release_record.TRAFFIC_ANNOTATION]
             unsealed = records.unsealed(lease, self.canary, release_record.TRAFFIC_ANNOTATION, text)
             if unsealed:
-                self.suggest('recover: rollback')
-                return ['%s carries a %s record that is not acted on: %s. No step is taken from it: abort '
-                        'the canary (recover: rollback), or check the route and the canary and remove the '
-                        'record with %s' % (where, release_record.TRAFFIC_ANNOTATION, unsealed, how)]
+                self.suggest(setting('recover', 'rollback'))
+                return ['%s carries a %s record that is not acted on: %s. No step is taken from it: roll '
+                        'the canary back (%s), or check the route and the canary and remove the record '
+                        'with %s' % (where, release_record.TRAFFIC_ANNOTATION, unsealed,
+                                     setting('recover', 'rollback'), how)]
         self.record = record
         return []
 
@@ -372,11 +373,11 @@ class TrafficCanary(Lifecycle):
         self.scale(0, rec.PROMOTE, done=True)
         return result
 
-    def abort(self, cause, refused=None):
+    def rollback(self, cause, refused=None):
         """Traffic back first (weight 0, header route gone, one patch), then the canary scaled down.
         Returns (done, message). ``refused``: in check mode, the gateway's refusal of the route that
         failed the step (its weight would be written, so the weight back would be refused too)."""
-        verb = 'would abort' if self.options.check_mode else 'abort'
+        verb = 'would roll back' if self.options.check_mode else 'rollback'
         self.note('%s: traffic back to Service %s/%s' % (verb, self.namespace, self.cfg['stable_service']))
         self.traffic['phase'] = 'aborted'
         try:
@@ -385,20 +386,21 @@ class TrafficCanary(Lifecycle):
             self.shift(0, header=False)
         except (TrafficFailed, KubeError) as e:
             text = e.message if isinstance(e, TrafficFailed) else error_text(e)
-            self.suggest('recover: rollback')
-            return False, ('%s; the abort could not confirm the traffic back (%s): Deployment %s/%s keeps '
+            self.suggest(setting('recover', 'rollback'))
+            return False, ('%s; the rollback could not confirm the traffic back (%s): Deployment %s/%s keeps '
                            'its pods so that what the gateway still serves has endpoints; fix the route, '
-                           'then run again with recover: rollback'
-                           % (cause, text, self.namespace, self.canary_name))
+                           'then run again with %s'
+                           % (cause, text, self.namespace, self.canary_name, setting('recover', 'rollback')))
         try:
-            self.scale(0, 'abort', done=True)
+            self.scale(0, 'rollback', done=True)
         except (StepFailed, KubeError) as e:
-            self.suggest('recover: rollback')
+            self.suggest(setting('recover', 'rollback'))
             return False, ('%s; traffic is back, but Deployment %s/%s could not be scaled down: %s; run '
-                           'again with recover: rollback' % (cause, self.namespace, self.canary_name, e))
+                           'again with %s' % (cause, self.namespace, self.canary_name, e,
+                                              setting('recover', 'rollback')))
         return True, '%s; %s: traffic back to Service %s/%s, %s scaled to 0' % (
-            cause, verb if self.options.check_mode else 'aborted', self.namespace, self.cfg['stable_service'],
-            self.canary_name)
+            cause, verb if self.options.check_mode else 'rolled back', self.namespace,
+            self.cfg['stable_service'], self.canary_name)
 
     def _put_back_promotion(self, message):
         """The promotion's release of the stable Deployment, written and not finished (its run
@@ -458,11 +460,11 @@ class TrafficCanary(Lifecycle):
     def _interrupted(self):
         self.suggest(RERUN)
         self.t.outcome = UNTOUCHED
-        where = self.steps[-1]['step'] if self.steps else 'its start'
-        message = ('traffic canary %s interrupted at step %s; its record stays on Deployment %s/%s: '
-                   'run the same task again to resume it, or with recover: rollback to abort it '
+        where = 'step %d' % self.steps[-1]['step'] if self.steps else 'its start'
+        message = ('traffic canary %s interrupted at %s; its record stays on Deployment %s/%s: '
+                   'run the same task again to resume it, or with %s to roll it back '
                    '(traffic back to the stable Service first)'
-                   % (self.id, where, self.namespace, self.canary_name))
+                   % (self.id, where, self.namespace, self.canary_name, setting('recover', 'rollback')))
         return self._result(True, message, interrupted=True)
 
     def _run(self):
@@ -482,12 +484,12 @@ class TrafficCanary(Lifecycle):
             promotion = release_record.text_of(self.stable) is not None
             if self.canary is None and not promotion:
                 self.t.outcome = UNCHANGED
-                return self._result(False, 'no traffic canary of %s to abort' % self.t.label())
+                return self._result(False, 'no traffic canary of %s to roll back' % self.t.label())
             cause = 'traffic canary of %s %s as asked: its images (%s) %s NOT released' % (
-                self.t.label(), 'would be aborted' if self.options.check_mode else 'aborted',
+                self.t.label(), 'would be rolled back' if self.options.check_mode else 'rolled back',
                 ', '.join('%s=%s' % kv for kv in sorted(self.t.images.items())),
                 'would be' if self.options.check_mode else 'were')
-            done, message = self.abort(cause) if self.canary is not None else (True, cause)
+            done, message = self.rollback(cause) if self.canary is not None else (True, cause)
             if done and promotion:
                 done, message = self._put_back_promotion(message)
             self.t.outcome = ROLLED_BACK
@@ -525,7 +527,7 @@ class TrafficCanary(Lifecycle):
         except (StepFailed, TrafficFailed) as e:
             self.t.outcome = ROLLED_BACK
             refused = e if self.options.check_mode and getattr(e, 'refused', False) else None
-            return self._result(True, self.abort(getattr(e, 'message', None) or str(e), refused)[1])
+            return self._result(True, self.rollback(getattr(e, 'message', None) or str(e), refused)[1])
         if self.options.check_mode:
             self.t.outcome = UPGRADED
             return self._result(False, 'traffic canary %s: would take %d steps, then promote'
@@ -533,7 +535,7 @@ class TrafficCanary(Lifecycle):
         if result.failed:
             self.t.outcome = ROLLED_BACK
             cause = 'promotion of %s failed: %s' % (self.t.label(), result.message)
-            return self._result(True, self.abort(cause)[1])
+            return self._result(True, self.rollback(cause)[1])
         self.traffic['phase'] = 'promoted'
         self.t.outcome = UPGRADED
         self.t.written = self.t.written or result.targets[0].written

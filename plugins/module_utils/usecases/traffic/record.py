@@ -15,10 +15,10 @@ The record (annotation ``kubeops.rollout/traffic-canary`` on the canary Deployme
 the same request as each change of the canary: the release ``id``, the ``images``, the ``step``
 being taken (an index into the steps, or ``promote``), whether that step ``passed`` its analysis,
 the ``route``, the ``runner`` and when it ``started``. It goes in the request that scales the canary
-to 0 at the end (promotion or abort). It is sealed (engine/records.py) on the traffic canary's
+to 0 at the end (promotion or rollback). It is sealed (engine/records.py) on the traffic canary's
 Lease, ``kubeops-traffic-<id without r->`` in the canary's namespace, which stays (with no holder)
 while the record does: a step is resumed only from a record whose seal is there. A re-run of the
-same task finds it and resumes the step it names; ``recover: rollback`` aborts it; ``kubectl
+same task finds it and resumes the step it names; ``recover: rollback`` rolls it back; ``kubectl
 annotate deployment <stable>-canary -n <ns> kubeops.rollout/traffic-canary-`` removes it by hand.
 """
 
@@ -65,6 +65,11 @@ def canary_template(template, images, track_label):
     meta = out.setdefault('metadata', {})
     meta['labels'] = dict(meta.get('labels') or {}, **{track_label: 'canary'})
     return out
+
+
+def step_text(step):
+    """A record's ``step`` as the messages count steps (from 1), or ``promotion``."""
+    return 'the promotion' if step == PROMOTE else 'step %d' % (step + 1)
 
 
 def record_text(release, images, step, route, runner, started, passed=False):

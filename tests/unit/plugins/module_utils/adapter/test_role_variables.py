@@ -5,6 +5,8 @@ import pytest
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.role_variables import (
     closest,
+    deprecated_given,
+    deprecation,
     spec_variables,
     unknown_variables,
     warning,
@@ -56,3 +58,14 @@ def test_a_prefix_of_another_role_is_not_this_roles():
     # rollout_wait_ is a prefix of nothing else; rollout_waits_x has another prefix.
     assert unknown_variables('rollout_wait', ['rollout_waits_x', 'rollout_wait_timeout'],
                              {'rollout_wait_timeout'}) == []
+
+
+def test_an_old_name_given_is_a_deprecation_naming_what_to_set_instead():
+    deprecated = {'traffic_canary_abort': 'traffic_canary_recover: rollback'}
+    given = ['traffic_canary_steps', 'traffic_canary_abort']
+    assert deprecated_given(given, deprecated) == [
+        ('traffic_canary_abort', 'traffic_canary_recover: rollback')]
+    assert deprecated_given(['traffic_canary_steps'], deprecated) == []
+    assert deprecation('traffic_canary_abort', 'traffic_canary_recover: rollback') == (
+        'variable traffic_canary_abort is deprecated (still honoured) and goes away in kubeops.rollout '
+        '3.0.0: use traffic_canary_recover: rollback instead')

@@ -240,7 +240,7 @@ def test_a_strategy_kubectl_cannot_wait_for_is_refused_before_any_write():
     s = statefulset()
     s['spec']['updateStrategy'] = {'type': 'OnDelete'}
     with pytest.raises(Refused, match=r'^StatefulSet default/db: waiting is impossible: .* \(OnDelete\); '
-                                      r'set wait=false'):
+                                      r'set wait: false'):
         StatefulSet(s).check_waitable()
     with pytest.raises(Refused, match=r'^DaemonSet default/agent: waiting is impossible'):
         DaemonSet(daemonset(updateStrategy={'type': 'OnDelete'})).check_can_progress()
@@ -253,7 +253,7 @@ def test_a_strategy_kubectl_cannot_wait_for_is_refused_before_any_write():
 def test_release_refusal_of_a_paused_or_on_delete_workload():
     assert Widget(widget()).release_refusal() is None
     paused = Widget(widget(paused=True)).release_refusal()
-    assert paused.startswith('Widget shop/w1 is paused') and 'state=resumed' in paused
+    assert paused.startswith('Widget shop/w1 is paused') and 'state: resumed' in paused
     on_delete = Widget(widget(updateStrategy={'type': 'OnDelete'})).release_refusal()
     assert on_delete.startswith('Widget shop/w1 uses the OnDelete update strategy')
     # A kind that rolls OnDelete out itself (by deleting pods) is released.

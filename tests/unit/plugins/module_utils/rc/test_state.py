@@ -101,7 +101,7 @@ def test_classify_in_progress_to_another_image():
     old = rc(annotations={objects.NEXT_CONTROLLER_ANNOTATION: 'web-2'})
     other = in_progress(old, options(image='nginx:9'))
     with pytest.raises(errors.UpdateError,
-                       match=r'to image nginx:9 .*image: nginx:9, or abort it with rollback: true'):
+                       match=r'to image nginx:9 .*image: nginx:9, or roll it back with rollback: true'):
         classify(opts, old, other)
 
 

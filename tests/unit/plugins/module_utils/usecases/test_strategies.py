@@ -12,14 +12,14 @@ pytestmark = pytest.mark.unit
 
 @pytest.mark.parametrize('phase, expected', [
     (None, Release), ('start', canary.CanaryStart), ('promote', canary.CanaryPromote),
-    ('abort', canary.CanaryAbort)])
+    ('rollback', canary.CanaryRollback)])
 def test_the_canary_option_chooses_the_strategy(phase, expected):
     chosen = strategies.strategy(ReleaseOptions(canary=phase))
     assert chosen is expected and issubclass(chosen, Release)
 
 
 def test_every_canary_phase_is_a_strategy_of_its_own():
-    assert set(canary.PHASES) == {'start', 'promote', 'abort'}
+    assert set(canary.PHASES) == {'start', 'promote', 'rollback'}
     assert len(set(canary.PHASES.values())) == 3
 
 

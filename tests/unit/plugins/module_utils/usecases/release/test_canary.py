@@ -184,7 +184,7 @@ def test_a_second_start_of_the_same_images_is_a_no_op_and_other_images_are_refus
     other, _ = phase(sim, 'start', [entry('Deployment', 'web', 'nginx:3')])
     assert other.failed and not other.changed
     assert other.lines[1] == ('  Deployment default/web has a canary of other images in progress '
-                              '(app=nginx:2): promote or abort it first')
+                              '(app=nginx:2): promote it or roll it back (canary: rollback) first')
     assert persisted(sim, since) == []
 
 
@@ -223,17 +223,17 @@ def test_promote_releases_the_hold_rolls_out_the_rest_and_removes_the_record(sim
 
 # ---- abort -----------------------------------------------------------------------------------------
 
-def test_abort_puts_back_the_template_change_cause_and_partition_and_removes_the_record(sim):
+def test_rollback_puts_back_the_template_change_cause_and_partition_and_removes_the_record(sim):
     sim.client.create('/apis/apps/v1/namespaces/default/deployments', dict(
         workload('Deployment', 'web', 'nginx:1', 4), metadata={'name': 'web', 'annotations': {CAUSE: 'v1'}}))
     before = {DEPLOY: settled(sim.client, DEPLOY), STS: db(sim)}
     wanted = [entry('Deployment', 'web', 'nginx:2'), entry('StatefulSet', 'db', 'redis:2')]
     phase(sim, 'start', wanted, cause='v2')
     assert sim.client.get(DEPLOY)['metadata']['annotations'][CAUSE] == 'v2'
-    result, _ = phase(sim, 'abort', wanted)
+    result, _ = phase(sim, 'rollback', wanted)
     assert not result.failed and result.changed, result.message
-    assert result.lines == ['Canary aborted: Deployment default/web',
-                            'Canary aborted: StatefulSet default/db']
+    assert result.lines == ['Canary rolled back: Deployment default/web',
+                            'Canary rolled back: StatefulSet default/db']
     for path, old in before.items():
         now = settled(sim.client, path)
         assert now['spec']['template'] == old['spec']['template']
@@ -243,9 +243,9 @@ def test_abort_puts_back_the_template_change_cause_and_partition_and_removes_the
     assert not sim.client.get(DEPLOY)['spec'].get('paused') and partition(sim.client.get(STS)) == 0
     assert pod_images(sim, 'web') == ['nginx:1'] * 4 and pod_images(sim, 'db') == ['redis:1'] * 3
     since = mark(sim)
-    again, _ = phase(sim, 'abort', wanted)
-    assert not again.changed and again.lines == ['No canary to abort: Deployment default/web',
-                                                 'No canary to abort: StatefulSet default/db']
+    again, _ = phase(sim, 'rollback', wanted)
+    assert not again.changed and again.lines == ['No canary to roll back: Deployment default/web',
+                                                 'No canary to roll back: StatefulSet default/db']
     assert persisted(sim, since) == []
 
 

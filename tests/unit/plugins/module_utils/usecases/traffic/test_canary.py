@@ -3,6 +3,7 @@ main drives it: what its preflight refuses before any write, and a record of ano
 
 import pytest
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.common import vocabulary
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import GateOptions
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases import strategies
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import (
@@ -73,11 +74,20 @@ def test_the_canary_of_another_release_is_refused_naming_it_and_the_ways_out(sim
     body = traffic_record.canary_body(stable, 'default', 0, {'app': 'nginx:9'}, 'track', other)
     sim.client.create('/apis/apps/v1/namespaces/default/deployments', body)
     result = run(sim.client)
+    # The record keeps the step's index (1): the messages count steps from 1, as the progress lines do.
     assert ('Deployment default/web-canary carries the traffic canary of release r-other (started '
-            '2026-01-01T00:00:00Z by ci/1, step 1)') in result.message
+            '2026-01-01T00:00:00Z by ci/1, step 2)') in result.message
     assert 'recover: rollback' in result.message
     how = 'kubectl annotate deployment web-canary -n default kubeops.rollout/traffic-canary-'
     assert how in result.message
+    # Called by a role, the same refusal names the role's variable.
+    vocabulary.speak({'recover': 'traffic_canary_recover'})
+    try:
+        again = run(sim.client)
+    finally:
+        vocabulary.speak(None)
+    assert 'this one with traffic_canary_recover: rollback to roll it back' in again.message
+    assert again.fields['next_step'] == 'traffic_canary_recover: rollback'
 
 
 def test_an_abort_after_a_killed_promotion_puts_the_promotion_back_too(sim, monkeypatch):
