@@ -169,7 +169,7 @@ class Engine:
             reader = own = SharedLists.scoped(self.client, health.probe_scopes(rollout.workload),
                                               clock=self.clock)
         early = health.EarlyStop(reader, self.gates.fail_fast_seconds, clock=self.clock,
-                          on_cause=lambda text: self.note('%s: %s' % (rollout.label, text)))
+                                 on_cause=lambda text: self.note('%s: %s' % (rollout.label, text)))
         try:
             yield lambda obj: early(type(rollout.workload)(obj))
         finally:

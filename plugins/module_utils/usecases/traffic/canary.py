@@ -467,4 +467,3 @@ class TrafficCanary(Preflight, Lifecycle):
         run changes it (or, in check mode, would)."""
         d = self.route_diff
         return [d] if d is not None and d['before'] != d['after'] else None
-
