@@ -30,6 +30,12 @@ def parse_args(argv=None):
                    help='RBAC: authorize every request with Roles, ClusterRoles and their bindings, as '
                         'kube-apiserver --authorization-mode RBAC (default AlwaysAllow)')
     p.add_argument('--nodes', type=int, default=3, help='number of Nodes (default 3)')
+    p.add_argument('--no-default-storage-class', dest='default_storage_class', action='store_false',
+                   help='install no StorageClass, as a bare API server (default: the default class '
+                        '"standard", as kind installs it)')
+    p.add_argument('--upstream-like', action='store_true',
+                   help='the cluster of Kubernetes\' own kubectl command tests: a bare API server and '
+                        'controller manager (--nodes 0 --no-default-storage-class)')
     p.add_argument('--ready-delay', type=float, default=0.2, metavar='SECONDS',
                    help='seconds from pod creation to Ready (default 0.2)')
     p.add_argument('--fail-image', metavar='REGEX', help='pods whose image matches never become Ready')
@@ -75,6 +81,8 @@ def parse_args(argv=None):
         p.error('--basic-auth must be USER:PASSWORD')
     if args.max_watch_seconds is not None and not args.max_watch_seconds > 0:
         p.error('--max-watch-seconds must be positive')
+    if args.upstream_like:
+        args.nodes, args.default_storage_class = 0, False
     if args.nodes < 0:
         p.error('--nodes must not be negative')
     if args.stop_delay < 0:
@@ -101,7 +109,8 @@ async def serve(args):
                   max_watch_seconds=args.max_watch_seconds, stop_delay=args.stop_delay,
                   endpoint_lag=args.endpoint_lag, gateway_api=args.gateway_api,
                   gateway_delay=args.gateway_delay, gateway_reject=args.gateway_reject,
-                  authorization_mode=args.authorization_mode)
+                  authorization_mode=args.authorization_mode,
+                  default_storage_class=args.default_storage_class)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

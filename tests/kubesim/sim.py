@@ -52,7 +52,7 @@ class KubeSim:
                  ready_delay=0.2, fail_image=None, time_scale=1.0, request_log=None, faults=None,
                  crash_image=None, crash_after=1.0, token_file=None, basic_auth=None, client_certs=False,
                  max_watch_seconds=None, stop_delay=0.1, endpoint_lag=0.0, gateway_api=False,
-                 gateway_delay=0.0, gateway_reject=None, authorization_mode=None):
+                 gateway_delay=0.0, gateway_reject=None, authorization_mode=None, default_storage_class=True):
         if client_certs and not tls:
             raise ValueError('client_certs needs tls')
         self.host = host
@@ -72,6 +72,8 @@ class KubeSim:
         self.request_log_path = os.fspath(request_log) if request_log else None
         self.gateway_options = {'delay': gateway_delay, 'reject': gateway_reject} if gateway_api else None
         self.gateway = None  # the gateway controller, with gateway_api
+        # kind's cluster has the default StorageClass `standard`; a bare API server has none.
+        self.default_storage_class = default_storage_class
         self.faults = Faults(faults)  # parses now: a bad SPEC fails before anything starts
         self.certificates = None
         self.store = None
@@ -103,7 +105,7 @@ class KubeSim:
             self.certificates = Certificates()
             ssl_context = self.certificates.server_context(self.auth_options['client_certs'])
         store.mutating_admission.append(serviceaccount_admission.admit)
-        self._start_volumes_and_apiservices(store)
+        self._start_volumes_and_apiservices(store, self.default_storage_class)
         ServiceAccountsController(store, self.ca_pem).attach()
         NamespaceController(store).attach()
         for name in INITIAL_NAMESPACES:
@@ -141,12 +143,14 @@ class KubeSim:
         self._controller_task = asyncio.get_running_loop().create_task(self._run_controllers())
 
     @staticmethod
-    def _start_volumes_and_apiservices(store):
+    def _start_volumes_and_apiservices(store, default_storage_class):
         """The admission plugins of claims (DefaultStorageClass, StorageObjectInUseProtection), the
-        default StorageClass `standard` and the APIServices of the served group-versions."""
+        default StorageClass `standard` (as kind installs it; not with `default_storage_class=False`,
+        as a bare API server) and the APIServices of the served group-versions."""
         storage.bind_store(store)
         store.mutating_admission += [storage.admit_default_class, storage.admit_protection]
-        store.create(storage.STORAGE_CLASSES, storage.DEFAULT_CLASS)
+        if default_storage_class:
+            store.create(storage.STORAGE_CLASSES, storage.DEFAULT_CLASS)
         apiregistration.register_builtin(store, sorted({(r.group, r.version) for r in resources.RESOURCES}))
 
     async def _run_controllers(self):

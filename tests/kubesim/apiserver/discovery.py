@@ -2,6 +2,8 @@
 the resource rows of a registry (registry/resources.py: the built-in resources and the custom
 resources of the store's CustomResourceDefinitions)."""
 
+import base64
+import hashlib
 import re
 
 from .registry.resources import BUILTIN
@@ -65,6 +67,16 @@ def api_group_list(registry=BUILTIN):
                        for g in registry.groups()]}
 
 
+def storage_version_hash(group, version, kind):
+    """The `storageVersionHash` of a resource stored as group/version/kind (apiserver
+    endpoints/discovery/storageversionhash.go): the first 8 bytes of the SHA-256 of
+    "group/version/kind", in standard base64. Discovery gives it to a resource's main entry when
+    the resource has storage (the registry store; not the reviews, not the subresources); every
+    version of a resource carries its storage version's hash."""
+    digest = hashlib.sha256(f'{group}/{version}/{kind}'.encode()).digest()
+    return base64.b64encode(digest[:8]).decode()
+
+
 def api_resource_list(group, version, registry=BUILTIN):
     """None when the group/version is not served."""
     members = [r for r in registry.rows if r.group == group and r.version == version]
@@ -72,7 +84,11 @@ def api_resource_list(group, version, registry=BUILTIN):
         return None
     resources = []
     for r in members:
-        resources.extend(r.api_resources())
+        entries = r.api_resources()
+        stored = registry.by_key.get(r.key)
+        if stored is not None and 'get' in r.verbs:  # the reviews are answered, never stored
+            entries[0]['storageVersionHash'] = storage_version_hash(stored.group, stored.version, stored.kind)
+        resources.extend(entries)
     gv = f'{group}/{version}' if group else version
     return {'kind': 'APIResourceList', 'apiVersion': 'v1', 'groupVersion': gv, 'resources': resources}
 

@@ -28,7 +28,7 @@ from .authorization import Authorization, is_review
 from .handlers.connect import ConnectHandlers
 from .handlers.delete import DeleteHandlers
 from .handlers.patch import PatchHandlers
-from .handlers.responsewriters import JSON, _json_response, _raw_json_response
+from .handlers.responsewriters import JSON, _json_response, _raw_json_response, pretty_if_asked
 from .handlers.rest import RestHandlers, _is_true
 from .handlers.scale import ScaleHandlers
 from .handlers.watch import WatchHandlers
@@ -119,17 +119,17 @@ class ApiServer(Authorization, Authentication, RestHandlers, ScaleHandlers, Patc
     def _negotiate(request, response):
         """Answer in protobuf when the client asks for it first (kubectl does, for built-in kinds):
         an object, list or Status the Go type table knows; everything else stays JSON (Tables,
-        discovery, watch streams)."""
+        discovery, watch streams), pretty-printed when the client asks (`pretty_if_asked`)."""
         accept = request.headers.get('Accept', '').split(',')[0].strip()
         if not accept.startswith(protobuf.CONTENT_TYPE) or not isinstance(response, web.Response) \
                 or response.content_type != JSON or not response.body:
-            return response
+            return pretty_if_asked(request, response)
         try:
             encoded = protobuf.encode(json.loads(response.body))
         except (ValueError, AttributeError):
             return response
         if encoded is None:
-            return response
+            return pretty_if_asked(request, response)
         headers = {k: v for k, v in response.headers.items() if k.lower() not in ('content-type',
                                                                                    'content-length')}
         answer = web.Response(status=response.status, body=encoded, content_type=protobuf.CONTENT_TYPE)

@@ -367,18 +367,23 @@ def _definitions(columns):
     return out
 
 
-def _row(columns, obj):
-    return {'cells': [column[3](obj) for column in columns],
-            'object': {'kind': 'PartialObjectMetadata', 'apiVersion': 'meta.k8s.io/v1',
-                       'metadata': obj.get('metadata', {})}}
+def _row(columns, obj, include):
+    row_object = None  # includeObject=None
+    if include == 'Object':
+        row_object = obj
+    elif include == 'Metadata':
+        row_object = {'kind': 'PartialObjectMetadata', 'apiVersion': 'meta.k8s.io/v1',
+                      'metadata': obj.get('metadata', {})}
+    return {'cells': [column[3](obj) for column in columns], 'object': row_object}
 
 
-def table(columns, objects, metadata):
+def table(columns, objects, metadata, include='Metadata'):
     """A Table of ``objects`` with ``columns`` (a resource's `columns`; list metadata:
-    resourceVersion, continue, ...)."""
+    resourceVersion, continue, ...); each row carries what `include` (the `includeObject` option,
+    endpoints/handlers/response.go asTable) says: the object, its metadata, or nothing (null)."""
     return {'kind': 'Table', 'apiVersion': 'meta.k8s.io/v1', 'metadata': metadata,
             'columnDefinitions': _definitions(columns),
-            'rows': [_row(columns, o) for o in objects]}
+            'rows': [_row(columns, o, include) for o in objects]}
 
 
 # ---- batch/v1 (pkg/printers/internalversion/printers.go: printJob, printCronJob) ----------------------

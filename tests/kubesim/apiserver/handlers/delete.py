@@ -5,6 +5,7 @@ and the namespace storage's own Delete."""
 import json
 
 from ...machinery.errors import ApiError
+from ..admission import namespacelifecycle
 from ..registry.store import now_rfc3339
 from .responsewriters import _json_response
 from .rest import _dry_run, _is_true, _list_item
@@ -60,6 +61,7 @@ class DeleteHandlers:
         res = route.resource
         policy, preconditions, dry_run, grace, cascade = await self._delete_options(request)
         if res.key == '/namespaces':
+            namespacelifecycle.check_delete(route.name)  # admission runs before the storage's Delete
             return self._delete_namespace(route, preconditions, dry_run)
         obj, removed = self.store.delete_request(res.key, route.namespace, route.name, propagation=policy,
                                                  dry_run=dry_run, preconditions=preconditions,

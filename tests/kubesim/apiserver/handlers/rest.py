@@ -46,6 +46,14 @@ def _list_item(obj):
     return obj
 
 
+def _include_object(request):
+    """The Table's `includeObject` option (metav1.TableOptions): Metadata when not given."""
+    include = request.query.get('includeObject') or 'Metadata'
+    if include not in ('None', 'Metadata', 'Object'):
+        raise ApiError.bad_request(f'unrecognized includeObject value: "{include}"')
+    return include
+
+
 def _first_accept(request):
     """The media type (without parameters) of the first entry of the Accept header."""
     return request.headers.get('Accept', '').split(',')[0].split(';')[0].strip().lower()
@@ -94,9 +102,10 @@ class RestHandlers:
         obj = route.resource.shown(self.store.must_get(route.resource.key, route.namespace, route.name))
         if route.subresource == 'scale':
             obj = to_scale(route.resource, obj)
-        elif route.subresource is None and tables.wants_table(request.headers.get('Accept')):
+        elif route.subresource in (None, 'status') and tables.wants_table(request.headers.get('Accept')):
+            # The status subresource's REST prints the object as the resource does.
             meta = {'resourceVersion': obj['metadata']['resourceVersion']}
-            obj = tables.table(route.resource.columns, [obj], meta)
+            obj = tables.table(route.resource.columns, [obj], meta, _include_object(request))
         return _json_response(obj)
 
     def _list(self, request, route):
@@ -121,7 +130,7 @@ class RestHandlers:
             meta['remainingItemCount'] = len(items) - int(limit)
             items = items[: int(limit)]
         if tables.wants_table(request.headers.get('Accept')):
-            return _json_response(tables.table(res.columns, items, meta))
+            return _json_response(tables.table(res.columns, items, meta, _include_object(request)))
         return _json_response({'kind': f'{res.kind}List', 'apiVersion': res.group_version,
                                   'metadata': meta, 'items': [_list_item(o) for o in items]})
 

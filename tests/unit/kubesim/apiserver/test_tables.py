@@ -61,3 +61,15 @@ def test_kinds_without_a_printer_get_name_and_age():
     table = tables.table(BY_KEY['/serviceaccounts'].columns, [{'metadata': {'name': 'sa'}}], {})
     assert [c['name'] for c in table['columnDefinitions']] == ['Name', 'Age']
     assert table['rows'][0]['cells'] == ['sa', '<unknown>']
+
+
+@pytest.mark.parametrize('include, expected', [
+    ('Metadata', {'kind': 'PartialObjectMetadata', 'apiVersion': 'meta.k8s.io/v1',
+                  'metadata': {'name': 'sa'}}),
+    ('Object', {'kind': 'ServiceAccount', 'apiVersion': 'v1', 'metadata': {'name': 'sa'}}),
+    ('None', None),
+])
+def test_rows_carry_what_include_object_asks(include, expected):
+    sa = {'kind': 'ServiceAccount', 'apiVersion': 'v1', 'metadata': {'name': 'sa'}}
+    row = tables.table(BY_KEY['/serviceaccounts'].columns, [sa], {}, include)['rows'][0]
+    assert row['object'] == expected
