@@ -181,6 +181,7 @@ def test_a_crd_is_named_established_and_served_at_once(http, crd):
             'verbs': ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
             'shortNames': ['wd'],
             'categories': ['all'],
+            'storageVersionHash': 'gIwvi5rymmg=',  # of example.com/v1/Widget, the storage version
         },
         {
             'name': 'widgets/status',
