@@ -368,19 +368,13 @@ def _definitions(columns):
 
 
 def _row(columns, obj, include):
-    row_object = None  # includeObject=None
-    if include == 'Object':
-        row_object = obj
-    elif include == 'Metadata':
-        row_object = {'kind': 'PartialObjectMetadata', 'apiVersion': 'meta.k8s.io/v1',
-                      'metadata': obj.get('metadata', {})}
-    return {'cells': [column[3](obj) for column in columns], 'object': row_object}
+    meta = {'kind': 'PartialObjectMetadata', 'apiVersion': 'meta.k8s.io/v1', 'metadata': obj.get('metadata')}
+    return {'cells': [c[3](obj) for c in columns], 'object': {'Object': obj, 'None': None}.get(include, meta)}
 
 
 def table(columns, objects, metadata, include='Metadata'):
-    """A Table of ``objects`` with ``columns`` (a resource's `columns`; list metadata:
-    resourceVersion, continue, ...); each row carries what `include` (the `includeObject` option,
-    endpoints/handlers/response.go asTable) says: the object, its metadata, or nothing (null)."""
+    """A Table of ``objects`` with ``columns`` (a resource's `columns`; list metadata: resourceVersion,
+    continue, ...); rows carry the object, its metadata or null as `include` (`includeObject`) says."""
     return {'kind': 'Table', 'apiVersion': 'meta.k8s.io/v1', 'metadata': metadata,
             'columnDefinitions': _definitions(columns),
             'rows': [_row(columns, o, include) for o in objects]}
