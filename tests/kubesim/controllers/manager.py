@@ -31,6 +31,7 @@ from .. import timeline
 from ..kubelet.kubelet import Kubelet
 from ..machinery.errors import ApiError
 from .common import is_pod_ready
+from .cronjob import CronJobController
 from .daemonset import DaemonSetController
 from .deployment import DeploymentController
 from .events import EventRecorder
@@ -53,7 +54,7 @@ MIN_PASS_INTERVAL = 0.01
 # The controllers that sync only what changed, by the resource they own and its kind.
 KEYED = {'apps/replicasets': 'ReplicaSet', '/replicationcontrollers': 'ReplicationController',
          'apps/deployments': 'Deployment', 'apps/statefulsets': 'StatefulSet', 'apps/daemonsets': 'DaemonSet',
-         'batch/jobs': 'Job'}
+         'batch/jobs': 'Job', 'batch/cronjobs': 'CronJob'}
 KEYED_BY_KIND = {kind: resource for resource, kind in KEYED.items()}
 # Who may adopt an object that no one controls (it matches their selector).
 ADOPTERS = {'/pods': ('apps/replicasets', '/replicationcontrollers', 'apps/statefulsets', 'apps/daemonsets',
@@ -68,7 +69,7 @@ SLICE_SECONDS = 0.005
 # Resources whose changes can give a controller work.
 WATCHED = frozenset({'/pods', '/nodes', '/replicationcontrollers', 'apps/replicasets', 'apps/deployments',
                      'apps/statefulsets', 'apps/daemonsets', 'apps/controllerrevisions', '/resourcequotas',
-                     'autoscaling/horizontalpodautoscalers', 'batch/jobs'})
+                     'autoscaling/horizontalpodautoscalers', 'batch/jobs', 'batch/cronjobs'})
 WATCHED |= {'/persistentvolumeclaims', '/persistentvolumes'}
 
 
@@ -107,6 +108,7 @@ class ControllerManager:
                             DaemonSetController(self), ResourceQuotaController(self),
                             HorizontalPodAutoscalerController(self), JobController(self)]
         self.controllers.append(VolumeController(self))  # claims and volumes (controllers/volume.py)
+        self.controllers.append(CronJobController(self))  # schedules Jobs (controllers/cronjob.py)
         self.passes = 0
         self.errors = 0
         self.synced = 0  # object syncs by the keyed controllers (a measure of their work)

@@ -20,7 +20,7 @@ from ..controllers.common import name_of, ns_of, pod_phase, uid_of
 from ..controllers.events import NORMAL, WARNING
 from ..machinery.errors import ApiError
 from .nodes import node_is_ready, node_manifest
-from .programs import Program, program
+from .programs import Program, ignores_sigterm, program
 from .scheduler import SchedulerMixin, pod_requests
 from .status import StatusMixin, resize_pending, set_readiness
 
@@ -173,18 +173,17 @@ class Kubelet(SchedulerMixin, StatusMixin):
     # ---- termination -----------------------------------------------------------------------------
     def _terminate(self, pod):
         """A pod being deleted: its running containers get SIGTERM and stop `stop_delay` real
-        seconds later, or are killed when the grace period (`deletionGracePeriodSeconds`, on the
-        controller clock) ends first; then the pod's terminal status is written (Succeeded when
+        seconds later (a PID 1 that ignores SIGTERM: when its program ends), or are killed (exit
+        137) when the grace period (`deletionGracePeriodSeconds`, on the controller clock) ends
+        first; then the pod's terminal status is written (Succeeded when
         every container exited 0, else Failed) and the pod is deleted for good (grace period 0,
         with a UID precondition), as the kubelet's status manager does."""
         uid = uid_of(pod)
         now = self.mgr.clock()
         state = self._stopping.get(uid)
         if state is None:
-            statuses = (pod.get('status') or {}).get('containerStatuses') or []
-            running = any('running' in (cs.get('state') or {}) for cs in statuses)
-            delay = self.mgr.stop_delay if running and pod_phase(pod) not in ('Succeeded', 'Failed') else 0.0
             limit = (pod['metadata'].get('deletionGracePeriodSeconds') or 0) / self.mgr.time_scale
+            delay = self._stop_delay(pod, now) if pod_phase(pod) not in ('Succeeded', 'Failed') else 0.0
             state = self._stopping[uid] = {'at': now + min(delay, limit), 'killed': delay > limit}
         if now < state['at']:
             self.mgr.wake_at(state['at'])
@@ -197,6 +196,29 @@ class Kubelet(SchedulerMixin, StatusMixin):
         except ApiError:
             pass  # gone already, or a new pod of that name
         self._crash.pop(uid, None)
+
+    def _stop_delay(self, pod, now):
+        """Monotonic seconds until the pod's running containers have stopped after SIGTERM:
+        `stop_delay` for those that handle it; for a PID 1 that ignores it (programs.py
+        `ignores_sigterm`), until its program ends by itself, else forever (the grace period's
+        SIGKILL ends it)."""
+        running = {cs.get('name') for cs in (pod.get('status') or {}).get('containerStatuses') or []
+                   if 'running' in (cs.get('state') or {})}
+        if not running:
+            return 0.0
+        states = self._crash.get(uid_of(pod)) or {}
+        delay = 0.0
+        for c in (pod.get('spec') or {}).get('containers') or []:
+            name = c.get('name')
+            if name not in running:
+                continue
+            if not ignores_sigterm(c):
+                delay = max(delay, self.mgr.stop_delay)
+                continue
+            state = states.get(name)
+            ends = state['until'] - now if state and state['running'] and not state['done'] else float('inf')
+            delay = max(delay, ends)
+        return delay
 
     # ---- containers whose process ends -----------------------------------------------------------
     def _sync_programs(self, pod, node, programs):

@@ -14,6 +14,13 @@ not know). A program runs `seconds` (on the controller clock) and exits with `co
 
 Without `command`, `args` stand for the whole command line (as for images without an entrypoint,
 such as busybox).
+
+`ignores_sigterm(container)` says whether the container's PID 1 ignores SIGTERM: the kernel
+delivers no signal to a PID 1 that has no handler for it, so `sleep`, `tail -f` and a shell script
+without `trap ... TERM` (its loops and sleeps included) keep running after the kubelet's SIGTERM
+until the grace period ends and SIGKILL comes (exit 137). A script that traps TERM, and any
+command kubesim does not know (a server's entrypoint), stop at once; so does a container without
+a command (the image's entrypoint).
 """
 
 import os
@@ -126,3 +133,47 @@ def program(container):
     except _Forever:
         return None
     return Program(seconds, code)
+
+
+# Commands that install no SIGTERM handler: as PID 1 they ignore the kubelet's SIGTERM.
+_NO_HANDLER = frozenset(('sleep', 'tail', 'true', 'false', 'cat', 'yes') + SHELLS)
+_TRAP_TERM = re.compile(r'(^|[;&|\n(]|\bthen|\bdo)\s*trap\s+[^;&|\n]*\b(TERM|SIGTERM|15|EXIT|0)\b')
+_SHELL_WORDS = frozenset(('while', 'until', 'for', 'do', 'done', 'if', 'then', 'else', 'elif', 'fi', 'wait',
+                          'exit', 'break', 'continue', '{', '}', '(', ')'))
+
+
+def _script_ignores_term(text):
+    if _TRAP_TERM.search(text):
+        return False
+    for piece in _SEPARATORS.split(text):
+        if piece.strip() in (';', '&&', '||', ''):
+            continue
+        try:
+            words = shlex.split(piece.strip())
+        except ValueError:
+            return False
+        while words and (words[0] in _SHELL_WORDS or _ASSIGNMENT.match(words[0])):
+            words = words[1:]
+        if not words:
+            continue
+        if words[0] == 'exec':
+            return len(words) > 1 and os.path.basename(words[1]) in _NO_HANDLER - set(SHELLS)
+        name = os.path.basename(words[0])
+        if name not in _NO_HANDLER and name not in _QUICK:
+            return False
+    return True
+
+
+def ignores_sigterm(container):
+    """Whether the container's PID 1 ignores SIGTERM (see the module's text)."""
+    command = list(container.get('command') or [])
+    args = list(container.get('args') or [])
+    argv = command + args if command else args
+    if not argv or not all(isinstance(a, str) for a in argv):
+        return False
+    name = os.path.basename(argv[0])
+    if name in SHELLS:
+        if '-c' in argv[1:] and argv.index('-c', 1) + 1 < len(argv):
+            return _script_ignores_term(argv[argv.index('-c', 1) + 1])
+        return False
+    return name in _NO_HANDLER

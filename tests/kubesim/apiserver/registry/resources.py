@@ -236,7 +236,7 @@ RESOURCES = [
 ]
 
 # batch/v1 (pkg/registry/batch/job, pkg/registry/batch/cronjob): Jobs run pods to completion
-# (controllers/job.py); CronJobs are stored and validated, not scheduled.
+# (controllers/job.py); CronJobs create them on schedule (controllers/cronjob.py).
 RESOURCES += [
     Resource('batch', 'v1', 'jobs', 'Job', categories=('all',), subresources=('status',),
              defaulter=batch.default_job, validator=batch.validate_job, initial_status=empty_status,

@@ -166,6 +166,7 @@ def validate_cronjob(obj, old, errs):
         elif 'TZ' in schedule:
             errs.invalid('spec.schedule', schedule,
                          'cannot use TZ or CRON_TZ in schedule, use timeZone field instead')
+    _validate_time_zone(errs, spec.get('timeZone'))
     policy = spec.get('concurrencyPolicy')
     if policy not in ('Allow', 'Forbid', 'Replace'):
         errs.unsupported('spec.concurrencyPolicy', policy, ['Allow', 'Forbid', 'Replace'])
@@ -176,6 +177,32 @@ def validate_cronjob(obj, old, errs):
         errs.required('spec.jobTemplate.spec.template')
         return
     _validate_job_spec(errs, job_template['spec'], 'spec.jobTemplate.spec')
+
+
+_TIME_ZONE_PART = re.compile(r'^[A-Za-z.\-_0-9+]{1,14}$')
+
+
+def _validate_time_zone(errs, zone):
+    """validateTimeZone: an IANA zone name the API server can load."""
+    if zone is None:
+        return
+    if zone == '':
+        errs.invalid('spec.timeZone', zone, 'timeZone must be nil or non-empty string')
+        return
+    if any(p in ('.', '..') or p.startswith('-') or not _TIME_ZONE_PART.match(p) for p in zone.split('/')):
+        errs.invalid('spec.timeZone', zone, f'unknown time zone {zone}')
+        return
+    if zone.lower() == 'local':
+        errs.invalid('spec.timeZone', zone,
+                     'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones')
+        return
+    if zone != 'UTC':
+        import zoneinfo  # only a CronJob with a time zone pays for it
+
+        try:
+            zoneinfo.ZoneInfo(zone)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            errs.invalid('spec.timeZone', zone, f'unknown time zone {zone}')
 
 
 # robfig/cron (v3) ParseStandard: five fields, or a descriptor.
