@@ -34,6 +34,7 @@ from .common import is_pod_ready
 from .daemonset import DaemonSetController
 from .deployment import DeploymentController
 from .events import EventRecorder
+from .disruption import DisruptionController
 from .hpa import HorizontalPodAutoscalerController
 from .index import ObjectIndex
 from .job import JobController
@@ -69,7 +70,7 @@ SLICE_SECONDS = 0.005
 WATCHED = frozenset({'/pods', '/nodes', '/replicationcontrollers', 'apps/replicasets', 'apps/deployments',
                      'apps/statefulsets', 'apps/daemonsets', 'apps/controllerrevisions', '/resourcequotas',
                      'autoscaling/horizontalpodautoscalers', 'batch/jobs'})
-WATCHED |= {'/persistentvolumeclaims', '/persistentvolumes'}
+WATCHED |= {'/persistentvolumeclaims', '/persistentvolumes', 'policy/poddisruptionbudgets'}
 
 
 def _controller_ref(obj):
@@ -107,6 +108,7 @@ class ControllerManager:
                             DaemonSetController(self), ResourceQuotaController(self),
                             HorizontalPodAutoscalerController(self), JobController(self)]
         self.controllers.append(VolumeController(self))  # claims and volumes (controllers/volume.py)
+        self.controllers.append(DisruptionController(self))  # PodDisruptionBudgets' status (disruption.py)
         self.passes = 0
         self.errors = 0
         self.synced = 0  # object syncs by the keyed controllers (a measure of their work)
