@@ -117,3 +117,7 @@ def test_top_pods_and_nodes(kube, cluster):
     assert (metrics['kind'], metrics['apiVersion']) == ('PodMetrics', 'metrics.k8s.io/v1beta1')
     assert [c['name'] for c in metrics['containers']] == ['busy']
     assert set(metrics['containers'][0]['usage']) == {'cpu', 'memory'}
+    header, row = rows(kube('get', 'podmetrics', 'busy').stdout)
+    assert header == ['NAME', 'CPU', 'MEMORY', 'WINDOW'] and row[0] == 'busy'
+    if is_kubesim(cluster):
+        assert row[1:] == ['250m', '64Mi', '30s']

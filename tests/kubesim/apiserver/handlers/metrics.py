@@ -3,11 +3,13 @@ node.go): PodMetrics and NodeMetrics, get and list, never stored. A running pod'
 report the usage a test set (`KubeSim.set_usage`), else a small default (1m of CPU, 4Mi of memory);
 a node reports the sum over its running pods. Pods that are not running have no metrics (a 404,
 as metrics-server answers). Every answer is a 30 s window ending now; `kubectl top pod|node` read
-these."""
+these. `kubectl get podmetrics|nodemetrics` prints metrics-server's Table (pkg/api/table.go): Name,
+one column per resource (a pod's summed over its containers), Window."""
 
 from ...machinery.errors import ApiError
 from ...machinery.quantity import format_quantity, parse_quantity
 from ...machinery.selectors import matches_labels
+from .. import tables
 from ..registry.store import now_rfc3339
 from .responsewriters import _json_response
 
@@ -61,6 +63,27 @@ def _node_metrics(store, node, pods, stamp):
                       'memory': format_quantity(totals['memory'].value, binary=True)}}
 
 
+def _usage_cell(resource):
+    def cell(item):
+        if 'usage' in item:
+            return item['usage'][resource]
+        total = sum((parse_quantity(c['usage'][resource]).value for c in item['containers']), 0)
+        return format_quantity(total, binary=resource == 'memory')
+    return cell
+
+
+COLUMNS = (('Name', 'string', 0, lambda i: i['metadata']['name']),
+           ('cpu', 'string', 0, _usage_cell('cpu'), {'format': 'quantity', 'description': ''}),
+           ('memory', 'string', 0, _usage_cell('memory'), {'format': 'quantity', 'description': ''}),
+           ('Window', 'string', 0, lambda i: i['window'], {'format': 'duration', 'description': ''}))
+
+
+def _answer(request, obj, items=None):
+    if tables.wants_table(request.headers.get('Accept')):
+        return _json_response(tables.table(COLUMNS, [obj] if items is None else items, {}))
+    return _json_response(obj)
+
+
 def answer(store, request, route, selectors):
     """GET of one PodMetrics/NodeMetrics or a list of them."""
     if request.method not in ('GET', 'HEAD') or route.subresource or route.watch:
@@ -77,8 +100,8 @@ def answer(store, request, route, selectors):
         found = next((i for i in items if i['metadata']['name'] == route.name), None)
         if found is None:
             raise ApiError.not_found(route.resource.key, route.name)
-        return _json_response(found)
+        return _answer(request, found)
     if labels is not None:
         items = [i for i in items if matches_labels(labels, i['metadata'].get('labels') or {})]
-    return _json_response({'kind': f'{route.resource.kind}List', 'apiVersion': GROUP_VERSION,
-                           'metadata': {}, 'items': items})
+    return _answer(request, {'kind': f'{route.resource.kind}List', 'apiVersion': GROUP_VERSION,
+                             'metadata': {}, 'items': items}, items)
