@@ -29,7 +29,8 @@ from .apiserver.registry.ipallocator import ServiceAllocator
 from .apiserver.registry.store import Store
 from .apiserver.server import ApiServer
 from . import timeline
-from .apiserver.strategies import apiregistration, storage
+from .apiserver.handlers import metrics
+from .apiserver.strategies import apiregistration, limitrange, networking, storage
 from .controllers import resourcequota
 from .controllers.endpointqueue import EndpointControllers
 from .controllers.manager import ControllerManager
@@ -104,7 +105,8 @@ class KubeSim:
 
             self.certificates = Certificates()
             ssl_context = self.certificates.server_context(self.auth_options['client_certs'])
-        store.mutating_admission.append(serviceaccount_admission.admit)
+        store.mutating_admission += [serviceaccount_admission.admit, limitrange.admit,
+                                     networking.admit_default_class]
         self._start_volumes_and_apiservices(store, self.default_storage_class)
         ServiceAccountsController(store, self.ca_pem).attach()
         NamespaceController(store).attach()
@@ -333,6 +335,13 @@ class KubeSim:
     def route_traffic(self, namespace, name):
         """Every change of a route's shares so far: [(monotonic t, generation, shares), ...]."""
         return self.call(lambda: gateway.controller.traffic_log(self.gateway.log, namespace, name))
+
+    def set_usage(self, namespace, pod, container, *, cpu=None, memory=None):
+        """What metrics.k8s.io reports for a container (`kubectl top`): its CPU and memory usage
+        as quantities ('250m', '64Mi'); an unset one keeps the default (apiserver/handlers/metrics.py)."""
+        usage = {k: v for k, v in (('cpu', cpu), ('memory', memory)) if v is not None}
+        key = (namespace, pod, container)
+        self.call(lambda: metrics.usage_table(self.store).setdefault(key, {}).update(usage))
 
     def set_gateway(self, *, reject=None, delay=None):
         """Make the gateway accept routes (reject=None) or refuse them with that reason; change its

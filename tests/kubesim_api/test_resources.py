@@ -20,7 +20,7 @@ def is_status(body, code, reason):
 
 # ---- errors ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize('path', ['/nope', '/apis/policy/v1', '/apis/nope', '/api/v2/pods'])
+@pytest.mark.parametrize('path', ['/nope', '/apis/policy/v1beta1', '/apis/nope', '/api/v2/pods'])
 def test_paths_outside_the_api_are_the_plain_404(http, path):
     # Go's http.NotFound, from the API server's not-found handler: no Status.
     status, headers, body = http.get(path)

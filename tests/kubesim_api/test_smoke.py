@@ -26,7 +26,9 @@ def test_version_and_discovery(http):
     _, _, groups = http.get('/apis')
     assert [g['name'] for g in groups['groups']] == ['apiextensions.k8s.io', 'apiregistration.k8s.io', 'apps',
                                                      'authorization.k8s.io', 'autoscaling', 'batch',
-                                                     'coordination.k8s.io', 'discovery.k8s.io',
+                                                     'certificates.k8s.io', 'coordination.k8s.io',
+                                                     'discovery.k8s.io', 'metrics.k8s.io',
+                                                     'networking.k8s.io', 'policy',
                                                      'rbac.authorization.k8s.io', 'storage.k8s.io']
     autoscaling = next(g for g in groups['groups'] if g['name'] == 'autoscaling')
     assert autoscaling['preferredVersion'] == {'groupVersion': 'autoscaling/v2', 'version': 'v2'}

@@ -8,6 +8,7 @@ lines of the token file, every request when no authentication is set) in `system
 """
 
 import base64
+import contextvars
 import csv
 import hashlib
 import hmac
@@ -52,6 +53,8 @@ def authenticated(name, groups=(), uid=''):
 ADMIN = authenticated(ADMIN_USER, (MASTERS,))
 READONLY = authenticated(READONLY_USER)
 ANONYMOUS = UserInfo(ANONYMOUS_USER, (UNAUTHENTICATED,))
+# The UserInfo of the request being served (what strategies that record the requester read).
+REQUEST_USER = contextvars.ContextVar('kubesim_request_user', default=None)
 
 
 def service_account_groups(namespace):
@@ -149,6 +152,7 @@ class Authentication:
         if impersonate and 'user' in impersonate:
             info = self._impersonated(request, info, impersonate)
         request[USER_INFO] = info
+        REQUEST_USER.set(info)
         auth['user'] = info.name
         return info.name
 

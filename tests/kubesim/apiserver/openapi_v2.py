@@ -32,6 +32,11 @@ _GROUPS.update({'rbac': 'rbac.authorization.k8s.io', 'authorization': 'authoriza
 _PACKAGE_PATHS.update({'storage': 'io.k8s.api.storage',
                        'apiregistration': 'io.k8s.kube-aggregator.pkg.apis.apiregistration'})
 _GROUPS.update({'storage': 'storage.k8s.io', 'apiregistration': 'apiregistration.k8s.io'})
+_PACKAGE_PATHS.update({'policy': 'io.k8s.api.policy', 'networking': 'io.k8s.api.networking',
+                       'certificates': 'io.k8s.api.certificates',
+                       'metrics': 'io.k8s.metrics.pkg.apis.metrics'})
+_GROUPS.update({'policy': 'policy', 'networking': 'networking.k8s.io', 'certificates': 'certificates.k8s.io',
+                'metrics': 'metrics.k8s.io'})
 _SPECIAL = {
     'Time': ('io.k8s.apimachinery.pkg.apis.meta.v1.Time', {'type': 'string', 'format': 'date-time'}),
     'MicroTime': ('io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime',

@@ -35,6 +35,7 @@ from .cronjob import CronJobController
 from .daemonset import DaemonSetController
 from .deployment import DeploymentController
 from .events import EventRecorder
+from .disruption import DisruptionController
 from .hpa import HorizontalPodAutoscalerController
 from .index import ObjectIndex
 from .job import JobController
@@ -70,7 +71,7 @@ SLICE_SECONDS = 0.005
 WATCHED = frozenset({'/pods', '/nodes', '/replicationcontrollers', 'apps/replicasets', 'apps/deployments',
                      'apps/statefulsets', 'apps/daemonsets', 'apps/controllerrevisions', '/resourcequotas',
                      'autoscaling/horizontalpodautoscalers', 'batch/jobs', 'batch/cronjobs'})
-WATCHED |= {'/persistentvolumeclaims', '/persistentvolumes'}
+WATCHED |= {'/persistentvolumeclaims', '/persistentvolumes', 'policy/poddisruptionbudgets'}
 
 
 def _controller_ref(obj):
@@ -109,6 +110,7 @@ class ControllerManager:
                             HorizontalPodAutoscalerController(self), JobController(self)]
         self.controllers.append(VolumeController(self))  # claims and volumes (controllers/volume.py)
         self.controllers.append(CronJobController(self))  # schedules Jobs (controllers/cronjob.py)
+        self.controllers.append(DisruptionController(self))  # PodDisruptionBudgets' status (disruption.py)
         self.passes = 0
         self.errors = 0
         self.synced = 0  # object syncs by the keyed controllers (a measure of their work)

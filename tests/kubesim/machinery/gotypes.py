@@ -38,6 +38,8 @@ _PACKAGES = {'': 'core', 'apps': 'apps', 'autoscaling': 'autoscaling', 'coordina
              'batch': 'batch', 'discovery.k8s.io': 'discovery'}
 _PACKAGES.update({'rbac.authorization.k8s.io': 'rbac', 'authorization.k8s.io': 'authorization'})
 _PACKAGES.update({'storage.k8s.io': 'storage', 'apiregistration.k8s.io': 'apiregistration'})
+_PACKAGES.update({'policy': 'policy', 'networking.k8s.io': 'networking',
+                  'certificates.k8s.io': 'certificates', 'metrics.k8s.io': 'metrics'})
 _INT_RANGES = {'int32': (-2 ** 31, 2 ** 31 - 1), 'int64': (-2 ** 63, 2 ** 63 - 1),
                'uint32': (0, 2 ** 32 - 1), 'uint64': (0, 2 ** 64 - 1)}
 _SPECIAL_GO_NAMES = {'Time': 'v1.Time', 'MicroTime': 'v1.MicroTime', 'Duration': 'v1.Duration',

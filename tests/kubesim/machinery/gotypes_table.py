@@ -1762,3 +1762,10 @@ LIST_TYPES.update({
     'apiregistration.v1.APIServiceStatus.conditions': ('map', ('type',)),
 })
 ATOMIC_STRUCTS |= {'core.v1.SecretReference', 'core.v1.VolumeNodeAffinity'}
+
+# Policy, networking, certificates, LimitRange and metrics types (gotypes_table_more.py).
+from . import gotypes_table_more as _more  # noqa: E402
+
+TYPES.update(_more.TYPES)
+LIST_TYPES.update(_more.LIST_TYPES)
+ATOMIC_STRUCTS |= _more.ATOMIC_STRUCTS

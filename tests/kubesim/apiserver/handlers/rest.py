@@ -14,6 +14,7 @@ from ...machinery.selectors import parse_field_selector, parse_label_selector
 from .. import fieldmanager, tables, typed
 from ..strategies import core
 from ..strategies.validation import go_repr
+from . import metrics
 from .connect import CONNECT_SUBRESOURCES
 from .responsewriters import JSON, _go_json, _json_response
 from .scale import to_scale
@@ -64,6 +65,8 @@ class RestHandlers:
 
     async def _resource(self, request, route):
         method = request.method
+        if route.resource.group == metrics.GROUP:
+            return metrics.answer(self.store, request, route, self._selectors(request, route))
         if route.subresource in CONNECT_SUBRESOURCES:
             return await self._pod_connect(request, route)
         if method == 'GET' or method == 'HEAD':

@@ -14,11 +14,12 @@ from typing import Callable, Optional
 
 from ...machinery import gotypes
 from ...machinery.errors import ApiError
-from .. import tables, typed
+from .. import tables, tables_more, typed
 from ..apiextensions import strategy as apiextensions
 from ..strategies import apps, autoscaling, batch, coordination, core, discovery, service
 from ..strategies import rbac as rbac_strategy
 from ..strategies import apiregistration, storage
+from ..strategies import certificates, limitrange, networking, policy
 from ..strategies.validation import Errors, validate_annotations_size, validate_labels, validate_name
 
 ALL_VERBS = ('create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch')
@@ -77,6 +78,9 @@ class Resource:
     on_delete: Optional[Callable] = None
     # Whether a write through `status` is admitted (defaulted and validated) like the object.
     status_admission: bool = False
+    # A write to a subresource (status, approval) by the kind's own strategies instead of the
+    # store's: update_subresource(subresource, obj, old, row, now) -> the object to store.
+    update_subresource: Optional[Callable] = None
     # False for the row of a storage version that is not served (it keys the store, no route).
     served: bool = True
     # A custom resource's serving information (apiextensions/handler.py), None for built-in kinds.
@@ -305,6 +309,36 @@ RESOURCES += [
              namespaced=False, verbs=('create',), generation=False),
 ]
 
+
+# policy/v1, networking.k8s.io/v1, certificates.k8s.io/v1 and core/v1 LimitRange (strategies/policy.py,
+# networking.py, certificates.py, limitrange.py; columns in tables_more.py); metrics.k8s.io/v1beta1
+# is answered from the pods and nodes, never stored (handlers/metrics.py).
+RESOURCES += [
+    Resource('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', short_names=('pdb',),
+             subresources=('status',), validator=policy.validate_pdb, initial_status=policy.initial_status,
+             columns=tuple(tables_more.POD_DISRUPTION_BUDGET)),
+    Resource('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', short_names=('netpol',),
+             defaulter=networking.default_network_policy, validator=networking.validate_network_policy,
+             columns=tuple(tables_more.NETWORK_POLICY)),
+    Resource('networking.k8s.io', 'v1', 'ingresses', 'Ingress', short_names=('ing',),
+             subresources=('status',),
+             validator=networking.validate_ingress, initial_status=policy.initial_status,
+             columns=tuple(tables_more.INGRESS)),
+    Resource('networking.k8s.io', 'v1', 'ingressclasses', 'IngressClass', namespaced=False,
+             defaulter=networking.default_ingress_class, validator=networking.validate_ingress_class,
+             columns=tuple(tables_more.INGRESS_CLASS)),
+    Resource('', 'v1', 'limitranges', 'LimitRange', short_names=('limits',), generation=False,
+             defaulter=limitrange.default_limit_range, validator=limitrange.validate_limit_range,
+             columns=tuple(tables_more.LIMIT_RANGE)),
+    Resource('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest',
+             namespaced=False, short_names=('csr',), subresources=('approval', 'status'), generation=False,
+             defaulter=certificates.prepare, validator=certificates.validate,
+             initial_status=certificates.initial_status, update_subresource=certificates.update_subresource,
+             columns=tuple(tables_more.CERTIFICATE_SIGNING_REQUEST)),
+    Resource('metrics.k8s.io', 'v1beta1', 'pods', 'PodMetrics', verbs=('get', 'list'), generation=False),
+    Resource('metrics.k8s.io', 'v1beta1', 'nodes', 'NodeMetrics', namespaced=False, verbs=('get', 'list'),
+             generation=False),
+]
 
 
 def admit_row(row, obj, old):

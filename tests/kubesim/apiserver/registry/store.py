@@ -251,7 +251,9 @@ class Store:
         if check_rv and given_rv and given_rv != old['metadata']['resourceVersion']:
             raise ApiError.conflict(resource, obj['metadata']['name'])
         row = self.registry.strategy(resource)
-        if subresource == 'status' and row.custom is not None:
+        if subresource and row.update_subresource is not None:
+            new = row.update_subresource(subresource, obj, old, row, now_rfc3339())
+        elif subresource == 'status' and row.custom is not None:
             # The custom resources' status strategy: the stored object with the new status (none
             # if the write has none); metadata changes are dropped.
             new = _copy(old)
