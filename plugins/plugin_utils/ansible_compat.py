@@ -25,10 +25,15 @@ import collections
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.errors import UnsupportedError
 
-try:  # ansible-core 2.19+: module failures carry a captured error summary (shown as "Module failed: ...")
+try:  # ansible-core 2.19 and 2.20: module failures carry a captured error summary ("Module failed: ...")
     from ansible._internal._errors._captured import AnsibleModuleCapturedError
 except ImportError:  # older ansible-core: module results are used as they are
     AnsibleModuleCapturedError = None
+try:  # ansible-core 2.21: the summary says itself that a module gave it
+    from ansible._internal._errors._captured import CapturedErrorSummary
+    from ansible.module_utils._internal import _messages
+except ImportError:
+    CapturedErrorSummary = None
 
 
 # The outcome of validating a module's arguments as AnsibleModule does: ``params`` (coerced,
@@ -115,10 +120,14 @@ def remove_remote_tmp(action):
 
 
 def normalize_failed_result(result):
-    """ansible-core 2.19+ shows a failed module result through its captured-error summary; older
-    versions use the result as it is."""
+    """ansible-core 2.19+ shows a failed module result through its captured-error summary ("Module
+    failed: ...", as for the module run as a module); older versions use the result as it is."""
     if AnsibleModuleCapturedError is not None:
         AnsibleModuleCapturedError.normalize_result_exception(result)
+    elif CapturedErrorSummary is not None and result.get('failed') and not result.get('exception'):
+        result['exception'] = CapturedErrorSummary(
+            event=_messages.Event(msg=str(result.get('msg') or 'Unknown error.')),
+            error_context='target', error_message='Module failed.', is_module=True)
 
 
 def find_task_file(action, path):

@@ -29,6 +29,8 @@ def run_job(sim, tmp_path, playbook, extra_vars, *args):
         'ANSIBLE_CALLBACKS_ENABLED': 'kubeops_record',
         'KUBEOPS_RECORD_OUT': str(out),
         'ANSIBLE_NOCOLOR': '1',
+        # Each task's arguments in its result (off by default from ansible-core 2.21): what reached it.
+        'ANSIBLE_INJECT_INVOCATION': 'true',
         'K8S_AUTH_KUBECONFIG': str(sim.kubeconfig),
         'PATH': f'{BIN}{os.pathsep}{env.get("PATH", "")}',
     })
@@ -50,36 +52,37 @@ APP = {'service': 'web', 'preview_service': 'web-preview', 'blue_deployment': 'w
 def test_bluegreen_answers_of_0_are_0_and_empty_answers_the_defaults(kubesim_factory, play, tmp_path):
     sim = kubesim_factory(ready_delay=0.1)
     Apps(sim.kubeconfig).create_app(replicas=1)
-    play(sim, [bluegreen('switched', scale_down_delay=600, soak_seconds=0)]).ok('switched')
+    play(sim, [bluegreen('switched', scale_down_delay_seconds=600, soak_seconds=0)]).ok('switched')
     task = 'kubeops.rollout.rollout_bluegreen : Bring the apps to finished'
 
     unset, _ = run_job(sim, tmp_path, 'bluegreen.yml', dict(APP, bluegreen_state='finished'))
     args = module_args(unset, task)
-    assert (args['scale_down_delay'], args['soak_seconds'], args['fail_fast_seconds'],
+    assert (args['scale_down_delay_seconds'], args['soak_seconds'], args['fail_fast_seconds'],
             args['max_restarts'], args['atomic']) == (None, 10, 30, 0, True), args
 
     empty, _ = run_job(sim, tmp_path, 'bluegreen.yml', dict(
-        APP, bluegreen_state='finished', scale_down_delay='', soak_seconds='', fail_fast_seconds='',
+        APP, bluegreen_state='finished', scale_down_delay_seconds='', soak_seconds='',
+        fail_fast_seconds='',
         max_restarts='', atomic=''))
     args = module_args(empty, task)
-    assert (args['scale_down_delay'], args['soak_seconds'], args['fail_fast_seconds'],
+    assert (args['scale_down_delay_seconds'], args['soak_seconds'], args['fail_fast_seconds'],
             args['max_restarts'], args['atomic']) == (None, 10, 30, 0, True), args
     # Unset, finished keeps the time recorded at the switch (600 s away).
     assert empty[task]['apps'][0]['outcome'] == 'unchanged', empty[task]['apps']
 
     as_text, _ = run_job(sim, tmp_path, 'bluegreen.yml', dict(
-        APP, bluegreen_state='finished', scale_down_delay='0', soak_seconds='0', fail_fast_seconds='0',
-        atomic='false'))
+        APP, bluegreen_state='finished', scale_down_delay_seconds='0', soak_seconds='0',
+        fail_fast_seconds='0', atomic='false'))
     args = module_args(as_text, task)
-    assert (args['scale_down_delay'], args['soak_seconds'], args['fail_fast_seconds'],
+    assert (args['scale_down_delay_seconds'], args['soak_seconds'], args['fail_fast_seconds'],
             args['atomic']) == (0, 0, 0, False), args
     assert as_text[task]['apps'][0]['outcome'] == 'scaled_down', as_text[task]['apps']
 
     as_integers, _ = run_job(sim, tmp_path, 'bluegreen.yml', dict(
-        APP, bluegreen_state='finished', scale_down_delay=0, soak_seconds=0, fail_fast_seconds=0,
+        APP, bluegreen_state='finished', scale_down_delay_seconds=0, soak_seconds=0, fail_fast_seconds=0,
         atomic=False))
     args = module_args(as_integers, task)
-    assert (args['scale_down_delay'], args['soak_seconds'], args['fail_fast_seconds'],
+    assert (args['scale_down_delay_seconds'], args['soak_seconds'], args['fail_fast_seconds'],
             args['atomic']) == (0, 0, 0, False), args
 
 

@@ -16,7 +16,7 @@ def test_canary_abort_rolls_back_with_a_deprecation_naming_rollback(kubesim_fact
     before = kube.get('Deployment', 'web')['spec']['template']
     res = play(sim, [task('start', 'rollout_release', canary='start', workloads=WANTED, timeout=60),
                      task('abort', 'rollout_release', canary='abort', workloads=WANTED, timeout=60)],
-               extra_env={'ANSIBLE_DEPRECATION_WARNINGS': 'true'})
+               extra_env={'ANSIBLE_DEPRECATION_WARNINGS': 'true', 'ANSIBLE_INJECT_INVOCATION': 'true'})
     res.ok('start')
     aborted = res.ok('abort')
     assert aborted['rolled_back'] == ['Deployment default/web'], aborted

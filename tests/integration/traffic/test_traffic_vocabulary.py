@@ -53,7 +53,8 @@ def test_rollout_traffic_s_old_option_names_work_with_a_deprecation_on_every_ans
         old = traffic_task('old names', weight)
         args = old['kubeops.rollout.rollout_traffic']
         args['stable'], args['canary'] = args.pop('stable_service'), args.pop('canary_service')
-        res = play(world.sim, [old], extra_env=DEPRECATIONS, ansible_core=core)
+        res = play(world.sim, [old], extra_env=dict(DEPRECATIONS, ANSIBLE_INJECT_INVOCATION='true'),
+                   ansible_core=core)
         r = res.ok('old names')
         assert r['weight'] == weight and world.weights()['web-canary'] == weight, version
         assert r['invocation']['module_args']['stable_service'] == 'web-stable', version
