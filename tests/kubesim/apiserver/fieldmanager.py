@@ -23,10 +23,10 @@ carries `".": {}`.
   owns are conflicts (409) unless the apply is forced, which takes them over.
 """
 
-import datetime
 import functools
 import json
 
+from ..machinery.clock import now_rfc3339
 from ..machinery.errors import ApiError
 from ..machinery.gotypes import zero
 from ..machinery.gotypes_table import ATOMIC_STRUCTS, LIST_TYPES, TYPES
@@ -413,10 +413,6 @@ def encode(found, now):
     return entries
 
 
-def _now():
-    return datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
-
-
 # Metadata the API server sets itself, after the field manager ran: never anyone's.
 _SERVER_METADATA = ('managedFields', 'resourceVersion', 'uid', 'creationTimestamp', 'generation',
                     'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink')
@@ -453,7 +449,7 @@ def update(old, new, type_name, manager, api_version, subresource=''):
     key = (manager, UPDATE, api_version, subresource)
     entry, mine = found.get(key, [{'apiVersion': api_version}, set()])
     found[key] = [{**entry, 'time': None, 'apiVersion': api_version}, (mine - removed) | changed]
-    return encode(found, _now()) or None
+    return encode(found, now_rfc3339()) or None
 
 
 class Conflicts(ApiError):
@@ -525,7 +521,7 @@ def apply(live, config, type_name, manager, api_version, force, subresource=''):
             found[other][1] -= removed
     entry = found.get(key, [{}, set()])[0]
     found[key] = [{**entry, 'time': None, 'apiVersion': api_version}, applied]
-    merged.setdefault('metadata', {})['managedFields'] = encode(found, _now())
+    merged.setdefault('metadata', {})['managedFields'] = encode(found, now_rfc3339())
     return merged
 
 

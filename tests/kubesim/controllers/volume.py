@@ -22,7 +22,7 @@ Terminating) while a pod that is not finished uses it; a volume being deleted ke
 """
 
 from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
-from ..apiserver.registry.store import now_rfc3339
+from ..machinery.clock import now_rfc3339
 from ..apiserver.strategies.storage import PV_PROTECTION, PVC_PROTECTION, STORAGE_CLASSES, claim_class
 from ..machinery.errors import ApiError
 from ..machinery.quantity import parse_quantity

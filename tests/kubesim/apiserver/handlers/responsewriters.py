@@ -10,6 +10,8 @@ import json
 
 from aiohttp import web
 
+from ...machinery.gojson import go_escaped as _go_escaped
+
 JSON = 'application/json'
 
 
@@ -20,13 +22,6 @@ def _go_json(value):
     (`rollout undo` says "skipped rollback" when they are equal), so the bytes must match Go's.
     """
     return _go_escaped(json.dumps(value, separators=(',', ':'), ensure_ascii=False))
-
-
-def _go_escaped(text):
-    for char, escaped in (('<', '\\u003c'), ('>', '\\u003e'), ('&', '\\u0026'),
-                          ('\u2028', '\\u2028'), ('\u2029', '\\u2029')):
-        text = text.replace(char, escaped)
-    return text
 
 
 def _encoded(value):

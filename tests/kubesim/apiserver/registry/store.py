@@ -21,6 +21,7 @@ import itertools
 import random
 import uuid
 
+from ...machinery.clock import now_rfc3339, parse_rfc3339, rfc3339, utc_now
 from ...machinery.errors import ApiError
 from ...machinery.selectors import matches_fields, matches_labels
 from .resources import Registry
@@ -54,18 +55,6 @@ _NAME_RNG = random.Random()
 
 # Watch events kept for resuming a watch from an older resourceVersion.
 EVENT_HISTORY = 5000
-
-
-def now_rfc3339():
-    return datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
-
-
-def _format_time(moment):
-    return moment.strftime('%Y-%m-%dT%H:%M:%SZ')
-
-
-def _parse_time(text):
-    return datetime.datetime.strptime(text, '%Y-%m-%dT%H:%M:%SZ').replace(tzinfo=datetime.timezone.utc)
 
 
 def _set_managed(meta, entries):
@@ -410,7 +399,7 @@ class Store:
         new = _copy(old)
         meta = new['metadata']
         deleting = bool(meta.get('deletionTimestamp'))
-        now = datetime.datetime.now(datetime.timezone.utc)
+        now = utc_now()
 
         graceful = pending = False
         if deleting:
@@ -419,9 +408,9 @@ class Store:
                 if grace_seconds is None or grace_seconds >= period:
                     pending = True
                 elif grace_seconds > 0:
-                    started = _parse_time(meta['deletionTimestamp']) - datetime.timedelta(seconds=period)
+                    started = parse_rfc3339(meta['deletionTimestamp']) - datetime.timedelta(seconds=period)
                     deadline = started + datetime.timedelta(seconds=grace_seconds)
-                    meta['deletionTimestamp'] = _format_time(deadline)
+                    meta['deletionTimestamp'] = rfc3339(deadline)
                     meta['deletionGracePeriodSeconds'] = grace_seconds
                     graceful = True
                 else:
@@ -437,7 +426,7 @@ class Store:
                 period = 0  # never started, or already finished: nothing to wait for
             if period > 0:
                 graceful = True
-                meta['deletionTimestamp'] = _format_time(now + datetime.timedelta(seconds=period))
+                meta['deletionTimestamp'] = rfc3339(now + datetime.timedelta(seconds=period))
                 meta['deletionGracePeriodSeconds'] = period
                 if meta.get('generation'):
                     meta['generation'] += 1
@@ -458,8 +447,8 @@ class Store:
             # markAsDeleting
             if not deleting and meta.get('generation'):
                 meta['generation'] += 1
-            if not deleting or _parse_time(meta['deletionTimestamp']) > now:
-                meta['deletionTimestamp'] = _format_time(now)
+            if not deleting or parse_rfc3339(meta['deletionTimestamp']) > now:
+                meta['deletionTimestamp'] = rfc3339(now)
             meta['deletionGracePeriodSeconds'] = 0
         if graceful or meta.get('finalizers'):
             if dry_run:
