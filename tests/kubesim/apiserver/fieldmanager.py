@@ -442,7 +442,9 @@ def update(old, new, type_name, manager, api_version, subresource=''):
                                        type_name)
     changed = added | modified
     if not changed and not removed and old is not None:
-        return (old.get('metadata') or {}).get('managedFields')
+        # Nothing changed: the managers stay, those the client sent when it sent some (a write of
+        # managedFields alone, as kubectl's move of client-side apply's fields to its apply).
+        return given if found else (old.get('metadata') or {}).get('managedFields')
     for key in found:
         found[key][1] -= changed
         found[key][1] -= removed
@@ -457,6 +459,7 @@ class Conflicts(ApiError):
     fieldmanager NewConflictError)."""
 
     def __init__(self, conflicts):
+        self.conflicts = conflicts
         causes, by_manager = [], {}
         for key, path in conflicts:
             name = _manager_text(key)
@@ -501,7 +504,9 @@ def apply(live, config, type_name, manager, api_version, force, subresource=''):
     merged = merge(base, config, type_name)
     last = found.get(key, [None, set()])[1]
     others = set().union(*(paths for k, (_e, paths) in found.items() if k != key)) if found else set()
-    stale = last - applied - others
+    # A field applied before and not now goes unless someone still owns it or something under it.
+    kept = applied | others
+    stale = {p for p in last - kept if not any(q[:len(p)] == p for q in kept)}
     if stale:
         merged = remove(json.loads(json.dumps(merged)), stale)
     added, modified, removed = compare(base, _without_managed(merged, judged), type_name)
