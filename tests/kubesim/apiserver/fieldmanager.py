@@ -23,7 +23,6 @@ carries `".": {}`.
   owns are conflicts (409) unless the apply is forced, which takes them over.
 """
 
-import functools
 import json
 
 from ..machinery.clock import now_rfc3339
@@ -530,24 +529,7 @@ def apply(live, config, type_name, manager, api_version, force, subresource=''):
     return merged
 
 
-# ---- the components' own writes ---------------------------------------------------------------------
-# The managers a real cluster shows for them: the field manager's name is the first part of the
-# component's User-Agent (`kube-controller-manager/v1.37.0 (linux/amd64) kubernetes/...`).
-CONTROLLER_MANAGER = 'kube-controller-manager'
-KUBELET = 'kubelet'
-
-
-@functools.lru_cache(maxsize=None)
-def recorder(resource, manager, subresource=''):
-    """The store hook (Store.update's and Store.create's ``manager``) of a write a component of
-    the control plane makes itself as ``manager`` through ``subresource``, in the storage version
-    (None for kinds the type table does not know)."""
-    from .registry.resources import BY_KEY
-
-    row = BY_KEY.get(resource)
-    return None if row is None else row_recorder(row, manager, subresource)
-
-
+# ---- the components' own writes (recorders.py names the components) ----------------------------
 def row_recorder(row, manager, subresource=''):
     """`recorder` for a resource row (the storage version's row of a store key, from the store's
     registry: `store.registry.strategy(key)`), custom resources included."""

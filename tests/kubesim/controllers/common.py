@@ -6,7 +6,7 @@ import json
 import math
 import random
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
 from ..machinery import spew
 from ..machinery.errors import ApiError
 from ..machinery.gojson import canonical_json, go_json  # noqa: F401 (the controllers read them here)

@@ -24,7 +24,7 @@ controller remembers which pods it counted instead).
 
 import datetime
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
 from ..machinery.clock import now_rfc3339
 from ..machinery.errors import ApiError
 from ..machinery.selectors import selector_from_label_selector_object

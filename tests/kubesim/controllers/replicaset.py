@@ -13,7 +13,7 @@ import math
 import re
 import time
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
 from ..machinery.clock import now_rfc3339
 from ..machinery.errors import ApiError
 from ..machinery.selectors import matches_labels, selector_from_label_selector_object

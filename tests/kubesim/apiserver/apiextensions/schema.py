@@ -11,6 +11,7 @@ Schema nodes are the JSON dicts of the CRD (`properties`, `items`, `additionalPr
 import re
 
 from ...machinery import gotypes
+from .validation import field_value, items, validate
 
 META_FIELDS = ('apiVersion', 'kind', 'metadata')
 OPENAPI_TYPES = ('array', 'boolean', 'integer', 'number', 'object', 'string')
@@ -27,11 +28,6 @@ def prop(schema, key):
         return props[key]
     extra = schema.get('additionalProperties')
     return extra if isinstance(extra, dict) else None
-
-
-def items(schema):
-    found = (schema or {}).get('items')
-    return found if isinstance(found, dict) else None
 
 
 def preserves(schema):
@@ -217,12 +213,10 @@ class SchemaErrors:
         self.causes.append((field, 'FieldValueForbidden', f'Forbidden: {detail}'))
 
     def invalid(self, field, value, detail):
-        from .validation import field_value
 
         self.causes.append((field, 'FieldValueInvalid', f'Invalid value: {field_value(value)}: {detail}'))
 
     def unsupported(self, field, value, supported):
-        from .validation import field_value
 
         choices = ', '.join(f'"{s}"' for s in supported)
         self.causes.append(
@@ -535,7 +529,6 @@ def _nested(v, path, errs, skip_any_of=False):
 
 def _defaults(schema, path):
     """defaulting/validation.go: every default validates against its own schema."""
-    from .validation import validate
 
     out = []
 
@@ -548,7 +541,6 @@ def _defaults(schema, path):
             if isinstance(pruned, (dict, list)):
                 _prune(pruned, s, '', [])
             if pruned != value:
-                from .validation import field_value
 
                 out.append(
                     (
@@ -579,7 +571,6 @@ def list_duplicates(value, schema, path=''):
 
 
 def _list_walk(value, schema, path, out):
-    from .validation import field_value
 
     if not isinstance(schema, dict):
         return

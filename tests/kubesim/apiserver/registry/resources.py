@@ -13,6 +13,7 @@ import dataclasses
 from typing import Callable, Optional
 
 from ...machinery import gotypes
+from ...machinery import errors
 from ...machinery.errors import ApiError
 from .. import tables, typed
 from ..apiextensions import strategy as apiextensions
@@ -415,6 +416,10 @@ class Registry:
 # The built-in resources alone: what module-level code and unit tests without a store read.
 BUILTIN = Registry()
 BY_KEY = BUILTIN.by_key
+# What the layers below look up by key or kind without importing the registry.
+errors.QUALIFIED_KINDS.update((key, row.qualified_kind) for key, row in BY_KEY.items())
+for _row in RESOURCES:
+    typed.GROUPS_BY_KIND.setdefault(_row.kind, (_row.group, _row.version))
 BY_PATH = BUILTIN.by_path
 lookup = BUILTIN.lookup
 strategy = BUILTIN.strategy
