@@ -10,7 +10,7 @@ import re
 from ...machinery.clock import now_rfc3339
 from ...machinery.errors import ApiError
 from .. import fieldmanager
-from . import schema as structural
+from . import schema_checks
 from . import types
 from .validation import field_value
 
@@ -246,7 +246,7 @@ def _version(errs, version, path):
     schema = (version.get('schema') or {}).get('openAPIV3Schema')
     if isinstance(schema, dict):
         errs.causes.extend(
-            structural.validate_schema(
+            schema_checks.validate_schema(
                 schema, f'{path}.schema.openAPIV3Schema', status_enabled='status' in subs
             )
         )
