@@ -23,7 +23,7 @@ from aiohttp import web
 from .apiserver.admission import serviceaccount as serviceaccount_admission
 from .apiserver.apiextensions.controllers import CustomResourceDefinitionControllers
 from .apiserver.kubeconfig import write_kubeconfig
-from .apiserver.fieldmanager import recorder
+from .apiserver.recorders import recorder
 from .apiserver.registry import resources
 from .apiserver.registry.ipallocator import ServiceAllocator
 from .apiserver.registry.store import Store

@@ -23,10 +23,9 @@ carries `".": {}`.
   owns are conflicts (409) unless the apply is forced, which takes them over.
 """
 
-import datetime
-import functools
 import json
 
+from ..machinery.clock import now_rfc3339
 from ..machinery.errors import ApiError
 from ..machinery.gotypes import zero
 from ..machinery.gotypes_table import ATOMIC_STRUCTS, LIST_TYPES, TYPES
@@ -413,10 +412,6 @@ def encode(found, now):
     return entries
 
 
-def _now():
-    return datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
-
-
 # Metadata the API server sets itself, after the field manager ran: never anyone's.
 _SERVER_METADATA = ('managedFields', 'resourceVersion', 'uid', 'creationTimestamp', 'generation',
                     'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink')
@@ -446,14 +441,16 @@ def update(old, new, type_name, manager, api_version, subresource=''):
                                        type_name)
     changed = added | modified
     if not changed and not removed and old is not None:
-        return (old.get('metadata') or {}).get('managedFields')
+        # Nothing changed: the managers stay, those the client sent when it sent some (a write of
+        # managedFields alone, as kubectl's move of client-side apply's fields to its apply).
+        return given if found else (old.get('metadata') or {}).get('managedFields')
     for key in found:
         found[key][1] -= changed
         found[key][1] -= removed
     key = (manager, UPDATE, api_version, subresource)
     entry, mine = found.get(key, [{'apiVersion': api_version}, set()])
     found[key] = [{**entry, 'time': None, 'apiVersion': api_version}, (mine - removed) | changed]
-    return encode(found, _now()) or None
+    return encode(found, now_rfc3339()) or None
 
 
 class Conflicts(ApiError):
@@ -461,6 +458,7 @@ class Conflicts(ApiError):
     fieldmanager NewConflictError)."""
 
     def __init__(self, conflicts):
+        self.conflicts = conflicts
         causes, by_manager = [], {}
         for key, path in conflicts:
             name = _manager_text(key)
@@ -505,7 +503,9 @@ def apply(live, config, type_name, manager, api_version, force, subresource=''):
     merged = merge(base, config, type_name)
     last = found.get(key, [None, set()])[1]
     others = set().union(*(paths for k, (_e, paths) in found.items() if k != key)) if found else set()
-    stale = last - applied - others
+    # A field applied before and not now goes unless someone still owns it or something under it.
+    kept = applied | others
+    stale = {p for p in last - kept if not any(q[:len(p)] == p for q in kept)}
     if stale:
         merged = remove(json.loads(json.dumps(merged)), stale)
     added, modified, removed = compare(base, _without_managed(merged, judged), type_name)
@@ -525,28 +525,11 @@ def apply(live, config, type_name, manager, api_version, force, subresource=''):
             found[other][1] -= removed
     entry = found.get(key, [{}, set()])[0]
     found[key] = [{**entry, 'time': None, 'apiVersion': api_version}, applied]
-    merged.setdefault('metadata', {})['managedFields'] = encode(found, _now())
+    merged.setdefault('metadata', {})['managedFields'] = encode(found, now_rfc3339())
     return merged
 
 
-# ---- the components' own writes ---------------------------------------------------------------------
-# The managers a real cluster shows for them: the field manager's name is the first part of the
-# component's User-Agent (`kube-controller-manager/v1.37.0 (linux/amd64) kubernetes/...`).
-CONTROLLER_MANAGER = 'kube-controller-manager'
-KUBELET = 'kubelet'
-
-
-@functools.lru_cache(maxsize=None)
-def recorder(resource, manager, subresource=''):
-    """The store hook (Store.update's and Store.create's ``manager``) of a write a component of
-    the control plane makes itself as ``manager`` through ``subresource``, in the storage version
-    (None for kinds the type table does not know)."""
-    from .registry.resources import BY_KEY
-
-    row = BY_KEY.get(resource)
-    return None if row is None else row_recorder(row, manager, subresource)
-
-
+# ---- the components' own writes (recorders.py names the components) ----------------------------
 def row_recorder(row, manager, subresource=''):
     """`recorder` for a resource row (the storage version's row of a store key, from the store's
     registry: `store.registry.strategy(key)`), custom resources included."""

@@ -17,17 +17,14 @@ Empty structs (`securityContext: {}`) stay, as Go prints a non-nil pointer to an
 from ..machinery import gotypes
 
 DecodeError = gotypes.DecodeError
-_GROUPS_BY_KIND = {}
+# Kind -> (group, version) of the built-in resources, for callers that name a kind alone: filled by
+# the resource registry as it loads (registry/resources.py).
+GROUPS_BY_KIND = {}
 
 
 def _type_name(kind, group=None, version='v1'):
     if group is None:
-        from .registry.resources import RESOURCES
-
-        if not _GROUPS_BY_KIND:
-            for r in RESOURCES:
-                _GROUPS_BY_KIND.setdefault(r.kind, (r.group, r.version))
-        group, version = _GROUPS_BY_KIND.get(kind, ('', version))
+        group, version = GROUPS_BY_KIND.get(kind, ('', version))
     return gotypes.type_for(group, version, kind)
 
 

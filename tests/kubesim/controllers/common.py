@@ -6,9 +6,10 @@ import json
 import math
 import random
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
 from ..machinery import spew
 from ..machinery.errors import ApiError
+from ..machinery.gojson import canonical_json, go_json  # noqa: F401 (the controllers read them here)
 from ..machinery.selectors import matches_labels
 
 # Kubernetes' alphabet for generated name suffixes and encoded hashes (no vowels, no look-alikes).
@@ -42,11 +43,6 @@ def random_suffix(length=5):
 
 
 # ---- hashing -------------------------------------------------------------------------------
-def canonical_json(value):
-    """Compact JSON with sorted keys: the byte form Go's encoder gives a map[string]interface{}."""
-    return json.dumps(value, sort_keys=True, separators=(',', ':'), ensure_ascii=False)
-
-
 def fnv32a(data):
     h = 0x811C9DC5
     for byte in data:
@@ -58,16 +54,6 @@ def fnv32a(data):
 def safe_encode(text):
     """Map every character onto SAFE_ALPHABET, as Kubernetes encodes hashes into label values."""
     return ''.join(SAFE_ALPHABET[ord(ch) % len(SAFE_ALPHABET)] for ch in text)
-
-
-def go_json(value):
-    """The bytes Go's encoding/json gives a map[string]interface{}: sorted keys, compact, and
-    <, >, &, U+2028 and U+2029 escaped."""
-    text = canonical_json(value)
-    for ch, esc in (('<', '\\u003c'), ('>', '\\u003e'), ('&', '\\u0026'), ('\u2028', '\\u2028'),
-                    ('\u2029', '\\u2029')):
-        text = text.replace(ch, esc)
-    return text.encode()
 
 
 def fnv32(data):

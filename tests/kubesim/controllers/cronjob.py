@@ -33,7 +33,7 @@ the Job names are on that clock; with the default `time_scale` of 1 it is the re
 import datetime
 import time
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
 from ..apiserver.strategies.batch import schedule_error
 from ..machinery.errors import ApiError
 from .common import controller_ref, name_of, ns_of, uid_of

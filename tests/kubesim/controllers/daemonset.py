@@ -8,7 +8,7 @@ scheduler binds it. Revisions are ControllerRevisions whose hash is also the pod
 (or surges up to `maxSurge` new pods first); OnDelete waits for someone to delete old pods.
 """
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
 from ..machinery.errors import ApiError
 from ..machinery.selectors import selector_from_label_selector_object
 from . import history

@@ -7,8 +7,8 @@ it by, with the DisruptionAllowed condition (SufficientPods / InsufficientPods) 
 `observedGeneration`. The expected count is the matching pods, not the scale of their
 controllers as Kubernetes reads it for percentages and maxUnavailable."""
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
-from ..apiserver.registry.store import now_rfc3339
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
+from ..machinery.clock import now_rfc3339
 from ..machinery.selectors import matches_labels, selector_from_label_selector_object
 from .common import is_deleting, is_pod_ready, labels_of, name_of, ns_of, scaled_value
 

@@ -19,7 +19,7 @@ and ports are sorted by their first address and port name where Go orders them b
 printed form (the set is the same; only the order can differ from a cluster's).
 """
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
 from ..machinery.errors import ApiError
 from .common import is_pod_ready, labels_of, name_of, ns_of, uid_of
 from .endpointslice import (LABEL_HEADLESS, TRIGGER_TIME, find_port, should_pod_be_in_endpoints,

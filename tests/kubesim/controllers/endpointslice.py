@@ -22,7 +22,7 @@ both endpoint controllers share).
 
 import json
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
 from ..machinery.errors import ApiError
 from .common import is_pod_ready, labels_of, name_of, ns_of, pod_phase, random_suffix, uid_of
 

@@ -10,8 +10,8 @@ grows and `lastTimestamp` moves, as the recorder's correlator does. Events are n
 
 import time
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, KUBELET, recorder
-from ..apiserver.registry.store import now_rfc3339
+from ..apiserver.recorders import CONTROLLER_MANAGER, KUBELET, recorder
+from ..machinery.clock import now_rfc3339
 from ..machinery.errors import ApiError
 from .common import name_of, ns_of, uid_of
 

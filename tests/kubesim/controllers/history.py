@@ -7,7 +7,7 @@ also what `kubectl rollout undo` sends and what kubectl compares byte for byte.
 
 import copy
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
 from ..machinery.errors import ApiError
 from ..machinery.selectors import selector_from_label_selector_object
 from .common import claim, controller_ref, creation_key, name_of, ns_of, semantic_equal, sorted_json

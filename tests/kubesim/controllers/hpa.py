@@ -23,8 +23,8 @@ lastScaleTime and the conditions AbleToScale, ScalingActive and ScalingLimited.
 
 import math
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
-from ..apiserver.registry.store import now_rfc3339
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
+from ..machinery.clock import now_rfc3339
 from ..machinery.errors import ApiError
 from ..machinery.quantity import format_quantity, parse_quantity
 from ..machinery.selectors import matches_labels, selector_from_label_selector_object

@@ -24,8 +24,8 @@ controller remembers which pods it counted instead).
 
 import datetime
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
-from ..apiserver.registry.store import now_rfc3339
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
+from ..machinery.clock import now_rfc3339
 from ..machinery.errors import ApiError
 from ..machinery.selectors import selector_from_label_selector_object
 from .common import (claim, controller_of, create_with_random_name, is_deleting, is_pod_ready, name_of,

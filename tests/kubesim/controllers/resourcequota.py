@@ -14,7 +14,7 @@ simulated (every quota applies to every pod). Usage counts the namespace's pods 
 finished (phase Succeeded or Failed), as the quota controller's evaluator does.
 """
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
 from ..machinery.errors import ApiError
 from ..machinery.quantity import Quantity, parse_quantity
 from .common import name_of, ns_of

@@ -11,7 +11,7 @@ its namespace finds the `default` ServiceAccount (on a real cluster the ServiceA
 plugin, apiserver/admission/serviceaccount.py, retries for it).
 """
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
 
 DEFAULT = 'default'
 ROOT_CA = 'kube-root-ca.crt'

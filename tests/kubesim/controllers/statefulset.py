@@ -11,7 +11,7 @@ when someone deletes it. Revisions live in ControllerRevisions (see history.py).
 
 import re
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
 from ..machinery.errors import ApiError
 from ..machinery.selectors import selector_from_label_selector_object
 from . import history, statefulset_claims as claims

@@ -10,7 +10,7 @@ makes a pod condemned by a scale-down their only owner before it is deleted (so 
 
 import copy
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
 from ..machinery.errors import ApiError
 from .common import name_of, ns_of, uid_of
 from .events import WARNING

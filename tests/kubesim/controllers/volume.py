@@ -21,8 +21,8 @@ Terminating) while a pod that is not finished uses it; a volume being deleted ke
 `kubernetes.io/pv-protection` while it is Bound.
 """
 
-from ..apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
-from ..apiserver.registry.store import now_rfc3339
+from ..apiserver.recorders import CONTROLLER_MANAGER, recorder
+from ..machinery.clock import now_rfc3339
 from ..apiserver.strategies.storage import PV_PROTECTION, PVC_PROTECTION, STORAGE_CLASSES, claim_class
 from ..machinery.errors import ApiError
 from ..machinery.quantity import parse_quantity

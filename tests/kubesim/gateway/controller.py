@@ -35,7 +35,7 @@ what traffic would have seen at every instant.
 import asyncio
 import time
 
-from ..apiserver.registry.store import now_rfc3339
+from ..machinery.clock import now_rfc3339
 from ..machinery.errors import ApiError
 
 GROUP = 'gateway.networking.k8s.io'

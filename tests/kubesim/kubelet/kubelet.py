@@ -14,8 +14,8 @@ and `lastState.terminated` describes the last exit.
 import copy
 from fractions import Fraction
 
-from ..apiserver.fieldmanager import KUBELET as KUBELET_MANAGER, recorder
-from ..apiserver.registry.store import now_rfc3339
+from ..apiserver.recorders import KUBELET as KUBELET_MANAGER, recorder
+from ..machinery.clock import now_rfc3339
 from ..controllers.common import name_of, ns_of, pod_phase, uid_of
 from ..controllers.events import NORMAL, WARNING
 from ..machinery.errors import ApiError

@@ -5,7 +5,7 @@ addresses, node info."""
 import uuid
 
 from ..apiserver.discovery import SERVER_VERSION
-from ..apiserver.registry.store import now_rfc3339
+from ..machinery.clock import now_rfc3339
 
 NODE_LABELS = {'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64'}
 

@@ -13,7 +13,7 @@ preemption victims found for incoming pod."); it is bound once it fits.
 import copy
 from fractions import Fraction
 
-from ..apiserver.registry.store import now_rfc3339
+from ..machinery.clock import now_rfc3339
 from ..controllers.common import name_of
 from ..controllers.events import WARNING
 from ..machinery.quantity import parse_quantity

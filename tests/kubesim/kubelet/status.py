@@ -6,7 +6,7 @@ statuses of each."""
 import copy
 import hashlib
 
-from ..apiserver.registry.store import now_rfc3339
+from ..machinery.clock import now_rfc3339
 from ..controllers.common import name_of
 from .nodes import node_ip
 

@@ -7,6 +7,10 @@ def _kind_name(resource):
     return group, plural
 
 
+# Store key -> the kind with its group (`Deployment.apps`) of the built-in resources: filled by the
+# resource registry as it loads (apiserver/registry/resources.py), read by `invalid`.
+QUALIFIED_KINDS = {}
+
 DETAILS_ORDER = ('name', 'group', 'kind', 'uid', 'causes', 'retryAfterSeconds')
 
 
@@ -68,10 +72,7 @@ class ApiError(Exception):
         """causes: [(field, reason_type, message)], e.g. ('spec.template.spec.containers[0].name',
         'FieldValueRequired', 'Required value')."""
         if kind is None:
-            from ..apiserver.registry.resources import BY_KEY  # imported here: resources imports errors
-
-            row = BY_KEY.get(resource)
-            kind = row.qualified_kind if row else _kind_name(resource)[1]
+            kind = QUALIFIED_KINDS.get(resource) or _kind_name(resource)[1]
         # errs.ToAggregate(): one message as it is, several (duplicates once) in brackets.
         messages = list(dict.fromkeys(f'{field}: {msg}' for field, _t, msg in causes))
         text = messages[0] if len(messages) == 1 else '[' + ', '.join(messages) + ']' if messages else ''

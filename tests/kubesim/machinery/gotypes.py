@@ -30,6 +30,7 @@ import datetime
 import functools
 import re
 
+from .clock import rfc3339
 from .gotypes_table import TYPES
 from .quantity import go_parse_quantity, go_quantity_string, go_round_up
 
@@ -169,9 +170,7 @@ def _parse_time(text, micro):
     except ValueError as err:
         raise DecodeError(f'parsing time {_go_quote(text)}: {err}') from None
     moment = moment.astimezone(datetime.timezone.utc)
-    if micro:
-        return moment.strftime('%Y-%m-%dT%H:%M:%S.%fZ')
-    return moment.strftime('%Y-%m-%dT%H:%M:%SZ')
+    return rfc3339(moment, micro)
 
 
 def _go_quote(value):

@@ -28,6 +28,7 @@ import json
 import struct
 
 from . import protowire as pw
+from .clock import rfc3339
 from .gotypes_table import TYPES
 
 CONTENT_TYPE = 'application/vnd.kubernetes.protobuf'
@@ -96,7 +97,7 @@ def _time_text(seconds, nanos, micro):
     if seconds <= _ZERO_TIME_SECONDS:
         return None
     moment = _EPOCH + datetime.timedelta(seconds=seconds, microseconds=nanos // 1000)
-    return moment.strftime('%Y-%m-%dT%H:%M:%S.%fZ' if micro else '%Y-%m-%dT%H:%M:%SZ')
+    return rfc3339(moment, micro)
 
 
 def _duration_text(nanos):

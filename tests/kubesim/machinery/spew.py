@@ -26,6 +26,7 @@ controller's time zone; kubesim prints it as UTC without a location).
 import datetime
 import functools
 
+from .gojson import go_json
 from .quantity import go_parse_quantity, go_quantity_string, go_round_up
 from .spew_table import NAMED, STRUCTS
 
@@ -96,7 +97,6 @@ def _int_or_string(value):
 def _fields_v1(value):
     if value is None:
         return _Go(Raw=None)
-    from ..controllers.common import go_json
     return _Go(Raw=list(go_json(value)))
 
 

@@ -5,12 +5,12 @@
 and `kubectl get crd`'s columns (`customresourcedefinition/tableconvertor`): the hooks of the
 CRD's resource row."""
 
-import datetime
 import re
 
+from ...machinery.clock import now_rfc3339
 from ...machinery.errors import ApiError
 from .. import fieldmanager
-from . import schema as structural
+from . import schema_checks
 from . import types
 from .validation import field_value
 
@@ -50,10 +50,6 @@ def encode(obj):
 
 
 # ---- helpers (pkg/apihelpers) -----------------------------------------------------------------------
-def now():
-    return datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
-
-
 def condition(crd, kind):
     for cond in (crd.get('status') or {}).get('conditions') or []:
         if cond.get('type') == kind:
@@ -76,14 +72,14 @@ def set_condition(crd, kind, status, reason, message):
             {
                 'type': kind,
                 'status': status,
-                'lastTransitionTime': now(),
+                'lastTransitionTime': now_rfc3339(),
                 'reason': reason,
                 'message': message,
             }
         )
         return
     if found.get('status') != status or not found.get('lastTransitionTime'):
-        found['lastTransitionTime'] = now()
+        found['lastTransitionTime'] = now_rfc3339()
     found.update(status=status, reason=reason, message=message)
 
 
@@ -250,7 +246,7 @@ def _version(errs, version, path):
     schema = (version.get('schema') or {}).get('openAPIV3Schema')
     if isinstance(schema, dict):
         errs.causes.extend(
-            structural.validate_schema(
+            schema_checks.validate_schema(
                 schema, f'{path}.schema.openAPIV3Schema', status_enabled='status' in subs
             )
         )
@@ -393,7 +389,7 @@ def delete(store, key, obj, dry_run):
     new = dict(obj, metadata=dict(obj['metadata']), status=dict(obj.get('status') or {}))
     new['status']['conditions'] = [dict(c) for c in new['status'].get('conditions') or []]
     meta = new['metadata']
-    meta.setdefault('deletionTimestamp', now())
+    meta.setdefault('deletionTimestamp', now_rfc3339())
     if CLEANUP_FINALIZER not in (meta.get('finalizers') or []):
         meta['finalizers'] = list(meta.get('finalizers') or []) + [CLEANUP_FINALIZER]
     set_condition(

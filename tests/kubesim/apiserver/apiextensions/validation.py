@@ -19,11 +19,15 @@ import json
 import re
 from decimal import Decimal
 
-from .schema import items
-
 _MISSING = object()
 _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
+
+
+def items(schema):
+    """A schema's `items` when it is one schema (not a list of them)."""
+    found = (schema or {}).get('items')
+    return found if isinstance(found, dict) else None
 
 
 # ---- Go's rendering of values ------------------------------------------------------------------

@@ -5,8 +5,8 @@ and the namespace storage's own Delete."""
 import json
 
 from ...machinery.errors import ApiError
+from ...machinery.clock import now_rfc3339
 from ..admission import namespacelifecycle
-from ..registry.store import now_rfc3339
 from .responsewriters import _json_response
 from .rest import _dry_run, _is_true, _list_item
 

@@ -10,7 +10,7 @@ from ...machinery.errors import ApiError
 from ...machinery.quantity import format_quantity, parse_quantity
 from ...machinery.selectors import matches_labels
 from .. import tables
-from ..registry.store import now_rfc3339
+from ...machinery.clock import now_rfc3339
 from .responsewriters import _json_response
 
 GROUP = 'metrics.k8s.io'

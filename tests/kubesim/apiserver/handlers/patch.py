@@ -8,7 +8,7 @@ import yaml
 
 from ...machinery import gotypes, patch
 from ...machinery.errors import ApiError
-from .. import fieldmanager, typed
+from .. import fieldmanager, lastapplied, typed
 from ..strategies import core
 from .responsewriters import _json_response
 from .rest import _dry_run, _is_true
@@ -106,14 +106,15 @@ class PatchHandlers:
             config = {'apiVersion': config['apiVersion'], 'kind': config['kind'],
                       'metadata': {k: v for k, v in config['metadata'].items() if k in ('name', 'namespace')},
                       **({'status': config['status']} if 'status' in config else {})}
-            merged = fieldmanager.apply(live, res.stored(config), type_name, name, res.group_version, force,
-                                        'status')
+            merged = lastapplied.apply(live, res.stored(config), type_name, name, res.group_version, force,
+                                       'status', applied=config)
             fields = merged['metadata']['managedFields']
             ref = {k: live['metadata'][k] for k in ('name', 'namespace') if k in live['metadata']}
             out = self.store.update(res.key, {'metadata': ref, 'status': merged.get('status') or {}},
                                     subresource='status', dry_run=dry_run, manager=lambda _old, _new: fields)
             return self._warned(_json_response(res.shown(out)), warnings)
-        merged = fieldmanager.apply(live, res.stored(config), type_name, name, res.group_version, force)
+        merged = lastapplied.apply(live, res.stored(config), type_name, name, res.group_version, force,
+                                   applied=config)
         if live is None:
             self._require_namespace(route)
             out = self.store.create(res.key, merged, dry_run=dry_run)

@@ -15,6 +15,8 @@ import json
 
 from aiohttp import web
 
+from ...machinery.gojson import go_escaped as _go_escaped
+
 JSON = 'application/json'
 # The API object a response of `_json_response` carries, for the pretty form (`pretty_if_asked`).
 API_OBJECT = web.ResponseKey('kubesim_api_object', object)
@@ -29,13 +31,6 @@ def _go_json(value):
     (`rollout undo` says "skipped rollback" when they are equal), so the bytes must match Go's.
     """
     return _go_escaped(json.dumps(value, separators=(',', ':'), ensure_ascii=False))
-
-
-def _go_escaped(text):
-    for char, escaped in (('<', '\\u003c'), ('>', '\\u003e'), ('&', '\\u0026'),
-                          ('\u2028', '\\u2028'), ('\u2029', '\\u2029')):
-        text = text.replace(char, escaped)
-    return text
 
 
 def _encoded(value):

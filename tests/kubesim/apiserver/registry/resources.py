@@ -13,8 +13,9 @@ import dataclasses
 from typing import Callable, Optional
 
 from ...machinery import gotypes
+from ...machinery import errors
 from ...machinery.errors import ApiError
-from .. import tables, tables_more, typed
+from .. import tables, tables_more, tables_services, typed
 from ..apiextensions import strategy as apiextensions
 from ..strategies import apps, autoscaling, batch, coordination, core, discovery, service
 from ..strategies import rbac as rbac_strategy
@@ -194,13 +195,13 @@ RESOURCES = [
     Resource('', 'v1', 'services', 'Service', short_names=('svc',), categories=('all',),
              subresources=('status',), generation=False, initial_status=empty_status,
              defaulter=service.default_service, validator=service.validate_service,
-             columns=tuple(tables.SERVICE)),
+             columns=tuple(tables_services.SERVICE)),
     Resource('', 'v1', 'endpoints', 'Endpoints', short_names=('ep',), generation=False,
              defaulter=discovery.default_endpoints, validator=discovery.validate_endpoints,
-             columns=tuple(tables.ENDPOINTS), warning=discovery.ENDPOINTS_DEPRECATED),
+             columns=tuple(tables_services.ENDPOINTS), warning=discovery.ENDPOINTS_DEPRECATED),
     Resource('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice',
              defaulter=discovery.default_endpointslice, validator=discovery.validate_endpointslice,
-             columns=tuple(tables.ENDPOINT_SLICE)),
+             columns=tuple(tables_services.ENDPOINT_SLICE)),
     Resource('coordination.k8s.io', 'v1', 'leases', 'Lease', generation=False,
              validator=coordination.validate_lease, columns=tuple(tables.LEASE)),
     Resource('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', short_names=('hpa',),
@@ -449,6 +450,10 @@ class Registry:
 # The built-in resources alone: what module-level code and unit tests without a store read.
 BUILTIN = Registry()
 BY_KEY = BUILTIN.by_key
+# What the layers below look up by key or kind without importing the registry.
+errors.QUALIFIED_KINDS.update((key, row.qualified_kind) for key, row in BY_KEY.items())
+for _row in RESOURCES:
+    typed.GROUPS_BY_KIND.setdefault(_row.kind, (_row.group, _row.version))
 BY_PATH = BUILTIN.by_path
 lookup = BUILTIN.lookup
 strategy = BUILTIN.strategy

@@ -15,38 +15,21 @@ alike (``"example.com/widgets"``). Which resources exist, and their per-kind fac
 store's `registry` (resources.Registry), which CustomResourceDefinitions extend at runtime.
 """
 
-import copy
 import datetime
 import itertools
 import random
 import uuid
 
+from ...machinery.clock import now_rfc3339, parse_rfc3339, rfc3339, utc_now
 from ...machinery.errors import ApiError
+from ...machinery.gojson import copy_json as _copy
 from ...machinery.selectors import matches_fields, matches_labels
+from .garbagecollector import FOREGROUND, ORPHAN, GarbageCollector
 from .resources import Registry
 from .watch import Watch
 
-_SCALARS = (str, int, float, bool, type(None))
-
-
-def _copy(value):
-    """A deep copy of stored objects (JSON data), several times faster than copy.deepcopy; anything
-    else falls back to it."""
-    kind = type(value)
-    if kind is dict:
-        return {k: _copy(v) for k, v in value.items()}
-    if kind is list:
-        return [_copy(v) for v in value]
-    if kind in _SCALARS:
-        return value
-    return copy.deepcopy(value)
-
-
 # Metadata an update can never change.
 SERVER_OWNED = ('uid', 'creationTimestamp', 'generation', 'deletionTimestamp', 'deletionGracePeriodSeconds')
-# The garbage collector's finalizers (metav1.FinalizerOrphanDependents, FinalizerDeleteDependents).
-ORPHAN = 'orphan'
-FOREGROUND = 'foregroundDeletion'
 
 # apimachinery's utilrand alphabet, which generated names draw their 5 characters from.
 _NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789'
@@ -54,18 +37,6 @@ _NAME_RNG = random.Random()
 
 # Watch events kept for resuming a watch from an older resourceVersion.
 EVENT_HISTORY = 5000
-
-
-def now_rfc3339():
-    return datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
-
-
-def _format_time(moment):
-    return moment.strftime('%Y-%m-%dT%H:%M:%SZ')
-
-
-def _parse_time(text):
-    return datetime.datetime.strptime(text, '%Y-%m-%dT%H:%M:%SZ').replace(tzinfo=datetime.timezone.utc)
 
 
 def _set_managed(meta, entries):
@@ -99,7 +70,7 @@ def _spec_view(obj, row=None):
     return {k: v for k, v in obj.items() if k not in ('metadata', 'status', 'apiVersion', 'kind')}
 
 
-class Store:
+class Store(GarbageCollector):
     """Keyed by (resource, namespace, name); namespace is '' for cluster-scoped resources."""
 
     def __init__(self, registry=None):
@@ -412,7 +383,7 @@ class Store:
         new = _copy(old)
         meta = new['metadata']
         deleting = bool(meta.get('deletionTimestamp'))
-        now = datetime.datetime.now(datetime.timezone.utc)
+        now = utc_now()
 
         graceful = pending = False
         if deleting:
@@ -421,9 +392,9 @@ class Store:
                 if grace_seconds is None or grace_seconds >= period:
                     pending = True
                 elif grace_seconds > 0:
-                    started = _parse_time(meta['deletionTimestamp']) - datetime.timedelta(seconds=period)
+                    started = parse_rfc3339(meta['deletionTimestamp']) - datetime.timedelta(seconds=period)
                     deadline = started + datetime.timedelta(seconds=grace_seconds)
-                    meta['deletionTimestamp'] = _format_time(deadline)
+                    meta['deletionTimestamp'] = rfc3339(deadline)
                     meta['deletionGracePeriodSeconds'] = grace_seconds
                     graceful = True
                 else:
@@ -439,7 +410,7 @@ class Store:
                 period = 0  # never started, or already finished: nothing to wait for
             if period > 0:
                 graceful = True
-                meta['deletionTimestamp'] = _format_time(now + datetime.timedelta(seconds=period))
+                meta['deletionTimestamp'] = rfc3339(now + datetime.timedelta(seconds=period))
                 meta['deletionGracePeriodSeconds'] = period
                 if meta.get('generation'):
                     meta['generation'] += 1
@@ -460,8 +431,8 @@ class Store:
             # markAsDeleting
             if not deleting and meta.get('generation'):
                 meta['generation'] += 1
-            if not deleting or _parse_time(meta['deletionTimestamp']) > now:
-                meta['deletionTimestamp'] = _format_time(now)
+            if not deleting or parse_rfc3339(meta['deletionTimestamp']) > now:
+                meta['deletionTimestamp'] = rfc3339(now)
             meta['deletionGracePeriodSeconds'] = 0
         if graceful or meta.get('finalizers'):
             if dry_run:
@@ -488,103 +459,6 @@ class Store:
         for ref in old['metadata'].get('ownerReferences') or []:
             self.defer(self._finish_foreground, ref.get('uid'))
         return gone
-
-    # ---- the garbage collector ---------------------------------------------------------------
-    def _dependents(self, owner_uid):
-        for key, obj in list(self.objects.items()):
-            for ref in obj['metadata'].get('ownerReferences') or []:
-                if ref.get('uid') == owner_uid:
-                    yield key, obj
-                    break
-
-    def _owner_exists(self, ref, namespace):
-        for (_resource, ns, _name), obj in self.objects.items():
-            if obj['metadata'].get('uid') == ref.get('uid') and ns in ('', namespace):
-                return True
-        return False
-
-    def collect_garbage(self, resource, namespace, name):
-        """The garbage collector's work on an object being deleted with its finalizers: `orphan`
-        (dependents lose their reference to it, then the finalizer goes) and `foregroundDeletion`
-        (dependents are deleted, the finalizer goes once no blocking one is left)."""
-        key = (resource, namespace, name)
-        obj = self.objects.get(key)
-        if obj is None or not obj['metadata'].get('deletionTimestamp'):
-            return
-        finalizers = obj['metadata'].get('finalizers') or []
-        uid = obj['metadata']['uid']
-        if ORPHAN in finalizers:
-            self._orphan_dependents(uid)
-            self._drop_finalizer(key, ORPHAN)
-        elif FOREGROUND in finalizers:
-            for dep_key, dep in list(self._dependents(uid)):
-                if dep_key in self.objects and not dep['metadata'].get('deletionTimestamp'):
-                    has_own = any(True for _ in self._dependents(dep['metadata']['uid']))
-                    try:
-                        self.delete(dep_key[0], dep_key[1], dep_key[2],
-                                    propagation='Foreground' if has_own else 'Background')
-                    except ApiError:
-                        continue
-            self._finish_foreground(uid)
-
-    def _finish_foreground(self, owner_uid):
-        """Drop `foregroundDeletion` from an owner being deleted once none of its dependents
-        blocks it (an ownerReference with blockOwnerDeletion)."""
-        for key, obj in list(self.objects.items()):
-            if obj['metadata'].get('uid') != owner_uid:
-                continue
-            if FOREGROUND not in (obj['metadata'].get('finalizers') or []) \
-                    or not obj['metadata'].get('deletionTimestamp'):
-                return
-            for _dep_key, dep in self._dependents(owner_uid):
-                for ref in dep['metadata'].get('ownerReferences') or []:
-                    if ref.get('uid') == owner_uid and ref.get('blockOwnerDeletion'):
-                        return
-            self._drop_finalizer(key, FOREGROUND)
-            return
-
-    def _drop_finalizer(self, key, finalizer):
-        obj = self.objects.get(key)
-        if obj is None:
-            return
-        new = _copy(obj)
-        new['metadata']['finalizers'] = [f for f in new['metadata'].get('finalizers') or [] if f != finalizer]
-        if not new['metadata']['finalizers']:
-            del new['metadata']['finalizers']
-        self._replace(key[0], key, new, obj)
-        if not new['metadata'].get('finalizers'):
-            self.remove(*key)
-
-    def _orphan_dependents(self, owner_uid):
-        for key, obj in list(self._dependents(owner_uid)):
-            new = _copy(obj)
-            refs = [r for r in new['metadata']['ownerReferences'] if r.get('uid') != owner_uid]
-            if refs:
-                new['metadata']['ownerReferences'] = refs
-            else:
-                del new['metadata']['ownerReferences']
-            self._replace(key[0], key, new, obj)
-
-    def _collect_dependents(self, owner_uid):
-        """Dependents of a removed owner: deleted (in the background, or as their own finalizers
-        say) when no other owner of theirs exists, else only the dangling reference goes."""
-        for key, _obj in list(self._dependents(owner_uid)):
-            current = self.objects.get(key)
-            if current is None:
-                continue
-            others = [r for r in current['metadata'].get('ownerReferences') or []
-                      if r.get('uid') != owner_uid]
-            if any(self._owner_exists(r, key[1]) for r in others):
-                new = _copy(current)
-                new['metadata']['ownerReferences'] = others
-                self._replace(key[0], key, new, current)
-                continue
-            if current['metadata'].get('deletionTimestamp') and not current['metadata'].get('finalizers'):
-                continue  # already terminating
-            try:
-                self.delete(key[0], key[1], key[2])
-            except ApiError:
-                continue
 
     # ---- deferred work -------------------------------------------------------------------------
     def defer(self, fn, *args):

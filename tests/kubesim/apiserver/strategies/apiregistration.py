@@ -6,6 +6,8 @@ group-version), each made Available by the local availability controller
 (NewLocalAvailableAPIServiceCondition: reason Local). kubesim aggregates nothing: an APIService
 naming a Service is stored and listed, no request is proxied to it."""
 
+from ...machinery.clock import now_rfc3339
+
 AUTOMANAGED_LABEL = 'kube-aggregator.kubernetes.io/automanaged'
 RESOURCE = 'apiregistration.k8s.io/apiservices'
 # (group, version) -> (groupPriorityMinimum, versionPriority): kube-apiserver's priorities for the
@@ -26,8 +28,6 @@ PRIORITIES = {
 
 
 def local_available_condition():
-    from ..registry.store import now_rfc3339
-
     return {'type': 'Available', 'status': 'True', 'lastTransitionTime': now_rfc3339(),
             'reason': 'Local', 'message': 'Local APIServices are always available'}
 

@@ -9,6 +9,7 @@ import json
 import re
 
 from ...machinery.errors import ApiError
+from ...machinery.gotypes import go_base64_error
 from ...machinery.quantity import parse_quantity
 from .podspec import default_pod_spec, default_template, validate_pod_spec, validate_template
 from .validation import validate_labels, validate_non_negative
@@ -196,46 +197,11 @@ def validate_resourcequota(obj, old, errs):
 
 # ---- Secret --------------------------------------------------------------------------------------
 _CONFIG_KEY = re.compile(r'^[-._a-zA-Z0-9]+$')
-_BASE64 = re.compile(r'[A-Za-z0-9+/]')
 # core.MaxSecretSize: the sum of a Secret's data values, in bytes.
 MAX_SECRET_SIZE = 1024 * 1024
 CONFIG_KEY_MSG = ("a valid config key must consist of alphanumeric characters, '-', '_' or '.' "
                   "(e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
                   "'[-._a-zA-Z0-9]+')")
-
-
-def go_base64_error(text):
-    """None when ``text`` is base64 as Go's `base64.StdEncoding` decodes it (padded; CR and LF
-    skipped), else the offset its `illegal base64 data at input byte N` names: an illegal
-    character's, a misplaced `=`'s, trailing input after the padding, or the start of an incomplete
-    last quantum (the length when a second `=` is missing)."""
-    i, n = 0, len(text)
-    while True:
-        for j in range(4):
-            while i < n and text[i] in '\r\n':
-                i += 1
-            if i == n:
-                if j == 0:
-                    return None
-                return i - j
-            c = text[i]
-            i += 1
-            if c == '=':
-                if j < 2:
-                    return i - 1
-                if j == 2:
-                    while i < n and text[i] in '\r\n':
-                        i += 1
-                    if i == n:
-                        return n
-                    if text[i] != '=':
-                        return i - 1
-                    i += 1
-                while i < n and text[i] in '\r\n':
-                    i += 1
-                return i if i < n else None
-            if not _BASE64.match(c):
-                return i - 1
 
 
 def convert_secret(obj, old=None):

@@ -10,6 +10,7 @@ plugins that look at claims: DefaultStorageClass
 
 import copy
 
+from ...machinery.clock import now_rfc3339
 from ...machinery.errors import ApiError
 from ...machinery.quantity import parse_quantity
 from ...machinery.selectors import SUBDOMAIN_MSG
@@ -219,7 +220,6 @@ def default_volume(obj, old=None):
 
 def volume_initial_status(obj):
     """persistentvolumeStrategy.PrepareForCreate: Pending, with the phase's transition time."""
-    from ..registry.store import now_rfc3339
     return {'phase': 'Pending', 'lastPhaseTransitionTime': now_rfc3339()}
 
 

@@ -3,7 +3,7 @@ ReplicaSet, proportional scaling, paused conditions, history cleanup and the sta
 
 import copy
 
-from ...apiserver.fieldmanager import CONTROLLER_MANAGER, recorder
+from ...apiserver.recorders import CONTROLLER_MANAGER, recorder
 from ...machinery.errors import ApiError
 from ..common import (compute_hash, creation_key, is_controlled_by, is_deleting, name_of, ns_of, omit_zero,
                       uid_of)

@@ -1,7 +1,7 @@
 """Deployment helpers (pkg/controller/deployment/util in Kubernetes): annotations, conditions,
 surge and unavailability bounds, proportional-scaling fractions."""
 
-from ...apiserver.registry.store import now_rfc3339
+from ...machinery.clock import now_rfc3339
 from ..common import scaled_value, semantic_equal
 
 HASH_LABEL = 'pod-template-hash'

@@ -5,7 +5,7 @@ JSONPath, the field manager on a schema, and fault targets naming custom resourc
 import pytest
 
 from tests.kubesim.apiserver import fieldmanager
-from tests.kubesim.apiserver.apiextensions import schema, types
+from tests.kubesim.apiserver.apiextensions import schema, schema_checks, types
 from tests.kubesim.apiserver.apiextensions.validation import field_value, go_float, validate
 from tests.kubesim.faults import FaultSpecError, parse_target
 from tests.kubesim.machinery import jsonpath
@@ -100,7 +100,7 @@ def test_structural_errors_in_the_api_servers_words():
             'nested': {'type': 'object', 'anyOf': [{'type': 'string'}]},
         },
     }
-    causes = schema.validate_schema(bad, 'spec.versions[0].schema.openAPIV3Schema')
+    causes = schema_checks.validate_schema(bad, 'spec.versions[0].schema.openAPIV3Schema')
     texts = [f'{field}: {message}' for field, _reason, message in causes]
     root = 'spec.versions[0].schema.openAPIV3Schema'
     assert (
@@ -117,9 +117,9 @@ def test_structural_errors_in_the_api_servers_words():
         f'{root}.properties[odd].type: Unsupported value: "strnig": supported values: "array", "boolean", '
         '"integer", "number", "object", "string"'
     ) in texts
-    assert schema.validate_schema(SCHEMA, root) == []
+    assert schema_checks.validate_schema(SCHEMA, root) == []
     bad_default = {'type': 'object', 'properties': {'n': {'type': 'integer', 'default': 'x'}}}
-    assert schema.validate_schema(bad_default, root) == [
+    assert schema_checks.validate_schema(bad_default, root) == [
         (
             f'{root}.properties[n].default',
             'FieldValueTypeInvalid',
