@@ -48,6 +48,7 @@ _SPECIAL_GO_NAMES = {'Time': 'v1.Time', 'MicroTime': 'v1.MicroTime', 'Duration':
                      'RawExtension': 'runtime.RawExtension', 'FieldsV1': 'v1.FieldsV1', 'bytes': '[]uint8'}
 _TIME = re.compile(r'^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$')
 _BASE64 = re.compile(r'[A-Za-z0-9+/]')
+_SIMPLE = ('string', 'bool', 'float64', 'int32', 'int64', 'uint32', 'uint64')
 
 
 class _Nil:
@@ -206,8 +207,7 @@ def _display(path):
 
 def _fail(ctx, value, typ, struct, path, given=None):
     if ctx.unstructured:
-        source = {bool: 'bool', str: 'string', int: 'int64', float: 'float64'}.get(type(value), 'map')
-        raise DecodeError(f'cannot convert {source} to {go_type_name(typ)}')
+        raise DecodeError(_restore_error(value, typ.lstrip('*')))
     given = given or _json_kind(value)
     if struct is None:
         raise DecodeError(f'json: cannot unmarshal {given} into Go value of type {go_type_name(typ)}')
@@ -215,6 +215,24 @@ def _fail(ctx, value, typ, struct, path, given=None):
     fields = '.'.join(s for s in path if isinstance(s, str))
     raise DecodeError(f'json: cannot unmarshal {given} into Go struct field {struct}.{fields} of type '
                       f'{go_type_name(typ)}')
+
+
+def _restore_error(value, typ):
+    """The unstructured converter's error for a value that does not fit `typ` (fromUnstructured in
+    apimachinery runtime/converter.go): a map, slice or struct is "restored" from a JSON map or list,
+    a simple type converted as Go's reflection converts (numbers to numbers, an integer to a string)."""
+    kinds = {bool: 'bool', str: 'string', int: 'int64', float: 'float64', list: 'slice'}
+    kind = kinds.get(type(value), 'map')
+    if typ.startswith(('[]', 'map[')) or typ == 'bytes':
+        return f'cannot restore {"map" if typ.startswith("map[") else "slice"} from {kind}'
+    if typ in TYPES:
+        return f'cannot restore struct from: {kind}'
+    if typ not in _SIMPLE:  # Quantity, Time, IntOrString, Duration: read by their own unmarshalling
+        return f'cannot convert {kind} to {go_type_name(typ)}'
+    numeric = typ not in ('string', 'bool')
+    if kind in ('int64', 'float64') and (numeric or kind == 'int64' and typ == 'string'):
+        return f'cannot convert {kind} to {typ}'  # reflect converts them, JSON does not
+    return f'unrecognized type: {typ}'  # reflect cannot convert them either
 
 
 def _none(value):

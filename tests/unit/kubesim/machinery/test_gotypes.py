@@ -165,3 +165,20 @@ def test_hpa_v2_to_v1_and_back_keeps_what_v1_cannot_hold():
     back = autoscaling.to_v2(v1)
     assert back['spec'] == v2['spec'] and back['status'] == v2['status']
     assert 'annotations' not in back['metadata']
+
+
+@pytest.mark.parametrize('body, message', [
+    ({'metadata': {'labels': 'x'}}, 'cannot restore map from string'),
+    ({'metadata': {'labels': ['x']}}, 'cannot restore map from slice'),
+    ({'spec': {'containers': {'a': 1}}}, 'cannot restore slice from map'),
+    ({'spec': 'x'}, 'cannot restore struct from: string'),
+    ({'spec': {'nodeName': 3}}, 'cannot convert int64 to string'),
+    ({'spec': {'nodeName': 1.5}}, 'unrecognized type: string'),
+    ({'spec': {'nodeName': True}}, 'unrecognized type: string'),
+    ({'spec': {'priority': '3'}}, 'unrecognized type: int32'),
+    ({'spec': {'hostNetwork': 1}}, 'unrecognized type: bool'),
+])
+def test_the_unstructured_converters_errors(body, message):
+    with pytest.raises(gotypes.DecodeError) as err:
+        gotypes.convert('core.v1.Pod', body)
+    assert str(err.value) == message
