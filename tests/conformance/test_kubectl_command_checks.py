@@ -27,3 +27,18 @@ def test_a_strategic_merge_patch_of_the_wrong_type_names_the_converters_error(ku
     assert proc.returncode == 1
     assert proc.stderr.startswith('The request is invalid: patch: Invalid value: "map[')
     assert proc.stderr.rstrip().endswith(f'": {message}')
+
+
+def test_replace_with_resource_version_0_is_unconditional(kube):
+    cm = {'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'cfg'}, 'data': {'a': '1'}}
+    kube('create', '-f', '-', input=json.dumps(cm))
+    stored = kube.json('cm/cfg')['metadata']['resourceVersion']
+    cm['metadata']['resourceVersion'] = '0'
+    cm['data']['a'] = '2'
+    kube('replace', '-f', '-', input=json.dumps(cm))
+    after = kube.json('cm/cfg')
+    assert after['data'] == {'a': '2'}
+    assert after['metadata']['resourceVersion'] != stored
+    cm['metadata']['resourceVersion'] = stored  # now stale
+    proc = kube('replace', '-f', '-', input=json.dumps(cm), ok=False)
+    assert 'Operation cannot be fulfilled on configmaps "cfg": the object has been modified' in proc.stderr

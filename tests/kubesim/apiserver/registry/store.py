@@ -218,8 +218,9 @@ class Store(GarbageCollector):
         old = self.objects.get(key)
         if old is None:
             raise ApiError.not_found(resource, obj['metadata']['name'])
+        # "0" is no resourceVersion, as the generic store parses it (registry/store.go Update)
         given_rv = obj['metadata'].get('resourceVersion')
-        if check_rv and given_rv and given_rv != old['metadata']['resourceVersion']:
+        if check_rv and given_rv not in (None, '', '0') and given_rv != old['metadata']['resourceVersion']:
             raise ApiError.conflict(resource, obj['metadata']['name'])
         row = self.registry.strategy(resource)
         if subresource and row.update_subresource is not None:
