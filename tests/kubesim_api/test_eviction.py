@@ -68,8 +68,8 @@ def test_a_budget_refuses_then_allows_one_disruption(http):
     status, _, answer = _evict(http, 'web-1')
     assert (status, answer['reason']) == (429, 'TooManyRequests')
     assert answer['message'] == "Cannot evict pod as it would violate the pod's disruption budget."
-    assert answer['details']['causes'] == [{'reason': 'DisruptionBudget', 'message':
-                                            'The disruption budget web needs 1 healthy pods and has 1 currently'}]
+    needs = 'The disruption budget web needs 1 healthy pods and has 1 currently'
+    assert answer['details']['causes'] == [{'reason': 'DisruptionBudget', 'message': needs}]
     assert 'deletionTimestamp' not in http.get(f'{NS}/pods/web-1')[2]['metadata']
 
     assert http.post(f'{NS}/pods', _pod('web-2', {'app': 'web'}))[0] == 201
