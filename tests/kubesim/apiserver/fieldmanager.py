@@ -524,7 +524,9 @@ def apply(live, config, type_name, manager, api_version, force, subresource=''):
             found[other][1] -= changed
             found[other][1] -= removed
     entry = found.get(key, [{}, set()])[0]
-    found[key] = [{**entry, 'time': None, 'apiVersion': api_version}, applied]
+    # An apply that changes no value keeps its entry's time: the object is stored as it was.
+    kept_time = None if changed or removed else entry.get('time')
+    found[key] = [{**entry, 'time': kept_time, 'apiVersion': api_version}, applied]
     merged.setdefault('metadata', {})['managedFields'] = encode(found, now_rfc3339())
     return merged
 

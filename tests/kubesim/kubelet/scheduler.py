@@ -4,10 +4,11 @@ node.
 The scheduler binds a pod to the ready node with the fewest pods among those where it fits: the
 node's `status.allocatable` cpu, memory and pods must cover what the pods already bound there
 request plus this pod's requests (limits stand in for unset requests), and `nodeSelector` must
-match the node's labels. A pod that fits nowhere stays Pending with `PodScheduled=False`, reason
-`Unschedulable`, and a `FailedScheduling` event carrying the scheduler's message
-("0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No
-preemption victims found for incoming pod."); it is bound once it fits.
+match the node's labels; a cordoned node (`spec.unschedulable`) takes only pods that tolerate the
+taint `node.kubernetes.io/unschedulable:NoSchedule` (daemon pods do). A pod that fits nowhere
+stays Pending with `PodScheduled=False`, reason `Unschedulable`, and a `FailedScheduling` event
+carrying the scheduler's message ("0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3
+nodes are available: 3 No preemption victims found for incoming pod."); it is bound once it fits.
 """
 
 import copy
@@ -20,6 +21,7 @@ from ..machinery.quantity import parse_quantity
 from .status import new_condition
 
 SCHEDULER = 'default-scheduler'
+UNSCHEDULABLE_TAINT = 'node.kubernetes.io/unschedulable'
 
 
 def pod_requests(pod):
@@ -78,6 +80,20 @@ def matches_node_selector(required, node):
     return False
 
 
+def tolerates_unschedulable(tolerations):
+    """Whether a pod tolerates a cordoned node (the NodeUnschedulable filter plugin: the taint
+    `node.kubernetes.io/unschedulable:NoSchedule`, as v1 Toleration.ToleratesTaint matches it)."""
+    for t in tolerations:
+        if t.get('effect') not in (None, '', 'NoSchedule'):
+            continue
+        exists = t.get('operator') == 'Exists'
+        if t.get('key') in (None, '') and exists:
+            return True
+        if t.get('key') == UNSCHEDULABLE_TAINT and (exists or not t.get('value')):
+            return True
+    return False
+
+
 def unschedulable_message(total, reasons):
     """The scheduler's FitError text with the preemption post-filter's verdict (no pod in kubesim
     has a priority, so preemption never finds victims)."""
@@ -113,7 +129,8 @@ class SchedulerMixin:
         fits, reasons = [], {}
         for node in all_nodes:
             name = name_of(node)
-            why = self._misfit(node, name in nodes, wanted, selector, load.get(name), required)
+            why = self._misfit(node, name in nodes, wanted, selector, load.get(name), required,
+                               spec.get('tolerations') or ())
             if why:
                 for reason in why:
                     reasons[reason] = reasons.get(reason, 0) + 1
@@ -147,8 +164,10 @@ class SchedulerMixin:
         return None
 
     @staticmethod
-    def _misfit(node, ready, wanted, selector, used, required=None):
+    def _misfit(node, ready, wanted, selector, used, required=None, tolerations=()):
         """Why ``node`` cannot take the pod, as the scheduler's filter plugins word it."""
+        if (node.get('spec') or {}).get('unschedulable') and not tolerates_unschedulable(tolerations):
+            return ['node(s) were unschedulable']
         if not ready:
             return ['node(s) had untolerated taint {node.kubernetes.io/not-ready: }']
         labels = node['metadata'].get('labels') or {}

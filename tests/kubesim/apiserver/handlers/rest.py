@@ -16,6 +16,7 @@ from ..strategies import core
 from ..strategies.validation import go_repr
 from . import metrics
 from .connect import CONNECT_SUBRESOURCES
+from .eviction import evict
 from .responsewriters import JSON, _go_json, _json_response
 from .scale import to_scale
 
@@ -69,6 +70,8 @@ class RestHandlers:
             return metrics.answer(self.store, request, route, self._selectors(request, route))
         if route.subresource in CONNECT_SUBRESOURCES:
             return await self._pod_connect(request, route)
+        if route.subresource == 'eviction':
+            return await evict(self.store, request, route, _dry_run)
         if method == 'GET' or method == 'HEAD':
             if route.name is None:
                 if route.watch or _is_true(request.query.get('watch')):

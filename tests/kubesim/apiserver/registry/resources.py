@@ -166,7 +166,7 @@ RESOURCES = [
     Resource('', 'v1', 'nodes', 'Node', namespaced=False, short_names=('no',), subresources=('status',),
              generation=False, columns=tuple(tables.NODE), field_labels=('spec.unschedulable',)),
     Resource('', 'v1', 'pods', 'Pod', short_names=('po',), categories=('all',),
-             subresources=('attach', 'exec', 'log', 'portforward', 'resize', 'status'),
+             subresources=('attach', 'eviction', 'exec', 'log', 'portforward', 'resize', 'status'),
              defaulter=core.default_pod, validator=core.validate_pod_object,
              columns=tuple(tables.POD), status_keeps=('ownerReferences',),
              initial_status=core.pod_initial_status,
@@ -275,6 +275,7 @@ RESOURCES += [
 # and kinds in discovery, as the installer lists a connecter's (create for POST, get for GET).
 SUBRESOURCE_ENTRIES = {
     'pods/attach': {'kind': 'PodAttachOptions', 'verbs': ['create', 'get']},
+    'pods/eviction': {'group': 'policy', 'version': 'v1', 'kind': 'Eviction', 'verbs': ['create']},
     'pods/exec': {'kind': 'PodExecOptions', 'verbs': ['create', 'get']},
     'pods/log': {'kind': 'Pod', 'verbs': ['get']},
     'pods/portforward': {'kind': 'PodPortForwardOptions', 'verbs': ['create', 'get']},
