@@ -132,7 +132,38 @@ def openapi_v3_document(group, version, registry=BUILTIN):
             },
         }
     info = {'title': 'Kubernetes (kubesim)', 'version': SERVER_VERSION['gitVersion']}
-    return {'openapi': '3.0.0', 'info': info, 'paths': paths, 'components': {'schemas': {}}}
+    schemas = {}
+    for r in members:
+        if r.custom is not None and r.custom.schema:
+            schemas.update(_custom_schemas(r))
+    if schemas:
+        schemas[OBJECT_META] = {'type': 'object', 'description': OBJECT_META_TEXT}
+    return {'openapi': '3.0.0', 'info': info, 'paths': paths, 'components': {'schemas': schemas}}
+
+
+OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'
+OBJECT_META_TEXT = ('ObjectMeta is metadata that all persisted resources must have, which includes all '
+                    'objects users must create.')
+
+
+def _custom_schemas(row):
+    """A custom resource's component schema, as the CRD OpenAPI builder names and completes it
+    (apiextensions-apiserver pkg/controller/openapi/builder/builder.go): the definition named by the
+    reversed group, with its group-version-kind, apiVersion, kind and metadata added."""
+    import copy
+
+    name = '.'.join(reversed(row.group.split('.'))) + f'.{row.version}.{row.kind}'
+    schema = copy.deepcopy(row.custom.schema)
+    props = schema.setdefault('properties', {})
+    props['apiVersion'] = {'type': 'string', 'description': (
+        'APIVersion defines the versioned schema of this representation of an object.')}
+    props['kind'] = {'type': 'string', 'description': (
+        'Kind is a string value representing the REST resource this object represents.')}
+    props['metadata'] = {'allOf': [{'$ref': f'#/components/schemas/{OBJECT_META}'}], 'default': {},
+                         'description': 'Standard object\'s metadata.'}
+    schema['x-kubernetes-group-version-kind'] = [
+        {'group': row.group, 'version': row.version, 'kind': row.kind}]
+    return {name: schema}
 
 
 def openapi_v3_root(registry=BUILTIN):
