@@ -16,7 +16,7 @@ class SchemaErrors:
     def __init__(self):
         self.causes = []
 
-    def required(self, field, detail):
+    def required(self, field, detail=''):
         self.causes.append(
             (field, 'FieldValueRequired', f'Required value: {detail}' if detail else 'Required value')
         )
@@ -25,11 +25,9 @@ class SchemaErrors:
         self.causes.append((field, 'FieldValueForbidden', f'Forbidden: {detail}'))
 
     def invalid(self, field, value, detail):
-
         self.causes.append((field, 'FieldValueInvalid', f'Invalid value: {field_value(value)}: {detail}'))
 
     def unsupported(self, field, value, supported):
-
         choices = ', '.join(f'"{s}"' for s in supported)
         self.causes.append(
             (

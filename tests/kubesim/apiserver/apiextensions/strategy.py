@@ -12,7 +12,6 @@ from ...machinery.errors import ApiError
 from .. import fieldmanager
 from . import schema_checks
 from . import types
-from .validation import field_value
 
 GROUP = 'apiextensions.k8s.io'
 KEY = 'apiextensions.k8s.io/customresourcedefinitions'
@@ -134,30 +133,11 @@ def initial_status(obj):
 
 
 # ---- validation --------------------------------------------------------------------------------------
-class _Errs:
+class _Errs(schema_checks.SchemaErrors):
+    """The schema checks' field errors, appended to the CRD's own ``errs``."""
+
     def __init__(self, errs):
         self.causes = errs.causes
-
-    def required(self, field, detail=''):
-        self.causes.append(
-            (field, 'FieldValueRequired', f'Required value: {detail}' if detail else 'Required value')
-        )
-
-    def invalid(self, field, value, detail):
-        self.causes.append((field, 'FieldValueInvalid', f'Invalid value: {field_value(value)}: {detail}'))
-
-    def forbidden(self, field, detail):
-        self.causes.append((field, 'FieldValueForbidden', f'Forbidden: {detail}'))
-
-    def unsupported(self, field, value, supported):
-        choices = ', '.join(f'"{s}"' for s in supported)
-        self.causes.append(
-            (
-                field,
-                'FieldValueNotSupported',
-                f'Unsupported value: {field_value(value)}: supported values: {choices}',
-            )
-        )
 
 
 def _dns1035(errs, field, value):
