@@ -53,6 +53,22 @@ class PlayResult:
         return r
 
 
+def recording_env(out):
+    """The environment of an ansible-playbook run whose task results the recorder callback writes to
+    ``out``: the repository's ansible.cfg, the venv first on PATH, and no K8S_AUTH_* or KUBECONFIG
+    (only the kubeconfig a test gives decides where the modules connect)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith('K8S_AUTH_') and k != 'KUBECONFIG'}
+    env.update({
+        'ANSIBLE_CONFIG': str(ROOT / 'ansible.cfg'),
+        'ANSIBLE_CALLBACK_PLUGINS': str(CALLBACKS),
+        'ANSIBLE_CALLBACKS_ENABLED': 'kubeops_record',
+        'KUBEOPS_RECORD_OUT': str(out),
+        'ANSIBLE_NOCOLOR': '1',
+        'PATH': f'{BIN}{os.pathsep}{env.get("PATH", "")}',
+    })
+    return env
+
+
 def run_playbook(kubeconfig, tasks, *, check=False, diff=False, extra_env=None, timeout=300,
                  module_defaults=None, workdir=None, ansible_core=None):
     """``ansible_core``: a directory holding another ansible-core (tests/conftest.py's
@@ -66,20 +82,8 @@ def run_playbook(kubeconfig, tasks, *, check=False, diff=False, extra_env=None, 
     book = workdir / 'play.yml'
     book.write_text(yaml.safe_dump(play, sort_keys=False))
     out = workdir / 'results.json'
-    env = dict(os.environ)
-    env.update({
-        'ANSIBLE_CONFIG': str(ROOT / 'ansible.cfg'),
-        'ANSIBLE_CALLBACK_PLUGINS': str(CALLBACKS),
-        'ANSIBLE_CALLBACKS_ENABLED': 'kubeops_record',
-        'KUBEOPS_RECORD_OUT': str(out),
-        'ANSIBLE_NOCOLOR': '1',
-        'ANSIBLE_DEPRECATION_WARNINGS': 'false',
-        'PATH': f'{BIN}{os.pathsep}{env.get("PATH", "")}',
-    })
-    # Only the kubeconfig given decides where the modules connect.
-    for key in list(env):
-        if key.startswith('K8S_AUTH_') or key == 'KUBECONFIG':
-            del env[key]
+    env = recording_env(out)
+    env['ANSIBLE_DEPRECATION_WARNINGS'] = 'false'
     env.update(extra_env or {})
     cmd = [str(BIN / 'ansible-playbook'), str(book)]
     if ansible_core is not None:

@@ -4,13 +4,12 @@ module is the answer as given (``0`` stays 0, ``false`` stays false), and only a
 takes the playbook's default."""
 
 import json
-import os
 import subprocess
 
 import pytest
 
 from ..bluegreen.conftest import Apps, bluegreen
-from ..conftest import BIN, CALLBACKS, ROOT, Kube, workload
+from ..conftest import BIN, ROOT, Kube, recording_env, workload
 
 pytestmark = pytest.mark.integration
 
@@ -22,18 +21,9 @@ def run_job(sim, tmp_path, playbook, extra_vars, *args):
     extra = tmp_path / f'extra-{n}.json'
     extra.write_text(json.dumps(extra_vars))
     out = tmp_path / f'results-{n}.json'
-    env = {k: v for k, v in os.environ.items() if not k.startswith('K8S_AUTH_') and k != 'KUBECONFIG'}
-    env.update({
-        'ANSIBLE_CONFIG': str(ROOT / 'ansible.cfg'),
-        'ANSIBLE_CALLBACK_PLUGINS': str(CALLBACKS),
-        'ANSIBLE_CALLBACKS_ENABLED': 'kubeops_record',
-        'KUBEOPS_RECORD_OUT': str(out),
-        'ANSIBLE_NOCOLOR': '1',
-        # Each task's arguments in its result (off by default from ansible-core 2.21): what reached it.
-        'ANSIBLE_INJECT_INVOCATION': 'true',
-        'K8S_AUTH_KUBECONFIG': str(sim.kubeconfig),
-        'PATH': f'{BIN}{os.pathsep}{env.get("PATH", "")}',
-    })
+    env = recording_env(out)
+    # Each task's arguments in its result (off by default from ansible-core 2.21): what reached it.
+    env.update(ANSIBLE_INJECT_INVOCATION='true', K8S_AUTH_KUBECONFIG=str(sim.kubeconfig))
     proc = subprocess.run([str(BIN / 'ansible-playbook'), f'playbooks/{playbook}', '-e', f'@{extra}', *args],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
     assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
