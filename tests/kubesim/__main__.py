@@ -64,6 +64,14 @@ def parse_args(argv=None):
     p.add_argument('--gateway-reject', metavar='REASON',
                    help='with --gateway-api: refuse every route (Accepted False with this reason, e.g. '
                         'NotAllowedByListeners)')
+    p.add_argument('--istio', action='store_true',
+                   help='install Istio\'s VirtualService and DestinationRule CRDs, its validating webhook '
+                        'and a stand-in for istiod and its proxies')
+    p.add_argument('--istio-delay', type=float, default=0.0, metavar='SECONDS',
+                   help='with --istio: seconds istiod takes to program a change of a VirtualService or a '
+                        'DestinationRule (default 0)')
+    p.add_argument('--istio-reconciled', action='store_true',
+                   help='with --istio: write the Reconciled condition of istiod\'s status feature')
     args = p.parse_args(argv)
     if args.faults:
         try:
@@ -95,6 +103,10 @@ def parse_args(argv=None):
         p.error('--gateway-delay and --gateway-reject need --gateway-api')
     if args.gateway_delay < 0:
         p.error('--gateway-delay must not be negative')
+    if not args.istio and (args.istio_delay or args.istio_reconciled):
+        p.error('--istio-delay and --istio-reconciled need --istio')
+    if args.istio_delay < 0:
+        p.error('--istio-delay must not be negative')
     return args
 
 
@@ -110,7 +122,8 @@ async def serve(args):
                   endpoint_lag=args.endpoint_lag, gateway_api=args.gateway_api,
                   gateway_delay=args.gateway_delay, gateway_reject=args.gateway_reject,
                   authorization_mode=args.authorization_mode,
-                  default_storage_class=args.default_storage_class)
+                  default_storage_class=args.default_storage_class, istio=args.istio,
+                  istio_delay=args.istio_delay, istio_reconciled=args.istio_reconciled)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

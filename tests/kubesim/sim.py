@@ -41,7 +41,7 @@ from .apiserver.authentication import READONLY_USER
 from .apiserver.rbac import bootstrappolicy
 from .faults import Faults
 from .machinery.errors import ApiError
-from . import gateway
+from . import gateway, istio
 
 INITIAL_NAMESPACES = ('default', 'kube-system', 'kube-public')
 START_TIMEOUT = 10
@@ -53,7 +53,8 @@ class KubeSim:
                  ready_delay=0.2, fail_image=None, time_scale=1.0, request_log=None, faults=None,
                  crash_image=None, crash_after=1.0, token_file=None, basic_auth=None, client_certs=False,
                  max_watch_seconds=None, stop_delay=0.1, endpoint_lag=0.0, gateway_api=False,
-                 gateway_delay=0.0, gateway_reject=None, authorization_mode=None, default_storage_class=True):
+                 gateway_delay=0.0, gateway_reject=None, authorization_mode=None, default_storage_class=True,
+                 istio=False, istio_delay=0.0, istio_reconciled=False):
         if client_certs and not tls:
             raise ValueError('client_certs needs tls')
         self.host = host
@@ -73,6 +74,10 @@ class KubeSim:
         self.request_log_path = os.fspath(request_log) if request_log else None
         self.gateway_options = {'delay': gateway_delay, 'reject': gateway_reject} if gateway_api else None
         self.gateway = None  # the gateway controller, with gateway_api
+        if istio_delay < 0:
+            raise ValueError('istio_delay must not be negative')
+        self.istio_options = {'delay': istio_delay, 'reconciled': istio_reconciled} if istio else None
+        self.istio = None  # the istiod stand-in, with istio
         # kind's cluster has the default StorageClass `standard`; a bare API server has none.
         self.default_storage_class = default_storage_class
         self.faults = Faults(faults)  # parses now: a bad SPEC fails before anything starts
@@ -117,6 +122,8 @@ class KubeSim:
         store.listeners.append(self.endpoints_tracker.observe)
         if self.gateway_options is not None:
             self.gateway = gateway.install(store, **self.gateway_options)
+        if self.istio_options is not None:
+            self.istio = istio.install(store, **self.istio_options)
         ClusterRoleAggregationController(store).attach()
         if self.auth_options['authorization_mode'] == 'RBAC':
             # The RBAC bootstrap policy (apiserver/rbac/bootstrappolicy.py), as the API server's
@@ -327,14 +334,25 @@ class KubeSim:
                                            namespace=namespace)
         return self.kubeconfig
 
-    def route_shares(self, namespace, name):
-        """What the simulated gateway would do with an HTTPRoute's requests (gateway_api only): per
-        rule, the fraction each backend gets (`GatewayController.shares`)."""
-        return self.call(self.gateway.shares, namespace, name)
+    def _router(self, kind):
+        """The data plane stand-in serving ``kind`` and its traffic log function."""
+        if kind == 'HTTPRoute':
+            return self.gateway, gateway.controller.traffic_log
+        if kind == 'VirtualService':
+            return self.istio, istio.controller.traffic_log
+        raise ValueError(f'no simulated data plane serves {kind}')
 
-    def route_traffic(self, namespace, name):
-        """Every change of a route's shares so far: [(monotonic t, generation, shares), ...]."""
-        return self.call(lambda: gateway.controller.traffic_log(self.gateway.log, namespace, name))
+    def route_shares(self, namespace, name, kind='HTTPRoute'):
+        """What the simulated data plane would do with a routing object's requests: per rule (an
+        HTTPRoute's rules with gateway_api, a VirtualService's http routes with istio), the
+        fraction each destination gets (`GatewayController.shares`, `IstioController.shares`)."""
+        plane, _ = self._router(kind)
+        return self.call(plane.shares, namespace, name)
+
+    def route_traffic(self, namespace, name, kind='HTTPRoute'):
+        """Every change of a routing object's shares so far: [(monotonic t, generation, shares), ...]."""
+        plane, traffic_log = self._router(kind)
+        return self.call(lambda: traffic_log(plane.log, namespace, name))
 
     def set_usage(self, namespace, pod, container, *, cpu=None, memory=None):
         """What metrics.k8s.io reports for a container (`kubectl top`): its CPU and memory usage

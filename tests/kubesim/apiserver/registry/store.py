@@ -96,6 +96,10 @@ class Store(GarbageCollector):
         # Callables (store, resource, new_obj) run after admission on creates, raising ApiError to
         # refuse (validating admission plugins such as ResourceQuota; set by the server).
         self.validating_admission = []
+        # Callables (store, resource, new_obj, old_obj_or_None) run last on creates and on updates of
+        # the main resource, raising ApiError to refuse: the validating admission webhooks the API
+        # server calls after its own admission (installed with the components that serve them).
+        self.webhooks = []
         # Callable (resource, obj) -> obj: the object as the API server's Go types encode it
         # (resources.encode), applied to everything stored; None keeps objects as written.
         self.encoder = None
@@ -183,6 +187,8 @@ class Store(GarbageCollector):
                 meta['name'] = name
         for check in self.validating_admission:
             check(self, resource, obj)
+        for webhook in self.webhooks:
+            webhook(self, resource, obj, None)
         meta['creationTimestamp'] = now_rfc3339()
         if self.registry.strategy(resource).generation:
             meta['generation'] = 1
@@ -277,6 +283,8 @@ class Store(GarbageCollector):
                         f'new finalizers []string{{{listed}}}')])
             if self.admission:
                 self.admission(resource, new, old)
+            for webhook in self.webhooks:
+                webhook(self, resource, new, old)
             if row.generation and _spec_view(new, row) != _spec_view(old, row):
                 new['metadata']['generation'] = old['metadata'].get('generation', 1) + 1
         new['metadata']['resourceVersion'] = old['metadata']['resourceVersion']
