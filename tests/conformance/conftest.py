@@ -3,7 +3,8 @@
 Every test works in its own namespace, so one simulated control plane serves them all. Images under
 `registry.invalid/` never pull (kubesim's `fail_image`, and a real registry failure on a real
 cluster), controller time runs 10x faster, so a 10 s progress deadline takes 1 s, and the Gateway
-API is installed with kubesim's gateway (`gateway_api`).
+API is installed with kubesim's gateway (`gateway_api`), Istio's VirtualService and DestinationRule
+with its stand-in (`istio`).
 
 With `KUBEOPS_TEST_KUBECONFIG` set the same tests run against that cluster instead; the few
 assertions that need kubesim's readiness log skip there.
@@ -36,7 +37,7 @@ def cluster(tmp_path_factory):
 
     sim = KubeSim(
         ready_delay=0.05, fail_image='^' + re.escape(FAIL_IMAGE_PREFIX), time_scale=TIME_SCALE,
-        gateway_api=True,
+        gateway_api=True, istio=True,
     ).start()
     sim.kubeconfig = sim.write_kubeconfig(tmp_path_factory.mktemp('conformance') / 'kubeconfig')
     yield sim
