@@ -215,6 +215,10 @@ def test_subsets_are_the_endpoints_whose_pods_carry_the_labels(apps, sim):
             'HTTP route, redirect or direct_response is required',
         ),
         (
+            {'op': 'add', 'path': '/spec/http/0/match', 'value': [{'headers': {'x y': {'exact': 'on'}}}]},
+            'header name x y is not a valid header name',
+        ),
+        (
             {'op': 'replace', 'path': '/spec/hosts', 'value': ['*']},
             'wildcard host * is not allowed for virtual services bound to the mesh gateway',
         ),

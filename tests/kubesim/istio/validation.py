@@ -28,6 +28,17 @@ DESTINATION_RULES = 'networking.istio.io/destinationrules'
 
 _DNS1123_LABEL = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')
 _WILDCARD_LABEL = re.compile(r'^(\*|\*?[a-z0-9]([-a-z0-9]*[a-z0-9])?)$')
+_HEADER_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~A-Za-z0-9]+$")
+_PSEUDO_HEADERS = (':method', ':scheme', ':authority', ':path', ':status')
+
+
+def header_name(name):
+    """ValidateHTTPHeaderNameOrJwtClaimRoute (a JWT claim's form `@request.auth.claims.` passes)."""
+    if name == '':
+        return 'header name cannot be empty'
+    if name.startswith('@request.auth.claims.') or name in _PSEUDO_HEADERS or _HEADER_NAME.match(name):
+        return None
+    return f'header name {name} is not a valid header name'
 
 
 def _label(text):
@@ -151,6 +162,7 @@ def http_route(route):
         for name, header in sorted((match.get('headers') or {}).items()):
             if header is None:
                 errs.append(f'header match {name} cannot be null')
+            errs.append(header_name(name))
             errs += _string_match(header, 'headers')
         errs += _string_match(match.get('uri'), 'uri')
         for where in ('scheme', 'method', 'authority'):
