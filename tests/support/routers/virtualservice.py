@@ -87,10 +87,12 @@ class VirtualServiceSubsetCase(VirtualServiceCase):
         kube.request('POST', ISTIO.format(ns=ns) + '/destinationrules', {
             'apiVersion': 'networking.istio.io/v1', 'kind': 'DestinationRule',
             'metadata': {'name': app, 'namespace': ns},
-            'spec': {'host': app, 'subsets': [{'name': t, 'labels': {TRACK: t}} for t in ('stable', 'canary')]},
+            'spec': {'host': app,
+                     'subsets': [{'name': t, 'labels': {TRACK: t}} for t in ('stable', 'canary')]},
         })
         vs = virtual_service(app, ns, lambda w: destination(app, w, 'stable'),
-                             lambda w: destination(app, w, 'canary'), lambda w: destination(app + '-legacy', w))
+                             lambda w: destination(app, w, 'canary'),
+                             lambda w: destination(app + '-legacy', w))
         kube.request('POST', ISTIO.format(ns=ns) + '/virtualservices', vs)
 
     def traffic(self, app):
