@@ -327,13 +327,17 @@ class KubeSim:
                                            namespace=namespace)
         return self.kubeconfig
 
-    def route_shares(self, namespace, name):
-        """What the simulated gateway would do with an HTTPRoute's requests (gateway_api only): per
-        rule, the fraction each backend gets (`GatewayController.shares`)."""
+    def route_shares(self, namespace, name, kind='HTTPRoute'):
+        """What the simulated data plane of ``kind`` would do with a route's requests: per managed
+        part (an HTTPRoute's rule), the fraction each destination gets (`GatewayController.shares`)."""
+        if kind != 'HTTPRoute':
+            raise ValueError(f'no simulated data plane serves {kind}')
         return self.call(self.gateway.shares, namespace, name)
 
-    def route_traffic(self, namespace, name):
+    def route_traffic(self, namespace, name, kind='HTTPRoute'):
         """Every change of a route's shares so far: [(monotonic t, generation, shares), ...]."""
+        if kind != 'HTTPRoute':
+            raise ValueError(f'no simulated data plane serves {kind}')
         return self.call(lambda: gateway.controller.traffic_log(self.gateway.log, namespace, name))
 
     def set_usage(self, namespace, pod, container, *, cpu=None, memory=None):
