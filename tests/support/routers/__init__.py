@@ -15,11 +15,13 @@ A case answers:
   (a fraction; a 5xx string counts as an error);
 - ``foreign_edit(route)``: a JSON patch of something the canary does not own, as a colleague with
   edit rights would make it between two runs;
+- ``fault_target(ns, app)``: the route as kubesim's faults name it (``group/plural/ns/name``);
 - ``reject(sim)`` / ``accept(sim)``: make the router's judge refuse the route, and accept it again
-  (None for a router without a verdict);
-- ``rbac_doc``: the page under docs/routers/ whose first ``yaml`` block lists the rules the router
-  needs beside the common ones of docs/rbac.md; ``stand_in``: whether the case needs kubesim's
-  stand-in (it skips, with the reason, against a real cluster).
+  (``reject = None`` for a router without a verdict), and ``refusal``: a part of the failure's message
+  then;
+- ``rbac_doc``: the page under docs/routers/ whose first ``yaml`` block after its ``## RBAC`` heading
+  lists the rules the router needs beside the common ones of docs/rbac.md; ``stand_in``: whether the
+  case needs kubesim's stand-in.
 """
 
 from tests.support.routers.httproute import HTTPRouteCase
