@@ -327,14 +327,14 @@ class KubeSim:
                                            namespace=namespace)
         return self.kubeconfig
 
-    def route_shares(self, namespace, name):
-        """What the simulated gateway would do with an HTTPRoute's requests (gateway_api only): per
-        rule, the fraction each backend gets (`GatewayController.shares`)."""
-        return self.call(self.gateway.shares, namespace, name)
+    def route_shares(self, namespace, name, kind='HTTPRoute'):
+        """What the simulated gateway or mesh would do with a route's requests (gateway_api only;
+        kind HTTPRoute or GRPCRoute): per rule, the fraction each backend gets (`DataPlane.shares`)."""
+        return self.call(self.gateway.shares, namespace, name, kind)
 
-    def route_traffic(self, namespace, name):
+    def route_traffic(self, namespace, name, kind='HTTPRoute'):
         """Every change of a route's shares so far: [(monotonic t, generation, shares), ...]."""
-        return self.call(lambda: gateway.controller.traffic_log(self.gateway.log, namespace, name))
+        return self.call(lambda: gateway.dataplane.traffic_log(self.gateway.log, namespace, name, kind))
 
     def set_usage(self, namespace, pod, container, *, cpu=None, memory=None):
         """What metrics.k8s.io reports for a container (`kubectl top`): its CPU and memory usage
