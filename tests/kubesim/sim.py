@@ -328,12 +328,17 @@ class KubeSim:
         return self.kubeconfig
 
     def route_shares(self, namespace, name, kind='HTTPRoute'):
-        """What the simulated gateway or mesh would do with a route's requests (gateway_api only;
-        kind HTTPRoute or GRPCRoute): per rule, the fraction each backend gets (`DataPlane.shares`)."""
+        """What the simulated data plane of ``kind`` would do with a route's requests (HTTPRoute and
+        GRPCRoute: the gateway's or the mesh's, gateway_api only): per managed part (a rule), the
+        fraction each destination gets (`gateway.dataplane.DataPlane.shares`)."""
+        if kind not in gateway.routes.KINDS:
+            raise ValueError(f'no simulated data plane serves {kind}')
         return self.call(self.gateway.shares, namespace, name, kind)
 
     def route_traffic(self, namespace, name, kind='HTTPRoute'):
         """Every change of a route's shares so far: [(monotonic t, generation, shares), ...]."""
+        if kind not in gateway.routes.KINDS:
+            raise ValueError(f'no simulated data plane serves {kind}')
         return self.call(lambda: gateway.dataplane.traffic_log(self.gateway.log, namespace, name, kind))
 
     def set_usage(self, namespace, pod, container, *, cpu=None, memory=None):
