@@ -328,17 +328,18 @@ class KubeSim:
         return self.kubeconfig
 
     def route_shares(self, namespace, name, kind='HTTPRoute'):
-        """What the simulated data plane of ``kind`` would do with a route's requests: per managed
-        part (an HTTPRoute's rule), the fraction each destination gets (`GatewayController.shares`)."""
-        if kind != 'HTTPRoute':
+        """What the simulated data plane of ``kind`` would do with a route's requests (HTTPRoute and
+        GRPCRoute: the gateway's or the mesh's, gateway_api only): per managed part (a rule), the
+        fraction each destination gets (`gateway.dataplane.DataPlane.shares`)."""
+        if kind not in gateway.routes.KINDS:
             raise ValueError(f'no simulated data plane serves {kind}')
-        return self.call(self.gateway.shares, namespace, name)
+        return self.call(self.gateway.shares, namespace, name, kind)
 
     def route_traffic(self, namespace, name, kind='HTTPRoute'):
         """Every change of a route's shares so far: [(monotonic t, generation, shares), ...]."""
-        if kind != 'HTTPRoute':
+        if kind not in gateway.routes.KINDS:
             raise ValueError(f'no simulated data plane serves {kind}')
-        return self.call(lambda: gateway.controller.traffic_log(self.gateway.log, namespace, name))
+        return self.call(lambda: gateway.dataplane.traffic_log(self.gateway.log, namespace, name, kind))
 
     def set_usage(self, namespace, pod, container, *, cpu=None, memory=None):
         """What metrics.k8s.io reports for a container (`kubectl top`): its CPU and memory usage

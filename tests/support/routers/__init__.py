@@ -24,9 +24,11 @@ A case answers:
   case needs kubesim's stand-in.
 """
 
+from tests.support.routers.grpcroute import GRPCRouteCase
 from tests.support.routers.httproute import HTTPRouteCase
+from tests.support.routers.mesh_httproute import MeshHTTPRouteCase
 
-CASES = [HTTPRouteCase()]
+CASES = [HTTPRouteCase(), MeshHTTPRouteCase(), GRPCRouteCase()]
 
 
 def case_ids():

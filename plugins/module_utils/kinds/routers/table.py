@@ -11,9 +11,16 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.httproute import HTTPRouteRouter
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.mesh_httproute import (
+    MeshHTTPRouteRouter)
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.grpcroute import GRPCRouteRouter
 
 # router name (the traffic option's `router`) -> the router (a router holds no state: one of each)
-ROUTERS = {'httproute': HTTPRouteRouter()}
+ROUTERS = {
+    'httproute': HTTPRouteRouter(),
+    'mesh_httproute': MeshHTTPRouteRouter(),
+    'grpcroute': GRPCRouteRouter(),
+}
 DEFAULT = 'httproute'
 # The choices of the router option, in the order the documentation lists them.
 NAMES = ('httproute', 'virtualservice', 'openshift_route', 'mesh_httproute', 'grpcroute')
