@@ -334,25 +334,24 @@ class KubeSim:
                                            namespace=namespace)
         return self.kubeconfig
 
-    def _router(self, kind):
-        """The data plane stand-in serving ``kind`` and its traffic log function."""
-        if kind == 'HTTPRoute':
-            return self.gateway, gateway.controller.traffic_log
-        if kind == 'VirtualService':
-            return self.istio, istio.controller.traffic_log
-        raise ValueError(f'no simulated data plane serves {kind}')
-
     def route_shares(self, namespace, name, kind='HTTPRoute'):
-        """What the simulated data plane would do with a routing object's requests: per rule (an
-        HTTPRoute's rules with gateway_api, a VirtualService's http routes with istio), the
-        fraction each destination gets (`GatewayController.shares`, `IstioController.shares`)."""
-        plane, _ = self._router(kind)
-        return self.call(plane.shares, namespace, name)
+        """What the simulated data plane of ``kind`` would do with a route's requests: per managed
+        part, the fraction each destination gets. HTTPRoute and GRPCRoute: the gateway's or the
+        mesh's, gateway_api only (`gateway.dataplane.DataPlane.shares`); VirtualService: istio only,
+        per http route (`istio.controller.IstioController.shares`)."""
+        if kind == 'VirtualService':
+            return self.call(self.istio.shares, namespace, name)
+        if kind not in gateway.routes.KINDS:
+            raise ValueError(f'no simulated data plane serves {kind}')
+        return self.call(self.gateway.shares, namespace, name, kind)
 
     def route_traffic(self, namespace, name, kind='HTTPRoute'):
-        """Every change of a routing object's shares so far: [(monotonic t, generation, shares), ...]."""
-        plane, traffic_log = self._router(kind)
-        return self.call(lambda: traffic_log(plane.log, namespace, name))
+        """Every change of a route's shares so far: [(monotonic t, generation, shares), ...]."""
+        if kind == 'VirtualService':
+            return self.call(lambda: istio.controller.traffic_log(self.istio.log, namespace, name))
+        if kind not in gateway.routes.KINDS:
+            raise ValueError(f'no simulated data plane serves {kind}')
+        return self.call(lambda: gateway.dataplane.traffic_log(self.gateway.log, namespace, name, kind))
 
     def set_usage(self, namespace, pod, container, *, cpu=None, memory=None):
         """What metrics.k8s.io reports for a container (`kubectl top`): its CPU and memory usage

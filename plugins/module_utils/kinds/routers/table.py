@@ -11,11 +11,19 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.httproute import HTTPRouteRouter
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.mesh_httproute import (
+    MeshHTTPRouteRouter)
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.grpcroute import GRPCRouteRouter
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.virtualservice import (
     VirtualServiceRouter)
 
 # router name (the traffic option's `router`) -> the router (a router holds no state: one of each)
-ROUTERS = {'httproute': HTTPRouteRouter(), 'virtualservice': VirtualServiceRouter()}
+ROUTERS = {
+    'httproute': HTTPRouteRouter(),
+    'virtualservice': VirtualServiceRouter(),
+    'mesh_httproute': MeshHTTPRouteRouter(),
+    'grpcroute': GRPCRouteRouter(),
+}
 DEFAULT = 'httproute'
 # The choices of the router option, in the order the documentation lists them.
 NAMES = ('httproute', 'virtualservice', 'openshift_route', 'mesh_httproute', 'grpcroute')
