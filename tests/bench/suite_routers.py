@@ -29,8 +29,13 @@ READY = 0.05
 APP = 'web'
 
 
+def _id(case):
+    """The case's name (a router with several layouts has one case each)."""
+    return getattr(case, 'id', case.router)
+
+
 def _namespace(case):
-    return 'r-' + case.router.replace('_', '-')
+    return 'r-' + _id(case).replace('_', '-')
 
 
 def _options():
@@ -42,7 +47,7 @@ def _options():
 
 def _step(case, ns, weight):
     args = dict(case.traffic(APP), weight=weight, timeout=60, namespace=ns)
-    return ansible_run.task(case.router, {'kubeops.rollout.rollout_traffic': args})
+    return ansible_run.task(_id(case), {'kubeops.rollout.rollout_traffic': args})
 
 
 def _polls(requests):
@@ -75,14 +80,14 @@ def run(ctx, reps):
                 kube.rolled_out('Deployment', name, ns=_namespace(case))
         # The data planes' clock against this process's monotonic clock (the tasks' times).
         skew = sim.clock() - time.monotonic()
-        samples = {case.router: [] for case in CASES}
+        samples = {_id(case): [] for case in CASES}
         for r in range(reps):
             weight = 25 if r % 2 == 0 else 0
             for case in CASES:
                 ns = _namespace(case)
                 run_ = ansible_run.run_playbook(
-                    [ansible_run.play([_step(case, ns, weight)], name='route-%s' % case.router)],
-                    ctx.path('routers', 'playbooks'), '%s-%d' % (case.router, r), request_log=log,
+                    [ansible_run.play([_step(case, ns, weight)], name='route-%s' % _id(case))],
+                    ctx.path('routers', 'playbooks'), '%s-%d' % (_id(case), r), request_log=log,
                     extra_env={'K8S_AUTH_KUBECONFIG': sim.kubeconfig})
                 (t,) = run_.tasks
                 deadline = time.monotonic() + 10
@@ -100,7 +105,7 @@ def run(ctx, reps):
                              polls=_polls(t.requests or []),
                              watches=sum(1 for q in t.requests or [] if 'watch=' in (q.get('query') or '')))
                 entry.pop('paths')
-                samples[case.router].append(entry)
+                samples[_id(case)].append(entry)
             ctx.log('routers: repetition %d/%d done' % (r + 1, reps))
         return {'reps': reps, 'ready_delay': READY, 'samples': samples}
     finally:
