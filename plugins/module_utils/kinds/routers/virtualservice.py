@@ -32,7 +32,7 @@ import copy
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import path_quote
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.router import (
-    RouteProblem, Router, Track)
+    OWN_OPTIONS, RouteProblem, Router, Track)
 
 GROUP = 'networking.istio.io'
 VIRTUALSERVICES = '/apis/networking.istio.io/v1/namespaces/%s/virtualservices'
@@ -306,7 +306,9 @@ class VirtualServiceRouter(Router):
         subsets = options.get('destination_rule')
         if not subsets:
             return Router.check(self, options)
-        problems = []
+        problems = ['traffic option %s is for the router %s, not %s' % (option, ' or '.join(names), self.name)
+                    for option, names in sorted(OWN_OPTIONS.items())
+                    if options.get(option) is not None and self.name not in names]
         if options.get('canary_service') and options['canary_service'] != options.get('stable_service'):
             problems.append('with destination_rule both subsets are of the stable_service host %s: leave '
                             'canary_service out (it names %s)' % (options.get('stable_service'),

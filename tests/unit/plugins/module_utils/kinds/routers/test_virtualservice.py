@@ -247,3 +247,11 @@ def test_subset_level_shifts_between_the_subsets_of_one_host():
         'http route 0 (main)': {'web/stable': 90, 'web/canary': 10}}
     with pytest.raises(RouteProblem, match='no http route with both destinations web/stable and web/v2'):
         ROUTER.managed(vs, None, stable, 'web/v2')
+
+
+def test_subset_level_still_refuses_the_options_of_other_routers(monkeypatch):
+    from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers import router as router_mod
+
+    monkeypatch.setitem(router_mod.OWN_OPTIONS, 'tls_mode', ('openshift_route',))
+    assert ROUTER.check(dict(subset_options(), tls_mode='edge')) == [
+        'traffic option tls_mode is for the router openshift_route, not virtualservice']
