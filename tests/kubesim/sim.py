@@ -53,7 +53,8 @@ class KubeSim:
                  ready_delay=0.2, fail_image=None, time_scale=1.0, request_log=None, faults=None,
                  crash_image=None, crash_after=1.0, token_file=None, basic_auth=None, client_certs=False,
                  max_watch_seconds=None, stop_delay=0.1, endpoint_lag=0.0, gateway_api=False,
-                 gateway_delay=0.0, gateway_reject=None, authorization_mode=None, default_storage_class=True):
+                 gateway_delay=0.0, gateway_reject=None, authorization_mode=None, default_storage_class=True,
+                 openshift=False, openshift_delay=0.0):
         if client_certs and not tls:
             raise ValueError('client_certs needs tls')
         self.host = host
@@ -73,6 +74,8 @@ class KubeSim:
         self.request_log_path = os.fspath(request_log) if request_log else None
         self.gateway_options = {'delay': gateway_delay, 'reject': gateway_reject} if gateway_api else None
         self.gateway = None  # the gateway controller, with gateway_api
+        self.openshift_options = {'delay': openshift_delay} if openshift else None
+        self.openshift = None  # the OpenShift router stand-in, with openshift
         # kind's cluster has the default StorageClass `standard`; a bare API server has none.
         self.default_storage_class = default_storage_class
         self.faults = Faults(faults)  # parses now: a bad SPEC fails before anything starts
@@ -117,6 +120,10 @@ class KubeSim:
         store.listeners.append(self.endpoints_tracker.observe)
         if self.gateway_options is not None:
             self.gateway = gateway.install(store, **self.gateway_options)
+        if self.openshift_options is not None:
+            from . import openshift  # only when asked for: nothing more to import at start
+
+            self.openshift = openshift.install(store, **self.openshift_options)
         ClusterRoleAggregationController(store).attach()
         if self.auth_options['authorization_mode'] == 'RBAC':
             # The RBAC bootstrap policy (apiserver/rbac/bootstrappolicy.py), as the API server's
@@ -327,14 +334,25 @@ class KubeSim:
                                            namespace=namespace)
         return self.kubeconfig
 
-    def route_shares(self, namespace, name):
-        """What the simulated gateway would do with an HTTPRoute's requests (gateway_api only): per
-        rule, the fraction each backend gets (`GatewayController.shares`)."""
-        return self.call(self.gateway.shares, namespace, name)
+    def _router_of(self, kind):
+        """The data plane serving a routing object's kind, and the module of its traffic log."""
+        if kind == 'Route':
+            from .openshift import router
 
-    def route_traffic(self, namespace, name):
-        """Every change of a route's shares so far: [(monotonic t, generation, shares), ...]."""
-        return self.call(lambda: gateway.controller.traffic_log(self.gateway.log, namespace, name))
+            return self.openshift, router
+        return self.gateway, gateway.controller
+
+    def route_shares(self, namespace, name, kind='HTTPRoute'):
+        """What the simulated data plane would do with a routing object's requests (HTTPRoute:
+        gateway_api; Route: openshift): per rule (a Route: one entry named None), the fraction each
+        backend gets (`GatewayController.shares`, `RouterController.shares`)."""
+        plane, _module = self._router_of(kind)
+        return self.call(plane.shares, namespace, name)
+
+    def route_traffic(self, namespace, name, kind='HTTPRoute'):
+        """Every change of a routing object's shares so far: [(monotonic t, generation, shares), ...]."""
+        plane, module = self._router_of(kind)
+        return self.call(lambda: module.traffic_log(plane.log, namespace, name))
 
     def set_usage(self, namespace, pod, container, *, cpu=None, memory=None):
         """What metrics.k8s.io reports for a container (`kubectl top`): its CPU and memory usage
