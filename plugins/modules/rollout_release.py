@@ -205,29 +205,69 @@ options:
         Service the canary track; the preflight refuses a Service that would reach the other's pods.
     type: dict
     suboptions:
+      router:
+        description:
+          - What splits the requests (see C(docs/routers/)) - a Gateway API C(HTTPRoute) at the edge
+            (V(httproute)), an Istio C(VirtualService) (V(virtualservice)), an OpenShift C(Route)
+            (V(openshift_route)), a Gateway API C(HTTPRoute) whose parent is a Service, for the mesh
+            (V(mesh_httproute)), or a C(GRPCRoute) (V(grpcroute)).
+          - The same steps, checks, guarded writes and rollback for each; what each router verifies is
+            in its page under C(docs/routers/).
+        type: str
+        choices: [httproute, virtualservice, openshift_route, mesh_httproute, grpcroute]
+        default: httproute
       route:
-        description: The HTTPRoute (C(name), and C(namespace), default the workloads' namespace).
+        description:
+          - The routing object of the router (C(name), and C(namespace), default the workloads'
+            namespace) - the HTTPRoute, VirtualService, Route or GRPCRoute.
         type: dict
         required: true
         suboptions:
           name:
-            description: Name of the HTTPRoute.
+            description: Its name.
             type: str
             required: true
           namespace:
             description: Its namespace.
             type: str
       rule:
-        description: The rule (name or index) whose weights are set; unset, every rule holding both Services.
+        description:
+          - The part of the route whose weights are set - an HTTPRoute's or GRPCRoute's rule (name or
+            index), a VirtualService's C(http[].name). Unset, every rule holding both Services (an
+            HTTPRoute, a GRPCRoute), the one C(http) route holding both destinations (a VirtualService).
+          - Not for an OpenShift Route, which has one set of backends.
         type: str
       stable_service:
-        description: The stable Service (a backendRef of the rule).
+        description:
+          - The stable Service (a backend of the route). With I(traffic.destination_rule), the one
+            Service of both subsets (the VirtualService's destination host).
         type: str
         required: true
       canary_service:
-        description: The canary Service (a backendRef of the rule, weight V(0) to start).
+        description:
+          - The canary Service (a backend of the route, weight V(0) to start). Required but with
+            I(traffic.destination_rule).
         type: str
-        required: true
+      destination_rule:
+        description:
+          - For a subset-level Istio VirtualService (I(traffic.router=virtualservice)) - the
+            C(DestinationRule) of the I(traffic.stable_service) host whose two subsets tell the tracks
+            apart by their labels (read, never written). Unset, the VirtualService is host-level (two
+            Services).
+        type: dict
+        suboptions:
+          name:
+            description: Name of the DestinationRule (in the route's namespace).
+            type: str
+            required: true
+          stable_subset:
+            description: The subset of the stable track.
+            type: str
+            default: stable
+          canary_subset:
+            description: The subset of the canary track.
+            type: str
+            default: canary
       track_label:
         description: The pod label that tells the tracks apart (V(stable), V(canary)).
         type: str
@@ -583,6 +623,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
     describe_error,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import KubeModule  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers import table as routers  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.wait_options import (  # noqa: E402
     ANALYSIS_ARG_SPEC,
     DEFAULT_TIMEOUT,
@@ -615,8 +656,10 @@ ARGUMENT_SPEC = {
                                                                 'namespace': {'type': 'str'}}},
         'rule': {'type': 'str'},
         'stable_service': {'type': 'str', 'required': True},
-        'canary_service': {'type': 'str', 'required': True},
+        'canary_service': {'type': 'str'},
         'track_label': {'type': 'str', 'default': 'track'},
+        'router': routers.OPTION_SPEC['router'],
+        'destination_rule': routers.OPTION_SPEC['destination_rule'],
         'header_route': {'type': 'dict', 'options': {
             'name': {'type': 'str', 'required': True}, 'header': {'type': 'str', 'required': True},
             'value': {'type': 'str', 'required': True},
@@ -647,6 +690,9 @@ def _traffic(module):
         module.fail('a traffic canary releases one Deployment: give one entry in workloads')
     if not traffic['steps']:
         module.fail('traffic.steps is empty: give at least one step, such as {weight: 10, pause: 60}')
+    problems = routers.problems(traffic)
+    if problems:
+        module.fail('traffic: %s' % '; '.join(problems))
     for i, step in enumerate(traffic['steps']):
         if not 1 <= step['weight'] <= 100:
             module.fail('traffic.steps[%d].weight is the canary\'s percent: 1 to 100 (got %d)'

@@ -65,10 +65,40 @@ options:
   canary_service:
     description:
       - Name of the canary Service (a backendRef of the rule; add it with weight V(0) to start).
+        Required but with I(destination_rule).
       - The alias I(canary) is its old name, deprecated and removed in version 3.0.0 of the collection.
     type: str
-    required: true
     aliases: [canary]
+  router:
+    description:
+      - What splits the requests (see C(docs/routers/)) - a Gateway API C(HTTPRoute) at the edge
+        (V(httproute)), an Istio C(VirtualService) (V(virtualservice)), an OpenShift C(Route)
+        (V(openshift_route)), a Gateway API C(HTTPRoute) whose parent is a Service, for the mesh
+        (V(mesh_httproute)), or a C(GRPCRoute) (V(grpcroute)). I(route) names its object.
+      - For a VirtualService, I(rule) is an C(http[].name) and the judge is the written object and the
+        endpoints (no acceptance condition); for an OpenShift Route, I(rule) and I(header_route) are
+        refused and each router's C(Admitted) condition is the verdict.
+    type: str
+    choices: [httproute, virtualservice, openshift_route, mesh_httproute, grpcroute]
+    default: httproute
+  destination_rule:
+    description:
+      - For a subset-level Istio VirtualService - the C(DestinationRule) of the I(stable_service)
+        host whose two subsets tell the tracks apart by their labels (read, never written).
+    type: dict
+    suboptions:
+      name:
+        description: Name of the DestinationRule (in the route's namespace).
+        type: str
+        required: true
+      stable_subset:
+        description: The subset of the stable track.
+        type: str
+        default: stable
+      canary_subset:
+        description: The subset of the canary track.
+        type: str
+        default: canary
   weight:
     description:
       - The canary's percent of the rule's requests between the two Services. The stable Service gets
@@ -224,6 +254,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors impo
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.validation import (  # noqa: E402
     subdomain_problem,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers import table as routers  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.traffic import (  # noqa: E402
     step as traffic,
 )
@@ -236,8 +267,10 @@ ARGUMENT_SPEC = {
     'rule': {'type': 'str'},
     'stable_service': {'type': 'str', 'required': True, 'aliases': ['stable'],
                        'deprecated_aliases': [vocabulary.deprecated_alias('stable')]},
-    'canary_service': {'type': 'str', 'required': True, 'aliases': ['canary'],
+    'canary_service': {'type': 'str', 'aliases': ['canary'],
                        'deprecated_aliases': [vocabulary.deprecated_alias('canary')]},
+    'router': routers.OPTION_SPEC['router'],
+    'destination_rule': routers.OPTION_SPEC['destination_rule'],
     'weight': {'type': 'int', 'required': True},
     'header_route': {'type': 'dict', 'options': {
         'name': {'type': 'str', 'required': True},
@@ -256,20 +289,20 @@ def main(runtime=None):
     params = module.params
     if not 0 <= params['weight'] <= 100:
         module.fail('weight is the canary\'s percent: 0 to 100 (got %d)' % params['weight'])
-    if params['stable_service'] == params['canary_service']:
-        module.fail('stable_service and canary_service name the same Service (%s): give two Services'
-                    % params['stable_service'])
+    problems = routers.problems(params)
+    if problems:
+        module.fail('; '.join(problems))
     for option, value in (('route.name', params['route']['name']),
                           ('stable_service', params['stable_service']),
                           ('canary_service', params['canary_service'])):
-        problem = subdomain_problem(value)
+        problem = value is not None and subdomain_problem(value)
         if problem:
             module.fail('%s: %s' % (option, problem))
     namespace = params['route'].get('namespace') or module.namespace
     options = traffic.TrafficOptions(namespace, params['route']['name'], params['stable_service'],
-                                     params['canary_service'], params['weight'], params['rule'],
-                                     params['header_route'],
-                                     params['timeout'], module.module.check_mode)
+                                     params['canary_service'] or params['stable_service'], params['weight'],
+                                     params['rule'], params['header_route'], params['timeout'],
+                                     module.module.check_mode, params['router'], params['destination_rule'])
     shift = traffic.Shift(module.client, options, progress=module.module.progress)
     try:
         out = shift.run()
@@ -285,7 +318,7 @@ def main(runtime=None):
     diff = out.pop('diff')
     if module.module.diff and out['changed']:
         out['diff'] = diff
-    module.module.exit_json(msg='%s: %s at %d%%' % (options.label, options.canary, options.weight), **out)
+    module.module.exit_json(msg='%s: %s at %d%%' % (options.label, shift.pair[1], options.weight), **out)
 
 
 if __name__ == '__main__':

@@ -206,6 +206,10 @@ def slices_path(namespace):
     return ENDPOINTSLICES % path_quote(namespace)
 
 
+def pods_path(namespace):
+    return PODS % path_quote(namespace)
+
+
 def service_path(namespace, name):
     return '%s/%s' % (SERVICES % path_quote(namespace), path_quote(name))
 
@@ -215,11 +219,13 @@ def selector_of(service):
     return '%s=%s' % (SERVICE_NAME_LABEL, service)
 
 
-def ready_endpoints(slices):
+def ready_endpoints(slices, pods=None):
     """How many ready endpoints a Service's ``slices`` (a LIST's items) hold: each pod (or address)
-    once; a terminating endpoint is never one."""
+    once; a terminating endpoint is never one. With ``pods`` (a set of pod names), only the endpoints
+    of those pods (a subset of the Service's pods, chosen by labels)."""
     return len({endpoint_name(e) for s in slices for e in s.get('endpoints') or []
-                if endpoint_state(e) == READY})
+                if endpoint_state(e) == READY
+                and (pods is None or ((e.get('targetRef') or {}).get('name') in pods))})
 
 
 def needed_endpoints(percent, other_ready):

@@ -275,6 +275,8 @@ class HTTPRouteRouter(Router):
     """The interface of router.py over the functions above."""
 
     kind = 'HTTPRoute'
+    name = 'httproute'
+    accepted_text = 'Accepted and ResolvedRefs'
 
     def path(self, namespace, name):
         return route_path(namespace, name)

@@ -29,6 +29,22 @@ A router answers, for a route object as read (raw JSON):
 - ``view(route, managed, ...)``: what diff mode shows;
 - ``shares(route, managed, ..., percent)``: per managed part, the canary's weight and the total weight
   once the pair carries ``percent`` (other backends of a part take their share too).
+
+Where the ``...`` above is the pair ``stable, canary``: the keys ``pair(options)`` gives (the two
+Services' names for every router but a subset-level VirtualService, whose keys name its subsets).
+
+And, for the task's options (``options``: the traffic option's keys ``route``, ``rule``,
+``stable_service``, ``canary_service``, ``header_route``, ``destination_rule``; absent ones None):
+
+- ``name``: the option's value (``traffic.router``), ``judge``: what judges the route in messages
+  ("gateway", "mesh", "router"), ``verdict_required``: whether a route without any verdict is one no
+  judge serves (False: nothing to wait for, as for a VirtualService, which has no acceptance
+  condition by default);
+- ``check(options)``: the problems of the router's own options, before any request;
+- ``related(namespace, options)``: [(path, label)] of the other objects a step reads (a DestinationRule);
+- ``tracks(namespace, options, related)``: per track (``stable``, ``canary``), the Service and the
+  extra pod labels (None: all its pods) whose ready endpoints carry it: the preflight checks each
+  selects its track's pods only, the step counts their ready endpoints before and after a write.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -40,10 +56,72 @@ class RouteProblem(Exception):
     """The route cannot take the change asked (a message naming the route and what to do)."""
 
 
+class Track:
+    """Where a track's requests go: the Service ``service`` and, within it, the pods carrying
+    ``labels`` (None: all its pods); ``option`` names the option that chose them."""
+
+    def __init__(self, service, labels=None, option=None):
+        self.service = service
+        self.labels = labels
+        self.option = option
+
+    def __eq__(self, other):
+        return isinstance(other, Track) and (self.service, self.labels, self.option) == (
+            other.service, other.labels, other.option)
+
+    def __repr__(self):
+        return 'Track(%r, %r, %r)' % (self.service, self.labels, self.option)
+
+    def text(self, namespace):
+        where = 'Service %s/%s' % (namespace, self.service)
+        if self.labels:
+            where += ' (pods %s)' % ','.join('%s=%s' % kv for kv in sorted(self.labels.items()))
+        return where
+
+
+# The options only some routers take: option -> the routers taking it.
+OWN_OPTIONS = {'destination_rule': ('virtualservice',)}
+
+
 class Router:
     """The interface (see the module's text); every method is a router's own."""
 
     kind = None
+    name = None
+    judge = 'gateway'
+    verdict_required = True
+    accepted_text = 'accepted'  # what a judge's acceptance of a generation is called
+    # What to do when the route is not found.
+    create_hint = ('create the route (with the canary Service as a backendRef of weight 0) before shifting '
+                   'traffic')
+
+    def check(self, options):
+        """Problems with the options as this router reads them (none by default but the options only
+        other routers take, and a canary Service that must be given)."""
+        problems = ['traffic option %s is for the router %s, not %s' % (option, ' or '.join(names), self.name)
+                    for option, names in sorted(OWN_OPTIONS.items())
+                    if options.get(option) is not None and self.name not in names]
+        if not options.get('canary_service'):
+            problems.append('canary_service is required with the router %s' % self.name)
+        elif options.get('canary_service') == options.get('stable_service'):
+            problems.append('stable_service and canary_service name the same Service (%s): give two Services'
+                            % options['stable_service'])
+        return problems
+
+    def pair(self, options):
+        """The keys of the two destinations in this router's methods: the Services' names."""
+        return options['stable_service'], options['canary_service']
+
+    def related(self, namespace, options):
+        return []
+
+    def tracks(self, namespace, options, related):
+        return {'stable': Track(options['stable_service'], None, 'stable_service'),
+                'canary': Track(options['canary_service'], None, 'canary_service')}
+
+    def no_verdict_text(self, label):
+        """Why a route without any verdict cannot take a step (``verdict_required``)."""
+        return '%s has no parentRefs: no %s serves it' % (label, self.judge)
 
     def path(self, namespace, name):
         raise NotImplementedError

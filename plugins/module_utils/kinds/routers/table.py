@@ -15,6 +15,29 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.http
 # router name (the traffic option's `router`) -> the router (a router holds no state: one of each)
 ROUTERS = {'httproute': HTTPRouteRouter()}
 DEFAULT = 'httproute'
+# The choices of the router option, in the order the documentation lists them.
+NAMES = ('httproute', 'virtualservice', 'openshift_route', 'mesh_httproute', 'grpcroute')
+
+# The options only some routers read, as a module's argument spec writes them (one home for both the
+# traffic option of rollout_release and rollout_traffic's own options).
+OPTION_SPEC = {
+    'router': {'type': 'str', 'choices': list(NAMES), 'default': DEFAULT},
+    'destination_rule': {'type': 'dict', 'options': {
+        'name': {'type': 'str', 'required': True},
+        'stable_subset': {'type': 'str', 'default': 'stable'},
+        'canary_subset': {'type': 'str', 'default': 'canary'},
+    }},
+}
+
+
+def problems(options):
+    """What is wrong with a traffic option's router and its own options (``options``: the keys of
+    router.py's ``options``, with ``router``), before any request."""
+    try:
+        chosen = router(options.get('router'))
+    except ValueError as e:
+        return [str(e)]
+    return chosen.check(options)
 
 
 def router(name=None):

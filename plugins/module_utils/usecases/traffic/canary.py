@@ -92,6 +92,13 @@ class TrafficCanary(Preflight, Lifecycle):
         self.route = self.cfg['route']
         self.route_namespace = self.route.get('namespace') or self.namespace
         self.router = router(self.cfg.get('router'))  # the traffic router (kinds/routers/)
+        # The traffic option as the router reads it (router.py), and the keys of its two destinations.
+        self.names = {'route': {'namespace': self.route_namespace, 'name': self.route['name']},
+                      'rule': self.cfg.get('rule'), 'stable_service': self.cfg['stable_service'],
+                      'canary_service': self.cfg.get('canary_service') or self.cfg['stable_service'],
+                      'header_route': self.cfg.get('header_route'),
+                      'destination_rule': self.cfg.get('destination_rule')}
+        self.pair = self.router.pair(self.names)
         self.id = options.release_id or release_record.release_id(targets)
         self.runner = lease_mod.holder_identity()
         self.started = times.rfc3339_now()
@@ -191,9 +198,10 @@ class TrafficCanary(Preflight, Lifecycle):
         header_route = self.cfg.get('header_route')
         if header_route:
             header_route = dict(header_route, state='present' if header and weight > 0 else 'absent')
-        options = TrafficOptions(self.route_namespace, self.route['name'], self.cfg['stable_service'],
-                                 self.cfg['canary_service'], weight, self.cfg.get('rule'), header_route,
-                                 self.options.timeout, self.options.check_mode)
+        options = TrafficOptions(self.route_namespace, self.route['name'], self.names['stable_service'],
+                                 self.names['canary_service'], weight, self.cfg.get('rule'), header_route,
+                                 self.options.timeout, self.options.check_mode, self.router.name,
+                                 self.cfg.get('destination_rule'))
         step = Shift(self.client, options, progress=self.progress, clock=self.clock, sleep=self.sleep)
         out = step.run()
         self.warnings.extend(step.warnings)
@@ -224,8 +232,7 @@ class TrafficCanary(Preflight, Lifecycle):
             return '%d%%' % weight
         route, managed = self.route_read
         texts = []
-        for mine, total in self.router.shares(route, managed, self.cfg['stable_service'],
-                                              self.cfg['canary_service'], weight):
+        for mine, total in self.router.shares(route, managed, self.pair[0], self.pair[1], weight):
             text = '%d%%' % weight if total == 100 else 'weight %d of %d (%d%%)' % (
                 mine, total, int(round(100.0 * mine / total)))
             if text not in texts:
@@ -419,7 +426,7 @@ class TrafficCanary(Preflight, Lifecycle):
                 if not self.take(index, steps[index]):
                     self.t.outcome = UNCHANGED
                     self.traffic['phase'] = 'paused'
-                    share = '%s to %s' % (self.share_text(steps[index]['weight']), self.cfg['canary_service'])
+                    share = '%s to %s' % (self.share_text(steps[index]['weight']), self.pair[1])
                     if self.options.check_mode:
                         text = ('traffic canary %s: step %d of %d would be taken, then paused (%s); run the '
                                 'same task again to go on' % (self.id, index + 1, len(steps), share))

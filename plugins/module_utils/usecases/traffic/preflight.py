@@ -48,26 +48,11 @@ class Preflight:
             self.template = rec.canary_template(t.workload.template, t.images, self.cfg['track_label'])
         except UnknownContainer as e:
             return ['%s: %s' % (t.label(), e)]
-        labels = self.template['metadata']['labels']
-        for option, track in (('stable_service', 'stable'), ('canary_service', 'canary')):
-            name = self.cfg[option]
-            try:
-                found = self.client.get(endpoints.service_path(self.namespace, name))
-                selector = (found.get('spec') or {}).get('selector') or {}
-            except ApiError as e:
-                why = 'not found' if e.status == 404 else error_text(e)
-                problems.append('Service %s/%s (%s): %s' % (self.namespace, name, option, why))
-                continue
-            if endpoints.selects(selector, labels) != (track == 'canary'):
-                problems.append(
-                    'Service %s/%s (%s) %s the canary\'s pods (labels %s; its selector %s): the %s '
-                    'Service must select the %s track only, by the label %s' % (
-                        self.namespace, name, option, 'selects' if track == 'stable' else 'does not select',
-                        _labels(labels), _labels(selector), track, track, self.cfg['track_label']))
+        problems.extend(self._track_problems(self.template['metadata']['labels']))
         try:
             route = self.client.get(self.router.path(self.route_namespace, self.route['name']))
-            managed = self.router.managed(route, self.cfg.get('rule'), self.cfg['stable_service'],
-                                          self.cfg['canary_service'], self.cfg.get('header_route'))
+            managed = self.router.managed(route, self.cfg.get('rule'), self.pair[0], self.pair[1],
+                                          self.cfg.get('header_route'))
             self.route_read = route, managed
         except RouteProblem as e:
             problems.append(str(e))
@@ -84,6 +69,46 @@ class Preflight:
         analysis = self.options.gates.analysis
         if analysis is not None and not problems:
             problems.extend('analysis %s' % p for p in analysis.probe())
+        return problems
+
+    def _tracks(self):
+        """Per track, where the router sends its requests (router.Track), or a problem."""
+        related = []
+        for path, label in self.router.related(self.route_namespace, self.names):
+            try:
+                related.append(self.client.get(path))
+            except ApiError as e:
+                return None, '%s: %s' % (label, 'not found' if e.status == 404 else error_text(e))
+        try:
+            return self.router.tracks(self.route_namespace, self.names, related), None
+        except RouteProblem as e:
+            return None, str(e)
+
+    def _track_problems(self, labels):
+        """Each track's Service (and, for a subset, its labels) must select that track's pods only:
+        the canary's pods carry ``labels``."""
+        tracks, problem = self._tracks()
+        if problem:
+            return [problem]
+        problems = []
+        for track in ('stable', 'canary'):
+            where = tracks[track]
+            try:
+                found = self.client.get(endpoints.service_path(self.namespace, where.service))
+                selector = (found.get('spec') or {}).get('selector') or {}
+            except ApiError as e:
+                why = 'not found' if e.status == 404 else error_text(e)
+                problems.append('Service %s/%s (%s): %s' % (self.namespace, where.service, where.option, why))
+                continue
+            chosen = dict(selector, **(where.labels or {}))
+            if endpoints.selects(chosen, labels) != (track == 'canary'):
+                problems.append(
+                    '%s (%s) %s the canary\'s pods (labels %s; its selector %s): the %s %s must select the '
+                    '%s track only, by the label %s' % (
+                        where.text(self.namespace), where.option,
+                        'selects' if track == 'stable' else 'does not select', _labels(labels),
+                        _labels(chosen), track, 'subset' if where.labels else 'Service', track,
+                        self.cfg['track_label']))
         return problems
 
     def _canary_problems(self):

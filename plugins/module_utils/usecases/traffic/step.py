@@ -3,16 +3,18 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""``rollout_traffic``: one traffic step on an HTTPRoute. The weights of two named backendRefs (the
-stable and the canary Service) in the rules chosen, and optionally a header route, in one JSON patch
-that tests every value it replaces; nothing else of the route is touched.
+"""``rollout_traffic``: one traffic step on a route of the router chosen (kinds/routers/: an HTTPRoute
+by default). The weights of the two destinations (the stable and the canary Service, or their
+subsets) in the parts of the route chosen, and optionally a header route, in one JSON patch that
+tests every value it replaces; nothing else of the route is touched.
 
-Before the write the backend gaining a share must have enough ready endpoints for it (a gateway
-answers 503 for a backend without one); after it, every parent must accept the route and resolve
-its references at the new generation (``status.parents[]``), and the backend must still have them.
-In check mode the patch is sent with dryRun=All and nothing is waited for: a parent that refuses
-the route as it is now fails the step as the real run's verdict would, and a backend short of
-ready endpoints is a warning (only the wait can tell whether they come).
+Before the write the destination gaining a share must have enough ready endpoints for it (a router
+answers 503 for a destination without one); after it, every judge of the route (a gateway's
+``status.parents[]``, a router's ``status.ingress[]``, a mesh's condition where it writes one) must
+accept it at the new generation, and the destination must still have its endpoints. In check mode
+the patch is sent with dryRun=All and nothing is waited for: a judge that refuses the route as it is
+now fails the step as the real run's verdict would, and a destination short of ready endpoints is a
+warning (only the wait can tell whether they come).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -26,6 +28,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.api.shared_lists i
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import ApiError, error_text
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.fields import REQUIRED, Fields
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.router import RouteProblem
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.pods import selector_string
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.table import router
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import services as endpoints
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.patches import JSON_PATCH
@@ -52,12 +55,21 @@ class TrafficOptions(Fields):
         ('header_route', None),  # None, or {name, header, value, type, state}
         ('timeout', 300),
         ('check_mode', False),
+        ('router_name', None),  # the traffic option's router (None: the HTTPRoute)
+        ('destination_rule', None),  # a subset-level VirtualService's {name, stable_subset, canary_subset}
     )
 
     @property
     def router(self):
-        """The traffic router (kinds/routers/): the Gateway API HTTPRoute."""
-        return router(None)
+        """The traffic router (kinds/routers/) named by ``router_name``."""
+        return router(self.router_name)
+
+    @property
+    def names(self):
+        """The options as the router's methods read them (router.py)."""
+        return {'route': {'namespace': self.namespace, 'name': self.route}, 'rule': self.rule,
+                'stable_service': self.stable, 'canary_service': self.canary,
+                'header_route': self.header_route, 'destination_rule': self.destination_rule}
 
     @property
     def label(self):
@@ -85,6 +97,8 @@ class Shift:
         self.warnings = []
         self.router = options.router
         self.path = self.router.path(options.namespace, options.route)
+        self.pair = self.router.pair(options.names)  # the destinations' keys in the router's methods
+        self.tracks = None  # per track, where its requests go (router.Track), from the related objects
         self.deadline = None
         self.sent = False  # a weight patch was sent (its answer may have been lost)
         self.reader = None  # while a step runs: its EndpointSlices and routes, watched (SharedLists)
@@ -95,15 +109,38 @@ class Shift:
             return self.client.get(self.path)
         except ApiError as e:
             if e.status == 404:
-                raise TrafficFailed('%s not found: create the route (with the canary Service as a backendRef '
-                                    'of weight 0) before shifting traffic' % self.o.label)
+                raise TrafficFailed('%s not found: %s' % (self.o.label, self.router.create_hint))
             raise
 
-    def ready(self, service):
-        answer = (self.reader or self.client).list(endpoints.slices_path(self.o.namespace),
-                                                   label_selector=endpoints.selector_of(service))
-        items = answer.get('items') or []
-        return endpoints.ready_endpoints(items)
+    def read_tracks(self):
+        """Per track, where its requests go (router.Track), from the related objects as read now."""
+        related = []
+        for path, label in self.router.related(self.o.namespace, self.o.names):
+            try:
+                related.append(self.client.get(path))
+            except ApiError as e:
+                if e.status == 404:
+                    raise TrafficFailed('%s not found: the route %s needs it' % (label, self.o.label))
+                raise
+        try:
+            return self.router.tracks(self.o.namespace, self.o.names, related)
+        except RouteProblem as e:
+            raise TrafficFailed(str(e))
+
+    def ready(self, track):
+        """The ready endpoints of the track ``track`` (stable, canary)."""
+        if self.tracks is None:
+            self.tracks = self.read_tracks()
+        where = self.tracks[track]
+        reader = self.reader or self.client
+        answer = reader.list(endpoints.slices_path(self.o.namespace),
+                             label_selector=endpoints.selector_of(where.service))
+        pods = None
+        if where.labels:
+            found = reader.list(endpoints.pods_path(self.o.namespace),
+                                label_selector=selector_string(where.labels)).get('items') or []
+            pods = {p['metadata']['name'] for p in found}
+        return endpoints.ready_endpoints(answer.get('items') or [], pods)
 
     def _watched_route(self):
         """The route as the reader's watched copy of its collection has it (None: gone)."""
@@ -119,25 +156,25 @@ class Shift:
     def _plan(self, route):
         try:
             rules = self._managed(route)
-            ops = self.router.plan(route, rules, self.o.stable, self.o.canary, self.o.weight,
+            ops = self.router.plan(route, rules, self.pair[0], self.pair[1], self.o.weight,
                                    self.o.header_route, self.o.header_present)
         except RouteProblem as e:
             raise TrafficFailed(str(e))
         return rules, ops
 
     def _managed(self, route):
-        return self.router.managed(route, self.o.rule, self.o.stable, self.o.canary, self.o.header_route)
+        return self.router.managed(route, self.o.rule, self.pair[0], self.pair[1], self.o.header_route)
 
     # -- the endpoints a share needs
     def _gaining(self, route, rules):
-        """(Service gaining a share, its new percent, the Service it takes it from), or None."""
-        before = _percent(self.router.weights(route, rules[0], self.o.stable, self.o.canary))
+        """(track gaining a share, its new percent, the track it takes it from), or None."""
+        before = _percent(self.router.weights(route, rules[0], self.pair[0], self.pair[1]))
         if self.o.weight > before or (self.o.header_present and self.o.weight > 0):
-            return self.o.canary, self.o.weight, self.o.stable
+            return 'canary', self.o.weight, 'stable'
         if self.o.header_present:
-            return self.o.canary, 1, self.o.stable
+            return 'canary', 1, 'stable'
         if self.o.weight < before:
-            return self.o.stable, 100 - self.o.weight, self.o.canary
+            return 'stable', 100 - self.o.weight, 'canary'
         return None
 
     def _endpoints_need(self, gaining):
@@ -146,24 +183,24 @@ class Shift:
         return service, need
 
     def await_endpoints(self, gaining):
-        """Wait until the Service gaining a share has the ready endpoints it needs."""
-        service, need = self._endpoints_need(gaining)
-        have = self.ready(service)
+        """Wait until the track gaining a share has the ready endpoints it needs."""
+        track, need = self._endpoints_need(gaining)
+        where = self.tracks[track].text(self.o.namespace)
+        have = self.ready(track)
         while have < need:
             if self.o.check_mode:
-                self.warnings.append('Service %s/%s has %d ready endpoints, %d needed for its share: a real '
-                                     'run would wait for them' % (self.o.namespace, service, have, need))
+                self.warnings.append('%s has %d ready endpoints, %d needed for its share: a real run would '
+                                     'wait for them' % (where, have, need))
                 return have
             if self.clock() >= self.deadline:
                 raise TrafficFailed(
-                    'Service %s/%s has %d ready endpoints, %d needed before it takes %d%% of %s: nothing was '
-                    'changed; scale up or fix its pods (kubectl get endpointslices -n %s -l %s)'
-                    % (self.o.namespace, service, have, need, gaining[1], self.o.label, self.o.namespace,
-                       endpoints.selector_of(service)))
-            self.progress('Waiting for Service %s/%s: %d of %d ready endpoints' % (self.o.namespace, service,
-                                                                                   have, need))
+                    '%s has %d ready endpoints, %d needed before it takes %d%% of %s: nothing was changed; '
+                    'scale up or fix its pods (kubectl get endpointslices -n %s -l %s)'
+                    % (where, have, need, gaining[1], self.o.label, self.o.namespace,
+                       endpoints.selector_of(self.tracks[track].service)))
+            self.progress('Waiting for %s: %d of %d ready endpoints' % (where, have, need))
             self._wait()
-            have = self.ready(service)
+            have = self.ready(track)
         return have
 
     # -- the write
@@ -178,10 +215,10 @@ class Shift:
             rules, ops = self._plan(latest[0])
             if not ops:
                 return latest[0]  # a lost answer's write found in place, or nothing to do
-            self.progress('%s: setting %s to %d%%' % (self.o.label, self.o.canary, self.o.weight))
+            self.progress('%s: setting %s to %d%%' % (self.o.label, self.pair[1], self.o.weight))
             self.sent = True
             answer = self.client.patch(self.path, ops, JSON_PATCH, dry_run=self.o.check_mode, retry=True)
-            wrong = self.router.written(answer, rules, self.o.stable, self.o.canary, self.o.weight)
+            wrong = self.router.written(answer, rules, self.pair[0], self.pair[1], self.o.weight)
             if wrong:
                 raise TrafficFailed('%s: the weights read back are not the ones written: %s; check the route '
                                     '(an admission webhook or another controller may rewrite it)'
@@ -192,11 +229,13 @@ class Shift:
 
     # -- after the write
     def await_parents(self, route):
-        """Wait until every parent accepts ``route``'s generation with its references resolved."""
+        """Wait until every judge of the route (a gateway, a router, a mesh) accepts its generation."""
         while True:
             verdicts = self.router.verdicts(route)
             if not verdicts:
-                raise TrafficFailed('%s has no parentRefs: no gateway serves it' % self.o.label)
+                if not self.router.verdict_required:
+                    return verdicts
+                raise TrafficFailed(self.router.no_verdict_text(self.o.label))
             for parent, verdict in verdicts:
                 if verdict not in (None, 'pending'):
                     raise self._refused(route, parent, verdict, self._fields(route, None))
@@ -204,18 +243,20 @@ class Shift:
             if not pending:
                 return verdicts
             if self.clock() >= self.deadline:
-                raise TrafficFailed('%s at generation %s: %s did not judge it (Accepted and ResolvedRefs at '
-                                    'that generation) within %s seconds: is its gateway controller running?'
+                raise TrafficFailed('%s at generation %s: %s did not judge it (%s at that generation) within '
+                                    '%s seconds: is its %s controller running?'
                                     % (self.o.label, route['metadata']['generation'], ', '.join(pending),
-                                       self.o.timeout), self._fields(route, None))
+                                       self.router.accepted_text, self.o.timeout, self.router.judge),
+                                    self._fields(route, None))
             self._wait()
             route = self._watched_route()
             if route is None:
                 raise TrafficFailed('%s was deleted while its step was being verified' % self.o.label)
 
     def _refused(self, route, parent, verdict, fields=None):
-        return TrafficFailed('%s at generation %s: %s: %s; the gateway keeps serving the rules it accepted '
-                             'before' % (self.o.label, route['metadata']['generation'], parent, verdict),
+        return TrafficFailed('%s at generation %s: %s: %s; the %s keeps serving what it accepted before'
+                             % (self.o.label, route['metadata']['generation'], parent, verdict,
+                                self.router.judge),
                              fields, refused=True)
 
     def _fields(self, route, before_rules, counts=None):
@@ -226,7 +267,7 @@ class Shift:
             'weight': self.o.weight,
             'rules': [{'index': i, 'name': r.get('name'),
                        'weights': dict(zip(('stable', 'canary'),
-                                           self.router.weights(route, (i, r), self.o.stable, self.o.canary)))}
+                                           self.router.weights(route, (i, r), self.pair[0], self.pair[1])))}
                       for i, r in rules],
         }
         if self.o.header_route:
@@ -252,8 +293,9 @@ class Shift:
     def _run(self):
         self.deadline = self.clock() + self.o.timeout
         route = read = self.read_route()
+        self.tracks = self.read_tracks()
         rules, ops = self._plan(route)
-        before = self.router.view(route, rules, self.o.stable, self.o.canary)
+        before = self.router.view(route, rules, self.pair[0], self.pair[1])
         if self.o.header_route:
             before['header route %s' % self.o.header_route['name']] = self.router.header_present(
                 route, self.o.header_route)
@@ -276,17 +318,17 @@ class Shift:
             refused = [(p, v) for p, v in parents if v not in (None, 'pending')]
             if ops and refused:  # a gateway refusing the route now refuses its next generation too
                 raise self._refused(read, refused[0][0], refused[0][1])
-        counts = {'stable': self.ready(self.o.stable), 'canary': self.ready(self.o.canary)}
+        counts = {'stable': self.ready('stable'), 'canary': self.ready('canary')}
         if gaining and not self.o.check_mode:
-            service, need = self._endpoints_need(gaining)
-            have = counts['canary' if service == self.o.canary else 'stable']
+            track, need = self._endpoints_need(gaining)
+            have = counts[track]
             if have < need:
-                raise TrafficFailed('%s: Service %s/%s has %d ready endpoints after the step, %d needed for '
-                                    'its share' % (self.o.label, self.o.namespace, service, have, need),
+                raise TrafficFailed('%s: %s has %d ready endpoints after the step, %d needed for its share'
+                                    % (self.o.label, self.tracks[track].text(self.o.namespace), have, need),
                                     self._fields(route, rules, counts))
         out = self._fields(route, rules, counts)
         out['parents'] = [{'parent': p, 'accepted': v is None} for p, v in parents]
-        after = self.router.view(route, self._managed(route), self.o.stable, self.o.canary)
+        after = self.router.view(route, self._managed(route), self.pair[0], self.pair[1])
         if self.o.header_route:
             after['header route %s' % self.o.header_route['name']] = self.o.header_present
         out['changed'] = self.sent

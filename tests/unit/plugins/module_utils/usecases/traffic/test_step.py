@@ -40,7 +40,7 @@ def shift(sim, weight, **options):
 
 def canary(sim, replicas=1):
     create_settled(sim.client, deployment('web-canary', 'canary', replicas, NEW))
-    wait_until(lambda: shift(sim, 0).ready('web-canary') >= replicas, 'the canary endpoints')
+    wait_until(lambda: shift(sim, 0).ready('canary') >= replicas, 'the canary endpoints')
 
 
 def test_a_lost_answer_and_a_conflict_leave_one_write_reported_as_changed(sim):
