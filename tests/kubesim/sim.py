@@ -340,6 +340,8 @@ class KubeSim:
             from .openshift import router
 
             return self.openshift, router
+        if kind != 'HTTPRoute':
+            raise ValueError(f'no simulated data plane serves {kind}')
         return self.gateway, gateway.controller
 
     def route_shares(self, namespace, name, kind='HTTPRoute'):

@@ -6,6 +6,7 @@ import pytest
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds import patches
 from tests.kubesim.machinery import patch as kube_patch
 from tests.kubesim.apiserver import typed
+from tests.kubesim.apiserver.registry import resources  # noqa: F401 (fills typed's kinds as it loads)
 from tests.kubesim.machinery.errors import ApiError
 
 from tests.support.manifests import (
