@@ -242,3 +242,16 @@ def test_cli_options():
         parse_args(['--kubeconfig', 'kc', '--openshift-delay', '0.5'])
     with pytest.raises(SystemExit):
         parse_args(['--kubeconfig', 'kc', '--openshift', '--openshift-delay', '-1'])
+
+
+def test_a_rejecting_router_refuses_every_route_and_stops_serving_it(apps, sim):
+    assert apps.post(ROUTES, route())[0] == 201
+    assert wait_for(lambda: shares(sim))
+    sim.call(sim.openshift.set_reject, 'RouteNotAdmitted')
+    condition = admitted(ingress(apps)[1][0])
+    assert (condition['status'], condition['reason'], condition['message']) == (
+        'False', 'RouteNotAdmitted', 'the kubesim router is set to reject routes')
+    assert sim.route_shares(NS, 'web', kind='Route') is None
+    sim.call(sim.openshift.set_reject, None)
+    assert admitted(ingress(apps)[1][0])['status'] == 'True'
+    assert shares(sim) == pytest.approx({'web-stable': 0.9, 'web-canary': 0.1})

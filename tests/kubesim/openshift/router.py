@@ -19,6 +19,10 @@ What the router writes (openshift/router `pkg/router/controller/host_admitter.go
   route whose entry's `host` is the spec's stays admitted through a change of its backends; a
   change that makes it refused is written (False, with a new lastTransitionTime).
 
+`set_reject(reason)` makes it refuse every route (`Admitted` False with that reason, as the host
+admitter's `RouteNotAdmitted` when its admission function refuses one), and `set_reject(None)`
+judges them again.
+
 The router judges a route `delay` seconds after its change (changes within it coalesce), as a
 router's resync and HAProxy's reload take a while; from then on the route's backends, as they were,
 are what the data plane serves (`shares`) until it is judged again, rejected or deleted. A route
@@ -67,6 +71,8 @@ class RouterController:
         self.canonical_hostname = canonical_hostname
         self.domain = domain
         self.clock = clock
+        # None: judge routes by their hosts; a reason (e.g. 'RouteNotAdmitted'): refuse every route.
+        self.reject = None
         self.claims = {}  # (namespace, name) -> (host, path, age) of the admitted routes
         self.programmed = {}  # (namespace, name) -> {'generation', 'backends': [(service, weight)]}
         self.log = []  # {'t', 'namespace', 'route', 'generation', 'shares'}
@@ -90,6 +96,13 @@ class RouterController:
             service = meta['name'] if resource == SERVICES else labels.get(SERVICE_NAME_LABEL)
             if service:
                 self.store.defer(self._endpoints_changed, meta.get('namespace'), service)
+
+    def set_reject(self, reason=None):
+        """Refuse every route with ``reason`` from now on (None: judge them by their hosts again);
+        every route is judged again at once."""
+        self.reject = reason
+        for route in sorted(self.store.list(ROUTES), key=_age):  # the oldest claim their hosts first
+            self._judge(route['metadata']['namespace'], route['metadata']['name'])
 
     def _queue(self, key):
         if self.delay <= 0:
@@ -156,6 +169,11 @@ class RouterController:
         key, host = (namespace, name), self._host(route)
         path, age = (route.get('spec') or {}).get('path') or '', _age(route)
         before = self.claims.get(key)
+        if self.reject is not None:
+            self.claims.pop(key, None)
+            self._write(route, 'False', self.reject, 'the kubesim router is set to reject routes')
+            self._program(namespace, name, None)
+            return
         (admitted, message), displaced = self._verdict(route, key, host, path, age)
         for other in displaced:
             self.claims.pop(other, None)

@@ -25,8 +25,9 @@ A case answers:
 """
 
 from tests.support.routers.httproute import HTTPRouteCase
+from tests.support.routers.openshift_route import OpenShiftRouteCase
 
-CASES = [HTTPRouteCase()]
+CASES = [HTTPRouteCase(), OpenShiftRouteCase()]
 
 
 def case_ids():
