@@ -190,7 +190,8 @@ options:
       - "B(Canary by traffic) (Argo Rollouts' C(setWeight) steps, Flagger's promotion): release the one
         Deployment of I(workloads) through a second Deployment, C(<name>-canary) (the stable one's pod
         template with the new images and the label I(traffic.track_label) set to C(canary) in its
-        selector and pods), and a Gateway API HTTPRoute's weights. Each step scales the canary to
+        selector and pods), and the weights of the route I(traffic.router) names (a Gateway API HTTPRoute
+        by default). Each step scales the canary to
         C(ceil(weight x replicas / 100)) and waits for it, sets the weight (as
         M(kubeops.rollout.rollout_traffic) does: one guarded patch, the gateway's verdict, the ready
         endpoints), pauses and measures the I(analysis) checks. Then the promotion: the canary at full

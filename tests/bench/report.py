@@ -7,6 +7,7 @@ and the causes that the numbers themselves show (which requests, which phase of 
 import os
 import statistics
 
+from . import report_routers
 from .ops import KINDS, TOOL_LABELS
 from .stats import ratio, summary
 
@@ -294,6 +295,7 @@ def targets(results):
                     'measured': measured or 'no data', 'ok': ok})
     out.extend(release_scale_targets(results))
     out.extend(bluegreen_targets(results))
+    out.extend(report_routers.targets(results))
     return out
 
 
@@ -613,6 +615,7 @@ def document(results, png_name):
                     'role adds beside it is Ansible\'s cost of its other tasks.\n')
         add('')
     release_scale_section(results, add)
+    report_routers.section(results, add, _table)
     return '\n'.join(out).rstrip() + '\n'
 
 

@@ -12,14 +12,14 @@ import sys
 import time
 
 from . import (report, suite_bluegreen, suite_breakdown, suite_latency, suite_release, suite_release_scale,
-               suite_requests, suite_scale)
+               suite_requests, suite_routers, suite_scale)
 from .ansible_run import BENCH_DIR, VENV_BIN
 from .context import KUBECTL, READY_DELAY, Context
 from .deps import core_version
 from .kube import ROOT
 
 RESULTS = os.path.join(BENCH_DIR, 'results.json')
-SUITES = ('requests', 'latency', 'scale', 'release', 'release-scale', 'bluegreen')
+SUITES = ('requests', 'latency', 'scale', 'release', 'release-scale', 'bluegreen', 'routers')
 # Parts of a suite that can run alone: `fleet` is the scale suite's one-task-vs-a-loop comparison.
 PARTS = ('fleet',)
 
@@ -28,11 +28,13 @@ PLANS = {
     'full': {'request_passes': 2, 'latency_reps': 2, 'latency_rounds': 5, 'calibration_tasks': 10,
              'history_sizes': [10, 100, 1000], 'history_reps': 3, 'fleet_sizes': [1, 10, 100],
              'fleet_reps': 3, 'rc_sizes': [10, 100], 'breakdown_reps': 9, 'release_reps': 5,
-             'release_scale_reps': 3, 'release_scale_workloads': 100, 'bluegreen_reps': 5},
+             'release_scale_reps': 3, 'release_scale_workloads': 100, 'bluegreen_reps': 5,
+             'routers_reps': 4},
     'quick': {'request_passes': 1, 'latency_reps': 1, 'latency_rounds': 2, 'calibration_tasks': 5,
               'history_sizes': [10, 100], 'history_reps': 1, 'fleet_sizes': [1, 10], 'fleet_reps': 1,
               'rc_sizes': [10], 'breakdown_reps': 3, 'release_reps': 2,
-              'release_scale_reps': 1, 'release_scale_workloads': 30, 'bluegreen_reps': 2},
+              'release_scale_reps': 1, 'release_scale_workloads': 30, 'bluegreen_reps': 2,
+              'routers_reps': 2},
 }
 
 
@@ -136,6 +138,11 @@ def measure(plan, suites, quick):
             _log('bluegreen: rollout_bluegreen switch and switch back against kubectl patch + polling')
             results['suites']['bluegreen'] = suite_bluegreen.run(ctx, plan['bluegreen_reps'])
             durations['bluegreen'] = time.monotonic() - s
+        if 'routers' in suites:
+            s = time.monotonic()
+            _log('routers: one rollout_traffic step on each router')
+            results['suites']['routers'] = suite_routers.run(ctx, plan['routers_reps'])
+            durations['routers'] = time.monotonic() - s
     finally:
         ctx.stop()
     results['durations'] = durations

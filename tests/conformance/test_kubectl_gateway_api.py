@@ -56,13 +56,14 @@ def test_the_manifest_applies_and_its_kinds_are_served(gateway_api):
     assert sorted(resources) == [
         'gatewayclasses.gateway.networking.k8s.io',
         'gateways.gateway.networking.k8s.io',
+        'grpcroutes.gateway.networking.k8s.io',
         'httproutes.gateway.networking.k8s.io',
     ]
     versions = kube('api-versions').stdout.split()
     assert {'gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1beta1'} <= set(versions)
     # Applying it again changes nothing.
     out = kube('apply', '-f', MANIFEST).stdout
-    assert out.count('unchanged') == 3, out
+    assert out.count('unchanged') == 4, out
 
 
 def test_a_route_shows_its_defaults_and_the_gateways_status(gateway_api, cluster):
@@ -169,3 +170,38 @@ def test_a_strategic_merge_patch_of_a_route_is_refused(gateway_api):
         in proc.stderr
     )
     assert kube.json('httproute', 'web')['spec']['hostnames'] == ['web.example']
+
+
+def test_a_grpcroute_on_a_service_parent_shows_its_defaults_and_the_mesh_status(gateway_api, cluster):
+    kube = gateway_api
+    for name in ('web', 'web-stable', 'web-canary'):
+        kube('create', 'service', 'clusterip', name, '--tcp=80:80')
+    route = _route([('web-stable', 9), ('web-canary', None)])
+    route['kind'] = 'GRPCRoute'
+    route['spec']['parentRefs'] = [{'group': '', 'kind': 'Service', 'name': 'web'}]
+    route['spec']['rules'][0]['matches'] = [{'headers': [{'name': 'x-canary', 'value': 'yes'}]}]
+    kube.apply(route)
+    got = kube.json('grpcroute', 'web')
+    assert got['spec']['parentRefs'] == [{'group': '', 'kind': 'Service', 'name': 'web'}]
+    rule = got['spec']['rules'][0]
+    canary = {'group': '', 'kind': 'Service', 'name': 'web-canary', 'port': 80, 'weight': 1}
+    assert rule['backendRefs'][1] == canary
+    assert rule['matches'] == [{'headers': [{'name': 'x-canary', 'type': 'Exact', 'value': 'yes'}]}]
+    table = kube('get', 'grpcroutes').stdout.splitlines()
+    assert table[0].split() == ['NAME', 'HOSTNAMES', 'AGE']
+    # Only the standard channel's header match types.
+    bad = {'spec': {'rules': [{'matches': [{'headers': [{'name': 'x', 'type': 'Prefix', 'value': 'y'}]}]}]}}
+    proc = kube('patch', 'grpcroute', 'web', '--type=merge', '-p', json.dumps(bad), ok=False)
+    assert 'spec.rules[0].matches[0].headers[0].type' in proc.stderr, proc.stderr
+    if not is_kubesim(cluster):
+        return
+
+    def mesh_entry():
+        parents = (kube.json('grpcroute', 'web').get('status') or {}).get('parents') or []
+        return next((p for p in parents if p['controllerName'] == 'kubesim.io/mesh'), None)
+
+    entry = eventually(mesh_entry, 'the mesh to judge the route') or mesh_entry()
+    conds = {c['type']: c['status'] for c in entry['conditions']}
+    assert conds == {'Accepted': 'True', 'ResolvedRefs': 'True'}
+    described = kube('describe', 'grpcroute', 'web').stdout
+    assert re.search(r'Controller Name:\s+kubesim\.io/mesh', described), described

@@ -56,8 +56,8 @@ def parse_args(argv=None):
     p.add_argument('--faults', metavar='SPEC', help='fault injection, e.g. "seed=1;429=0.1;conflict='
                    'apps/deployments/default/web:2" (see tests/kubesim/README.md)')
     p.add_argument('--gateway-api', action='store_true',
-                   help='install the Gateway API CRDs (GatewayClass, Gateway, HTTPRoute) and run a gateway '
-                        'controller for the GatewayClass "kubesim"')
+                   help='install the Gateway API CRDs (GatewayClass, Gateway, HTTPRoute, GRPCRoute) and run'
+                        ' a gateway controller of the class "kubesim" and a mesh (routes on Services)')
     p.add_argument('--gateway-delay', type=float, default=0.0, metavar='SECONDS',
                    help='with --gateway-api: seconds the gateway takes to judge and program a route '
                         '(default 0)')

@@ -334,27 +334,26 @@ class KubeSim:
                                            namespace=namespace)
         return self.kubeconfig
 
-    def _router_of(self, kind):
-        """The data plane serving a routing object's kind, and the module of its traffic log."""
+    def route_shares(self, namespace, name, kind='HTTPRoute'):
+        """What the simulated data plane of ``kind`` would do with a route's requests (HTTPRoute and
+        GRPCRoute: the gateway's or the mesh's, gateway_api only): per managed part (a rule), the
+        fraction each destination gets (`gateway.dataplane.DataPlane.shares`); an OpenShift Route
+        (openshift only): one entry named None (`openshift.router.RouterController.shares`)."""
+        if kind == 'Route':
+            return self.call(self.openshift.shares, namespace, name)
+        if kind not in gateway.routes.KINDS:
+            raise ValueError(f'no simulated data plane serves {kind}')
+        return self.call(self.gateway.shares, namespace, name, kind)
+
+    def route_traffic(self, namespace, name, kind='HTTPRoute'):
+        """Every change of a route's shares so far: [(monotonic t, generation, shares), ...]."""
         if kind == 'Route':
             from .openshift import router
 
-            return self.openshift, router
-        if kind != 'HTTPRoute':
+            return self.call(lambda: router.traffic_log(self.openshift.log, namespace, name))
+        if kind not in gateway.routes.KINDS:
             raise ValueError(f'no simulated data plane serves {kind}')
-        return self.gateway, gateway.controller
-
-    def route_shares(self, namespace, name, kind='HTTPRoute'):
-        """What the simulated data plane would do with a routing object's requests (HTTPRoute:
-        gateway_api; Route: openshift): per rule (a Route: one entry named None), the fraction each
-        backend gets (`GatewayController.shares`, `RouterController.shares`)."""
-        plane, _module = self._router_of(kind)
-        return self.call(plane.shares, namespace, name)
-
-    def route_traffic(self, namespace, name, kind='HTTPRoute'):
-        """Every change of a routing object's shares so far: [(monotonic t, generation, shares), ...]."""
-        plane, module = self._router_of(kind)
-        return self.call(lambda: module.traffic_log(plane.log, namespace, name))
+        return self.call(lambda: gateway.dataplane.traffic_log(self.gateway.log, namespace, name, kind))
 
     def set_usage(self, namespace, pod, container, *, cpu=None, memory=None):
         """What metrics.k8s.io reports for a container (`kubectl top`): its CPU and memory usage

@@ -111,12 +111,16 @@ def test_the_crds_and_the_class_kubesim_are_there_at_start(sim, api):
     assert names == [
         'gatewayclasses.gateway.networking.k8s.io',
         'gateways.gateway.networking.k8s.io',
+        'grpcroutes.gateway.networking.k8s.io',
         'httproutes.gateway.networking.k8s.io',
     ]
     for version in ('v1', 'v1beta1'):
         status, _, body = api.get(f'/apis/gateway.networking.k8s.io/{version}')
         assert status == 200
-        assert {'gatewayclasses', 'gateways', 'httproutes'} <= {r['name'] for r in body['resources']}
+        served = {r['name'] for r in body['resources']}
+        assert {'gatewayclasses', 'gateways', 'httproutes'} <= served
+        # GRPCRoute is served as v1 only, as the standard channel publishes it
+        assert ('grpcroutes' in served) == (version == 'v1')
     cls = wait_for(lambda: api.get(f'{GW}/gatewayclasses/kubesim')[2].get('status', {}).get('conditions'))
     assert [(c['type'], c['status'], c['reason']) for c in cls] == [('Accepted', 'True', 'Accepted')]
 

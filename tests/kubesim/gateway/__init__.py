@@ -1,7 +1,7 @@
-"""The Gateway API in kubesim: its CRDs (crds.py, gateway-api.yaml) and a gateway controller
-stand-in with its simulated data plane (controller.py). `install(store)` is what `--gateway-api`
-does at start: the CRDs created as a client's `kubectl apply` would, the controller attached, the
-GatewayClass `kubesim` created."""
+"""The Gateway API in kubesim: its CRDs (crds.py, gateway-api.yaml), a gateway controller and a
+mesh (GAMMA) stand-in (controller.py, routes.py) with their simulated data plane (dataplane.py).
+`install(store)` is what `--gateway-api` does at start: the CRDs created as a client's `kubectl
+apply` would, the controller attached, the GatewayClass `kubesim` created."""
 
 from . import controller, crds
 

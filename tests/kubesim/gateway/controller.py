@@ -7,29 +7,24 @@ types and reasons, `gateway_types.go` and `gatewayclass_types.go` the Gateway an
 - the GatewayClasses naming its `controllerName` get `Accepted` True;
 - the Gateways of those classes get `Accepted` and `Programmed` True, an address and one status per
   listener (`attachedRoutes`, `supportedKinds`, its conditions);
-- an HTTPRoute gets, for each parentRef naming a Gateway of such a class, one `status.parents[]`
-  entry with this `controllerName` and the conditions `Accepted` and `ResolvedRefs`, each carrying
-  the route's `metadata.generation` as `observedGeneration`. Entries other controllers wrote are
-  kept; parentRefs naming anything else get none (they are not this controller's).
+- an HTTPRoute or a GRPCRoute gets, for each parentRef naming a Gateway of such a class, one
+  `status.parents[]` entry with this `controllerName` and the conditions `Accepted` and
+  `ResolvedRefs`, each carrying the route's `metadata.generation` as `observedGeneration`. Entries
+  other controllers wrote are kept; parentRefs naming anything else get none (not this controller's);
+- the mesh (GAMMA, routes.py): for each parentRef naming a core Service, one entry with the
+  controllerName `kubesim.io/mesh` and the same two conditions; `Accepted` False with
+  `NoMatchingParent` when the Service does not exist or has no such port.
   - `Accepted` False: reject mode (`reject`, a reason such as `NotAllowedByListeners`), a listener
     whose `allowedRoutes.namespaces.from` is `Same` while the route lives in another namespace
     (`NotAllowedByListeners`), a `sectionName` or `port` no listener has (`NoMatchingParent`);
   - `ResolvedRefs` False: a backendRef of a kind other than a core Service (`InvalidKind`), in
     another namespace (`RefNotPermitted`: ReferenceGrants are not simulated), or naming a Service
-    that does not exist (`BackendNotFound`).
+    that does not exist (`BackendNotFound`); a mesh consumer route may name Services of its
+    parent Service's namespace too.
 
 The controller answers after `delay` seconds (changes within it coalesce), as a real gateway takes
-a while to program its data plane. A route it accepted is *programmed*: from then on its rules, as
-they were at that generation, are what the simulated data plane serves (`shares`), until a later
-generation is accepted or the route is rejected or deleted. kubesim moves no packets: `shares`
-says which fraction of a rule's requests each backend would get, from the programmed weights and
-the ready endpoints in the Services' EndpointSlices (what kubesim's EndpointSlice controller wrote):
-each backendRef gets weight / (sum of the rule's weights); the share of a backend whose Service has
-no ready endpoint is answered 503 by the gateway, of one that does not resolve 500 (the
-specification: "requests that would have been sent to an invalid backend MUST receive a 500"); a
-rule whose weights are all 0 answers every request 500. `log` keeps every change of the shares
-(a new programmed generation, an endpoint change of a backend) with its time, so a test can assert
-what traffic would have seen at every instant.
+a while to program its data plane. A route accepted by a parent is *programmed*: what the
+simulated data plane (dataplane.py) serves, and the shares it gives each backend.
 """
 
 import asyncio
@@ -37,18 +32,17 @@ import time
 
 from ..machinery.clock import now_rfc3339
 from ..machinery.errors import ApiError
+from . import routes
+from .dataplane import INVALID_BACKEND, NO_ENDPOINTS, SERVICE_NAME_LABEL, SERVICES, SLICES, DataPlane
+from .routes import GROUP, KIND_OF, KINDS, MESH_CONTROLLER_NAME, parent_key
 
-GROUP = 'gateway.networking.k8s.io'
+__all__ = ['INVALID_BACKEND', 'NO_ENDPOINTS', 'GatewayController', 'parent_key']
+
 CLASSES = f'{GROUP}/gatewayclasses'
 GATEWAYS = f'{GROUP}/gateways'
-ROUTES = f'{GROUP}/httproutes'
-SERVICES = '/services'
-SLICES = 'discovery.k8s.io/endpointslices'
-SERVICE_NAME_LABEL = 'kubernetes.io/service-name'
+ROUTES = KINDS['HTTPRoute']
 CONTROLLER_NAME = 'kubesim.io/gateway-controller'
 CLASS_NAME = 'kubesim'
-# The data plane's answers for requests it cannot send to a backend.
-NO_ENDPOINTS, INVALID_BACKEND = '503', '500'
 
 
 def _condition(cond_type, status, reason, message, generation, old_conditions):
@@ -75,19 +69,7 @@ def _same_conditions(a, b):
     return strip(a) == strip(b)
 
 
-def parent_key(ref, namespace):
-    """A parentRef with its defaults: (group, kind, namespace, name, sectionName, port)."""
-    return (
-        ref.get('group', GROUP),
-        ref.get('kind', 'Gateway'),
-        ref.get('namespace') or namespace,
-        ref.get('name'),
-        ref.get('sectionName'),
-        ref.get('port'),
-    )
-
-
-class GatewayController:
+class GatewayController(DataPlane):
     def __init__(
         self, store, *, delay=0.0, reject=None, controller_name=CONTROLLER_NAME, clock=time.monotonic
     ):
@@ -97,8 +79,8 @@ class GatewayController:
         self.reject = reject
         self.controller_name = controller_name
         self.clock = clock
-        self.programmed = {}  # (namespace, route) -> {'generation', 'rules': [[(backend, weight), ...]]}
-        self.log = []  # {'t', 'namespace', 'route', 'generation', 'shares'}
+        self.mesh_controller_name = MESH_CONTROLLER_NAME
+        self._plane_init()
         self._pending = set()
         self._waiting = set()  # items whose delay is running
         self._addresses = {}  # gateway uid -> address
@@ -122,27 +104,28 @@ class GatewayController:
     def resync(self):
         """Judge every class, Gateway and route again (after a change of reject or delay)."""
         for gateway_class in self.store.list(CLASSES):
-            self._queue(('class', '', gateway_class['metadata']['name']))
+            self._queue(('class', '', gateway_class['metadata']['name'], None))
         for gateway in self.store.list(GATEWAYS):
-            self._queue(('gateway', gateway['metadata']['namespace'], gateway['metadata']['name']))
-        self._queue(('all routes', None, None))
+            self._queue(('gateway', gateway['metadata']['namespace'], gateway['metadata']['name'], None))
+        self._queue(('all routes', None, None, None))
 
     def observe(self, event_type, resource, obj):
         meta = obj['metadata']
-        if resource == ROUTES:
-            self._queue(('route', meta.get('namespace'), meta['name']))
+        if resource in KIND_OF:
+            self._queue(('route', meta.get('namespace'), meta['name'], KIND_OF[resource]))
         elif resource in (GATEWAYS, CLASSES):
             self._queue(
-                ('gateway', meta.get('namespace'), meta['name'])
+                ('gateway', meta.get('namespace'), meta['name'], None)
                 if resource == GATEWAYS
-                else ('class', '', meta['name'])
+                else ('class', '', meta['name'], None)
             )
-            self._queue(('all routes', None, None))
-        elif resource == SERVICES and event_type in ('ADDED', 'DELETED'):
-            self._queue(('routes in', meta.get('namespace'), None))
+            self._queue(('all routes', None, None, None))
+        elif resource == SERVICES:
+            # a backend or a mesh parent (of a route in any namespace) came, went or changed ports
+            self._queue(('all routes', None, None, None))
         elif resource == SLICES:
             service = (meta.get('labels') or {}).get(SERVICE_NAME_LABEL)
-            if service and any(ns == meta.get('namespace') for ns, _ in self.programmed):
+            if service and self._backends_in(meta.get('namespace')):
                 self.store.defer(self._endpoints_changed, meta.get('namespace'), service)
 
     def _queue(self, item):
@@ -162,21 +145,22 @@ class GatewayController:
 
     def _flush(self):
         pending, self._pending = self._pending, set()
-        routes = set()
-        for what, namespace, name in sorted(pending, key=lambda p: (p[0], p[1] or '', p[2] or '')):
+        todo = set()
+        for what, namespace, name, kind in sorted(pending, key=lambda p: tuple(x or '' for x in p)):
             if what == 'class':
                 self._sync_class(name)
             elif what == 'gateway':
                 self._sync_gateway(namespace, name)
             elif what == 'route':
-                routes.add((namespace, name))
+                todo.add((kind, namespace, name))
             else:
-                for route in self.store.list(ROUTES, namespace):
-                    routes.add((route['metadata']['namespace'], route['metadata']['name']))
-        for namespace, name in sorted(routes):
-            if ('route', namespace, name) in self._waiting:
+                for kind, resource in KINDS.items():
+                    for route in self.store.list(resource):
+                        todo.add((kind, route['metadata']['namespace'], route['metadata']['name']))
+        for kind, namespace, name in sorted(todo):
+            if ('route', namespace, name, kind) in self._waiting:
                 continue  # changed since: judged when its own delay is over
-            self._sync_route(namespace, name)
+            self._sync_route(kind, namespace, name)
 
     # ---- GatewayClass and Gateway ---------------------------------------------------------------
     def _ours(self, gateway_class):
@@ -237,7 +221,7 @@ class GatewayController:
                 {
                     'name': listener['name'],
                     'attachedRoutes': attached.get(listener['name'], 0),
-                    'supportedKinds': [{'group': GROUP, 'kind': 'HTTPRoute'}],
+                    'supportedKinds': [{'group': GROUP, 'kind': kind} for kind in KINDS],
                     'conditions': [
                         _condition(t, 'True', t, t.lower(), generation, before)
                         for t in ('Accepted', 'Programmed', 'ResolvedRefs')
@@ -261,18 +245,19 @@ class GatewayController:
         """Listener name -> number of routes accepted through it."""
         out = {}
         gw_ns, gw_name = gateway['metadata'].get('namespace'), gateway['metadata']['name']
-        for route in self.store.list(ROUTES):
-            route_ns = route['metadata']['namespace']
-            for ref in (route.get('spec') or {}).get('parentRefs') or []:
-                group, kind, ns, name, section, port = parent_key(ref, route_ns)
-                if (group, kind, ns, name) != (GROUP, 'Gateway', gw_ns, gw_name):
-                    continue
-                for listener in self._listeners_for(gateway, section, port):
-                    if self._admits(listener, gw_ns, route_ns) and self.reject is None:
-                        out[listener['name']] = out.get(listener['name'], 0) + 1
+        for route_kind, resource in KINDS.items():
+            for route in self.store.list(resource):
+                route_ns = route['metadata']['namespace']
+                for ref in (route.get('spec') or {}).get('parentRefs') or []:
+                    group, kind, ns, name, section, port = parent_key(ref, route_ns)
+                    if (group, kind, ns, name) != (GROUP, 'Gateway', gw_ns, gw_name):
+                        continue
+                    for listener in self._listeners_for(gateway, section, port):
+                        if self._admits(listener, gw_ns, route_ns, route_kind) and self.reject is None:
+                            out[listener['name']] = out.get(listener['name'], 0) + 1
         return out
 
-    # ---- HTTPRoute ------------------------------------------------------------------------------
+    # ---- HTTPRoute and GRPCRoute ----------------------------------------------------------------
     @staticmethod
     def _listeners_for(gateway, section, port):
         return [
@@ -282,178 +267,96 @@ class GatewayController:
         ]
 
     @staticmethod
-    def _admits(listener, gateway_namespace, route_namespace):
-        allowed = ((listener.get('allowedRoutes') or {}).get('namespaces') or {}).get('from', 'Same')
+    def _admits(listener, gateway_namespace, route_namespace, route_kind):
+        allowed_routes = listener.get('allowedRoutes') or {}
+        kinds = allowed_routes.get('kinds')
+        if kinds and not any(
+            k.get('group', GROUP) == GROUP and k.get('kind') == route_kind for k in kinds
+        ):
+            return False
+        allowed = (allowed_routes.get('namespaces') or {}).get('from', 'Same')
         return (
             allowed == 'All'
             or (allowed == 'Same' and gateway_namespace == route_namespace)
             or (allowed == 'Selector')
         )  # a namespace selector admits every namespace here (not simulated)
 
-    def _accepted(self, route, gateway, section, port):
+    def _accepted(self, kind, route, gateway, section, port):
         if self.reject is not None:
             return 'False', self.reject, 'the kubesim gateway is set to reject routes'
         listeners = self._listeners_for(gateway, section, port)
         if not listeners:
             return 'False', 'NoMatchingParent', "no listener matches the parentRef's sectionName and port"
         gw_ns, route_ns = gateway['metadata'].get('namespace'), route['metadata']['namespace']
-        if not any(self._admits(item, gw_ns, route_ns) for item in listeners):
+        if not any(self._admits(item, gw_ns, route_ns, kind) for item in listeners):
             return 'False', 'NotAllowedByListeners', 'no listener allows routes from this namespace'
         return 'True', 'Accepted', 'Accepted'
 
-    def _resolved(self, route):
-        route_ns = route['metadata']['namespace']
-        for rule in (route.get('spec') or {}).get('rules') or []:
-            for ref in rule.get('backendRefs') or []:
-                if ref.get('group', '') != '' or ref.get('kind', 'Service') != 'Service':
-                    return (
-                        'False',
-                        'InvalidKind',
-                        f'backendRef {ref.get("name")}: only core Services are supported',
-                    )
-                if (ref.get('namespace') or route_ns) != route_ns:
-                    return (
-                        'False',
-                        'RefNotPermitted',
-                        (
-                            f'backendRef {ref.get("name")} in namespace '
-                            f'{ref.get("namespace")}: no ReferenceGrant allows it'
-                        ),
-                    )
-                if self.store.get(SERVICES, route_ns, ref.get('name')) is None:
-                    return 'False', 'BackendNotFound', f'Service "{ref.get("name")}" not found'
-        return 'True', 'ResolvedRefs', 'Resolved all the Object references for the Route'
-
-    def _sync_route(self, namespace, name):
-        route = self.store.get(ROUTES, namespace, name)
-        if route is None or route['metadata'].get('deletionTimestamp'):
-            self._program(namespace, name, None)
-            return
+    def _parent_entry(self, kind, route, ref, key, before):
+        """The status entry of one parentRef and how it programs the route: (entry, allowed
+        backend namespaces, mesh attachment); entry None for a parent that is not ours."""
+        namespace = route['metadata']['namespace']
         generation = route['metadata'].get('generation', 1)
+        if routes.is_gateway(key):
+            gateway = self.store.get(GATEWAYS, key[2], key[3])
+            if not self._gateway_ours(gateway):
+                return None, None, None
+            accepted = self._accepted(kind, route, gateway, key[4], key[5])
+            controller, allowed, mesh = self.controller_name, {namespace}, None
+        elif routes.is_service(key):
+            accepted = routes.mesh_accepted(self.store, key, self.reject)
+            controller, allowed = self.mesh_controller_name, {namespace, key[2]}
+            mesh = (key[2], key[3], None if key[2] == namespace else namespace)
+        else:
+            return None, None, None
+        resolved = routes.resolved(self.store, route, allowed)
+        before = before.get((controller, key), {}).get('conditions')
+        entry = {
+            'parentRef': ref,
+            'controllerName': controller,
+            'conditions': [
+                _condition('Accepted', *accepted, generation, before),
+                _condition('ResolvedRefs', *resolved, generation, before),
+            ],
+        }
+        if accepted[0] != 'True':
+            return entry, None, None
+        return entry, allowed, mesh
+
+    def _sync_route(self, kind, namespace, name):
+        route = self.store.get(KINDS[kind], namespace, name)
+        if route is None or route['metadata'].get('deletionTimestamp'):
+            self._program(kind, namespace, name, None)
+            return
         status = dict(route.get('status') or {})
         old_parents = status.get('parents') or []
+        ours = (self.controller_name, self.mesh_controller_name)
         mine_before = {
-            parent_key(p.get('parentRef') or {}, namespace): p
+            (p.get('controllerName'), parent_key(p.get('parentRef') or {}, namespace)): p
             for p in old_parents
-            if p.get('controllerName') == self.controller_name
+            if p.get('controllerName') in ours
         }
-        parents = [p for p in old_parents if p.get('controllerName') != self.controller_name]
-        accepted_any = False
-        resolved = self._resolved(route)
+        parents = [p for p in old_parents if p.get('controllerName') not in ours]
+        accepted_any, allowed, mesh = False, set(), []
         for ref in (route.get('spec') or {}).get('parentRefs') or []:
-            group, kind, ns, gw_name, section, port = key = parent_key(ref, namespace)
-            if (group, kind) != (GROUP, 'Gateway'):
-                continue
-            gateway = self.store.get(GATEWAYS, ns, gw_name)
-            if not self._gateway_ours(gateway):
-                continue
-            accepted = self._accepted(route, gateway, section, port)
-            accepted_any = accepted_any or accepted[0] == 'True'
-            before = (mine_before.get(key) or {}).get('conditions')
-            parents.append(
-                {
-                    'parentRef': ref,
-                    'controllerName': self.controller_name,
-                    'conditions': [
-                        _condition('Accepted', *accepted, generation, before),
-                        _condition('ResolvedRefs', *resolved, generation, before),
-                    ],
-                }
+            entry, parent_allowed, attachment = self._parent_entry(
+                kind, route, ref, parent_key(ref, namespace), mine_before
             )
+            if entry is None:
+                continue
+            parents.append(entry)
+            if parent_allowed is not None:
+                accepted_any = True
+                allowed |= parent_allowed
+            if attachment is not None:
+                mesh.append(attachment)
         if parents != old_parents and not _parents_same(old_parents, parents):
-            self._write_status(ROUTES, route, dict(status, parents=parents))
-        self._program(namespace, name, route if accepted_any else None)
+            self._write_status(KINDS[kind], route, dict(status, parents=parents))
+        self._program(kind, namespace, name, route if accepted_any else None, allowed, mesh)
         for ref in (route.get('spec') or {}).get('parentRefs') or []:
-            _, _, ns, gw_name, _, _ = parent_key(ref, namespace)
-            gateway = self.store.get(GATEWAYS, ns, gw_name)
-            if self._gateway_ours(gateway):
-                self._sync_gateway(ns, gw_name)
-
-    # ---- the simulated data plane ---------------------------------------------------------------
-    def _program(self, namespace, name, route):
-        key = (namespace, name)
-        if route is None:
-            if self.programmed.pop(key, None) is not None:
-                self._record(namespace, name)
-            return
-        rules = []
-        for rule in route['spec'].get('rules') or []:
-            rules.append(
-                {
-                    'name': rule.get('name'),
-                    'matches': rule.get('matches') or [],
-                    'backends': [
-                        (ref['name'], ref.get('weight', 1))
-                        for ref in rule.get('backendRefs') or []
-                        if ref.get('group', '') == '' and ref.get('kind', 'Service') == 'Service'
-                    ],
-                }
-            )
-        programmed = {'generation': route['metadata'].get('generation', 1), 'rules': rules}
-        if self.programmed.get(key) != programmed:
-            self.programmed[key] = programmed
-            self._record(namespace, name)
-
-    def _endpoints_changed(self, namespace, service):
-        for (ns, name), programmed in list(self.programmed.items()):
-            if ns == namespace and any(
-                b == service for rule in programmed['rules'] for b, _ in rule['backends']
-            ):
-                self._record(ns, name)
-
-    def ready_endpoints(self, namespace, service):
-        """Ready endpoints of a Service, from its EndpointSlices."""
-        count = 0
-        for piece in self.store.list(SLICES, namespace):
-            if (piece['metadata'].get('labels') or {}).get(SERVICE_NAME_LABEL) != service:
-                continue
-            count += sum(
-                1
-                for ep in piece.get('endpoints') or []
-                if (ep.get('conditions') or {}).get('ready', True) is not False
-            )
-        return count
-
-    def shares(self, namespace, name):
-        """Per rule of the programmed route, the fraction of its requests each backend would get
-        (`'503'`: a backend without ready endpoints, `'500'`: one that does not resolve or all weights 0);
-        None when the route is not programmed (no gateway accepted it)."""
-        programmed = self.programmed.get((namespace, name))
-        if programmed is None:
-            return None
-        out = []
-        for rule in programmed['rules']:
-            total = sum(weight for _, weight in rule['backends'])
-            shares = {backend: 0.0 for backend, _ in rule['backends']}
-            if total == 0:
-                shares[INVALID_BACKEND] = 1.0
-            for backend, weight in rule['backends']:
-                if not total or not weight:
-                    continue
-                if self.store.get(SERVICES, namespace, backend) is None:
-                    where = INVALID_BACKEND
-                elif self.ready_endpoints(namespace, backend) == 0:
-                    where = NO_ENDPOINTS
-                else:
-                    where = backend
-                shares[where] = shares.get(where, 0.0) + weight / total
-            out.append({'name': rule['name'], 'matches': rule['matches'], 'shares': shares})
-        return out
-
-    def _record(self, namespace, name):
-        programmed = self.programmed.get((namespace, name))
-        entry = {
-            't': self.clock(),
-            'namespace': namespace,
-            'route': name,
-            'generation': programmed['generation'] if programmed else None,
-            'shares': self.shares(namespace, name),
-        }
-        last = next(
-            (e for e in reversed(self.log) if (e['namespace'], e['route']) == (namespace, name)), None
-        )
-        if last is None or (last['generation'], last['shares']) != (entry['generation'], entry['shares']):
-            self.log.append(entry)
+            key = parent_key(ref, namespace)
+            if routes.is_gateway(key) and self._gateway_ours(self.store.get(GATEWAYS, key[2], key[3])):
+                self._sync_gateway(key[2], key[3])
 
 
 def _listeners_same(a, b):
@@ -473,12 +376,3 @@ def _parents_same(a, b):
         and _same_conditions(x.get('conditions'), y.get('conditions'))
         for x, y in zip(a, b)
     )
-
-
-def traffic_log(log, namespace, route):
-    """The entries of `GatewayController.log` for one route: [(t, generation, shares), ...]."""
-    return [
-        (e['t'], e['generation'], e['shares'])
-        for e in log
-        if (e['namespace'], e['route']) == (namespace, route)
-    ]

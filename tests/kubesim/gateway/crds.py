@@ -1,15 +1,16 @@
 """The Gateway API's standard-channel CustomResourceDefinitions kubesim installs: GatewayClass,
-Gateway and HTTPRoute (`gateway.networking.k8s.io`, `v1` stored, `v1beta1` served too).
+Gateway, HTTPRoute (`gateway.networking.k8s.io`, `v1` stored, `v1beta1` served too) and GRPCRoute
+(`v1` only, as the published standard channel serves it).
 
 The schemas are written here from the published API's Go types (kubernetes-sigs/gateway-api
-`apis/v1/shared_types.go`, `object_reference_types.go`, `httproute_types.go`, `gateway_types.go`,
-`gatewayclass_types.go`): their fields, `+kubebuilder:default` values and validation bounds. What
-they leave out of the published CRDs: the CEL `x-kubernetes-validations` rules (kubesim does not
-evaluate CEL) and the field descriptions. The filter kinds are complete in their fields; the
-experimental-channel fields are not served (a real cluster with the standard channel prunes them
-too).
+`apis/v1/shared_types.go`, `object_reference_types.go`, `httproute_types.go`, `grpcroute_types.go`,
+`gateway_types.go`, `gatewayclass_types.go`): their fields, `+kubebuilder:default` values and
+validation bounds. What they leave out of the published CRDs: the CEL `x-kubernetes-validations`
+rules (kubesim does not evaluate CEL) and the field descriptions. The filter kinds are complete in
+their fields; the experimental-channel fields are not served (a real cluster with the standard
+channel prunes them too).
 
-`crds()` gives the three CRD objects; `manifest()` the multi-document YAML that
+`crds()` gives the four CRD objects; `manifest()` the multi-document YAML that
 `gateway-api.yaml` beside this file holds (a test keeps the two equal), for `kubectl apply -f`.
 """
 
@@ -223,6 +224,20 @@ def path_modifier():
     )
 
 
+def request_mirror():
+    return obj(
+        {
+            'backendRef': obj(backend_object_reference(), required=('name',)),
+            'fraction': obj(
+                {'denominator': integer(minimum=1, default=100), 'numerator': integer(minimum=0)},
+                required=('numerator',),
+            ),
+            'percent': integer(minimum=0, maximum=100),
+        },
+        required=('backendRef',),
+    )
+
+
 def http_filter():
     methods = ('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', '*')
     return obj(
@@ -241,17 +256,7 @@ def http_filter():
             ),
             'extensionRef': local_object_reference(),
             'requestHeaderModifier': header_filter(),
-            'requestMirror': obj(
-                {
-                    'backendRef': obj(backend_object_reference(), required=('name',)),
-                    'fraction': obj(
-                        {'denominator': integer(minimum=1, default=100), 'numerator': integer(minimum=0)},
-                        required=('numerator',),
-                    ),
-                    'percent': integer(minimum=0, maximum=100),
-                },
-                required=('backendRef',),
-            ),
+            'requestMirror': request_mirror(),
             'requestRedirect': obj(
                 {
                     'hostname': precise_hostname(),
@@ -397,6 +402,93 @@ def httproute_schema():
                 min_items=1,
                 default=[{'matches': [{'path': {'type': 'PathPrefix', 'value': '/'}}]}],
             ),
+        }
+    )
+    return obj(
+        {
+            'apiVersion': {'type': 'string'},
+            'kind': {'type': 'string'},
+            'metadata': {'type': 'object'},
+            'spec': spec,
+            'status': route_status(),
+        },
+        required=('spec',),
+    )
+
+
+# ---- GRPCRoute (apis/v1/grpcroute_types.go) ------------------------------------------------------
+
+
+def grpc_filter():
+    """GRPCRouteFilter: the standard channel's four filter types."""
+    return obj(
+        {
+            'extensionRef': local_object_reference(),
+            'requestHeaderModifier': header_filter(),
+            'requestMirror': request_mirror(),
+            'responseHeaderModifier': header_filter(),
+            'type': string(
+                enum=('ResponseHeaderModifier', 'RequestHeaderModifier', 'RequestMirror', 'ExtensionRef')
+            ),
+        },
+        required=('type',),
+    )
+
+
+def grpc_match():
+    """GRPCRouteMatch: a method match (service and/or method) and header matches; no path."""
+    value_match = ('Exact', 'RegularExpression')
+    return obj(
+        {
+            'headers': array(
+                obj(
+                    {
+                        'name': header_name(),
+                        'type': string(enum=value_match, default='Exact'),
+                        'value': string(min_length=1, max_length=4096),
+                    },
+                    required=('name', 'value'),
+                ),
+                max_items=16,
+                list_type='map',
+                keys=('name',),
+            ),
+            'method': obj(
+                {
+                    'method': string(max_length=1024),
+                    'service': string(max_length=1024),
+                    'type': string(enum=value_match, default='Exact'),
+                }
+            ),
+        }
+    )
+
+
+def grpc_rule():
+    backend = obj(
+        dict(
+            backend_object_reference(),
+            filters=array(grpc_filter(), max_items=16),
+            weight=integer(minimum=0, maximum=1000000, default=1),
+        ),
+        required=('name',),
+    )
+    return obj(
+        {
+            'backendRefs': array(backend, max_items=16),
+            'filters': array(grpc_filter(), max_items=16),
+            'matches': array(grpc_match(), max_items=64),
+            'name': section_name(),
+        }
+    )
+
+
+def grpcroute_schema():
+    spec = obj(
+        {
+            'hostnames': array(hostname(), max_items=16),
+            'parentRefs': array(parent_reference(), max_items=32),
+            'rules': array(grpc_rule(), max_items=16),
         }
     )
     return obj(
@@ -557,7 +649,7 @@ def gatewayclass_schema():
     )
 
 
-def _crd(kind_name, plural, scope, schema, columns, short_names=()):
+def _crd(kind_name, plural, scope, schema, columns, short_names=(), served=SERVED_VERSIONS):
     names = {
         'categories': ['gateway-api'],
         'kind': kind_name,
@@ -568,7 +660,7 @@ def _crd(kind_name, plural, scope, schema, columns, short_names=()):
     if short_names:
         names['shortNames'] = list(short_names)
     versions = []
-    for version in SERVED_VERSIONS:
+    for version in served:
         versions.append(
             {
                 'additionalPrinterColumns': copy.deepcopy(columns),
@@ -604,7 +696,7 @@ AGE = _column('Age', '.metadata.creationTimestamp', 'date')
 
 
 def crds():
-    """The three CRDs, GatewayClass first (as `kubectl apply` of the manifest creates them)."""
+    """The four CRDs, GatewayClass first (as `kubectl apply` of the manifest creates them)."""
     return [
         _crd(
             'GatewayClass',
@@ -638,6 +730,14 @@ def crds():
             'Namespaced',
             httproute_schema(),
             [_column('Hostnames', '.spec.hostnames'), AGE],
+        ),
+        _crd(
+            'GRPCRoute',
+            'grpcroutes',
+            'Namespaced',
+            grpcroute_schema(),
+            [_column('Hostnames', '.spec.hostnames'), AGE],
+            served=('v1',),
         ),
     ]
 

@@ -24,10 +24,12 @@ A case answers:
   case needs kubesim's stand-in.
 """
 
+from tests.support.routers.grpcroute import GRPCRouteCase
 from tests.support.routers.httproute import HTTPRouteCase
+from tests.support.routers.mesh_httproute import MeshHTTPRouteCase
 from tests.support.routers.openshift_route import OpenShiftRouteCase
 
-CASES = [HTTPRouteCase(), OpenShiftRouteCase()]
+CASES = [HTTPRouteCase(), MeshHTTPRouteCase(), GRPCRouteCase(), OpenShiftRouteCase()]
 
 
 def case_ids():

@@ -7,7 +7,10 @@
 as a traffic canary reads and writes it (gateway-api ``apis/v1/httproute_types.go``): the rules
 holding two named backends, the JSON patch that sets their weights and nothing else, the header
 route (a rule of its own, added and removed by name), and what the route's ``status.parents[]``
-says about a generation.
+says about a generation. The routers of the other Gateway API route kinds share this code and
+differ where the kinds differ (grpcroute.py: GRPCRoute, whose matches have no path;
+mesh_httproute.py: an HTTPRoute whose parents are Services, as a mesh serves it): the route's kind
+and path, the parents it must have, the header route's match, the judge's name in messages.
 
 Pure: no request is made here. Custom resources take no strategic merge patch, and ``backendRefs``
 is an atomic list (a merge patch would replace it whole, with every backend this code does not
@@ -24,18 +27,50 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import 
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.router import RouteProblem, Router
 
 GROUP = 'gateway.networking.k8s.io'
-HTTPROUTES = '/apis/gateway.networking.k8s.io/v1/namespaces/%s/httproutes'
+# The match a rule without matches has, per kind: HTTPRoute's API default; a GRPCRoute's rule without
+# matches matches every request, and its matches have no path.
+DEFAULT_MATCH = {'HTTPRoute': {'path': {'type': 'PathPrefix', 'value': '/'}}, 'GRPCRoute': {}}
 # What a route's parent must say of the route's generation before a step counts as taken.
 CONDITIONS = ('Accepted', 'ResolvedRefs')
 DEFAULT_WEIGHT = 1  # the API's default of backendRefs[].weight
 
 
-def route_path(namespace, name):
-    return '%s/%s' % (HTTPROUTES % path_quote(namespace), path_quote(name))
+def label(namespace, name, kind='HTTPRoute'):
+    return '%s %s/%s' % (kind, namespace, name)
 
 
-def label(namespace, name):
-    return 'HTTPRoute %s/%s' % (namespace, name)
+def kind_of(route):
+    return route.get('kind') or 'HTTPRoute'
+
+
+def route_label(route):
+    return label(route['metadata'].get('namespace'), route['metadata'].get('name'), kind_of(route))
+
+
+def parent_kind(ref):
+    """'Gateway', 'Service' (a mesh parent: the core group, kind Service) or None for another."""
+    group, kind = ref.get('group', GROUP), ref.get('kind') or 'Gateway'
+    if (group, kind) == (GROUP, 'Gateway'):
+        return 'Gateway'
+    if (group or '', kind) == ('', 'Service'):
+        return 'Service'
+    return None
+
+
+def parent_text(ref, namespace):
+    """How messages name a parent: 'Gateway shop/public (http)', 'Service shop/web (mesh)'."""
+    where = '%s/%s' % (ref.get('namespace') or namespace, ref.get('name'))
+    section = ' (%s)' % ref['sectionName'] if ref.get('sectionName') else ''
+    if parent_kind(ref) == 'Service':
+        return 'Service %s%s (mesh)' % (where, section)
+    if parent_kind(ref) is None:
+        return '%s %s%s' % (ref.get('kind'), where, section)
+    return 'Gateway %s%s' % (where, section)
+
+
+def foreign_parents(route, wanted):
+    """The parentRefs of ``route`` of a kind other than ``wanted`` ('Gateway' or 'Service')."""
+    return [ref for ref in (route.get('spec') or {}).get('parentRefs') or [] if parent_kind(ref) != wanted]
 
 
 def _is_service(ref, name, namespace):
@@ -63,7 +98,7 @@ def select_rules(route, rule, stable, canary, header_route=None):
     """[(index, rule)] whose weights the change sets: the rule named or indexed by ``rule``, else
     every rule holding both backends (the header route's rule is never one)."""
     namespace = route['metadata'].get('namespace')
-    where = label(namespace, route['metadata'].get('name'))
+    where = route_label(route)
     rules = (route.get('spec') or {}).get('rules') or []
     candidates = [(i, r) for i, r in enumerate(rules) if not header_route or r.get('name') != header_route]
     if rule is not None:
@@ -177,12 +212,13 @@ def header_rule_index(route, name):
     return None
 
 
-def header_rule(source, canary, header_route, namespace=None):
+def header_rule(source, canary, header_route, namespace=None, kind='HTTPRoute'):
     """The rule of a header route: the matches of ``source`` (the rule it is a route beside), each
-    with the header added, and every request to the canary alone."""
+    with the header added (``matches[].headers[]``, the same shape in an HTTPRoute and a GRPCRoute),
+    and every request to the canary alone."""
     header = {'type': header_route.get('type') or 'Exact', 'name': header_route['header'],
               'value': header_route['value']}
-    matches = copy.deepcopy(source.get('matches') or [{'path': {'type': 'PathPrefix', 'value': '/'}}])
+    matches = copy.deepcopy(source.get('matches') or [DEFAULT_MATCH[kind]])
     for match in matches:
         kept = [h for h in match.get('headers') or [] if h.get('name') != header['name']]
         match['headers'] = kept + [header]
@@ -207,12 +243,11 @@ def header_ops(route, rules, canary, header_route, present):
         count = len(route['spec'].get('rules') or [])
         if count >= 16:
             raise RouteProblem('%s has 16 rules, the most a route takes: the header route %s cannot be added'
-                               % (label(route['metadata']['namespace'], route['metadata']['name']),
-                                  header_route['name']))
+                               % (route_label(route), header_route['name']))
         return [{'op': 'test', 'path': '/metadata/generation', 'value': route['metadata']['generation']},
                 {'op': 'add', 'path': '/spec/rules/-',
                  'value': header_rule(rules[0][1], canary, header_route,
-                                      route['metadata'].get('namespace'))}]
+                                      route['metadata'].get('namespace'), kind_of(route))}]
     if index is None:
         return []
     return [{'op': 'test', 'path': '/spec/rules/%d/name' % index, 'value': header_route['name']},
@@ -228,9 +263,10 @@ def order_ops(ops):
 
 
 def _same_parent(ref, entry_ref, namespace):
-    keys = (('group', GROUP), ('kind', 'Gateway'), ('namespace', namespace), ('name', None),
-            ('sectionName', None), ('port', None))
-    return all((ref.get(k) or d) == (entry_ref.get(k) or d) for k, d in keys)
+    keys = (('kind', 'Gateway'), ('namespace', namespace), ('name', None), ('sectionName', None),
+            ('port', None))
+    return parent_kind(ref) == parent_kind(entry_ref) and \
+        all((ref.get(k) or d) == (entry_ref.get(k) or d) for k, d in keys)
 
 
 def parent_verdicts(route):
@@ -242,8 +278,7 @@ def parent_verdicts(route):
     verdicts = []
     parents = (route.get('status') or {}).get('parents') or []
     for ref in (route.get('spec') or {}).get('parentRefs') or []:
-        text = 'Gateway %s/%s%s' % (ref.get('namespace') or meta['namespace'], ref.get('name'),
-                                    ' (%s)' % ref['sectionName'] if ref.get('sectionName') else '')
+        text = parent_text(ref, meta['namespace'])
         entry = next((p for p in parents
                       if _same_parent(ref, p.get('parentRef') or {}, meta['namespace'])), None)
         if entry is None:
@@ -272,19 +307,40 @@ def backends_view(route, rules, stable, canary):
 
 
 class HTTPRouteRouter(Router):
-    """The interface of router.py over the functions above."""
+    """The interface of router.py over the functions above, for a route of ``kind`` (its API
+    collection ``plural``) whose parents are all of the kind ``parents``; ``elsewhere``: for the
+    other kind of parent, the router that takes such a route (or None)."""
 
     kind = 'HTTPRoute'
     name = 'httproute'
+    plural = 'httproutes'
+    parents = 'Gateway'
+    elsewhere = {'Service': 'mesh_httproute'}
     accepted_text = 'Accepted and ResolvedRefs'
 
     def path(self, namespace, name):
-        return route_path(namespace, name)
+        return '%s/%s' % (self.collection(namespace), path_quote(name))
 
     def collection(self, namespace):
-        return HTTPROUTES % path_quote(namespace)
+        return '/apis/%s/v1/namespaces/%s/%s' % (GROUP, path_quote(namespace), self.plural)
+
+    def check_parents(self, route):
+        """RouteProblem when the route has a parent of another kind than this router's."""
+        foreign = foreign_parents(route, self.parents)
+        if not foreign:
+            return
+        namespace = route['metadata'].get('namespace')
+        texts = ', '.join(parent_text(ref, namespace) for ref in foreign)
+        other = parent_kind(foreign[0])
+        if other in self.elsewhere:
+            hint = 'use the router %s for it' % self.elsewhere[other]
+        else:
+            hint = 'the router %s takes %ss whose parents are %ss' % (self.name, self.kind, self.parents)
+        raise RouteProblem('%s has the parent %s, not a %s: %s'
+                           % (route_label(route), texts, self.parents, hint))
 
     def managed(self, route, rule, stable, canary, header_route=None):
+        self.check_parents(route)
         return select_rules(route, rule, stable, canary, header_route and header_route['name'])
 
     def weights(self, route, part, stable, canary):

@@ -229,7 +229,10 @@ class Shift:
 
     # -- after the write
     def await_parents(self, route):
-        """Wait until every judge of the route (a gateway, a router, a mesh) accepts its generation."""
+        """Wait until every judge of the route (a gateway, a router, a mesh) accepts its generation.
+        The route is read from the watched copy of its collection before the first wait (a verdict
+        written since the write is there, and the wait then wakes on the route's next change)."""
+        looked = False
         while True:
             verdicts = self.router.verdicts(route)
             if not verdicts:
@@ -248,7 +251,9 @@ class Shift:
                                     % (self.o.label, route['metadata']['generation'], ', '.join(pending),
                                        self.router.accepted_text, self.o.timeout, self.router.judge),
                                     self._fields(route, None))
-            self._wait()
+            if looked:
+                self._wait()
+            looked = True
             route = self._watched_route()
             if route is None:
                 raise TrafficFailed('%s was deleted while its step was being verified' % self.o.label)

@@ -146,3 +146,27 @@ def test_the_canary_s_share_counts_the_rule_s_other_backends():
     assert routes.canary_shares(r, rules, 'web-stable', 'web-canary', 10) == [(10, 101)]
     r['spec']['rules'][0]['backendRefs'][0]['weight'] = 0
     assert routes.canary_shares(r, rules, 'web-stable', 'web-canary', 10) == [(10, 100)]
+
+
+def test_a_route_on_services_is_the_mesh_router_s_and_is_refused_naming_it():
+    router = routes.HTTPRouteRouter()
+    assert router.path('shop', 'web') == '/apis/gateway.networking.k8s.io/v1/namespaces/shop/httproutes/web'
+    r = route()
+    assert [i for i, _ in router.managed(r, None, 'web-stable', 'web-canary')] == [0]
+    r['spec']['parentRefs'].append({'group': '', 'kind': 'Service', 'name': 'web'})
+    with pytest.raises(routes.RouteProblem) as e:
+        router.managed(r, None, 'web-stable', 'web-canary')
+    assert str(e.value) == ('HTTPRoute shop/web has the parent Service shop/web (mesh), not a Gateway: '
+                            'use the router mesh_httproute for it')
+    # A parent of another group, though named Service, is not the mesh's.
+    assert routes.parent_kind({'kind': 'Service', 'name': 'web'}) is None
+    assert routes.parent_kind({'group': routes.GROUP, 'name': 'public'}) == 'Gateway'
+    assert routes.parent_kind({'group': '', 'kind': 'Service', 'name': 'web'}) == 'Service'
+
+
+def test_a_gateway_and_a_service_parent_of_the_same_name_are_not_the_same_parent():
+    r = route(3, {'parents': [{'parentRef': {'group': '', 'kind': 'Service', 'name': 'public'},
+                               'controllerName': 'mesh', 'conditions': [
+                                   {'type': t, 'status': 'True', 'reason': t, 'observedGeneration': 3}
+                                   for t in ('Accepted', 'ResolvedRefs')]}]})
+    assert routes.parent_verdicts(r) == [('Gateway shop/public', 'pending')]

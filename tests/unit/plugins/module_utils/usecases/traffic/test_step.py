@@ -137,3 +137,15 @@ def test_a_route_that_keeps_changing_fails_the_step_naming_rerun(sim):
         shift(sim, 40).run()
     assert 'kept changing while its weights were written' in e.value.message
     assert e.value.fields['next_step'] == 'rerun'
+
+
+def test_a_verdict_written_before_the_wait_is_read_at_once(sim):
+    """The route is read from its watched copy before the first wait: a step whose gateway judges it
+    within a few hundredths of a second never waits out a whole wait slice for it."""
+    import time
+    from ansible_collections.kubeops.rollout.plugins.module_utils.api import shared_lists
+    canary(sim)
+    started = time.monotonic()
+    out = shift(sim, 20).run()
+    assert out['parents'][0]['accepted']
+    assert time.monotonic() - started < shared_lists.STOP_CHECK_SECONDS
