@@ -36,7 +36,7 @@ def cluster(tmp_path_factory):
 
     sim = KubeSim(
         ready_delay=0.05, fail_image='^' + re.escape(FAIL_IMAGE_PREFIX), time_scale=TIME_SCALE,
-        gateway_api=True,
+        gateway_api=True, openshift=True,
     ).start()
     sim.kubeconfig = sim.write_kubeconfig(tmp_path_factory.mktemp('conformance') / 'kubeconfig')
     yield sim

@@ -64,6 +64,12 @@ def parse_args(argv=None):
     p.add_argument('--gateway-reject', metavar='REASON',
                    help='with --gateway-api: refuse every route (Accepted False with this reason, e.g. '
                         'NotAllowedByListeners)')
+    p.add_argument('--openshift', action='store_true',
+                   help='serve the OpenShift Route (route.openshift.io/v1) and run a router stand-in, the '
+                        'ingress controller "default"')
+    p.add_argument('--openshift-delay', type=float, default=0.0, metavar='SECONDS',
+                   help='with --openshift: seconds the router takes to judge and serve a changed route '
+                        '(default 0)')
     args = p.parse_args(argv)
     if args.faults:
         try:
@@ -95,6 +101,10 @@ def parse_args(argv=None):
         p.error('--gateway-delay and --gateway-reject need --gateway-api')
     if args.gateway_delay < 0:
         p.error('--gateway-delay must not be negative')
+    if args.openshift_delay and not args.openshift:
+        p.error('--openshift-delay needs --openshift')
+    if args.openshift_delay < 0:
+        p.error('--openshift-delay must not be negative')
     return args
 
 
@@ -110,7 +120,8 @@ async def serve(args):
                   endpoint_lag=args.endpoint_lag, gateway_api=args.gateway_api,
                   gateway_delay=args.gateway_delay, gateway_reject=args.gateway_reject,
                   authorization_mode=args.authorization_mode,
-                  default_storage_class=args.default_storage_class)
+                  default_storage_class=args.default_storage_class, openshift=args.openshift,
+                  openshift_delay=args.openshift_delay)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

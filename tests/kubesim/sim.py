@@ -53,7 +53,8 @@ class KubeSim:
                  ready_delay=0.2, fail_image=None, time_scale=1.0, request_log=None, faults=None,
                  crash_image=None, crash_after=1.0, token_file=None, basic_auth=None, client_certs=False,
                  max_watch_seconds=None, stop_delay=0.1, endpoint_lag=0.0, gateway_api=False,
-                 gateway_delay=0.0, gateway_reject=None, authorization_mode=None, default_storage_class=True):
+                 gateway_delay=0.0, gateway_reject=None, authorization_mode=None, default_storage_class=True,
+                 openshift=False, openshift_delay=0.0):
         if client_certs and not tls:
             raise ValueError('client_certs needs tls')
         self.host = host
@@ -73,6 +74,8 @@ class KubeSim:
         self.request_log_path = os.fspath(request_log) if request_log else None
         self.gateway_options = {'delay': gateway_delay, 'reject': gateway_reject} if gateway_api else None
         self.gateway = None  # the gateway controller, with gateway_api
+        self.openshift_options = {'delay': openshift_delay} if openshift else None
+        self.openshift = None  # the OpenShift router stand-in, with openshift
         # kind's cluster has the default StorageClass `standard`; a bare API server has none.
         self.default_storage_class = default_storage_class
         self.faults = Faults(faults)  # parses now: a bad SPEC fails before anything starts
@@ -117,6 +120,10 @@ class KubeSim:
         store.listeners.append(self.endpoints_tracker.observe)
         if self.gateway_options is not None:
             self.gateway = gateway.install(store, **self.gateway_options)
+        if self.openshift_options is not None:
+            from . import openshift  # only when asked for: nothing more to import at start
+
+            self.openshift = openshift.install(store, **self.openshift_options)
         ClusterRoleAggregationController(store).attach()
         if self.auth_options['authorization_mode'] == 'RBAC':
             # The RBAC bootstrap policy (apiserver/rbac/bootstrappolicy.py), as the API server's
@@ -330,13 +337,20 @@ class KubeSim:
     def route_shares(self, namespace, name, kind='HTTPRoute'):
         """What the simulated data plane of ``kind`` would do with a route's requests (HTTPRoute and
         GRPCRoute: the gateway's or the mesh's, gateway_api only): per managed part (a rule), the
-        fraction each destination gets (`gateway.dataplane.DataPlane.shares`)."""
+        fraction each destination gets (`gateway.dataplane.DataPlane.shares`); an OpenShift Route
+        (openshift only): one entry named None (`openshift.router.RouterController.shares`)."""
+        if kind == 'Route':
+            return self.call(self.openshift.shares, namespace, name)
         if kind not in gateway.routes.KINDS:
             raise ValueError(f'no simulated data plane serves {kind}')
         return self.call(self.gateway.shares, namespace, name, kind)
 
     def route_traffic(self, namespace, name, kind='HTTPRoute'):
         """Every change of a route's shares so far: [(monotonic t, generation, shares), ...]."""
+        if kind == 'Route':
+            from .openshift import router
+
+            return self.call(lambda: router.traffic_log(self.openshift.log, namespace, name))
         if kind not in gateway.routes.KINDS:
             raise ValueError(f'no simulated data plane serves {kind}')
         return self.call(lambda: gateway.dataplane.traffic_log(self.gateway.log, namespace, name, kind))

@@ -27,8 +27,9 @@ A case answers:
 from tests.support.routers.grpcroute import GRPCRouteCase
 from tests.support.routers.httproute import HTTPRouteCase
 from tests.support.routers.mesh_httproute import MeshHTTPRouteCase
+from tests.support.routers.openshift_route import OpenShiftRouteCase
 
-CASES = [HTTPRouteCase(), MeshHTTPRouteCase(), GRPCRouteCase()]
+CASES = [HTTPRouteCase(), MeshHTTPRouteCase(), GRPCRouteCase(), OpenShiftRouteCase()]
 
 
 def case_ids():

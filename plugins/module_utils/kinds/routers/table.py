@@ -14,12 +14,15 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.http
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.mesh_httproute import (
     MeshHTTPRouteRouter)
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.grpcroute import GRPCRouteRouter
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.openshift_route import (
+    OpenShiftRouteRouter)
 
 # router name (the traffic option's `router`) -> the router (a router holds no state: one of each)
 ROUTERS = {
     'httproute': HTTPRouteRouter(),
     'mesh_httproute': MeshHTTPRouteRouter(),
     'grpcroute': GRPCRouteRouter(),
+    'openshift_route': OpenShiftRouteRouter(),
 }
 DEFAULT = 'httproute'
 # The choices of the router option, in the order the documentation lists them.
