@@ -37,7 +37,7 @@ def cluster(tmp_path_factory):
 
     sim = KubeSim(
         ready_delay=0.05, fail_image='^' + re.escape(FAIL_IMAGE_PREFIX), time_scale=TIME_SCALE,
-        gateway_api=True, istio=True,
+        gateway_api=True, istio=True, openshift=True,
     ).start()
     sim.kubeconfig = sim.write_kubeconfig(tmp_path_factory.mktemp('conformance') / 'kubeconfig')
     yield sim

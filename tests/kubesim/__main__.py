@@ -72,6 +72,12 @@ def parse_args(argv=None):
                         'DestinationRule (default 0)')
     p.add_argument('--istio-reconciled', action='store_true',
                    help='with --istio: write the Reconciled condition of istiod\'s status feature')
+    p.add_argument('--openshift', action='store_true',
+                   help='serve the OpenShift Route (route.openshift.io/v1) and run a router stand-in, the '
+                        'ingress controller "default"')
+    p.add_argument('--openshift-delay', type=float, default=0.0, metavar='SECONDS',
+                   help='with --openshift: seconds the router takes to judge and serve a changed route '
+                        '(default 0)')
     args = p.parse_args(argv)
     if args.faults:
         try:
@@ -107,6 +113,10 @@ def parse_args(argv=None):
         p.error('--istio-delay and --istio-reconciled need --istio')
     if args.istio_delay < 0:
         p.error('--istio-delay must not be negative')
+    if args.openshift_delay and not args.openshift:
+        p.error('--openshift-delay needs --openshift')
+    if args.openshift_delay < 0:
+        p.error('--openshift-delay must not be negative')
     return args
 
 
@@ -123,7 +133,8 @@ async def serve(args):
                   gateway_delay=args.gateway_delay, gateway_reject=args.gateway_reject,
                   authorization_mode=args.authorization_mode,
                   default_storage_class=args.default_storage_class, istio=args.istio,
-                  istio_delay=args.istio_delay, istio_reconciled=args.istio_reconciled)
+                  istio_delay=args.istio_delay, istio_reconciled=args.istio_reconciled,
+                  openshift=args.openshift, openshift_delay=args.openshift_delay)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

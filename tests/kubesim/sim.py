@@ -41,7 +41,7 @@ from .apiserver.authentication import READONLY_USER
 from .apiserver.rbac import bootstrappolicy
 from .faults import Faults
 from .machinery.errors import ApiError
-from . import gateway, istio
+from . import gateway
 
 INITIAL_NAMESPACES = ('default', 'kube-system', 'kube-public')
 START_TIMEOUT = 10
@@ -54,7 +54,7 @@ class KubeSim:
                  crash_image=None, crash_after=1.0, token_file=None, basic_auth=None, client_certs=False,
                  max_watch_seconds=None, stop_delay=0.1, endpoint_lag=0.0, gateway_api=False,
                  gateway_delay=0.0, gateway_reject=None, authorization_mode=None, default_storage_class=True,
-                 istio=False, istio_delay=0.0, istio_reconciled=False):
+                 istio=False, istio_delay=0.0, istio_reconciled=False, openshift=False, openshift_delay=0.0):
         if client_certs and not tls:
             raise ValueError('client_certs needs tls')
         self.host = host
@@ -78,6 +78,8 @@ class KubeSim:
             raise ValueError('istio_delay must not be negative')
         self.istio_options = {'delay': istio_delay, 'reconciled': istio_reconciled} if istio else None
         self.istio = None  # the istiod stand-in, with istio
+        self.openshift_options = {'delay': openshift_delay} if openshift else None
+        self.openshift = None  # the OpenShift router stand-in, with openshift
         # kind's cluster has the default StorageClass `standard`; a bare API server has none.
         self.default_storage_class = default_storage_class
         self.faults = Faults(faults)  # parses now: a bad SPEC fails before anything starts
@@ -123,7 +125,13 @@ class KubeSim:
         if self.gateway_options is not None:
             self.gateway = gateway.install(store, **self.gateway_options)
         if self.istio_options is not None:
+            from . import istio  # only when asked for: nothing more to import at start
+
             self.istio = istio.install(store, **self.istio_options)
+        if self.openshift_options is not None:
+            from . import openshift  # only when asked for: nothing more to import at start
+
+            self.openshift = openshift.install(store, **self.openshift_options)
         ClusterRoleAggregationController(store).attach()
         if self.auth_options['authorization_mode'] == 'RBAC':
             # The RBAC bootstrap policy (apiserver/rbac/bootstrappolicy.py), as the API server's
@@ -336,11 +344,14 @@ class KubeSim:
 
     def route_shares(self, namespace, name, kind='HTTPRoute'):
         """What the simulated data plane of ``kind`` would do with a route's requests: per managed
-        part, the fraction each destination gets. HTTPRoute and GRPCRoute: the gateway's or the
-        mesh's, gateway_api only (`gateway.dataplane.DataPlane.shares`); VirtualService: istio only,
-        per http route (`istio.controller.IstioController.shares`)."""
+        part, the fraction each destination gets. HTTPRoute and GRPCRoute: the gateway's or the mesh's,
+        gateway_api only (`gateway.dataplane.DataPlane.shares`); VirtualService: istio only, one entry
+        per http route (`istio.controller.IstioController.shares`); an OpenShift Route (openshift
+        only): one entry named None (`openshift.router.RouterController.shares`)."""
         if kind == 'VirtualService':
             return self.call(self.istio.shares, namespace, name)
+        if kind == 'Route':
+            return self.call(self.openshift.shares, namespace, name)
         if kind not in gateway.routes.KINDS:
             raise ValueError(f'no simulated data plane serves {kind}')
         return self.call(self.gateway.shares, namespace, name, kind)
@@ -348,7 +359,13 @@ class KubeSim:
     def route_traffic(self, namespace, name, kind='HTTPRoute'):
         """Every change of a route's shares so far: [(monotonic t, generation, shares), ...]."""
         if kind == 'VirtualService':
-            return self.call(lambda: istio.controller.traffic_log(self.istio.log, namespace, name))
+            from .istio import controller
+
+            return self.call(lambda: controller.traffic_log(self.istio.log, namespace, name))
+        if kind == 'Route':
+            from .openshift import router
+
+            return self.call(lambda: router.traffic_log(self.openshift.log, namespace, name))
         if kind not in gateway.routes.KINDS:
             raise ValueError(f'no simulated data plane serves {kind}')
         return self.call(lambda: gateway.dataplane.traffic_log(self.gateway.log, namespace, name, kind))

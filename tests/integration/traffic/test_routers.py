@@ -15,6 +15,7 @@ ansible-playbook against kubesim's stand-in of each: the same behaviour, proven 
 
 import json
 import re
+import signal
 import time
 
 import jsonpatch
@@ -25,6 +26,7 @@ from tests.support.routers import CASES, case_ids
 from tests.support.traffic import NEW, OLD, deployment
 
 from ..conftest import ROOT, Kube, read_log, task
+from ..release.test_release_survives_its_runner import interrupted_when
 from .conftest import RECORD
 from .test_traffic_canary import Failing  # noqa: F401 (the handler of failing_check)
 from .test_traffic_canary import failing_check  # noqa: F401 (a fixture)
@@ -158,6 +160,26 @@ def test_check_mode_a_pause_a_forged_step_and_a_colleague_s_edit(world, play):
     # The edit is there, and the rest is as it was before the canary.
     assert expected == jsonpatch.apply_patch({'spec': spec}, edit)['spec']
     assert world.canary_shares()[-1] == 0
+
+
+def test_a_cancelled_run_is_resumed_by_the_same_task(world, play, tmp_path):
+    """AWX's cancel (SIGTERM) in the pause of step 1: the next run of the same task goes on from the
+    step its record names, and the route ends as it was."""
+    spec = world.route()['spec']
+    steps = [{'weight': 20, 'pause': 30}, {'weight': 40}]
+
+    def in_the_pause():
+        shares = world.canary_shares()
+        return shares and shares[-1] == 0.2 and time.sleep(0.3) is None
+
+    (tmp_path / 'first').mkdir()
+    interrupted_when(world.sim, tmp_path / 'first', signal.SIGTERM,
+                     [canary(world, 'canary', steps, header=False)], in_the_pause, 'the step at 20%')
+    quick = [dict(s, pause=0) for s in steps]
+    out = play(world.sim, [canary(world, 'canary', quick, header=False)]).ok('canary')
+    assert [s['step'] for s in out['traffic']['steps']] == [1, 2] and out['traffic']['phase'] == 'promoted'
+    assert world.canary_shares()[-3:] == [0.4, 1.0, 0]
+    assert world.route()['spec'] == spec and world.errors() == []
 
 
 def test_a_failed_analysis_puts_the_traffic_back_before_the_canary_goes(world, play, failing_check):  # noqa: F811

@@ -28,10 +28,11 @@ A case answers:
 from tests.support.routers.grpcroute import GRPCRouteCase
 from tests.support.routers.httproute import HTTPRouteCase
 from tests.support.routers.mesh_httproute import MeshHTTPRouteCase
+from tests.support.routers.openshift_route import OpenShiftRouteCase
 from tests.support.routers.virtualservice import VirtualServiceCase, VirtualServiceSubsetCase
 
 CASES = [HTTPRouteCase(), MeshHTTPRouteCase(), GRPCRouteCase(), VirtualServiceCase(),
-         VirtualServiceSubsetCase()]
+         VirtualServiceSubsetCase(), OpenShiftRouteCase()]
 
 
 def case_ids():

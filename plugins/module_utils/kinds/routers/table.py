@@ -16,6 +16,8 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.mesh
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.grpcroute import GRPCRouteRouter
 from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.virtualservice import (
     VirtualServiceRouter)
+from ansible_collections.kubeops.rollout.plugins.module_utils.kinds.routers.openshift_route import (
+    OpenShiftRouteRouter)
 
 # router name (the traffic option's `router`) -> the router (a router holds no state: one of each)
 ROUTERS = {
@@ -23,6 +25,7 @@ ROUTERS = {
     'virtualservice': VirtualServiceRouter(),
     'mesh_httproute': MeshHTTPRouteRouter(),
     'grpcroute': GRPCRouteRouter(),
+    'openshift_route': OpenShiftRouteRouter(),
 }
 DEFAULT = 'httproute'
 # The choices of the router option, in the order the documentation lists them.
