@@ -249,6 +249,13 @@ options:
           - The canary Service (a backend of the route, weight V(0) to start). Required but with
             I(traffic.destination_rule).
         type: str
+      settle_seconds:
+        description:
+          - Seconds each step waits after the judge accepted its write, for the router's data plane to
+            serve it where the API cannot say when it does (an OpenShift router applies new weights at
+            its next reload, within 5 s by default); the canary is scaled down only after it. Unset -
+            the router's own (V(5) for V(openshift_route), V(0) for the others).
+        type: float
       destination_rule:
         description:
           - For a subset-level Istio VirtualService (I(traffic.router=virtualservice)) - the
@@ -660,6 +667,7 @@ ARGUMENT_SPEC = {
         'canary_service': {'type': 'str'},
         'track_label': {'type': 'str', 'default': 'track'},
         'router': routers.OPTION_SPEC['router'],
+        'settle_seconds': routers.OPTION_SPEC['settle_seconds'],
         'destination_rule': routers.OPTION_SPEC['destination_rule'],
         'header_route': {'type': 'dict', 'options': {
             'name': {'type': 'str', 'required': True}, 'header': {'type': 'str', 'required': True},

@@ -81,6 +81,13 @@ options:
     type: str
     choices: [httproute, virtualservice, openshift_route, mesh_httproute, grpcroute]
     default: httproute
+  settle_seconds:
+    description:
+      - Seconds to wait after the judge accepted the write, for the router's data plane to serve it
+        where the API cannot say when it does (an OpenShift router applies new weights at its next
+        reload, within 5 s by default). Unset - the router's own (V(5) for V(openshift_route),
+        V(0) for the others).
+    type: float
   destination_rule:
     description:
       - For a subset-level Istio VirtualService - the C(DestinationRule) of the I(stable_service)
@@ -270,6 +277,7 @@ ARGUMENT_SPEC = {
     'canary_service': {'type': 'str', 'aliases': ['canary'],
                        'deprecated_aliases': [vocabulary.deprecated_alias('canary')]},
     'router': routers.OPTION_SPEC['router'],
+    'settle_seconds': routers.OPTION_SPEC['settle_seconds'],
     'destination_rule': routers.OPTION_SPEC['destination_rule'],
     'weight': {'type': 'int', 'required': True},
     'header_route': {'type': 'dict', 'options': {
@@ -302,7 +310,8 @@ def main(runtime=None):
     options = traffic.TrafficOptions(namespace, params['route']['name'], params['stable_service'],
                                      params['canary_service'] or params['stable_service'], params['weight'],
                                      params['rule'], params['header_route'], params['timeout'],
-                                     module.module.check_mode, params['router'], params['destination_rule'])
+                                     module.module.check_mode, params['router'], params['destination_rule'],
+                                     params['settle_seconds'])
     shift = traffic.Shift(module.client, options, progress=module.module.progress)
     try:
         out = shift.run()

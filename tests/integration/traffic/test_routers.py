@@ -43,7 +43,7 @@ class World:
         self.case, self.sim, self.log = case, sim, log
         self.kube = Kube(sim.kubeconfig)
         self.path = case.path(NS, APP)
-        self.t0_wall = time.time()
+        self.t0_wall, self.t0 = time.time(), 0
 
     def route(self):
         return self.kube.request('GET', self.path)
@@ -57,8 +57,9 @@ class World:
         return [s for i, s in enumerate(seen) if i == 0 or s != seen[i - 1]]
 
     def errors(self):
-        return [s for _t, _g, shares in self.traffic_log() for part in shares or []
-                for s in part['shares'].values() if s in ('500', '503')]
+        """Every 5xx share the data plane served since the world was set up."""
+        return [(key, share) for t, _g, shares in self.traffic_log() if t >= self.t0 for part in shares or []
+                for key, share in part['shares'].items() if key in ('500', '503') and share]
 
     def writes(self):
         return [(e['method'], e['path'], e['dry_run']) for e in read_log(self.log)
@@ -68,8 +69,10 @@ class World:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             shares = self.sim.route_shares(NS, APP, kind=self.case.kind)
-            if shares and self.case.canary_share(shares, APP) == 0 and not self.errors():
-                self.t0_wall = time.time()
+            failing = [share for part in shares or [] for key, share in part['shares'].items()
+                       if key in ('500', '503') and share]
+            if shares and self.case.canary_share(shares, APP) == 0 and not failing:
+                self.t0_wall, self.t0 = time.time(), self.sim.clock()
                 return
             time.sleep(0.05)
         raise AssertionError('the %s stand-in never served the route' % self.case.router)

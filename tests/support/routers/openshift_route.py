@@ -19,11 +19,9 @@ def route(app, ns):
 class OpenShiftRouteCase:
     router = 'openshift_route'
     kind = 'Route'
-    # The router serves a change at once: a Route's status cannot say when a real router serves new
-    # weights (docs/routers/openshift-route.md), so with a delay the canary scaled down right after
-    # its weight went back to 0 could still be sent requests for that while, which no client can
-    # wait for. kubesim_api/test_openshift_routes.py covers the router's delay.
-    sim_options = {'openshift': True}
+    # The router serves a change 0.05 s after it admits it, as a real one does at its next reload (which
+    # no Route says): the steps wait settle_seconds for it (the router's default is 5 s).
+    sim_options = {'openshift': True, 'openshift_delay': 0.05}
     header_route = False
     stand_in = True
     rbac_doc = 'openshift-route.md'
@@ -34,7 +32,7 @@ class OpenShiftRouteCase:
 
     def traffic(self, app):
         return {'router': self.router, 'route': {'name': app}, 'stable_service': app + '-stable',
-                'canary_service': app + '-canary'}
+                'canary_service': app + '-canary', 'settle_seconds': 0.3}
 
     def path(self, ns, app):
         return (ROUTES % ns) + '/' + app

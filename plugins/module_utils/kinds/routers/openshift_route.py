@@ -204,6 +204,9 @@ class OpenShiftRouteRouter(Router):
     name = 'openshift_route'
     judge = 'router'
     accepted_text = 'Admitted for its host'
+    # HAProxy reloads at most once per RELOAD_INTERVAL (5 s by default, openshift/router): a new
+    # weight is served within it, and nothing in the Route says when.
+    settle_seconds = 5
     create_hint = ('create the Route (spec.to the stable Service, the canary Service an alternateBackends '
                    'entry of weight 0) before shifting traffic')
 

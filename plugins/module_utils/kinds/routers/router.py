@@ -36,6 +36,8 @@ Services' names for every router but a subset-level VirtualService, whose keys n
 And, for the task's options (``options``: the traffic option's keys ``route``, ``rule``,
 ``stable_service``, ``canary_service``, ``header_route``, ``destination_rule``; absent ones None):
 
+- ``settle_seconds``: the seconds a step waits after an accepted write, where the router's data plane
+  applies a change later than its API says (an OpenShift router's reload);
 - ``name``: the option's value (``traffic.router``), ``judge``: what judges the route in messages
   ("gateway", "mesh", "router"), ``verdict_required``: whether a route without any verdict is one no
   judge serves (False: nothing to wait for, as for a VirtualService, which has no acceptance
@@ -91,6 +93,10 @@ class Router:
     judge = 'gateway'
     verdict_required = True
     accepted_text = 'accepted'  # what a judge's acceptance of a generation is called
+    # Seconds the judge's data plane may take to serve a change it accepted, which the API does not
+    # show: a step waits them after its write before it counts as taken (the traffic option's
+    # settle_seconds overrides it).
+    settle_seconds = 0
     # What to do when the route is not found.
     create_hint = ('create the route (with the canary Service as a backendRef of weight 0) before shifting '
                    'traffic')

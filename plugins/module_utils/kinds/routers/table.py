@@ -35,6 +35,7 @@ NAMES = ('httproute', 'virtualservice', 'openshift_route', 'mesh_httproute', 'gr
 # traffic option of rollout_release and rollout_traffic's own options).
 OPTION_SPEC = {
     'router': {'type': 'str', 'choices': list(NAMES), 'default': DEFAULT},
+    'settle_seconds': {'type': 'float'},
     'destination_rule': {'type': 'dict', 'options': {
         'name': {'type': 'str', 'required': True},
         'stable_subset': {'type': 'str', 'default': 'stable'},

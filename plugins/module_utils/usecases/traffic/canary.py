@@ -201,7 +201,7 @@ class TrafficCanary(Preflight, Lifecycle):
         options = TrafficOptions(self.route_namespace, self.route['name'], self.names['stable_service'],
                                  self.names['canary_service'], weight, self.cfg.get('rule'), header_route,
                                  self.options.timeout, self.options.check_mode, self.router.name,
-                                 self.cfg.get('destination_rule'))
+                                 self.cfg.get('destination_rule'), self.cfg.get('settle_seconds'))
         step = Shift(self.client, options, progress=self.progress, clock=self.clock, sleep=self.sleep)
         out = step.run()
         self.warnings.extend(step.warnings)

@@ -57,7 +57,13 @@ class TrafficOptions(Fields):
         ('check_mode', False),
         ('router_name', None),  # the traffic option's router (None: the HTTPRoute)
         ('destination_rule', None),  # a subset-level VirtualService's {name, stable_subset, canary_subset}
+        ('settle_seconds', None),  # None: the router's
     )
+
+    @property
+    def settle(self):
+        """Seconds to wait after an accepted write for the data plane to serve it."""
+        return self.router.settle_seconds if self.settle_seconds is None else self.settle_seconds
 
     @property
     def router(self):
@@ -318,6 +324,10 @@ class Shift:
                                     % (self.o.label, error_text(e)))
         if not self.o.check_mode:
             parents = self.await_parents(route)
+            if self.sent and self.o.settle > 0:
+                self.progress('%s: waiting %g s for the %s to serve it' % (self.o.label, self.o.settle,
+                                                                           self.router.judge))
+                self.sleep(self.o.settle)
         else:  # the dry run's answer is a generation no gateway judged: the route as read
             parents = self.router.verdicts(read)
             refused = [(p, v) for p, v in parents if v not in (None, 'pending')]

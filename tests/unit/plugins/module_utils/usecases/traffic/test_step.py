@@ -149,3 +149,21 @@ def test_a_verdict_written_before_the_wait_is_read_at_once(sim):
     out = shift(sim, 20).run()
     assert out['parents'][0]['accepted']
     assert time.monotonic() - started < shared_lists.STOP_CHECK_SECONDS
+
+
+def test_an_accepted_write_waits_the_settle_time_and_nothing_else_does(sim):
+    """settle_seconds after a write the gateway accepted (the data plane's own delay), never in check
+    mode nor when nothing is written; unset, the router's own (0 for the HTTPRoute)."""
+    canary(sim)
+    slept = []
+
+    def run(weight, **options):
+        options = traffic.TrafficOptions('default', 'web', 'web-stable', 'web-canary', weight, timeout=5,
+                                         **options)
+        return traffic.Shift(sim.client, options, sleep=slept.append).run()
+
+    assert run(20, settle_seconds=0.25)['changed'] and slept == [0.25]
+    assert not run(20, settle_seconds=0.25)['changed'] and slept == [0.25]
+    assert run(30, settle_seconds=0.25, check_mode=True)['changed'] and slept == [0.25]
+    assert run(30)['changed'] and slept == [0.25]
+    assert traffic.TrafficOptions('n', 'r', 's', 'c', 1, router_name='openshift_route').settle == 5
