@@ -85,8 +85,8 @@ options:
     description:
       - Seconds to wait after the judge accepted the write, for the router's data plane to serve it
         where the API cannot say when it does (an OpenShift router applies new weights at its next
-        reload, within 5 s by default). Unset - the router's own (V(5) for V(openshift_route),
-        V(0) for the others).
+        reload, within 5 s by default). Unset - the router's own (V(5) for V(openshift_route), V(1)
+        for V(virtualservice), whose proxies take istiod's push unobserved, V(0) for the others).
     type: float
   destination_rule:
     description:

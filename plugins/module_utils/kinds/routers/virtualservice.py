@@ -299,6 +299,10 @@ class VirtualServiceRouter(Router):
     judge = 'mesh'
     verdict_required = False  # no acceptance condition unless istiod's status feature is on
     accepted_text = 'Reconciled True'
+    # istiod pushes an accepted write to the proxies after its debounce (100 ms by default) and the push
+    # itself, which nothing shows without its status feature: a step waits this long after its write, so
+    # that a canary is scaled down once the proxies send it nothing.
+    settle_seconds = 1
     create_hint = ('create the VirtualService (with the canary destination at weight 0 beside the stable one '
                    'in the http route to shift) before shifting traffic')
 

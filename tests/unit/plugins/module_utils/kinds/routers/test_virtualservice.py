@@ -255,3 +255,7 @@ def test_subset_level_still_refuses_the_options_of_other_routers(monkeypatch):
     monkeypatch.setitem(router_mod.OWN_OPTIONS, 'tls_mode', ('openshift_route',))
     assert ROUTER.check(dict(subset_options(), tls_mode='edge')) == [
         'traffic option tls_mode is for the router openshift_route, not virtualservice']
+
+
+def test_a_step_waits_a_second_for_istiod_s_push():
+    assert ROUTER.settle_seconds == 1
