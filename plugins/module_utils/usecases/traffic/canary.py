@@ -93,6 +93,8 @@ class TrafficCanary(Preflight, Lifecycle):
         self.route_namespace = self.route.get('namespace') or self.namespace
         self.router = router(self.cfg.get('router'))  # the traffic router (kinds/routers/)
         self.id = options.release_id or release_record.release_id(targets)
+        if options.gates.analysis is not None:  # job checks label their Jobs with the release
+            options.gates.analysis.label(self.id)
         self.runner = lease_mod.holder_identity()
         self.started = times.rfc3339_now()
         self.canary_name = rec.canary_name(self.t.name)

@@ -188,7 +188,7 @@ def test_credentials_are_sent_and_listed_as_secrets_and_never_in_results():
     'options, message',
     [
         ({'checks': []}, 'analysis needs at least one check'),
-        ({'checks': [{'name': 'a'}]}, 'needs exactly one of prometheus or http'),
+        ({'checks': [{'name': 'a'}]}, 'needs exactly one of prometheus, http or job'),
         ({'checks': [{'name': 'a', 'prometheus': PROM}]}, 'needs min or max'),
         ({'checks': [{'name': 'a', 'prometheus': PROM, 'min': 2, 'max': 1}]}, 'min 2 is above max 1'),
         (
