@@ -44,6 +44,11 @@ attributes:
 options:
   analysis:
     required: true
+  namespace:
+    description:
+      - Where C(job) checks create their Jobs, unless a check names its own I(namespace).
+      - Default the namespace of the kubeconfig context (or of the pod's service account), else C(default).
+    type: str
   duration:
     description:
       - Seconds during which the checks are measured (the first measurement at once). V(0) measures
@@ -166,6 +171,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module imp
 ARGUMENT_SPEC = {
     'analysis': {'type': 'dict', 'required': True, 'options': analysis.ANALYSIS_OPTIONS},
     'duration': {'type': 'float', 'default': 0},
+    'namespace': {'type': 'str'},
 }
 
 
