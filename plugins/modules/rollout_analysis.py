@@ -94,8 +94,11 @@ EXAMPLES = r"""
                 restartPolicy: Never
                 containers:
                   - name: smoke
-                    image: registry.example/shop-smoke:1.4
-                    args: [--target, http://web.shop.svc:8080]
+                    image: busybox:1.36
+                    command: [sh, -c, 'test -n "$TARGET" && echo "smoke test of $TARGET passed"']
+                    env:
+                      - name: TARGET
+                        value: http://web.shop.svc:8080
   register: smoke
 
 - name: Show what was measured
