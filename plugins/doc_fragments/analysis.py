@@ -40,7 +40,10 @@ options:
         type: int
         default: 0
       inconclusive:
-        description: What a measurement without data (an empty Prometheus result, NaN) counts as.
+        description:
+          - What a measurement without data (an empty Prometheus result, NaN) counts as; also a C(job)
+            check's Job that cannot pull its image or never starts. A Job deleted before it ended always
+            counts as a failure.
         type: str
         choices: [fail, pass]
         default: fail
@@ -76,7 +79,8 @@ options:
                 C(kubeops.rollout/analysis=<name>) and C(kubeops.rollout/release=<release id or run id>),
                 and has no owner; the newest 5 finished Jobs of the check are kept, older ones deleted.
               - Only the Job the measurement created counts (by its uid); one deleted before it ended is
-                inconclusive. The next measurement starts I(interval) seconds after the Job ended.
+                inconclusive and counts as a failure even with I(inconclusive=pass). The next measurement
+                starts I(interval) seconds after the Job ended.
               - Needs the Kubernetes connection options and the permissions in C(docs/rbac.md). In check mode
                 the Job is only created with C(dryRun=All) and the measurement is C(skipped).
             type: dict

@@ -192,15 +192,19 @@ def main(runtime=None):
     result = gate.result()
     if not passed:
         module.fail(gate.message, changed=False, analysis=result)
+    # Checks measured by nothing but check mode's dry runs (a job check's Job).
+    unmeasured = [c['name'] for c in result['checks']
+                  if c['measurements'] and all(m['outcome'] == 'skipped' for m in c['measurements'])]
     module.module.exit_json(
         changed=False,
         analysis=result,
-        msg='analysis passed: %d check%s, %d measurement%s each'
+        msg='analysis passed: %d check%s, %d measurement%s each%s'
         % (
             len(gate.checks),
             '' if len(gate.checks) == 1 else 's',
             gate.measurements,
             '' if gate.measurements == 1 else 's',
+            '; not measured in check mode: %s' % ', '.join(unmeasured) if unmeasured else '',
         ),
     )
 

@@ -155,7 +155,9 @@ def test_a_job_deleted_mid_check_is_inconclusive(kubesim_factory, play):
 
     thread = threading.Thread(target=delete_the_check_job, daemon=True)
     thread.start()
-    res = play(sim, [task('deleted', 'rollout_analysis', analysis=analysis(check('slow', 'sleep 600')))])
+    # Even where an inconclusive measurement is tolerated, a deleted Job fails the check.
+    res = play(sim, [task('deleted', 'rollout_analysis', analysis=analysis(check('slow', 'sleep 600'),
+                                                                          inconclusive='pass'))])
     thread.join(5)
     result = measurement(res.failed('deleted'))
     assert deleted == [result['value']]
@@ -172,6 +174,7 @@ def test_check_mode_creates_the_job_with_dry_run_only(kubesim_factory, play, tmp
     res = play(sim, [task('planned', 'rollout_analysis', analysis=analysis(check('smoke', 'exit 1')))],
                check=True)
     result = res.ok('planned')
+    assert result['msg'] == 'analysis passed: 1 check, 1 measurement each; not measured in check mode: smoke'
     assert measurement(result)['outcome'] == 'skipped'
     assert 'check mode: not measured' in measurement(result)['message']
     assert result['analysis']['checks'][0]['failures'] == 0

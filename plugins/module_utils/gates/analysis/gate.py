@@ -93,7 +93,7 @@ class AnalysisGate:
 
     def counts_as_failure(self, measurement):
         if measurement.outcome == INCONCLUSIVE:
-            return self.inconclusive == 'fail'
+            return self.inconclusive == 'fail' or measurement.always_counts
         if measurement.outcome == SKIPPED:
             return False
         return measurement.outcome in (FAILED, ERROR)

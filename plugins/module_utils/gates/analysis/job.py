@@ -11,11 +11,12 @@ without an ownerReference, so that nothing the application's editors delete take
 follows that Job, by its uid, with watches of it and of its pods until it ends: ``Complete``
 passes, ``Failed`` fails (with the last lines of its pod's log when the API server lets them be
 read), a pod that cannot pull its image or a Job that never started within the check's ``timeout``
-is inconclusive (with its cause), a Job deleted before it ended is inconclusive, and one still
-running at the ``timeout`` is an error; a Job that did not end is deleted. A Job anybody else
-created, with the same labels or not, never counts. After each measurement the check's finished
-Jobs beyond the newest ``KEPT_JOBS`` are deleted (by label). In check mode the Job is created with
-``dryRun=All`` and the measurement is ``skipped`` (not measured).
+is inconclusive (with its cause), a Job deleted before it ended is inconclusive and counts as a
+failure even with ``inconclusive: pass``, and one still running at the ``timeout`` is an error; a
+Job that did not end is deleted. A Job anybody else created, with the same labels or not, never
+counts. After each measurement the check's finished Jobs beyond the newest ``KEPT_JOBS`` are
+deleted (by label). In check mode the Job is created with ``dryRun=All`` and the measurement is
+``skipped`` (not measured).
 
 ``Cluster`` is where the Jobs go: the API client, built when first needed, the default namespace,
 check mode and the run's label value (a release sets its id)."""
@@ -57,8 +58,8 @@ KEPT_JOBS = 5
 # The last lines of a failed Job's pod shown in the message, and at most this much of them.
 LOG_LINES = 10
 LOG_BYTES = 16384
-# Seconds one watch request lasts: a watch of a Job that ended is closed within this.
-WATCH_SECONDS = 30
+# Seconds one watch request lasts: the watches of a measurement that ended close within this.
+WATCH_SECONDS = 10
 # A container waiting for one of these will not start by itself.
 CANNOT_START = ('ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull',
                 'CreateContainerConfigError', 'CreateContainerError')
@@ -329,8 +330,10 @@ class JobProvider(Provider):
                     elif obj['metadata'].get('uid') != uid:
                         continue
                     if kind == 'DELETED':
-                        return self._said(INCONCLUSIVE, '%s was deleted before it ended (not by this task); '
+                        gone = self._said(INCONCLUSIVE, '%s was deleted before it ended (not by this task); '
                                                         'no verdict' % what)
+                        gone.always_counts = True  # never a pass, whatever inconclusive says
+                        return gone
                     job = obj
                 elif kind == 'LIST':
                     pods = {p['metadata']['name']: p for p in obj}

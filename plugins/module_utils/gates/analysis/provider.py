@@ -61,6 +61,9 @@ class Measurement:
         self.outcome = outcome
         self.message = message
         self.value = value
+        # An inconclusive measurement that counts as a failure even with ``inconclusive: pass`` (a
+        # job check whose Job was deleted before it ended: tolerating it would let a deletion pass).
+        self.always_counts = False
 
     def as_dict(self, at):
         return {'outcome': self.outcome, 'value': json_value(self.value), 'message': self.message, 'at': at}
