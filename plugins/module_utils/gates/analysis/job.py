@@ -139,8 +139,8 @@ def never_started(job, pods):
     for pod in pods:
         for cond in (pod.get('status') or {}).get('conditions') or []:
             if cond.get('type') == 'PodScheduled' and cond.get('status') == 'False':
-                return 'pod %s is not scheduled: %s' % (pod['metadata'].get('name'),
-                                                         cond.get('message') or cond.get('reason'))
+                why = cond.get('message') or cond.get('reason')
+                return 'pod %s is not scheduled: %s' % (pod['metadata'].get('name'), why)
         for cs in _containers(pod):
             waiting = (cs.get('state') or {}).get('waiting') or {}
             if waiting.get('reason'):
