@@ -40,18 +40,26 @@ options:
         type: int
         default: 0
       inconclusive:
-        description: What a measurement without data (an empty Prometheus result, NaN) counts as.
+        description:
+          - What a measurement without data (an empty Prometheus result, NaN) counts as; also a C(job)
+            check's Job that cannot pull its image or never starts. A Job deleted before it ended always
+            counts as a failure.
         type: str
         choices: [fail, pass]
         default: fail
       checks:
-        description: The checks, each with a unique I(name) and exactly one of I(prometheus) or I(http).
+        description:
+          - The checks, each with a unique I(name) and exactly one of I(prometheus), I(http) or I(job).
         type: list
         elements: dict
         required: true
         suboptions:
           name:
-            description: Names the check in messages and results.
+            description:
+              - Names the check in messages and results.
+              - A C(job) check's name is the prefix of its Jobs' names (C(<name>-<5 characters>)) and the
+                value of their C(kubeops.rollout/analysis) label - lowercase letters, digits and C(-), at
+                most 57 characters.
             type: str
             required: true
           min:
@@ -59,6 +67,33 @@ options:
             type: float
           max:
             description: Highest value a Prometheus query may return (each series of a vector).
+            type: float
+          job:
+            description:
+              - A C(batch/v1) Job spec (C(template), C(backoffLimit), C(activeDeadlineSeconds), ...) run as
+                one Job per measurement - C(Complete) passes, C(Failed) fails (the message carries the last
+                lines of its pod's log), a pod that cannot pull its image or a Job that never starts within
+                I(timeout) is inconclusive, a Job still running at I(timeout) is an error (and deleted).
+              - C(backoffLimit) defaults to V(0) and the pod's C(restartPolicy) to C(Never) (one try per
+                measurement). The Job is named C(<name>-<5 characters>), labelled
+                C(kubeops.rollout/analysis=<name>) and C(kubeops.rollout/release=<release id or run id>),
+                and has no owner; the newest 5 finished Jobs of the check are kept, older ones deleted.
+              - Only the Job the measurement created counts (by its uid); one deleted before it ended is
+                inconclusive and counts as a failure even with I(inconclusive=pass). The next measurement
+                starts I(interval) seconds after the Job ended.
+              - Needs the Kubernetes connection options and the permissions in C(docs/rbac.md). In check mode
+                the Job is only created with C(dryRun=All) and the measurement is C(skipped).
+            type: dict
+          namespace:
+            description:
+              - Where a C(job) check creates its Jobs; default the task's namespace (the workloads').
+              - Only for C(job) checks.
+            type: str
+          timeout:
+            description:
+              - Seconds one measurement of a C(job) check may take, from the Job's creation to its end
+                (default 300, at most 3600).
+              - Only for C(job) checks (the other checks take I(timeout) under I(prometheus) or I(http)).
             type: float
           prometheus:
             description:

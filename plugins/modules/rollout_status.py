@@ -179,8 +179,10 @@ analysis:
       type: str
     checks:
       description: One entry per check - C(name), C(type), C(url), the query and bounds or the expected
-        statuses, C(failures), and C(measurements) (C(outcome) passed, failed, inconclusive or error,
-        C(value), C(message), C(at) in epoch seconds).
+        statuses (a C(job) check - C(namespace), C(timeout) and C(jobs), the names of the last Jobs it
+        created), C(failures), and C(measurements) (C(outcome) passed, failed, inconclusive, error or
+        skipped (check mode, not measured), C(value) (a C(job) check's - its Job's name), C(message),
+        C(at) in epoch seconds).
       type: list
       elements: dict
     # end: analysis_measurements

@@ -155,6 +155,7 @@ class KubeSim:
         self._kubernetes_service(port)
         self.controllers = ControllerManager(store, **self.controller_options)
         self.controllers.api_quiet = self.api.quiet_seconds  # API requests go first
+        self.api.container_log = self.controllers.kubelet.log  # pods/log reads the kubelet's
         self.endpoint_controllers = EndpointControllers(store, lag=self.endpoint_lag).attach()
         self._arm_timed_faults()
         self._controller_task = asyncio.get_running_loop().create_task(self._run_controllers())

@@ -45,7 +45,7 @@ UNREACHED.update({('usecases/bluegreen/%s.py' % f, 'state'): {'rollout_release'}
 UNREACHED[('usecases/release/canary.py', 'canary')] = {'rollout_bluegreen'}
 # The connection's messages: the modules without a connection (KubeModule's connection=False) import
 # it with the adapter and never connect.
-UNREACHED.update({(f, o): {'role_variables', 'rollout_analysis', 'task_file'}
+UNREACHED.update({(f, o): {'role_variables', 'task_file'}
                   for f, o in (('api/client.py', 'validate_certs'),
                                ('api/connection/certificates.py', 'allow_insecure_credentials'))})
 

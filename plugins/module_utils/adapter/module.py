@@ -151,6 +151,7 @@ class KubeModule:
         # module_utils/gates/analysis.py; it is imported only for a task with checks (and only the payloads
         # of those modules hold it and what it imports).
         self._load_analysis = analysis
+        self._connected = connection
         spec = dict(CONNECTION_ARG_SPEC, **OPTION_NAMES_ARG_SPEC) if connection else {}
         spec.update(argument_spec)
         self.module = (runtime or AnsibleRuntime)(argument_spec=spec, supports_check_mode=True, **kwargs)
@@ -277,8 +278,12 @@ class KubeModule:
         if self._load_analysis is None:
             raise ValueError('this module takes no analysis option')
         analysis = self._load_analysis()
+        # Where job checks create their Jobs: this task's client and namespace, resolved when a Job
+        # is first created (a task without job checks never builds them here).
+        cluster = analysis.Cluster(lambda: self.client, lambda: self.namespace,
+                                   self.module.check_mode) if self._connected else None
         try:
-            gate = analysis.AnalysisGate(options)
+            gate = analysis.AnalysisGate(options, cluster=cluster)
         except analysis.AnalysisError as e:
             self.fail('invalid analysis option: %s' % e)
         self._register_secrets(gate.secrets())

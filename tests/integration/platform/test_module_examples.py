@@ -197,7 +197,7 @@ def bluegreen_setup(kube):
 
 
 SETUPS = {
-    'rollout_analysis': ({}, lambda kube: None),
+    'rollout_analysis': ({}, lambda kube: namespace(kube, 'shop')),  # where the job check runs
     'rollout_bluegreen': ({'endpoint_lag': 0.1}, bluegreen_setup),
     'rollout_history': ({}, history_setup),
     'rollout_image': ({}, image_setup),

@@ -183,7 +183,7 @@ def test_bad_analysis_options_are_refused_before_any_request(
         ],
     )
     assert (
-        'invalid analysis option: analysis check "x" needs exactly one of prometheus or http'
+        'invalid analysis option: analysis check "x" needs exactly one of prometheus, http or job'
         in res.failed('both')['msg']
     )
     assert 'analysis check "e" needs min or max' in res.failed('no bound')['msg']

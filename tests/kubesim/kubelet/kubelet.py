@@ -53,6 +53,9 @@ class Kubelet(SchedulerMixin, StatusMixin):
         self._crash = {}
         self._stopping = {}  # pod uid -> {'at': monotonic time its containers stop, 'killed': bool}
         self.probe_failing = set()  # uids of pods whose readiness probes fail (fault injection)
+        # pod uid -> container name -> the runs of its program (the last two): (monotonic start,
+        # Program), what its log (pods/log, and with previous=true) shows
+        self._runs = {}
 
     def ensure_nodes(self, count):
         for index in range(1, count + 1):
@@ -112,7 +115,7 @@ class Kubelet(SchedulerMixin, StatusMixin):
                 self._sync_pod(copy.deepcopy(pod), nodes, load, all_nodes)
             except ApiError:
                 continue  # deleted or changed under us; the next pass sees the new state
-        for states in (self._crash, self._stopping):
+        for states in (self._crash, self._stopping, self._runs):
             for uid in list(states):
                 if uid not in live:
                     del states[uid]
@@ -247,6 +250,7 @@ class Kubelet(SchedulerMixin, StatusMixin):
             if state is None:
                 state = states[name] = {'running': True, 'until': now + self._seconds(prog), 'exits': 0,
                                         'done': False}
+                self._ran(pod, name, prog, now)
             if state['done'] or now < state['until']:
                 continue
             if state['running']:
@@ -265,6 +269,7 @@ class Kubelet(SchedulerMixin, StatusMixin):
                     cs['restartCount'] = cs.get('restartCount', 0) + 1
                     cs['state'] = {'running': {'startedAt': stamp}}
                     state['until'] = now + self._seconds(prog)
+                    self._ran(pod, name, prog, now)
                     continue
                 backoff = min(BACKOFF_INITIAL * 2 ** (state['exits'] - 2), BACKOFF_MAX)
                 state['running'] = False
@@ -279,6 +284,7 @@ class Kubelet(SchedulerMixin, StatusMixin):
             else:
                 state['running'] = True
                 state['until'] = now + self._seconds(prog)
+                self._ran(pod, name, prog, now)
                 cs['restartCount'] = cs.get('restartCount', 0) + 1
                 cs['ready'], cs['started'] = True, True
                 cs['state'] = {'running': {'startedAt': stamp}}
@@ -296,6 +302,28 @@ class Kubelet(SchedulerMixin, StatusMixin):
         else:
             set_readiness(status, stamp)
         self._set_status(pod, status)
+
+    def _ran(self, pod, name, prog, now):
+        """A run of the container's program starts: the one before becomes its previous log."""
+        runs = self._runs.setdefault(uid_of(pod), {}).setdefault(name, [])
+        runs.append((now, prog))
+        del runs[:-2]
+
+    def log(self, pod, container, previous=False):
+        """What the container printed (programs.py `output`) in its current run, or with
+        ``previous`` the run before, so far; None when there is no previous run. A container
+        without a program (a server) printed nothing."""
+        runs = (self._runs.get(uid_of(pod)) or {}).get(container) or []
+        if previous:
+            if len(runs) < 2:
+                return None
+            runs = runs[:-1]
+        if not runs:
+            return ''
+        started, prog = runs[-1]
+        now = self.mgr.clock()
+        scale = self.mgr.time_scale if prog.scaled else 1.0
+        return ''.join(text for at, text in prog.output if started + at / scale <= now)
 
     def _seconds(self, prog):
         """How long a program runs, on the monotonic clock."""

@@ -6,10 +6,10 @@
 """Analysis checks: judging a release by what it does (``AnalysisGate``).
 
 The ``analysis`` option of ``rollout_status``, ``rollout_release`` and the upgrade role names
-checks, each measured by one provider: a Prometheus query with bounds, or an HTTP request with an
-expected answer. The soak (``health.Soak``) measures them all every ``interval`` seconds during its
-window; every failed measurement of a check counts, and more than ``failure_limit`` of them fails
-the gate, naming the check, the value and the bound.
+checks, each measured by one provider: a Prometheus query with bounds, an HTTP request with an
+expected answer, or a Kubernetes Job that must complete. The soak (``health.Soak``) measures them
+all every ``interval`` seconds during its window; every failed measurement of a check counts, and
+more than ``failure_limit`` of them fails the gate, naming the check, the value and the bound.
 
 A measurement fails when a value is out of its bounds, the endpoint cannot be reached, the answer
 is not what was asked (an HTTP status or body, a Prometheus error), or, unless ``inconclusive:
@@ -24,7 +24,8 @@ One module per part:
 
 - ``provider.py``: the ``Provider`` base class (an endpoint's options, their defaults, its
   credentials, one measurement), the outcomes, ``Measurement`` and ``AnalysisError``.
-- ``prometheus.py``, ``http.py``: the providers, ``PrometheusProvider`` and ``HttpProvider``.
+- ``prometheus.py``, ``http.py``, ``job.py``: the providers, ``PrometheusProvider``, ``HttpProvider``
+  and ``JobProvider`` (with ``Cluster``, where its Jobs run: the task's client and namespace).
 - ``registry.py``: ``PROVIDERS`` (the check option that selects each provider), the argument spec
   of one check built from them, and ``make_check``.
 - ``gate.py``: ``AnalysisGate`` (its defaults) and the ``analysis`` option's argument spec
@@ -42,6 +43,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.gat
     ANALYSIS_OPTIONS,
     AnalysisGate,
 )
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.job import Cluster
 from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.provider import (
     AnalysisError,
     Provider,
@@ -54,6 +56,7 @@ __all__ = [
     'PROVIDERS',
     'AnalysisError',
     'AnalysisGate',
+    'Cluster',
     'Provider',
     'open_endpoint',
 ]

@@ -18,6 +18,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.pro
     ERROR,
     FAILED,
     INCONCLUSIVE,
+    SKIPPED,
     AnalysisError,
     duration,
 )
@@ -46,7 +47,9 @@ class AnalysisGate:
     DEFAULT_INCONCLUSIVE = 'fail'
     INCONCLUSIVE_CHOICES = ('fail', 'pass')
 
-    def __init__(self, options, clock=time.time, opener=open_endpoint):
+    def __init__(self, options, clock=time.time, opener=open_endpoint, cluster=None):
+        """``cluster``: where job checks run their Jobs (a job.Cluster; None: the task has no
+        Kubernetes connection, and a job check is refused)."""
         options = options or {}
         checks = options.get('checks') or []
         if not checks:
@@ -62,7 +65,8 @@ class AnalysisGate:
         if self.inconclusive not in self.INCONCLUSIVE_CHOICES:
             choices = ' or '.join(self.INCONCLUSIVE_CHOICES)
             raise AnalysisError('analysis inconclusive must be %s, not %r' % (choices, self.inconclusive))
-        self.checks = [make_check(c or {}) for c in checks]
+        self.cluster = cluster
+        self.checks = [make_check(c or {}, cluster) for c in checks]
         names = [c.name for c in self.checks]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
@@ -79,12 +83,19 @@ class AnalysisGate:
     def secrets(self):
         return [s for c in self.checks for s in c.secrets()]
 
+    def label(self, release_id):
+        """The Jobs of job checks are labelled with ``release_id`` from now on (else a run id)."""
+        if self.cluster is not None and release_id:
+            self.cluster.run_id = release_id
+
     def due(self):
         return self.last is None or self.clock() - self.last >= self.interval
 
     def counts_as_failure(self, measurement):
         if measurement.outcome == INCONCLUSIVE:
-            return self.inconclusive == 'fail'
+            return self.inconclusive == 'fail' or measurement.always_counts
+        if measurement.outcome == SKIPPED:
+            return False
         return measurement.outcome in (FAILED, ERROR)
 
     def measure(self):
@@ -92,9 +103,10 @@ class AnalysisGate:
         self.last = self.clock()
         self.measurements += 1
         for check in self.checks:
+            at = self.clock()
             measurement = check.measure(self.opener)
             kept = self.history[check.name]
-            kept.append(measurement.as_dict(round(self.last, 3)))
+            kept.append(measurement.as_dict(round(at, 3)))
             del kept[:-KEPT_MEASUREMENTS]
             if self.counts_as_failure(measurement):
                 self.failures[check.name] += 1
@@ -106,6 +118,8 @@ class AnalysisGate:
                         '' if self.failures[check.name] == 1 else 's',
                         self.failure_limit,
                     )
+        if any(c.INTERVAL_FROM_END for c in self.checks):
+            self.last = self.clock()  # a check that runs a Job: the interval counts from its end
         return not self.failed
 
     def probe(self):
@@ -139,7 +153,7 @@ class AnalysisGate:
         """
         problems = []
         for check in self.checks:
-            measurement = check.measure(self.opener)
+            measurement = check.probe(self.opener)
             if measurement.outcome == ERROR:
                 problems.append(measurement.message)
         return problems

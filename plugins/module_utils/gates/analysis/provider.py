@@ -29,6 +29,9 @@ PASSED = 'passed'
 FAILED = 'failed'
 INCONCLUSIVE = 'inconclusive'
 ERROR = 'error'
+# Not measured: check mode, where a job check's Job is only created with dryRun=All. Counts as
+# neither a pass nor a failure.
+SKIPPED = 'skipped'
 
 # Text an endpoint chose (an error, a label, a reason) is shown cut to this many characters; a whole
 # measurement message to MAX_MESSAGE.
@@ -58,6 +61,9 @@ class Measurement:
         self.outcome = outcome
         self.message = message
         self.value = value
+        # An inconclusive measurement that counts as a failure even with ``inconclusive: pass`` (a
+        # job check whose Job was deleted before it ended: tolerating it would let a deletion pass).
+        self.always_counts = False
 
     def as_dict(self, at):
         return {'outcome': self.outcome, 'value': json_value(self.value), 'message': self.message, 'at': at}
@@ -214,6 +220,11 @@ class Provider:
     ``endpoint_text`` first, which also cuts it short."""
 
     KEY = None
+    # Options of the check itself (beside name, min and max) the provider reads: given to its
+    # ``__init__`` as keyword arguments, refused on a check of another provider.
+    CHECK_LEVEL_OPTIONS = ()
+    # Whether the next measurement is due ``interval`` seconds after this one ended (not began).
+    INTERVAL_FROM_END = False
     DEFAULT_TIMEOUT = 5  # seconds one measurement may take, all of it
     MAX_TIMEOUT = 3600
     # The TLS and credential options of an endpoint, as for the API server's connection.
@@ -332,6 +343,12 @@ class Provider:
         measurement.message = shown(redact(measurement.message, self.secrets()), MAX_MESSAGE)
         return measurement
 
+    def probe(self, opener):
+        """A preflight's look: whether the check can be measured at all (an ``error`` measurement
+        when not). Here one measurement; a provider whose measurement changes something (a job
+        check creates a Job) asks without changing anything."""
+        return self.measure(opener)
+
     def _measure(self, opener):
-        """Each provider class measures its own kind of check (prometheus.py, http.py)."""
+        """Each provider class measures its own kind of check (prometheus.py, http.py, job.py)."""
         raise NotImplementedError('%s does not say how to measure its checks' % type(self).__name__)

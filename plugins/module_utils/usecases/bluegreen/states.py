@@ -85,6 +85,8 @@ class BlueGreen(Lifecycle):
         self.clock, self.sleep, self.now = clock, sleep, now
         self.step = step or STATES[options.state]
         self.id = options.release_id or record_mod.release_id(apps)
+        if options.gates.analysis is not None:  # job checks label their Jobs with the release
+            options.gates.analysis.label(self.id)
         self.runner = lease_mod.holder_identity()
         self._stop = threading.Event()
         self.engine = Engine(client, options.gates, self.progress, clock=clock, sleep=sleep,

@@ -91,6 +91,8 @@ class Release(Lifecycle):
                              stopped=self._stop.is_set, note=note)
         self._rollouts = {}  # id(target) -> the Rollout of its wait
         self.id = options.release_id or release_record.release_id(targets)
+        if options.gates.analysis is not None:  # job checks label their Jobs with the release
+            options.gates.analysis.label(self.id)
         self.runner = lease_mod.holder_identity()
         self.started = times.rfc3339_now()
         self.lease = None  # the Lease this run holds while it works (not in check mode)

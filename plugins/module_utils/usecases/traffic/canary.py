@@ -100,6 +100,8 @@ class TrafficCanary(Preflight, Lifecycle):
                       'destination_rule': self.cfg.get('destination_rule')}
         self.pair = self.router.pair(self.names)
         self.id = options.release_id or release_record.release_id(targets)
+        if options.gates.analysis is not None:  # job checks label their Jobs with the release
+            options.gates.analysis.label(self.id)
         self.runner = lease_mod.holder_identity()
         self.started = times.rfc3339_now()
         self.canary_name = rec.canary_name(self.t.name)

@@ -37,8 +37,11 @@ def test_the_analysis_option_spec_is_the_analysis_packages():
     options = wait_options.ANALYSIS_ARG_SPEC['analysis']['options']
     assert options is wait_options.ANALYSIS_OPTIONS is analysis.ANALYSIS_OPTIONS
     checks = options['checks']['options']
-    assert set(checks) == {'name', 'max', 'min'} | set(analysis.PROVIDERS)
+    assert set(checks) == {'name', 'max', 'min', 'namespace', 'timeout'} | set(analysis.PROVIDERS)
+    assert checks['job'] == {'type': 'dict'}  # a JobSpec, as given
     for key, provider in analysis.PROVIDERS.items():
+        if provider.OPTIONS is None:
+            continue
         assert checks[key]['options'] is provider.OPTIONS
         # Credentials of an endpoint are never logged.
         assert checks[key]['options']['bearer_token']['no_log'] is True
@@ -59,4 +62,4 @@ def test_wait_options_loads_the_analysis_package_only_when_its_spec_is_asked_for
     out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True)
     before, after = out.stdout.split(' ', 1)
     assert before == '[]'
-    assert after.strip() == str(['endpoint', 'gate', 'http', 'prometheus', 'provider', 'registry'])
+    assert after.strip() == str(['endpoint', 'gate', 'http', 'job', 'prometheus', 'provider', 'registry'])

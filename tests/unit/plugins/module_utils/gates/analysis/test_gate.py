@@ -188,7 +188,7 @@ def test_credentials_are_sent_and_listed_as_secrets_and_never_in_results():
     'options, message',
     [
         ({'checks': []}, 'analysis needs at least one check'),
-        ({'checks': [{'name': 'a'}]}, 'needs exactly one of prometheus or http'),
+        ({'checks': [{'name': 'a'}]}, 'needs exactly one of prometheus, http or job'),
         ({'checks': [{'name': 'a', 'prometheus': PROM}]}, 'needs min or max'),
         ({'checks': [{'name': 'a', 'prometheus': PROM, 'min': 2, 'max': 1}]}, 'min 2 is above max 1'),
         (
@@ -344,3 +344,18 @@ def test_probe_finds_an_unreachable_endpoint_at_once(endpoint):
     assert problems[0].startswith('check "dead": http://127.0.0.1:1/healthz unreachable: ')
     assert 'refused' in problems[0]
     assert g.measurements == 0 and g.run(0) is False and g.measurements == 1
+
+
+def test_an_inconclusive_measurement_that_always_counts_fails_even_where_inconclusive_passes():
+    from ansible_collections.kubeops.rollout.plugins.module_utils.gates.analysis.provider import (
+        INCONCLUSIVE,
+        Measurement,
+    )
+
+    gate = analysis.AnalysisGate({'inconclusive': 'pass', 'checks': [
+        {'name': 'a', 'http': {'url': 'http://web'}}]}, opener=lambda url, **_kw: (200, b''))
+    tolerated = Measurement(INCONCLUSIVE, 'no data')
+    gone = Measurement(INCONCLUSIVE, 'check "a": Job default/a-x was deleted before it ended')
+    gone.always_counts = True
+    assert gate.counts_as_failure(tolerated) is False
+    assert gate.counts_as_failure(gone) is True
