@@ -113,23 +113,29 @@ seealso:
 '''
 
 EXAMPLES = r'''
+# playbooks/fleet.yml with fleet_atomic runs these for every cluster of the inventory; here one
+# cluster, reached through the task's connection options (a cluster may name its own kubeconfig
+# and context).
 - name: Where the fleet stands, and what to do
   kubeops.rollout.rollout_fleet:
     state: inspect
     clusters:
-      - name: eu
-        kubeconfig: ~/.kube/eu.yml
-        workloads: [{kind: Deployment, name: web, images: {web: 'web:2'}}]
-      - name: us
-        kubeconfig: ~/.kube/us.yml
-        workloads: [{kind: Deployment, name: web, images: {web: 'web:2'}}]
+      - name: shop-eu
+        workloads:
+          - {kind: Deployment, name: web, namespace: shop, images: {web: 'registry.example.com/web:2.4.1'}}
     waves: [1, '100%']
   register: fleet
 
-- name: Stop when the fleet is refused
-  ansible.builtin.fail:
-    msg: "{{ fleet.msg }}"
-  when: fleet.refused
+- name: Show where each cluster stands (fleet.refused says whether the fleet may go on)
+  ansible.builtin.debug:
+    msg: "{{ fleet.standing }}"
+
+- name: Sum up the fleet (one row per cluster, as data and as one table)
+  kubeops.rollout.rollout_fleet:
+    state: summary
+    clusters: [{name: shop-eu}]
+    plan: "{{ fleet }}"
+  register: fleet_end
 '''
 
 RETURN = r'''
