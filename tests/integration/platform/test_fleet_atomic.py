@@ -149,3 +149,24 @@ def test_a_second_fleet_is_refused_while_one_is_paused_whatever_limit_says(kubes
     for name, cluster in fleet.items():
         assert images_of(cluster) == RELEASE_1, name
         assert records(cluster) == {}, name
+
+
+def test_an_unreachable_cluster_in_wave_2_refuses_the_fleet_before_any_write(kubesim_factory, tmp_path):
+    fleet = start_fleet(kubesim_factory, tmp_path)
+    inventory = write_inventory(fleet, tmp_path / 'inventory.yml', 2)
+    fleet['wave2']['sim'].stop()
+    marks = {name: len(read_log(c['log'])) for name, c in fleet.items()}
+
+    preview = run_fleet(tmp_path, inventory, *ATOMIC, '--check')
+    run = run_fleet(tmp_path, inventory, *ATOMIC)
+
+    for result in (preview, run):
+        assert result.rc == 2, result.stdout[-6000:]
+        plan = result.results['Inspect every cluster and plan the fleet release']
+        assert plan['refused'] and plan['refusals'][0].startswith('wave2: cannot be read'), plan['refusals']
+        rows = summary(result)
+        assert [rows[n]['status'] for n in CLUSTERS] == ['not attempted'] * 3, rows
+        assert rows['wave2']['cause'].startswith('cannot be read'), rows['wave2']
+    for name in ('canary', 'wave3'):
+        assert persisted_writes(fleet[name]['log'], marks[name]) == [], name
+        assert images_of(fleet[name]) == RELEASE_1, name
