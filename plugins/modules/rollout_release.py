@@ -178,6 +178,36 @@ options:
         a workload is refused.
     type: str
     choices: [resume, rollback]
+  fleet:
+    description:
+      - "This cluster's part of a fleet release (C(playbooks/fleet.yml) with C(fleet_atomic), see
+        C(docs/fleet.md)). Every record the release writes also names the fleet (I(fleet.id)) and the
+        I(fleet.wave). A record of another fleet, or of no fleet, is refused unless I(recover) says what
+        to do with it."
+      - "With I(fleet.keep_records), a release that passes every gate keeps its records, each marked
+        C(released) and sealed again on the release's Lease: the cluster is released, waiting for the
+        fleet. The same task with I(recover=rollback) puts it back from them; with I(fleet.finish) it
+        removes them once the whole fleet has passed."
+      - Not with I(canary) or I(traffic).
+    type: dict
+    suboptions:
+      id:
+        description: The fleet release's id, the same on every cluster of the fleet (letters, digits, dashes).
+        type: str
+        required: true
+      wave:
+        description: The wave this cluster belongs to (1 for the first).
+        type: int
+      keep_records:
+        description: Keep the records of a release that passed, marked released (see above).
+        type: bool
+        default: false
+      finish:
+        description:
+          - Write no images; remove every record of this fleet from the workloads (the fleet has passed),
+            and the release's Lease with the last seal.
+        type: bool
+        default: false
   canary_ordinals:
     description:
       - With I(canary=start), how many of a StatefulSet's highest ordinals run the new images while the
@@ -662,6 +692,9 @@ ARGUMENT_SPEC = {
     'canary_ordinals': {'type': 'int', 'default': 1},
     'release_id': {'type': 'str'},
     'recover': {'type': 'str', 'choices': ['resume', 'rollback']},
+    'fleet': {'type': 'dict', 'options': {
+        'id': {'type': 'str', 'required': True}, 'wave': {'type': 'int'},
+        'keep_records': {'type': 'bool', 'default': False}, 'finish': {'type': 'bool', 'default': False}}},
     'traffic': {'type': 'dict', 'options': {
         'route': {'type': 'dict', 'required': True, 'options': {'name': {'type': 'str', 'required': True},
                                                                 'namespace': {'type': 'str'}}},
@@ -721,6 +754,21 @@ def _traffic(module):
     return traffic
 
 
+def _fleet(module):
+    """The fleet option, checked; None without it."""
+    fleet = module.params.get('fleet')
+    if not fleet:
+        return None
+    if module.params['canary'] or module.params.get('traffic'):
+        module.fail('fleet is for a plain release: not with canary or traffic')
+    if release_record.records.lease_name(fleet['id']) is None:
+        module.fail('fleet.id must be lower-case letters, digits and dashes, at most 63 (got %r)'
+                    % fleet['id'])
+    if fleet['wave'] is not None and fleet['wave'] < 1:
+        module.fail('fleet.wave must be 1 or more (got %d)' % fleet['wave'])
+    return fleet
+
+
 def main(runtime=None):
     module = KubeModule(ARGUMENT_SPEC, runtime, analysis=_analysis)
     params = module.params
@@ -736,7 +784,7 @@ def main(runtime=None):
         options = release_targets.ReleaseOptions(
             params['atomic'], params['timeout'], params['rollback_timeout'], module.gate_options(),
             module.module.check_mode, params['rollback'], params['canary'], params['canary_ordinals'],
-            params['release_id'], params['recover'], traffic=_traffic(module))
+            params['release_id'], params['recover'], traffic=_traffic(module), fleet=_fleet(module))
         namespace = params['workload_namespace'] or module.namespace
         targets = release_targets.build_targets(params['workloads'], namespace, params['change_cause'])
         # SIGINT (Ctrl-C), SIGTERM (an AWX cancel, a kill) end the release at once with its report.

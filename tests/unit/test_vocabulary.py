@@ -32,11 +32,12 @@ RENDERERS = ('setting', 'name')
 # the modules that import the file without that option, and why they never render it.
 UNREACHED = {
     # A paused Deployment's or an unwaitable kind's refusal: the verbs with a wait (image, pause,
-    # restart, undo, status) raise it; the release and blue/green wait always and refuse otherwise.
+    # restart, undo, status) raise it; the release and blue/green wait always and refuse otherwise;
+    # rollout_fleet only reads.
     ('kinds/workloads.py', 'wait'): {'rollout_release', 'rollout_bluegreen', 'rollout_traffic',
-                                     'rollout_history', 'rolling_update_rc'},
+                                     'rollout_history', 'rolling_update_rc', 'rollout_fleet'},
     ('kinds/workload.py', 'wait'): {'rollout_release', 'rollout_bluegreen', 'rollout_traffic',
-                                    'rollout_history', 'rolling_update_rc'},
+                                    'rollout_history', 'rolling_update_rc', 'rollout_fleet'},
 }
 # blue/green's states and the canary's phases are strategies chosen in usecases/strategies.py, which
 # every release imports: only rollout_bluegreen runs the first, only rollout_release the others.

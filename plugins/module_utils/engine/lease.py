@@ -273,13 +273,25 @@ class Lease:
     def seal(self, updates):
         """Add (or drop, with None) seals on the held Lease now, before the records they vouch for
         are written; a conflict with the renewal is read again and retried while the Lease is ours."""
-        if not updates:
-            return
+        if updates:
+            self._change(lambda body: self._sealed(body, updates), 'sealing its record')
+
+    def annotate(self, key, text):
+        """Set (None: remove) the annotation ``key`` of the held Lease, as ``seal`` does its seals."""
+        def change(body):
+            annotations = dict(body.setdefault('metadata', {}).get('annotations') or {})
+            annotations[key] = text
+            if text is None:
+                del annotations[key]
+            body['metadata']['annotations'] = annotations
+        self._change(change, 'marking it')
+
+    def _change(self, change, doing):
         self.check()
         for _attempt in range(5):
             with self._lock:
                 body = copy.deepcopy(self.obj)
-            self._sealed(body, updates)
+            change(body)
             try:
                 stored = self.api.replace(self.path, body)
             except ApiError as e:
@@ -287,16 +299,16 @@ class Lease:
                     raise
                 fresh = self.read()
                 if fresh is None or (fresh.get('spec') or {}).get('holderIdentity') != self.identity:
-                    raise LeaseLost('this run lost its Lease %s/%s before sealing its record'
-                                    % (self.namespace, self.name))
+                    raise LeaseLost('this run lost its Lease %s/%s before %s'
+                                    % (self.namespace, self.name, doing))
                 with self._lock:
                     self.obj = fresh
                 continue
             with self._lock:
                 self.obj = stored
             return
-        raise LeaseLost('the Lease %s/%s kept changing while this run sealed its record'
-                        % (self.namespace, self.name))
+        raise LeaseLost('the Lease %s/%s kept changing while this run was %s'
+                        % (self.namespace, self.name, doing))
 
     # -- while working
     def start_renewing(self):

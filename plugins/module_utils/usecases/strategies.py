@@ -22,6 +22,10 @@ def strategy(options):
             canary as traffic_canary,
         )
         return traffic_canary.TrafficCanary
+    if options.fleet and not options.canary:
+        # Imported for a fleet's release only.
+        from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import fleet
+        return fleet.FleetRelease
     if not options.canary:
         return Release
     # Imported for a canary's task only.

@@ -206,6 +206,7 @@ SETUPS = {
     'rollout_status': ({}, status_setup),
     'rollout_undo': ({'fail_image': '^broken'}, undo_setup),
     'rollout_release': ({'gateway_api': True}, release_setup),
+    'rollout_fleet': ({'gateway_api': True}, release_setup),
     'rollout_traffic': ({'gateway_api': True}, traffic_setup),
     'rolling_update_rc': ({'fail_image': '^broken'}, rc_setup),
     'role_variables': ({}, lambda kube: None),

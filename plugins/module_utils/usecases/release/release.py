@@ -75,6 +75,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.t
 
 class Release(Lifecycle):
     """The plain release of ``targets`` (release_targets.Target) with ``options`` (ReleaseOptions)."""
+    record_fields = None  # more fields of each record this strategy writes (a fleet's: fleet.py)
 
     def __init__(self, client, targets, options, progress=None, clock=time.monotonic, sleep=time.sleep,
                  note=None):
@@ -195,7 +196,8 @@ class Release(Lifecycle):
         if t.resumed or w.image_patch(t.images) is None or self.options.recover == 'rollback':
             return None  # resumed, there already, or only put back (recover: rollback writes no images)
         generation = (w.metadata.get('generation') or 0) + 1  # a spec write bumps it by one
-        record = release_record.record_text(self.id, w, t.images, generation, self.runner, self.started)
+        record = release_record.record_text(self.id, w, t.images, generation, self.runner, self.started,
+                                            extra=self.record_fields)
         self.sealed(t, release_record.RECORD_ANNOTATION, record)
         template = patches.imaged_template(w.template, t.images)
         return patches.JSON_PATCH, patches.template_write_patch(

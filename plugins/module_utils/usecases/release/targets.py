@@ -128,6 +128,7 @@ class ReleaseOptions(Fields):
         ('recover', None),  # None, or what to do with another release's record: resume | rollback
         ('lease_seconds', None),  # the Lease's duration (None: release_record.LEASE_SECONDS)
         ('traffic', None),  # None, or the traffic canary's option (traffic/canary.py)
+        ('fleet', None),  # None, or the fleet release this one is part of (fleet.py)
     )
 
     def __init__(self, *args, **kwargs):
