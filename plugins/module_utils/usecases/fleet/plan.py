@@ -93,10 +93,11 @@ def standing(reading, fleet):
     if ours:
         released = all((w.get('released') or {}).get('fleet') == fleet for w in ours)
         wave = max(w['record'].get('wave') or 0 for w in ours) or None
-        out.update(state=FLEET, wave=wave, released=released,
-                   detail='wave %s: %s' % (wave, 'released, waiting for the fleet' if released
-                                          else 'its release was interrupted (records of %s)'
-                                          % ', '.join(w['workload'] for w in ours)))
+        if released:
+            detail = 'released, waiting for the fleet'
+        else:
+            detail = 'its release was interrupted (records of %s)' % ', '.join(w['workload'] for w in ours)
+        out.update(state=FLEET, wave=wave, released=released, detail='wave %s: %s' % (wave, detail))
     return out
 
 

@@ -98,7 +98,7 @@ def outcome(summary_rows, fleet, asked_back=False):
     """(failed, message) of the whole fleet: a cluster failed, or was put back when the put-back was
     not what the run asked (``asked_back``: fleet_recover=rollback)."""
     count = {s: [r['cluster'] for r in summary_rows if r['status'] == s]
-                 for s in (UPGRADED, ROLLED_BACK, FAILED, NOT_ATTEMPTED)}
+             for s in (UPGRADED, ROLLED_BACK, FAILED, NOT_ATTEMPTED)}
     text = '; '.join('%s: %s' % (s, ', '.join(names)) for s, names in count.items() if names)
     failed = bool(count[FAILED] or (count[ROLLED_BACK] and not asked_back))
     return failed, 'fleet release %s %s - %s' % (fleet, 'FAILED' if failed else 'passed',

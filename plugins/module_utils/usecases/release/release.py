@@ -30,10 +30,7 @@ import time
 
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary import setting
 from ansible_collections.kubeops.rollout.plugins.module_utils.common.errors import (
-    ApiError,
-    KubeError,
-    error_text,
-)
+    ApiError, KubeError, error_text)
 from ansible_collections.kubeops.rollout.plugins.module_utils.common import times
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import lease as lease_mod
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
@@ -92,8 +89,7 @@ class Release(Lifecycle):
                              stopped=self._stop.is_set, note=note)
         self._rollouts = {}  # id(target) -> the Rollout of its wait
         self.id = options.release_id or release_record.release_id(targets)
-        if options.gates.analysis is not None:  # job checks label their Jobs with the release
-            options.gates.analysis.label(self.id)
+        getattr(options.gates.analysis, 'label', lambda release: None)(self.id)  # Jobs carry the release id
         self.runner = lease_mod.holder_identity()
         self.started = times.rfc3339_now()
         self.lease = None  # the Lease this run holds while it works (not in check mode)
