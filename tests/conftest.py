@@ -36,7 +36,10 @@ REAL_CLUSTER_ENV = 'KUBEOPS_TEST_KUBECONFIG'
 # KubeSim options that shape the server itself: a real cluster cannot honour them.
 SERVER_ONLY_OPTIONS = ('tls', 'token', 'readonly_token', 'request_log', 'faults', 'fail_image', 'port',
                        'crash_image', 'crash_after', 'token_file', 'basic_auth', 'client_certs',
-                       'max_watch_seconds')
+                       'max_watch_seconds',
+                       # the stand-ins of routers: a real cluster has its own, or none, and no shares to read
+                       'gateway_api', 'gateway_delay', 'gateway_reject', 'istio', 'istio_delay',
+                       'istio_reconciled', 'openshift', 'openshift_delay')
 
 
 # The suite marker of each folder under tests/ (see pyproject.toml for what each suite is).
