@@ -149,3 +149,27 @@ def test_traffic_canary_soaks_as_upgrade_does_unless_told(kubesim_factory, tmp_p
     r = results['kubeops.rollout.traffic_canary : Release the new images as a canary measured in traffic']
     assert r['_status'] == 'ok', proc.stdout[-3000:]
     assert r['invocation']['module_args']['soak_seconds'] == soak
+
+
+def test_traffic_canary_takes_a_router_and_a_destination_rule_as_survey_text(kubesim_factory, tmp_path):
+    """The survey's Router and DestinationRule answers (text) reach the module as the router's name and a
+    dict; an empty canary Service is no Service (subset level)."""
+    from tests.support.routers.virtualservice import VirtualServiceSubsetCase
+    from tests.support.traffic import deployment
+    case = VirtualServiceSubsetCase()
+    sim = kubesim_factory(ready_delay=0.05, **case.sim_options)
+    kube = Kube(sim.kubeconfig)
+    kube.create(deployment('web', 'stable', 2))
+    case.build(kube, 'default', 'web')
+    kube.rolled_out('Deployment', 'web')
+    answers = {'workload_name': 'web', 'workload_namespace': 'default', 'container': 'app',
+               'image': 'nginx:1.26', 'router': 'virtualservice', 'route': 'web', 'stable_service': 'web',
+               'canary_service': '', 'destination_rule': '{name: web}', 'steps': '[{weight: 50}]'}
+    results, proc = run_job(sim, tmp_path, 'traffic_canary.yml', answers, '--check')
+    r = results['kubeops.rollout.traffic_canary : Release the new images as a canary measured in traffic']
+    assert r['_status'] == 'ok', proc.stdout[-3000:]
+    traffic = r['invocation']['module_args']['traffic']
+    assert traffic['router'] == 'virtualservice' and traffic['canary_service'] is None
+    assert traffic['destination_rule'] == {'name': 'web', 'stable_subset': 'stable',
+                                           'canary_subset': 'canary'}
+    assert r['traffic']['phase'] == 'promotion'  # check mode plans the steps up to the promotion
