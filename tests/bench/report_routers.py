@@ -44,7 +44,10 @@ def section(results, add, table):
         'router moving the canary\'s weight (25, then 0). **served**: from the task\'s start to the '
         'stand-in data plane serving the new share (its own log of shares); **task**: the task\'s time; '
         'the requests are the task\'s, from kubesim\'s request log (**polls**: identical GETs less than a '
-        'second apart).\n')
+        'second apart). The task includes the wait of `settle_seconds` after the write where the '
+        'router\'s data plane cannot be observed: the VirtualService\'s default, 1 s; the OpenShift '
+        'case sets 0.3 s (its router\'s default is 5 s, HAProxy\'s reload), its stand-in serving 0.05 s '
+        'after it admits a change.\n')
     body = [[r['router'], _fmt(r['task']), _fmt(r['served']), _fmt(r['requests'], 0), _fmt(r['writes'], 0),
              _fmt(r['watches'], 0), r['polls'],
              'ok' if r['ok'] else 'failed: ' + '; '.join(r['failures'])[:120]] for r in rows(results)]
