@@ -24,6 +24,12 @@ description:
     fleet's records are there - the clusters that passed are skipped, the others released in their
     waves) or V(rollback) (every cluster holding a record of this fleet put back, last wave first).
     The task itself does not fail: the playbook branches on C(refused)."
+  - "V(commit) marks, once every wave passed and before any record is removed, the Lease of every
+    release of the fleet on every cluster of I(clusters) C(kubeops.rollout/fleet-passed) (one thread
+    per cluster): the commit point. A fleet stopped after it is finished by the next run (with or
+    without I(recover=resume)) and never put back (I(recover=rollback) is refused then), because the
+    clusters already finished hold no record to put back from. It does not fail either: C(commit_failed)
+    says whether a cluster could not be marked (the finish must not start then)."
   - "V(summary) turns what the run did on each cluster (I(results)) into the fleet's summary - one row
     per cluster (C(upgraded), C(rolled back), C(failed) with the cause, or C(not attempted)), as the
     fact C(fleet_summary) and as one table, printed at every verbosity. It does not fail either:
@@ -32,10 +38,10 @@ author:
   - kubeops.rollout contributors (!UNKNOWN)
 options:
   state:
-    description: What to do, V(inspect) or V(summary) (see the description).
+    description: What to do, V(inspect), V(commit) or V(summary) (see the description).
     type: str
     required: true
-    choices: [inspect, summary]
+    choices: [inspect, commit, summary]
   clusters:
     description:
       - "Every cluster of the fleet (every host of the inventory group, whatever C(--limit) says, so
@@ -102,12 +108,13 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    details: The module never writes; check mode changes nothing.
+    details: V(inspect) and V(summary) never write; V(commit) writes nothing in check mode.
   diff_mode:
     support: none
 notes:
   - "RBAC on each cluster: C(get) (or C(list)) on the workloads' resources and C(get) on C(leases)
-    (C(coordination.k8s.io)) in the namespace of the first workload."
+    (C(coordination.k8s.io)) in the namespace of the first workload; V(commit) also C(update) on
+    C(leases)."
 seealso:
   - module: kubeops.rollout.rollout_release
 '''
@@ -188,6 +195,17 @@ put_back_serial:
   returned: with I(state=inspect)
   type: list
   elements: int
+commits:
+  description:
+    - Per cluster, C(name), C(error) (why it could not be marked, or V(null)), C(releases) (the fleet's
+      release ids found there) and C(marked) (those whose Lease this task marked passed).
+  returned: with I(state=commit)
+  type: list
+  elements: dict
+commit_failed:
+  description: Whether a cluster could not be marked passed.
+  returned: with I(state=commit)
+  type: bool
 fleet_summary:
   description:
     - One row per cluster - C(cluster), C(wave), C(status) (C(upgraded), C(rolled back), C(failed),
@@ -218,6 +236,9 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.api.connection.opt
     load_connection,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.fleet import (  # noqa: E402
+    commit as fleet_commit,
+)
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.fleet import plan as fleet_plan  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.fleet import read as fleet_read  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.fleet import (  # noqa: E402
@@ -225,7 +246,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.fleet imp
 )
 
 ARGUMENT_SPEC = {
-    'state': {'type': 'str', 'required': True, 'choices': ['inspect', 'summary']},
+    'state': {'type': 'str', 'required': True, 'choices': ['inspect', 'commit', 'summary']},
     'clusters': {'type': 'list', 'elements': 'dict', 'required': True},
     'hosts': {'type': 'list', 'elements': 'str'},
     'waves': {'type': 'raw', 'default': [1, '25%', '100%']},
@@ -277,6 +298,12 @@ def main(runtime=None):
     unknown = [h for h in hosts if h not in names]
     if unknown:
         module.fail('hosts: %s not among the clusters' % ', '.join(unknown))
+    if params['state'] == 'commit':
+        run = [c for c in clusters if c['name'] in hosts]
+        results = fleet_commit.commit_fleet(run, _client_of(module), fleet, module.module.check_mode)
+        failed, message = fleet_commit.outcome(results, fleet)
+        module.module.exit_json(changed=any(r['marked'] for r in results), msg=message, fleet_id=fleet,
+                                commits=results, commit_failed=failed)
     try:
         fleet_plan.waves(hosts, params['waves'])
     except (TypeError, ValueError):

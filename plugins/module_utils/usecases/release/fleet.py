@@ -37,6 +37,10 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.t
 # release passed and waits for its fleet. Not on the records: a Deployment counts any change of its
 # annotations as a new generation, which would part a record from the workload it describes.
 RELEASED_ANNOTATION = 'kubeops.rollout/fleet-released'
+# On the same Lease, written by the fleet (usecases/fleet/commit.py) on every cluster of the run
+# before the finish removes any record: the fleet passed every wave (its commit point). A fleet
+# stopped after it is finished, never put back: some clusters may have no record left to put back from.
+PASSED_ANNOTATION = 'kubeops.rollout/fleet-passed'
 
 
 def fleet_fields(fleet):
@@ -52,6 +56,18 @@ def released_text(fleet, release, at):
 def released_mark(lease):
     """The released mark on ``lease`` (as read) as a dict, or None (absent, or not a mark)."""
     text = (((lease or {}).get('metadata') or {}).get('annotations') or {}).get(RELEASED_ANNOTATION)
+    if text is None:
+        return None
+    try:
+        mark = records.decode(text)
+    except records.Malformed:
+        return None
+    return mark if isinstance(mark.get('fleet'), str) else None
+
+
+def passed_mark(lease):
+    """The fleet's passed mark on ``lease`` (as read) as a dict, or None."""
+    text = (((lease or {}).get('metadata') or {}).get('annotations') or {}).get(PASSED_ANNOTATION)
     if text is None:
         return None
     try:
