@@ -106,6 +106,20 @@ def standing(reading, fleet):
     return out
 
 
+def refusal(s):
+    """Why the cluster of standing ``s`` refuses any fleet release now, as one line naming it and
+    what to do, or None."""
+    if s['state'] == UNREACHABLE:
+        return ('%s: %s; the fleet cannot tell where it stands: make it reachable (or take it out of the '
+                'inventory), then run again' % (s['cluster'], s['detail']))
+    if s['state'] in (LIVE, BLOCKED):
+        return '%s: %s' % (s['cluster'], s['detail'])
+    if s['state'] in (OTHER_FLEET, RELEASE):
+        return ('%s: %s; a second release of these workloads waits until it ends: finish it (its own fleet '
+                'run, -e fleet_id=<its id> with fleet_recover) or put it back' % (s['cluster'], s['detail']))
+    return None
+
+
 def describe(s):
     """One line of where a cluster stands."""
     words = {CLEAN: 'no record', FLEET: 'this fleet', OTHER_FLEET: 'another fleet release',
@@ -125,16 +139,7 @@ def decide(standings, fleet, recover, run_hosts, serial):
     plan = {'fleet_id': fleet, 'standing': [describe(s) for s in standings], 'refusals': [],
             'waves': batches, 'put_back_serial': [len(b) for b in reversed(batches)] or [1], 'hosts': {}}
     refusals = plan['refusals']
-    for s in standings:
-        if s['state'] == UNREACHABLE:
-            refusals.append('%s: %s; the fleet cannot tell where it stands: make it reachable (or take it '
-                            'out of the inventory), then run again' % (s['cluster'], s['detail']))
-        elif s['state'] in (LIVE, BLOCKED):
-            refusals.append('%s: %s' % (s['cluster'], s['detail']))
-        elif s['state'] in (OTHER_FLEET, RELEASE):
-            refusals.append('%s: %s; a second release of these workloads waits until it ends: finish it (its '
-                            'own fleet run, -e fleet_id=<its id> with fleet_recover) or put it back'
-                            % (s['cluster'], s['detail']))
+    refusals.extend(line for line in (refusal(s) for s in standings) if line)
     ours = [s for s in standings if s['state'] == FLEET]
     interrupted = [s for s in ours if not s['released']]
     committed = [s['cluster'] for s in ours if s.get('passed')]
@@ -193,7 +198,8 @@ def _message(action, fleet, ours, refusals, outside, hosts, committed=False):
             return 'fleet release %s: putting back %s, last wave first%s' % (fleet, ', '.join(back), tail)
         return 'fleet release %s: no cluster holds a record of it, nothing to put back%s' % (fleet, tail)
     if action == RESUME and committed:
-        return 'fleet release %s passed every wave before its run stopped: its finish goes on%s' % (fleet, tail)
+        return 'fleet release %s passed every wave before its run stopped: its finish goes on%s' % (
+            fleet, tail)
     if action == RESUME:
         passed = [h for h, p in hosts.items() if p['passed']]
         return ('fleet release %s resumes: %s passed already; the other clusters are released wave by wave%s'
