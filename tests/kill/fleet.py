@@ -7,9 +7,10 @@ of its first writes to a workload, then the fleet run again with ``fleet_recover
 - mixed: a cluster whose pods run more than one image set or other images than its template, or a
   fleet whose clusters do not all run the same images at the end;
 - wrong: after ``resume`` a cluster not on the new images, after ``rollback`` one not on the old
-  ones; a fleet whose run passed before the kill, or that was killed past its commit point (a
-  release Lease marked ``kubeops.rollout/fleet-passed``), must end on the new ones either way: its
-  rollback is refused, and the run the refusal names (``fleet_recover=resume``) finishes it;
+  ones; a fleet whose run passed before the kill, that was killed past its commit point (a release
+  Lease marked ``kubeops.rollout/fleet-passed``) or after its finish (every cluster new, nothing
+  left), must end on the new ones either way: its rollback is refused (or finds nothing to put
+  back), and the run the refusal names (``fleet_recover=resume``) finishes it;
 - left: a ``kubeops.rollout/release`` record or a release Lease left on a cluster;
 - unfinished: no run of the fleet succeeded.
 
@@ -144,7 +145,12 @@ def trial(seed, root, recover, after_write=None):
                 break
             time.sleep(0.01)
         proc.wait(30)
-        passed_before = (not killed and proc.returncode == 0) or any(committed(k) for k in kubes.values())
+        # The fleet had passed when the kill came: its run ended well, or it was past its commit point
+        # (a passed mark), or its finish was done (every cluster new, nothing left).
+        _settle(kubes)
+        finished = all(images(k) == NEW and not left(k) for k in kubes.values())
+        passed_before = (not killed and proc.returncode == 0) or finished or \
+            any(committed(k) for k in kubes.values())
         runs = []
         mode = recover
         for _ in range(MAX_RUNS):
