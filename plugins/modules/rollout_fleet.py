@@ -24,6 +24,24 @@ description:
     fleet's records are there - the clusters that passed are skipped, the others released in their
     waves) or V(rollback) (every cluster holding a record of this fleet put back, last wave first).
     The task itself does not fail: the playbook branches on C(refused)."
+  - "V(check) reads the clusters of I(hosts) (a wave's, just before it) again, as V(inspect) does, and
+    returns in C(failures) each cluster that may not be released now (unreachable, a live release,
+    another release's record), so that the wave writes nothing there and fails."
+  - "V(gate) is the wave gate, after the releases of a wave's clusters (I(hosts)) passed their own
+    gates: every workload of every cluster of I(hosts) whose release ran and passed (I(releases),
+    I(failures)) is watched for I(soak_seconds) (each pod Ready, at most I(max_restarts) restarts;
+    one thread per cluster) while the I(analysis) checks are measured, once for the whole wave, every
+    I(analysis.interval) as M(kubeops.rollout.rollout_analysis) measures them (at least once). The
+    wave passes only when every cluster and the analysis passed; otherwise C(failures) names every
+    cluster of the wave with its cause, and the wave fails. C(job) checks run their Jobs on the cluster
+    of the task's connection options. Nothing is soaked or measured when a cluster of the wave failed
+    already, when no release ran, or in check mode."
+  - "V(commit) marks, once every wave passed and before any record is removed, the Lease of every
+    release of the fleet on every cluster of I(clusters) C(kubeops.rollout/fleet-passed) (one thread
+    per cluster): the commit point. A fleet stopped after it is finished by the next run (with or
+    without I(recover=resume)) and never put back (I(recover=rollback) is refused then), because the
+    clusters already finished hold no record to put back from. It does not fail either: C(commit_failed)
+    says whether a cluster could not be marked (the finish must not start then)."
   - "V(summary) turns what the run did on each cluster (I(results)) into the fleet's summary - one row
     per cluster (C(upgraded), C(rolled back), C(failed) with the cause, or C(not attempted)), as the
     fact C(fleet_summary) and as one table, printed at every verbosity. It does not fail either:
@@ -32,10 +50,10 @@ author:
   - kubeops.rollout contributors (!UNKNOWN)
 options:
   state:
-    description: What to do, V(inspect) or V(summary) (see the description).
+    description: What to do, V(inspect), V(check), V(gate), V(commit) or V(summary) (see the description).
     type: str
     required: true
-    choices: [inspect, summary]
+    choices: [inspect, check, gate, commit, summary]
   clusters:
     description:
       - "Every cluster of the fleet (every host of the inventory group, whatever C(--limit) says, so
@@ -90,6 +108,17 @@ options:
     type: list
     elements: raw
     default: []
+  wave:
+    description: With V(check) and V(gate), the number of the wave (in messages).
+    type: int
+  soak_seconds:
+    description: With V(gate), seconds every workload of every cluster of the wave stays Ready (V(0), none).
+    type: int
+    default: 0
+  max_restarts:
+    description: With V(gate), restarts of a container the soak tolerates.
+    type: int
+    default: 0
   paused_after:
     description: With V(summary), the wave after which the run paused (C(fleet_pause=next_run)), if it did.
     type: int
@@ -99,15 +128,17 @@ extends_documentation_fragment:
   - kubeops.rollout.attributes
   - kubeops.rollout.connection
   - kubeops.rollout.option_names
+  - kubeops.rollout.analysis
 attributes:
   check_mode:
     support: full
-    details: The module never writes; check mode changes nothing.
+    details: V(inspect), V(check), V(gate) and V(summary) never write; V(commit) writes nothing in check mode.
   diff_mode:
     support: none
 notes:
   - "RBAC on each cluster: C(get) (or C(list)) on the workloads' resources and C(get) on C(leases)
-    (C(coordination.k8s.io)) in the namespace of the first workload."
+    (C(coordination.k8s.io)) in the namespace of the first workload; V(commit) also C(update) on
+    C(leases)."
 seealso:
   - module: kubeops.rollout.rollout_release
 '''
@@ -188,6 +219,32 @@ put_back_serial:
   returned: with I(state=inspect)
   type: list
   elements: int
+failures:
+  description:
+    - With V(check), each cluster of I(hosts) refused before any write in its wave, with the reason; with
+      V(gate), each cluster of a wave that failed its gate, with the cause (empty - the wave passed).
+  returned: with I(state=check) or I(state=gate)
+  type: dict
+  sample: {eu-2: 'wave 2 gate: Deployment shop/web: pod web-7d9f-x2 is not Ready during the soak'}
+gated:
+  description: Whether the wave gate soaked or measured anything.
+  returned: with I(state=gate)
+  type: bool
+analysis:
+  description: What the analysis checks measured (as M(kubeops.rollout.rollout_analysis) returns it).
+  returned: with I(state=gate) and I(analysis)
+  type: dict
+commits:
+  description:
+    - Per cluster, C(name), C(error) (why it could not be marked, or V(null)), C(releases) (the fleet's
+      release ids found there) and C(marked) (those whose Lease this task marked passed).
+  returned: with I(state=commit)
+  type: list
+  elements: dict
+commit_failed:
+  description: Whether a cluster could not be marked passed.
+  returned: with I(state=commit)
+  type: bool
 fleet_summary:
   description:
     - One row per cluster - C(cluster), C(wave), C(status) (C(upgraded), C(rolled back), C(failed),
@@ -211,6 +268,7 @@ msg:
   type: str
 '''
 
+from ansible_collections.kubeops.rollout.plugins.module_utils.gates import analysis  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.adapter.module import KubeModule  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.client import ApiClient  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.api.connection.options import (  # noqa: E402
@@ -218,6 +276,10 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.api.connection.opt
     load_connection,
 )
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records  # noqa: E402
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.fleet import (  # noqa: E402
+    commit as fleet_commit,
+)
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.fleet import gate as fleet_gate  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.fleet import plan as fleet_plan  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.fleet import read as fleet_read  # noqa: E402
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.fleet import (  # noqa: E402
@@ -225,7 +287,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.fleet imp
 )
 
 ARGUMENT_SPEC = {
-    'state': {'type': 'str', 'required': True, 'choices': ['inspect', 'summary']},
+    'state': {'type': 'str', 'required': True, 'choices': ['inspect', 'check', 'gate', 'commit', 'summary']},
     'clusters': {'type': 'list', 'elements': 'dict', 'required': True},
     'hosts': {'type': 'list', 'elements': 'str'},
     'waves': {'type': 'raw', 'default': [1, '25%', '100%']},
@@ -235,6 +297,10 @@ ARGUMENT_SPEC = {
     'put_backs': {'type': 'list', 'elements': 'raw', 'default': []},
     'plan': {'type': 'dict', 'default': {}},
     'paused_after': {'type': 'int'},
+    'wave': {'type': 'int'},
+    'soak_seconds': {'type': 'int', 'default': 0},
+    'max_restarts': {'type': 'int', 'default': 0},
+    'analysis': {'type': 'dict', 'options': analysis.ANALYSIS_OPTIONS},
     'failures': {'type': 'list', 'elements': 'raw', 'default': []},
 }
 
@@ -254,8 +320,24 @@ def _client_of(module):
     return client_of
 
 
+def _gate(module, params, clusters, hosts, fleet):
+    wave = params['wave']
+    gated = fleet_gate.to_gate(hosts, params['releases'], params['failures'])
+    checks = module.analysis_gate()
+    skipped = fleet_gate.skip_reason(gated, module.module.check_mode, params['soak_seconds'], checks)
+    if skipped:
+        module.module.exit_json(changed=False, fleet_id=fleet, failures={}, gated=False,
+                                msg='wave %s: no wave gate (%s)' % (wave, skipped))
+    wave_clusters = [c for c in clusters if c['name'] in gated]
+    causes, result = fleet_gate.gate_wave(wave_clusters, _client_of(module), params['soak_seconds'], checks,
+                                          params['max_restarts'])
+    failures, message = fleet_gate.judge(wave, hosts, causes, result, params['soak_seconds'])
+    out = {'analysis': result} if result is not None else {}
+    module.module.exit_json(changed=False, fleet_id=fleet, failures=failures, gated=True, msg=message, **out)
+
+
 def main(runtime=None):
-    module = KubeModule(ARGUMENT_SPEC, runtime)
+    module = KubeModule(ARGUMENT_SPEC, runtime, analysis=lambda: analysis)
     params = module.params
     clusters = params['clusters']
     names = [c.get('name') for c in clusters]
@@ -277,6 +359,20 @@ def main(runtime=None):
     unknown = [h for h in hosts if h not in names]
     if unknown:
         module.fail('hosts: %s not among the clusters' % ', '.join(unknown))
+    if params['state'] == 'check':
+        wave = [c for c in clusters if c['name'] in hosts]
+        standings, failures = fleet_gate.check_wave(wave, _client_of(module), fleet)
+        module.module.exit_json(changed=False, fleet_id=fleet, failures=failures, clusters=standings,
+                                msg='wave %s: %s' % (params['wave'], '; '.join(failures.values())
+                                                     or 'every cluster may be released'))
+    if params['state'] == 'gate':
+        _gate(module, params, clusters, hosts, fleet)
+    if params['state'] == 'commit':
+        run = [c for c in clusters if c['name'] in hosts]
+        results = fleet_commit.commit_fleet(run, _client_of(module), fleet, module.module.check_mode)
+        failed, message = fleet_commit.outcome(results, fleet)
+        module.module.exit_json(changed=any(r['marked'] for r in results), msg=message, fleet_id=fleet,
+                                commits=results, commit_failed=failed)
     try:
         fleet_plan.waves(hosts, params['waves'])
     except (TypeError, ValueError):

@@ -7,7 +7,7 @@ and the causes that the numbers themselves show (which requests, which phase of 
 import os
 import statistics
 
-from . import report_routers
+from . import report_fleet, report_routers
 from .ops import KINDS, TOOL_LABELS
 from .stats import ratio, summary
 
@@ -296,6 +296,7 @@ def targets(results):
     out.extend(release_scale_targets(results))
     out.extend(bluegreen_targets(results))
     out.extend(report_routers.targets(results))
+    out.extend(report_fleet.targets(results))
     return out
 
 
@@ -616,6 +617,7 @@ def document(results, png_name):
         add('')
     release_scale_section(results, add)
     report_routers.section(results, add, _table)
+    report_fleet.section(results, add, _table)
     return '\n'.join(out).rstrip() + '\n'
 
 

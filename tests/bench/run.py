@@ -11,15 +11,15 @@ import subprocess
 import sys
 import time
 
-from . import (report, suite_bluegreen, suite_breakdown, suite_latency, suite_release, suite_release_scale,
-               suite_requests, suite_routers, suite_scale)
+from . import (report, suite_bluegreen, suite_breakdown, suite_fleet, suite_latency, suite_release,
+               suite_release_scale, suite_requests, suite_routers, suite_scale)
 from .ansible_run import BENCH_DIR, VENV_BIN
 from .context import KUBECTL, READY_DELAY, Context
 from .deps import core_version
 from .kube import ROOT
 
 RESULTS = os.path.join(BENCH_DIR, 'results.json')
-SUITES = ('requests', 'latency', 'scale', 'release', 'release-scale', 'bluegreen', 'routers')
+SUITES = ('requests', 'latency', 'scale', 'release', 'release-scale', 'bluegreen', 'routers', 'fleet-atomic')
 # Parts of a suite that can run alone: `fleet` is the scale suite's one-task-vs-a-loop comparison.
 PARTS = ('fleet',)
 
@@ -29,12 +29,12 @@ PLANS = {
              'history_sizes': [10, 100, 1000], 'history_reps': 3, 'fleet_sizes': [1, 10, 100],
              'fleet_reps': 3, 'rc_sizes': [10, 100], 'breakdown_reps': 9, 'release_reps': 5,
              'release_scale_reps': 3, 'release_scale_workloads': 100, 'bluegreen_reps': 5,
-             'routers_reps': 4},
+             'routers_reps': 4, 'fleet_atomic_reps': 3},
     'quick': {'request_passes': 1, 'latency_reps': 1, 'latency_rounds': 2, 'calibration_tasks': 5,
               'history_sizes': [10, 100], 'history_reps': 1, 'fleet_sizes': [1, 10], 'fleet_reps': 1,
               'rc_sizes': [10], 'breakdown_reps': 3, 'release_reps': 2,
               'release_scale_reps': 1, 'release_scale_workloads': 30, 'bluegreen_reps': 2,
-              'routers_reps': 2},
+              'routers_reps': 2, 'fleet_atomic_reps': 1},
 }
 
 
@@ -143,6 +143,11 @@ def measure(plan, suites, quick):
             _log('routers: one rollout_traffic step on each router')
             results['suites']['routers'] = suite_routers.run(ctx, plan['routers_reps'])
             durations['routers'] = time.monotonic() - s
+        if 'fleet-atomic' in suites:
+            s = time.monotonic()
+            _log('fleet-atomic: a fleet of 10 clusters as one transaction against 10 kubectl shells')
+            results['suites']['fleet_atomic'] = suite_fleet.run(ctx, plan['fleet_atomic_reps'])
+            durations['fleet-atomic'] = time.monotonic() - s
     finally:
         ctx.stop()
     results['durations'] = durations

@@ -383,3 +383,25 @@ def test_a_new_run_keeps_the_hand_written_end_of_benchmarks_md(tmp_path, monkeyp
     text = (tmp_path / 'benchmarks.md').read_text()
     assert 'new figures' in text and 'old figures' not in text
     assert text.endswith(report.KEPT_HEADING + '\n\nwritten by hand\n')
+
+
+def test_the_fleet_atomic_phases_and_its_target():
+    from tests.bench import report_fleet, suite_fleet
+    from tests.bench.ansible_run import TaskRun
+
+    def t(name, start):
+        return TaskRun(name=name, start=start, seconds=0.0)
+
+    passed = [t('Inspect every cluster and plan the fleet release', 0.0), t(suite_fleet.RELEASE_TASK, 2.0),
+              t(suite_fleet.RELEASE_TASK, 5.0), t(suite_fleet.COMMIT_TASK, 9.0),
+              t(suite_fleet.SUMMARY_TASK, 10.5)]
+    assert suite_fleet.phases(passed) == {'release': 7.0, 'put_back': None, 'finish': 1.5}
+    failed = [t(suite_fleet.RELEASE_TASK, 1.0), t(suite_fleet.PUT_BACK_TASK, 13.0),
+              t(suite_fleet.PUT_BACK_TASK, 15.0), t(suite_fleet.SUMMARY_TASK, 19.0)]
+    assert suite_fleet.phases(failed) == {'release': 12.0, 'put_back': 6.0, 'finish': None}
+    sample = {'seconds': 12.0, 'release': 7.0, 'put_back': None, 'finish': 1.5, 'ok': True, 'msg': ''}
+    results = {'suites': {'fleet_atomic': {'samples': {
+        'fleet': [sample], 'kubectl': [{'seconds': 10.0, 'ok': True, 'msg': ''}],
+        'put_back': [dict(sample, seconds=20.0, release=12.0, put_back=6.0)]}}}}
+    (target,) = report_fleet.targets(results)
+    assert target['ok'] is True and target['measured'].startswith('put-back 6.0 s, release 12.0 s')

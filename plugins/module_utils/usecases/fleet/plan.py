@@ -64,7 +64,8 @@ def waves(hosts, serial):
 
 def standing(reading, fleet):
     """The standing of one cluster (its ``reading``: read.py) with respect to the fleet ``fleet`` (its id)."""
-    out = {'cluster': reading['name'], 'state': CLEAN, 'wave': None, 'released': False, 'detail': '',
+    out = {'cluster': reading['name'], 'state': CLEAN, 'wave': None, 'released': False, 'passed': False,
+           'detail': '',
            'would_change': [w['workload'] for w in reading.get('workloads') or [] if w.get('would_change')],
            'records': []}
     if reading.get('error'):
@@ -92,13 +93,31 @@ def standing(reading, fleet):
             return out
     if ours:
         released = all((w.get('released') or {}).get('fleet') == fleet for w in ours)
+        passed = any((w.get('passed') or {}).get('fleet') == fleet for w in ours)
         wave = max(w['record'].get('wave') or 0 for w in ours) or None
-        if released:
+        if passed:
+            detail = 'the fleet passed every wave; its finish did not end'
+        elif released:
             detail = 'released, waiting for the fleet'
         else:
             detail = 'its release was interrupted (records of %s)' % ', '.join(w['workload'] for w in ours)
-        out.update(state=FLEET, wave=wave, released=released, detail='wave %s: %s' % (wave, detail))
+        out.update(state=FLEET, wave=wave, released=released or passed, passed=passed,
+                   detail='wave %s: %s' % (wave, detail))
     return out
+
+
+def refusal(s):
+    """Why the cluster of standing ``s`` refuses any fleet release now, as one line naming it and
+    what to do, or None."""
+    if s['state'] == UNREACHABLE:
+        return ('%s: %s; the fleet cannot tell where it stands: make it reachable (or take it out of the '
+                'inventory), then run again' % (s['cluster'], s['detail']))
+    if s['state'] in (LIVE, BLOCKED):
+        return '%s: %s' % (s['cluster'], s['detail'])
+    if s['state'] in (OTHER_FLEET, RELEASE):
+        return ('%s: %s; a second release of these workloads waits until it ends: finish it (its own fleet '
+                'run, -e fleet_id=<its id> with fleet_recover) or put it back' % (s['cluster'], s['detail']))
+    return None
 
 
 def describe(s):
@@ -120,18 +139,17 @@ def decide(standings, fleet, recover, run_hosts, serial):
     plan = {'fleet_id': fleet, 'standing': [describe(s) for s in standings], 'refusals': [],
             'waves': batches, 'put_back_serial': [len(b) for b in reversed(batches)] or [1], 'hosts': {}}
     refusals = plan['refusals']
-    for s in standings:
-        if s['state'] == UNREACHABLE:
-            refusals.append('%s: %s; the fleet cannot tell where it stands: make it reachable (or take it '
-                            'out of the inventory), then run again' % (s['cluster'], s['detail']))
-        elif s['state'] in (LIVE, BLOCKED):
-            refusals.append('%s: %s' % (s['cluster'], s['detail']))
-        elif s['state'] in (OTHER_FLEET, RELEASE):
-            refusals.append('%s: %s; a second release of these workloads waits until it ends: finish it (its '
-                            'own fleet run, -e fleet_id=<its id> with fleet_recover) or put it back'
-                            % (s['cluster'], s['detail']))
+    refusals.extend(line for line in (refusal(s) for s in standings) if line)
     ours = [s for s in standings if s['state'] == FLEET]
     interrupted = [s for s in ours if not s['released']]
+    committed = [s['cluster'] for s in ours if s.get('passed')]
+    if not refusals and committed and recover == 'rollback':
+        # Past the commit point the finish may have removed some clusters' records: a put-back of
+        # the others would split the fleet between two releases.
+        refusals.append('fleet release %s passed every wave (marked passed on %s) and its finish did not '
+                        'end: some clusters may hold no record to put back from, so it is not put back; run '
+                        'again with fleet_recover=resume (or without it) to finish it, then release the old '
+                        'images as a new fleet release to go back' % (fleet, ', '.join(committed)))
     if not refusals and interrupted and recover is None:
         refusals.append('fleet release %s did not end: %s; run again with fleet_recover=resume (go on from '
                         'where it stopped) or fleet_recover=rollback (put every cluster back)'
@@ -150,10 +168,10 @@ def decide(standings, fleet, recover, run_hosts, serial):
         has = s['state'] == FLEET
         plan['hosts'][host] = {
             'wave': wave_of[host],
-            'release': action in (START, RESUME) and not (has and s['released']),
+            'release': action in (START, RESUME) and not (has and s['released']) and not committed,
             'recover': 'resume' if action == RESUME and has and not s['released'] else None,
             'put_back': action == ROLLBACK and has,
-            'passed': action == RESUME and has and s['released'],
+            'passed': action == RESUME and ((has and s['released']) or bool(committed)),
         }
     for line in refusals:
         for host in run_hosts:
@@ -163,13 +181,13 @@ def decide(standings, fleet, recover, run_hosts, serial):
         plan['hosts'][host].setdefault('refusal', 'refused: %s' % '; '.join(refusals) if refusals else None)
     outside = [s['cluster'] for s in ours if s['cluster'] not in plan['hosts']]
     plan['wave_releases'] = [any(plan['hosts'][h]['release'] for h in batch) for batch in batches]
-    plan.update(action=action, refused=action == REFUSE, outside=outside,
+    plan.update(action=action, refused=action == REFUSE, outside=outside, committed=bool(committed),
                 release_waves=action in (START, RESUME), put_back_all=action == ROLLBACK,
-                message=_message(action, fleet, ours, refusals, outside, plan['hosts']))
+                message=_message(action, fleet, ours, refusals, outside, plan['hosts'], bool(committed)))
     return plan
 
 
-def _message(action, fleet, ours, refusals, outside, hosts):
+def _message(action, fleet, ours, refusals, outside, hosts, committed=False):
     if action == REFUSE:
         return 'fleet release %s refused before any write: %s' % (fleet, '; '.join(refusals))
     tail = ('; %s hold records of this fleet but are not in this run (--limit): run without it to include '
@@ -179,6 +197,9 @@ def _message(action, fleet, ours, refusals, outside, hosts):
         if back:
             return 'fleet release %s: putting back %s, last wave first%s' % (fleet, ', '.join(back), tail)
         return 'fleet release %s: no cluster holds a record of it, nothing to put back%s' % (fleet, tail)
+    if action == RESUME and committed:
+        return 'fleet release %s passed every wave before its run stopped: its finish goes on%s' % (
+            fleet, tail)
     if action == RESUME:
         passed = [h for h, p in hosts.items() if p['passed']]
         return ('fleet release %s resumes: %s passed already; the other clusters are released wave by wave%s'

@@ -26,7 +26,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release i
 
 def _workload(client, t, obj, lease_namespace):
     entry = {'workload': t.label(), 'record': None, 'problem': None, 'live': None, 'released': None,
-             'would_change': False}
+             'passed': None, 'would_change': False}
     if isinstance(obj, ApiError):
         entry['problem'] = 'not found' if obj.status == 404 else 'cannot be read: %s' % error_text(obj)
         return entry
@@ -53,12 +53,13 @@ def _workload(client, t, obj, lease_namespace):
     entry['live'] = release_record.live_holder(client, lease_namespace, record['id'],
                                                release_record.LEASE_SECONDS)
     entry['released'] = release_fleet.released_mark(lease)
+    entry['passed'] = release_fleet.passed_mark(lease)
     return entry
 
 
 def read_cluster(client, cluster, namespace='default'):
     """The reading of one ``cluster`` ({name, workloads}) through ``client``: {name, error,
-    workloads: [{workload, record, problem, live, released, would_change}]}."""
+    lease_namespace, workloads: [{workload, record, problem, live, released, passed, would_change}]}."""
     try:
         targets = release_targets.build_targets(cluster.get('workloads') or [], namespace)
     except release_targets.PreflightFailed as e:
@@ -66,7 +67,7 @@ def read_cluster(client, cluster, namespace='default'):
                 'workloads': [{'workload': 'workloads', 'problem': p, 'record': None} for p in e.args[0]]}
     read = release_targets.read_targets(client, targets)
     lease_namespace = targets[0].namespace if targets else namespace
-    return {'name': cluster['name'], 'error': None,
+    return {'name': cluster['name'], 'error': None, 'lease_namespace': lease_namespace,
             'workloads': [_workload(client, t, read[id(t)], lease_namespace) for t in targets]}
 
 

@@ -53,6 +53,8 @@ def _row(c, check_mode):
         if release.get('failed'):
             row.update(status=FAILED, cause=release.get('msg') or 'its release failed',
                        remains=list(release.get('rollback_failed') or []), next_step=release.get('next_step'))
+        elif c.get('failure'):  # its release passed, its wave's gate did not
+            row.update(status=FAILED, cause=c['failure'])
         else:
             row['status'] = UPGRADED
     elif c.get('failure'):
@@ -71,6 +73,8 @@ def _row(c, check_mode):
         elif back.get('rolled_back') and row['status'] != FAILED:
             row['status'] = ROLLED_BACK
             row['cause'] = 'put back: %s' % (', '.join(row['rolled_back']) or 'nothing of the fleet was left')
+        elif back.get('rolled_back') and release and not release.get('failed'):
+            row['cause'] += '; put back: %s' % ', '.join(row['rolled_back'])
     elif c.get('refusal') and row['status'] == NOT_ATTEMPTED:
         row['cause'] = c['refusal']
     if check_mode and row['status'] == UPGRADED and release:

@@ -27,6 +27,7 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.common.vocabulary 
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine import records
 from ansible_collections.kubeops.rollout.plugins.module_utils.engine.rollouts import fan_out
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import predict
+from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release import record as release_record
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.release import Release
 from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.targets import (
     UNCHANGED,
@@ -37,6 +38,10 @@ from ansible_collections.kubeops.rollout.plugins.module_utils.usecases.release.t
 # release passed and waits for its fleet. Not on the records: a Deployment counts any change of its
 # annotations as a new generation, which would part a record from the workload it describes.
 RELEASED_ANNOTATION = 'kubeops.rollout/fleet-released'
+# On the same Lease, written by the fleet (usecases/fleet/commit.py) on every cluster of the run
+# before the finish removes any record: the fleet passed every wave (its commit point). A fleet
+# stopped after it is finished, never put back: some clusters may have no record left to put back from.
+PASSED_ANNOTATION = 'kubeops.rollout/fleet-passed'
 
 
 def fleet_fields(fleet):
@@ -61,6 +66,18 @@ def released_mark(lease):
     return mark if isinstance(mark.get('fleet'), str) else None
 
 
+def passed_mark(lease):
+    """The fleet's passed mark on ``lease`` (as read) as a dict, or None."""
+    text = (((lease or {}).get('metadata') or {}).get('annotations') or {}).get(PASSED_ANNOTATION)
+    if text is None:
+        return None
+    try:
+        mark = records.decode(text)
+    except records.Malformed:
+        return None
+    return mark if isinstance(mark.get('fleet'), str) else None
+
+
 class FleetRelease(Release):
     """The plain release with the fleet option (see the module docstring)."""
 
@@ -69,6 +86,7 @@ class FleetRelease(Release):
         self.fleet = dict(options.fleet)
         self.record_fields = fleet_fields(self.fleet)
         self.kept = []  # the targets whose records stay, marked released
+        self.dropped_lease = False  # the finish removed (check mode: would remove) a Lease left behind
 
     @property
     def finishing(self):
@@ -118,6 +136,40 @@ class FleetRelease(Release):
             words[UPGRADED] = words[UPGRADED] + ' (kept for the fleet)'
         return words
 
+    def _summary(self, interrupted=False):
+        result = super(FleetRelease, self)._summary(interrupted)
+        return result._replace(wrote=True) if self.dropped_lease else result
+
+    def _drop_left_lease(self):
+        """A finish stopped between the removal of this cluster's records and that of their Lease
+        leaves the Lease (marked for this fleet) with no record left to vouch for: it goes now, unless
+        a live run holds it."""
+        namespace = self._lease_namespace()
+        try:
+            lease = release_record.read_lease(self.client, namespace, self.id)
+            mark = released_mark(lease) or passed_mark(lease)
+            if lease is None or not mark or mark['fleet'] != self.fleet['id']:
+                return
+            if release_record.live_holder(self.client, namespace, self.id, release_record.LEASE_SECONDS):
+                return
+            meta = lease['metadata']
+            if not self.options.check_mode:
+                self.client.delete(
+                    '/apis/coordination.k8s.io/v1/namespaces/%s/leases/%s' % (namespace, meta['name']),
+                    body={'kind': 'DeleteOptions', 'apiVersion': 'v1', 'preconditions': {
+                        'uid': meta.get('uid'), 'resourceVersion': meta.get('resourceVersion')}})
+            self.dropped_lease = True
+            done = 'would be removed' if self.options.check_mode else 'removed'
+            self.warnings.append('Lease %s/%s of release %s %s: a finish of fleet release %s that stopped '
+                                 'left it, with no record left to vouch for'
+                                 % (namespace, meta['name'], self.id, done, self.fleet['id']))
+        except KubeError as e:
+            self.warnings.append('the Lease of release %s, left by a finish of fleet release %s that '
+                                 'stopped, could not be removed (%s): delete it (kubectl delete lease '
+                                 '-n %s %s)'
+                                 % (self.id, self.fleet['id'], error_text(e), namespace,
+                                    records.lease_name(self.id)))
+
     def _run(self):
         if not self.finishing:
             return super(FleetRelease, self)._run()
@@ -129,6 +181,8 @@ class FleetRelease(Release):
             t.outcome = UPGRADED if t in ours else UNCHANGED
         for t in ours:  # the record's removal is this run's write
             t.would_change, t.write_sent = self.options.check_mode, not self.options.check_mode
+        if not ours:
+            self._drop_left_lease()
         if self.options.check_mode or not ours:
             if self.options.check_mode:
                 problem = predict.lease_problem(self)

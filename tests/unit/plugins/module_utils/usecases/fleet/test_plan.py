@@ -16,9 +16,9 @@ def reading(name, *workloads, error=None):
 
 
 def wl(label='Deployment default/web', record=None, problem=None, live=None, released=None,
-       would_change=False):
+       would_change=False, passed=None):
     return {'workload': label, 'record': record, 'problem': problem, 'live': live, 'released': released,
-            'would_change': would_change}
+            'passed': passed, 'would_change': would_change}
 
 
 def rec(fleet=F, wave=1, release='r-1'):
@@ -138,3 +138,26 @@ def test_rollback_with_nothing_recorded_says_so_and_names_clusters_outside_the_r
     p = plan.decide(s, F, 'rollback', ['a'], [1])
     assert p['outside'] == ['b']
     assert 'no cluster holds a record of it' in p['message'] and 'b hold records' in p['message']
+
+
+def test_past_the_commit_point_the_fleet_is_finished_and_never_put_back():
+    passed = {'fleet': F, 'at': '2026-01-01T00:00:00Z'}
+    # Killed during the finish: a's records still there (marked passed), b already finished (clean).
+    a = plan.standing(reading('a', wl(record=rec(), released=mark(), passed=passed)), F)
+    assert (a['state'], a['released'], a['passed']) == (plan.FLEET, True, True)
+    assert 'passed every wave' in a['detail']
+    s = [a, plan.standing(reading('b', wl()), F)]
+    back = plan.decide(s, F, 'rollback', ['a', 'b'], [1])
+    assert back['refused'] and not back['put_back_all'] and back['committed']
+    assert 'passed every wave (marked passed on a)' in back['message']
+    assert 'fleet_recover=resume' in back['message']
+    for recover in (None, 'resume'):
+        go_on = plan.decide(s, F, recover, ['a', 'b'], [1])
+        assert go_on['action'] == 'resume' and go_on['release_waves'] and not go_on['refused']
+        assert [go_on['hosts'][h]['release'] for h in 'ab'] == [False, False]  # nothing released again
+        assert [go_on['hosts'][h]['passed'] for h in 'ab'] == [True, True]
+        assert 'its finish goes on' in go_on['message']
+    # A passed mark of another fleet is no commit of this one.
+    elsewhere = dict(passed, fleet='f-x')
+    other = plan.standing(reading('a', wl(record=rec(), released=mark(), passed=elsewhere)), F)
+    assert not other['passed']

@@ -40,7 +40,7 @@ def test_a_clean_cluster_says_what_would_change_and_writes_nothing(sim):
     got = read.read_cluster(sim.client, {'name': 'eu', 'workloads': WEB})
     assert got['name'] == 'eu' and got['error'] is None
     assert got['workloads'] == [{'workload': 'Deployment default/web', 'record': None, 'problem': None,
-                                 'live': None, 'released': None, 'would_change': True}]
+                                 'live': None, 'released': None, 'passed': None, 'would_change': True}]
     assert writes(read_log(sim.log)[mark:]) == []
 
 

@@ -71,3 +71,12 @@ def test_the_table_has_a_header_and_a_line_per_cluster_in_columns():
     assert [line.split()[:3] for line in table[1:]] == [['a', '1', 'UPGRADED'], ['b', '2', 'UPGRADED'],
                                                         ['c', '3', 'FAILED']]
     assert len({line.index(line.split()[2]) for line in table}) == 1  # the STATUS column is aligned
+
+
+def test_a_failed_wave_gate_fails_its_released_clusters_which_are_put_back():
+    gate = 'wave 1 gate: Deployment default/web: pod web-1 is not Ready during the soak'
+    rows = summary.rows(summary.inputs(['a', 'c'], [OK, {'skipped': True}], [BACK, NOTHING_BACK], PLAN,
+                                       failures=[gate, None]))
+    assert [(r['cluster'], r['status']) for r in rows] == [('a', 'failed'), ('c', 'not attempted')]
+    assert rows[0]['cause'] == gate + '; put back: ' + WEB and rows[0]['rolled_back'] == [WEB]
+    assert summary.outcome(rows, 'f-1')[0]

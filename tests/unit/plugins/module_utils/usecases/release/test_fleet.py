@@ -142,6 +142,31 @@ def test_finish_removes_the_records_of_the_fleet_and_the_lease_and_writes_no_ima
     assert not again.failed and not again.changed
 
 
+def test_a_finish_stopped_after_removing_the_records_leaves_a_lease_the_next_finish_removes(sim):
+    fleet = {'id': 'f-abc', 'wave': 1, 'keep_records': True}
+    assert not release(sim.client, entries(), fleet).failed
+    # The finish stopped between the records' removal and the Lease's: the records are gone.
+    for path in (DEPLOY, STS):
+        sim.client.patch(path, [{'op': 'remove', 'path': '/metadata/annotations/kubeops.rollout~1release'}],
+                         'application/json-patch+json')
+    assert len(leases(sim.client)) == 1
+
+    preview = release(sim.client, entries(), {'id': 'f-abc', 'finish': True}, check_mode=True)
+    assert not preview.failed and 'would be removed' in ' '.join(preview.warnings), preview.warnings
+    assert preview.changed  # as the real run: a Lease is deleted
+    assert len(leases(sim.client)) == 1
+    done = release(sim.client, entries(), {'id': 'f-abc', 'finish': True})
+    assert not done.failed and 'removed: a finish of fleet release f-abc' in ' '.join(done.warnings)
+    assert done.changed
+    assert leases(sim.client) == []
+    # Another fleet's finish leaves a Lease of this one alone.
+    assert not release(sim.client, entries(web='nginx:3'), fleet).failed
+    sim.client.patch(DEPLOY, [{'op': 'remove', 'path': '/metadata/annotations/kubeops.rollout~1release'}],
+                     'application/json-patch+json')  # db did not change: no record there
+    other = release(sim.client, entries(web='nginx:3'), {'id': 'f-other', 'finish': True})
+    assert not other.failed and other.warnings == [] and len(leases(sim.client)) == 1
+
+
 def test_a_record_of_another_fleet_is_refused_naming_it(sim):
     assert not release(sim.client, entries(), {'id': 'f-one', 'wave': 1, 'keep_records': True}).failed
     mark = len(read_log(sim.log))
