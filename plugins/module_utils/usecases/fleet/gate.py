@@ -83,7 +83,7 @@ def soak_cluster(client, cluster, soak_seconds, max_restarts=0, namespace='defau
     options = GateOptions(fail_fast_seconds=0, soak_seconds=soak_seconds, max_restarts=max_restarts)
     soak = Soak(client, options, **clock)
     try:
-        results, _ = soak.run(workloads)
+        results = soak.run(workloads)[0]
     except KubeError as e:
         return 'the soak could not read the cluster: %s' % error_text(e)
     failed = [r.message for r in results if r is not None]
