@@ -23,6 +23,7 @@ def test_kubectl_logs_of_a_job_pod_tail_container_and_previous(kube):
 
     kube('run', 'again', '--image=busybox', '--restart=Always', '--command', '--',
          'sh', '-c', 'echo round; exit 2')
-    eventually(lambda: kube.json('pod', 'again')['status']['containerStatuses'][0].get('restartCount'),
+    eventually(lambda: ((kube.json('pod', 'again')['status'].get('containerStatuses') or [{}])[0]
+                        .get('restartCount')),
                'a restart')
     assert kube('logs', 'again', '--previous').stdout == 'round\n'
